@@ -1,0 +1,23 @@
+// Rule modules: pure functions from facts to findings. Nothing in src/checks/ makes a
+// system call or includes a platform header; tests call these with hand-built facts.
+#pragma once
+
+#include "facts.hpp"
+#include "finding.hpp"
+
+namespace hsperfguard::checks {
+
+// Findings on the temp dir itself (tmpdir.*).
+Findings check_temp_root(const TempRootFacts& root);
+// Findings on one namespace directory (namespace.*, volume.*, dacl.* on the directory).
+Findings check_namespace(const TempRootFacts& root, const NamespaceFacts& ns);
+// Findings on one entry of a namespace (file.*, dacl.* on the file).
+Findings check_file(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file);
+// Findings on a `.java_pid<pid>` socket or `.attach_pid<pid>` file (attach.*).
+Findings check_attach(const TempRootFacts& root, const AttachFacts& attach);
+
+// Builds a finding with the catalogue's default severity and remediation for `rule`.
+Finding make_finding(std::string_view rule, std::string path, std::string message,
+                     nlohmann::json evidence = nlohmann::json::object());
+
+}  // namespace hsperfguard::checks

@@ -1,0 +1,83 @@
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string_view>
+
+#include "pid_name.hpp"
+#include "platform/files.hpp"
+#include "platform/posix/posix_util.hpp"
+
+namespace hsperfguard::platform {
+
+FileRead read_regular_file(const std::string& path, std::size_t max_bytes) {
+  FileRead out;
+  UniqueFd fd(open_noatime(AT_FDCWD, path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) {
+    out.error = make_error(path, "open", errno);
+    return out;
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
+    out.error = make_error(path, "fstat", errno);
+    return out;
+  }
+  out.stat = to_inode_facts(st);
+  if (!S_ISREG(st.st_mode)) {
+    out.error = ObservationError{path, "fstat", 0, "not a regular file"};
+    return out;
+  }
+  const auto want = std::min<std::size_t>(static_cast<std::size_t>(st.st_size), max_bytes);
+  out.bytes.resize(want);
+  std::size_t got = 0;
+  while (got < want) {
+    const ssize_t n = ::pread(fd.get(), out.bytes.data() + got, want - got, static_cast<off_t>(got));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      out.error = make_error(path, "pread", errno);
+      break;
+    }
+    if (n == 0) break;  // shrank while we read
+    got += static_cast<std::size_t>(n);
+  }
+  out.bytes.resize(got);
+  return out;
+}
+
+std::string default_temp_dir() { return "/tmp"; }
+
+std::vector<std::string> find_backing_files(const std::string& temp_dir, std::int32_t pid) {
+  struct Candidate {
+    std::string path;
+    std::int64_t mtime_ns;
+  };
+  std::vector<Candidate> found;
+  UniqueFd tmp(::open(temp_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!tmp.valid()) return {};
+  DIR* dir = ::fdopendir(::dup(tmp.get()));
+  if (dir == nullptr) return {};
+  while (const dirent* d = ::readdir(dir)) {
+    const std::string_view name = d->d_name;
+    if (!name.starts_with("hsperfdata_")) continue;
+    UniqueFd ns(::openat(tmp.get(), d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!ns.valid()) continue;
+    const std::string file = pid_to_filename(pid);
+    struct stat st {};
+    if (::fstatat(ns.get(), file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+      continue;
+    }
+    found.push_back({temp_dir + "/" + std::string(name) + "/" + file,
+                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
+  }
+  ::closedir(dir);
+  std::sort(found.begin(), found.end(),
+            [](const Candidate& a, const Candidate& b) { return a.mtime_ns > b.mtime_ns; });
+  std::vector<std::string> paths;
+  for (auto& c : found) paths.push_back(std::move(c.path));
+  return paths;
+}
+
+}  // namespace hsperfguard::platform

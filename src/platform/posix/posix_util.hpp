@@ -1,0 +1,49 @@
+// Small POSIX helpers shared by the observation and action code: an owning fd, and the
+// conversion of struct stat into neutral facts.
+#pragma once
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+#include <utility>
+
+#include "facts.hpp"
+
+namespace hsperfguard::platform {
+
+// Owns one file descriptor; closes it exactly once.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) reset(std::exchange(other.fd_, -1));
+    return *this;
+  }
+  ~UniqueFd() { reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+FileKind kind_from_mode(mode_t mode);
+InodeFacts to_inode_facts(const struct stat& st);
+ObservationError make_error(std::string path, std::string op, int err);
+
+// Opens read-only with O_NOATIME when the caller may (owner or CAP_FOWNER), without
+// otherwise: the audit must not change what it looks at, even access times.
+int open_noatime(int dirfd, const char* name, int flags);
+
+}  // namespace hsperfguard::platform

@@ -1,0 +1,93 @@
+#include "pid_name.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace hsperfguard {
+namespace {
+
+struct Row {
+  std::string name;
+  std::int32_t hotspot;  // what the JVM's filename_to_pid returns
+  PidNameKind kind;
+  std::int32_t pid;  // for canonical / noncanonical
+};
+
+void PrintTo(const Row& row, std::ostream* os) { *os << '"' << row.name << '"'; }
+
+class PidNameTable : public ::testing::TestWithParam<Row> {};
+
+TEST_P(PidNameTable, MatchesHotSpotAndClassifies) {
+  const Row& row = GetParam();
+  EXPECT_EQ(hotspot_filename_to_pid(row.name), row.hotspot) << "name '" << row.name << "'";
+  const PidName got = classify_pid_name(row.name, 4194303);
+  EXPECT_EQ(got.kind, row.kind) << "name '" << row.name << "' got " << to_string(got.kind);
+  EXPECT_EQ(got.hotspot_pid, row.hotspot);
+  if (row.kind == PidNameKind::canonical || row.kind == PidNameKind::noncanonical) {
+    ASSERT_TRUE(got.pid.has_value());
+    EXPECT_EQ(*got.pid, row.pid);
+  } else {
+    EXPECT_FALSE(got.pid.has_value());
+  }
+}
+
+const Row kRows[] = {
+    {"1", 1, PidNameKind::canonical, 1},
+    {"12", 12, PidNameKind::canonical, 12},
+    {"32768", 32768, PidNameKind::canonical, 32768},
+    {"4194303", 4194303, PidNameKind::canonical, 4194303},
+    // Leading zeros: strtol accepts them, the JVM never writes them.
+    {"007", 7, PidNameKind::noncanonical, 7},
+    {"01", 1, PidNameKind::noncanonical, 1},
+    {"0000000000000000000000012", 12, PidNameKind::noncanonical, 12},
+    // Zero is "not a pid" to HotSpot; all digits, so out of range for us.
+    {"0", 0, PidNameKind::out_of_range, 0},
+    {"00", 0, PidNameKind::out_of_range, 0},
+    // Above pid_max but a valid int: HotSpot takes it, no kernel hands it out.
+    {"4194304", 4194304, PidNameKind::out_of_range, 0},
+    {"2147483647", 2147483647, PidNameKind::out_of_range, 0},
+    // Above INT_MAX: HotSpot narrows the long to pid_t (LP64), with wrap-around.
+    {"2147483648", static_cast<std::int32_t>(0x80000000u), PidNameKind::out_of_range, 0},
+    {"4294967297", 1, PidNameKind::out_of_range, 0},
+    {"4294967296", 0, PidNameKind::out_of_range, 0},
+    // strtol overflow sets ERANGE: HotSpot says not a pid; still all digits for us.
+    {"99999999999999999999", 0, PidNameKind::out_of_range, 0},
+    // Not pids at all.
+    {"", 0, PidNameKind::not_a_pid, 0},
+    {"+12", 0, PidNameKind::not_a_pid, 0},
+    {"-12", 0, PidNameKind::not_a_pid, 0},
+    {" 12", 0, PidNameKind::not_a_pid, 0},
+    {"12 ", 0, PidNameKind::not_a_pid, 0},
+    {"12x", 0, PidNameKind::not_a_pid, 0},
+    {"x12", 0, PidNameKind::not_a_pid, 0},
+    {"0x1f", 0, PidNameKind::not_a_pid, 0},
+    {"1.0", 0, PidNameKind::not_a_pid, 0},
+    {"1e3", 0, PidNameKind::not_a_pid, 0},
+    {".", 0, PidNameKind::not_a_pid, 0},
+    {"..", 0, PidNameKind::not_a_pid, 0},
+    {"\xd9\xa1", 0, PidNameKind::not_a_pid, 0},  // ARABIC-INDIC DIGIT ONE
+    {"1\n", 0, PidNameKind::not_a_pid, 0},
+    // An embedded NUL: the JVM's C string ends there, so it sees "12"; we refuse the name.
+    {std::string("12\0x", 4), 12, PidNameKind::not_a_pid, 0},
+};
+
+INSTANTIATE_TEST_SUITE_P(All, PidNameTable, ::testing::ValuesIn(kRows));
+
+TEST(PidName, MaxPidIsRespected) {
+  EXPECT_EQ(classify_pid_name("32768", 32767).kind, PidNameKind::out_of_range);
+  EXPECT_EQ(classify_pid_name("32767", 32767).kind, PidNameKind::canonical);
+}
+
+TEST(PidName, EveryCanonicalNameRoundTrips) {
+  for (std::int32_t pid = 1; pid < 200000; pid += 7) {
+    const auto name = pid_to_filename(pid);
+    const auto got = classify_pid_name(name);
+    ASSERT_EQ(got.kind, PidNameKind::canonical) << name;
+    ASSERT_EQ(*got.pid, pid);
+    ASSERT_EQ(hotspot_filename_to_pid(name), pid);
+  }
+}
+
+}  // namespace
+}  // namespace hsperfguard

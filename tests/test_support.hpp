@@ -1,0 +1,42 @@
+// Helpers for tests: a private scratch directory, running the binary, small JVMs.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hsperfguard::test {
+
+// A fresh directory under the system temp dir, removed (recursively) on destruction.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs argv (no shell), captures stdout and stderr.
+CommandResult run(const std::vector<std::string>& argv);
+// Runs the hsperfguard binary under test.
+CommandResult run_tool(std::vector<std::string> args);
+
+std::vector<std::byte> read_file(const std::string& path);
+void write_file(const std::string& path, const std::vector<std::byte>& bytes);
+std::vector<std::byte> to_bytes(const std::string& s);
+
+bool is_root();
+bool have_program(const std::string& name);
+
+}  // namespace hsperfguard::test
