@@ -113,6 +113,9 @@ struct ProcessFacts {
   std::optional<std::string> mount_namespace;  // "mnt:[4026531841]"
   std::vector<std::int32_t> ns_pids;           // NSpid: host pid first, innermost last
   std::optional<bool> maps_backing_file;       // nullopt: maps unreadable
+  // maps_backing_file matched the inode number on another device: overlayfs maps the
+  // upper layer's file and btrfs reports the superblock's device, not stat's st_dev.
+  bool maps_inode_only = false;
   std::optional<bool> maps_libjvm;
   std::optional<ObservationError> error;
 };
@@ -122,7 +125,12 @@ struct LivenessFacts {
   std::optional<bool> lock_held;  // from /proc/locks by (dev, ino), or a probe
   std::string lock_source;        // "proc-locks", "probe", "file-mapping", ...
   std::optional<std::int32_t> lock_holder_pid;
+  std::string lock_kind;          // as /proc/locks names it: "FLOCK WRITE", "POSIX READ", ...
+  bool lock_inode_only = false;   // matched by inode number, the device differed (see above)
   std::vector<ProcessFacts> candidates;  // processes that could be the owner
+  // Containers: true when every process of the host could be placed in or out of the
+  // container's mount namespace, so that no candidate proves no process has the file's NSpid.
+  std::optional<bool> candidates_complete;
 };
 
 // ---- The namespace and its contents --------------------------------------------------------

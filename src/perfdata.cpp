@@ -10,7 +10,9 @@ namespace {
 // A cursor-free reader: every access names its offset and is checked by the caller.
 class Reader {
  public:
-  Reader(std::span<const std::byte> bytes, ByteOrder order) : bytes_(bytes), order_(order) {}
+  Reader(std::span<const std::byte> bytes, ByteOrder order)
+      : bytes_(bytes),
+        native_((order == ByteOrder::big) == (std::endian::native == std::endian::big)) {}
 
   bool fits(std::size_t offset, std::size_t length) const {
     return offset <= bytes_.size() && length <= bytes_.size() - offset;
@@ -19,19 +21,24 @@ class Reader {
   std::uint32_t u32(std::size_t offset) const { return static_cast<std::uint32_t>(load(offset, 4)); }
   std::int32_t i32(std::size_t offset) const { return static_cast<std::int32_t>(u32(offset)); }
   std::int64_t i64(std::size_t offset) const { return static_cast<std::int64_t>(load(offset, 8)); }
+  const char* chars(std::size_t offset) const {
+    return reinterpret_cast<const char*>(bytes_.data() + offset);
+  }
 
  private:
   std::uint64_t load(std::size_t offset, std::size_t width) const {
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < width; ++i) {
-      const std::size_t index = order_ == ByteOrder::big ? i : width - 1 - i;
-      value = (value << 8) | static_cast<std::uint8_t>(bytes_[offset + index]);
+    if (width == 4) {
+      std::uint32_t v;
+      std::memcpy(&v, bytes_.data() + offset, 4);
+      return native_ ? v : __builtin_bswap32(v);
     }
-    return value;
+    std::uint64_t v;
+    std::memcpy(&v, bytes_.data() + offset, 8);
+    return native_ ? v : __builtin_bswap64(v);
   }
 
   std::span<const std::byte> bytes_;
-  ByteOrder order_;
+  bool native_;  // the region's byte order is the host's: no swap
 };
 
 ParseError error_at(std::size_t offset, std::string reason) { return {offset, std::move(reason)}; }
@@ -85,12 +92,11 @@ std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, std::s
   // The name must end with a NUL before the data starts.
   const std::size_t name_begin = pos + static_cast<std::size_t>(e.name_offset);
   const std::size_t name_limit = pos + static_cast<std::size_t>(e.data_offset);
-  std::size_t nul = name_begin;
-  while (nul < name_limit && in.u8(nul) != 0) ++nul;
-  if (nul == name_limit) return error_at(name_begin, "entry name is not NUL-terminated");
-  if (nul == name_begin) return error_at(name_begin, "entry name is empty");
-  e.name.resize(nul - name_begin);
-  for (std::size_t i = name_begin; i < nul; ++i) e.name[i - name_begin] = static_cast<char>(in.u8(i));
+  const char* name = in.chars(name_begin);
+  const void* name_nul = std::memchr(name, 0, name_limit - name_begin);
+  if (name_nul == nullptr) return error_at(name_begin, "entry name is not NUL-terminated");
+  if (name_nul == name) return error_at(name_begin, "entry name is empty");
+  e.name.assign(name, static_cast<const char*>(name_nul));
 
   const std::size_t data = pos + static_cast<std::size_t>(e.data_offset);
   const std::size_t data_room = length - static_cast<std::size_t>(e.data_offset);
@@ -116,10 +122,10 @@ std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, std::s
   }
   e.data_type = DataType::byte_array;
   const std::size_t limit = data + static_cast<std::size_t>(e.vector_length);
-  std::size_t stop = data;
-  while (stop < limit && in.u8(stop) != 0) ++stop;
-  e.string_value.resize(stop - data);
-  for (std::size_t i = data; i < stop; ++i) e.string_value[i - data] = static_cast<char>(in.u8(i));
+  const char* text = in.chars(data);
+  const void* text_nul = std::memchr(text, 0, limit - data);
+  e.string_value.assign(text, text_nul != nullptr ? static_cast<const char*>(text_nul)
+                                                 : text + (limit - data));
   return std::nullopt;
 }
 
@@ -203,6 +209,10 @@ Region parse_region(std::span<const std::byte> bytes) {
   const Reader in(bytes, p.byte_order);
   const auto end = static_cast<std::size_t>(p.used);
   std::size_t pos = static_cast<std::size_t>(p.entry_offset);
+  // Room for the entries num_entries announces, never more than can fit before `used`
+  // (an entry takes at least 24 bytes) nor more than a real JVM publishes.
+  region.entries.reserve(std::min({static_cast<std::size_t>(p.num_entries), (end - pos) / 24,
+                                   std::size_t{4096}}));
   while (true) {
     region.walk_end = pos;
     if (pos == end) break;
@@ -303,6 +313,13 @@ BuildResult build_region(const RegionSpec& spec) {
     }
     if (e.is_string && e.string_value.find('\0') != std::string::npos) {
       result.error = error_at(pos, "string value of " + e.name + " contains NUL");
+      return result;
+    }
+    // Bound the inputs before any arithmetic on them, so no sum below can wrap.
+    if (e.name.size() > spec.size || e.string_value.size() > spec.size ||
+        e.string_capacity > spec.size) {
+      result.error = error_at(pos, "entry " + e.name + " does not fit in a region of " +
+                                       std::to_string(spec.size) + " bytes");
       return result;
     }
     const std::size_t element = e.is_string ? 1 : 8;

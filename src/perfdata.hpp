@@ -85,8 +85,7 @@ struct Region {
 };
 
 // The prologue alone: magic, byte order, version and the bounds of `used` and
-// `entry_offset` against `region_size` (the size of the whole region, which may be larger
-// than the bytes supplied when only a prefix was read).
+// `entry_offset` against the bytes supplied.
 struct PrologueResult {
   std::optional<Prologue> prologue;
   std::optional<ParseError> error;

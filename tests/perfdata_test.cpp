@@ -268,6 +268,11 @@ TEST(PerfDataWriter, RefusesWhatCannotBeWritten) {
   EXPECT_TRUE(build_region(spec).error.has_value());
   spec.entries = {long_entry(std::string("a\0b", 3), 1)};
   EXPECT_TRUE(build_region(spec).error.has_value());
+  // A capacity near SIZE_MAX must not wrap the layout arithmetic (found by review).
+  spec.size = 128;
+  spec.entries = {string_entry("filler", std::string(40, 'f'), 53),
+                  string_entry("sun.rt.javaCommand", "Main", SIZE_MAX - 40)};
+  EXPECT_TRUE(build_region(spec).error.has_value());
   spec.size = 4 * 1024 * 1024;
   spec.entries.clear();
   EXPECT_TRUE(build_region(spec).error.has_value());

@@ -15,6 +15,9 @@ Findings check_namespace(const TempRootFacts& root, const NamespaceFacts& ns);
 Findings check_file(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file);
 // Findings on a `.java_pid<pid>` socket or `.attach_pid<pid>` file (attach.*).
 Findings check_attach(const TempRootFacts& root, const AttachFacts& attach);
+// All of the above for one temp root, in report order: the temp dir, then each namespace
+// followed by its files, then the attach files.
+Findings check_all(const TempRootFacts& root);
 
 // Builds a finding with the catalogue's default severity and remediation for `rule`.
 Finding make_finding(std::string_view rule, std::string path, std::string message,

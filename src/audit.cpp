@@ -1,0 +1,39 @@
+#include "audit.hpp"
+
+#include "checks/checks.hpp"
+
+namespace hsperfguard {
+
+std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const Policy& policy) {
+  std::vector<RootJudgement> out;
+  out.reserve(roots.size());
+  for (const auto& root : roots) {
+    RootJudgement rj;
+    rj.findings = apply_policy_to_findings(checks::check_temp_root(root), policy);
+    rj.namespaces.reserve(root.namespaces.size());
+    for (const auto& ns : root.namespaces) {
+      NamespaceJudgement nj;
+      nj.findings = apply_policy_to_findings(checks::check_namespace(root, ns), policy);
+      nj.files.reserve(ns.files.size());
+      for (const auto& file : ns.files) {
+        nj.files.push_back({apply_policy_to_findings(checks::check_file(root, ns, file), policy)});
+      }
+      rj.namespaces.push_back(std::move(nj));
+    }
+    for (const auto& attach : root.attach_files) {
+      rj.attach_files.push_back(apply_policy_to_findings(checks::check_attach(root, attach), policy));
+    }
+    out.push_back(std::move(rj));
+  }
+  return out;
+}
+
+std::optional<Severity> highest_severity(const AuditResult& result) {
+  std::optional<Severity> worst;
+  for_each_finding(result, [&](const Finding& f) {
+    if (!worst || f.severity > *worst) worst = f.severity;
+  });
+  return worst;
+}
+
+}  // namespace hsperfguard

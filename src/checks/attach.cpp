@@ -1,0 +1,128 @@
+// attach.*: `.java_pid<pid>` listener sockets and `.attach_pid<pid>` trigger files.
+#include <string>
+
+#include "checks/checks.hpp"
+#include "checks/evidence.hpp"
+#include "checks/modules.hpp"
+
+namespace hsperfguard::checks {
+namespace {
+
+constexpr std::uint32_t kListenerMode = 0600;
+
+std::string_view existence_name(ProcessFacts::Existence existence) {
+  switch (existence) {
+    case ProcessFacts::Existence::alive:
+      return "alive";
+    case ProcessFacts::Existence::gone:
+      return "gone";
+    case ProcessFacts::Existence::no_permission:
+      return "no-permission";
+    case ProcessFacts::Existence::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+// Whom the socket should belong to: the process's uid when it was read, else the owner of
+// the namespace that holds the backing file of the same pid.
+struct ExpectedOwner {
+  std::uint32_t uid = 0;
+  std::string_view source;  // "process" or "namespace"
+};
+
+std::optional<ExpectedOwner> expected_owner(const TempRootFacts& root, const AttachFacts& attach) {
+  if (attach.process && attach.process->real_uid) {
+    return ExpectedOwner{*attach.process->real_uid, "process"};
+  }
+  if (!attach.pid) return std::nullopt;
+  for (const auto& ns : root.namespaces) {
+    const auto owner = namespace_owner(ns);
+    if (!owner) continue;
+    for (const auto& file : ns.files) {
+      if (file.pid_name.kind == PidNameKind::canonical && file.pid_name.pid == attach.pid) {
+        return ExpectedOwner{*owner, "namespace"};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void check_listener(const TempRootFacts& root, const AttachFacts& attach, Findings& out) {
+  if (!attach.lstat) return;
+  const InodeFacts& inode = *attach.lstat;
+  const std::string where = printable(attach.path);
+  nlohmann::json reasons = nlohmann::json::array();
+  std::string why;
+  const auto add = [&](std::string_view reason, const std::string& text) {
+    reasons.push_back(reason);
+    why += (why.empty() ? "" : "; ") + text;
+  };
+
+  if (inode.kind != FileKind::socket) {
+    add("not-socket", "it is " + std::string(describe(inode.kind)) + ", not a socket");
+  }
+  const auto expected = expected_owner(root, attach);
+  if (expected && inode.uid != expected->uid) {
+    add("owner", "owned by uid " + std::to_string(inode.uid) + ", not by the " +
+                     std::string(expected->source) + "'s uid " + std::to_string(expected->uid));
+  }
+  if ((inode.mode & 07777) != kListenerMode) {
+    add("mode", "mode " + octal_mode(inode.mode) + " instead of 0600");
+  }
+  if (reasons.empty()) return;
+
+  nlohmann::json evidence = {{"reasons", std::move(reasons)},
+                             {"kind", to_string(inode.kind)},
+                             {"uid", inode.uid},
+                             {"expected_mode", "0600"}};
+  put_mode(evidence, inode.mode);
+  if (expected) {
+    evidence["expected_uid"] = expected->uid;
+    evidence["expected_uid_source"] = expected->source;
+  } else {
+    evidence["expected_uid"] = nullptr;
+  }
+  if (attach.pid) evidence["pid"] = *attach.pid;
+  out.push_back(make_finding("attach.socket-unsafe", attach.path,
+                             "attach listener " + where + " is not what a JVM creates: " + why,
+                             std::move(evidence)));
+}
+
+}  // namespace
+
+void check_attach_file(const TempRootFacts& root, const AttachFacts& attach, Findings& out) {
+  // HotSpot's attach files are a POSIX mechanism; Windows attaches through other means.
+  if (root.platform != Platform::posix) return;
+  const std::string where = printable(attach.path);
+
+  if (!attach.errors.empty()) {
+    out.push_back(make_finding("attach.observation-error", attach.path,
+                               "attach file " + where + " could not be observed completely (" +
+                                   std::to_string(attach.errors.size()) + " error" +
+                                   (attach.errors.size() == 1 ? "" : "s") +
+                                   ", first: " + printable(attach.errors.front().op) + ": " +
+                                   printable(attach.errors.front().message) + ")",
+                               {{"errors", errors_json(attach.errors)}}));
+  }
+
+  if (attach.kind == AttachFacts::Kind::listener_socket) check_listener(root, attach, out);
+
+  // Only a positive observation of absence makes a file stale; no permission or an
+  // unreadable /proc leaves it unknown, and unknown is not reported.
+  if (attach.process && attach.process->existence == ProcessFacts::Existence::gone) {
+    nlohmann::json evidence = {
+        {"existence", existence_name(attach.process->existence)},
+        {"kind",
+         attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file"}};
+    evidence["pid"] =
+        attach.pid ? nlohmann::json(*attach.pid) : nlohmann::json(attach.process->pid);
+    out.push_back(make_finding("attach.stale", attach.path,
+                               "attach file " + where + " belongs to pid " +
+                                   std::to_string(attach.pid.value_or(attach.process->pid)) +
+                                   ", which no longer exists",
+                               std::move(evidence)));
+  }
+}
+
+}  // namespace hsperfguard::checks

@@ -1,0 +1,374 @@
+// dacl.*: Windows security descriptors of namespaces and backing files, judged against
+// what HotSpot itself grants (POLICY.md section 4) and against who can actually write.
+#include "checks/dacl.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <utility>
+
+#include "checks/checks.hpp"
+#include "checks/evidence.hpp"
+
+namespace hsperfguard::checks {
+
+namespace {
+
+// Bits 24-27: ACCESS_SYSTEM_SECURITY (granted by privilege, never by a DACL),
+// MAXIMUM_ALLOWED (a request flag) and two reserved bits.
+constexpr std::uint32_t kNotGrantableByDacl = 0x0F000000;
+
+std::string hex(std::uint32_t mask) {
+  std::array<char, 11> text{};
+  std::snprintf(text.data(), text.size(), "0x%08x", static_cast<unsigned>(mask));
+  return text.data();
+}
+
+bool is_inherit_only(const Ace& ace) { return (ace.flags & ace_flags::kInheritOnly) != 0; }
+
+bool holds(const Principal& who, std::string_view sid) {
+  if (sid.empty()) return false;
+  if (!who.sid.empty() && who.sid == sid) return true;
+  return std::find(who.groups.begin(), who.groups.end(), sid) != who.groups.end();
+}
+
+std::string_view ace_type_name(AceType type) {
+  switch (type) {
+    case AceType::access_allowed: return "allow";
+    case AceType::access_denied: return "deny";
+    case AceType::other: return "other";
+  }
+  return "other";
+}
+
+nlohmann::json dacl_json(const SecurityDescriptor& descriptor) {
+  nlohmann::json j = {{"owner", descriptor.owner_sid ? nlohmann::json(*descriptor.owner_sid) : nullptr},
+                      {"control", hex(descriptor.control)},
+                      {"dacl_present", descriptor.dacl_present}};
+  auto& aces = j["aces"] = nlohmann::json::array();
+  for (const Ace& ace : descriptor.dacl) {
+    aces.push_back({{"type", ace_type_name(ace.type)},
+                    {"flags", hex(ace.flags)},
+                    {"mask", hex(ace.mask)},
+                    {"sid", printable(ace.sid)}});
+  }
+  return j;
+}
+
+nlohmann::json rights_json(std::uint32_t mask, SecuredObject object) {
+  return {{"mask", hex(mask)}, {"rights", describe_rights(mask, object)}};
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+std::string subject(SecuredObject object, const std::string& path) {
+  return std::string(object == SecuredObject::directory ? "namespace " : "file ") + printable(path);
+}
+
+// SIDs that name no token member in an access check: CREATOR OWNER / GROUP (and their
+// server variants) are placeholders for inheritance; OWNER RIGHTS stands for the owner.
+bool is_placeholder(std::string_view sid) {
+  return sid == sids::kCreatorOwner || sid == sids::kCreatorGroup || sid == "S-1-3-2" ||
+         sid == "S-1-3-3" || sid == sids::kOwnerRights;
+}
+
+}  // namespace
+
+std::uint32_t map_generic(std::uint32_t mask, const GenericMapping& mapping) {
+  std::uint32_t out = mask & ~(rights::kGenericRead | rights::kGenericWrite | rights::kGenericExecute |
+                               rights::kGenericAll);
+  if ((mask & rights::kGenericRead) != 0) out |= mapping.read;
+  if ((mask & rights::kGenericWrite) != 0) out |= mapping.write;
+  if ((mask & rights::kGenericExecute) != 0) out |= mapping.execute;
+  if ((mask & rights::kGenericAll) != 0) out |= mapping.all;
+  return out;
+}
+
+std::string_view to_string(SecuredObject object) {
+  switch (object) {
+    case SecuredObject::directory: return "directory";
+    case SecuredObject::file: return "file";
+    case SecuredObject::mapping: return "mapping";
+  }
+  return "file";
+}
+
+const GenericMapping& generic_mapping(SecuredObject object) {
+  return object == SecuredObject::mapping ? kSectionGenericMapping : kFileGenericMapping;
+}
+
+HotSpotMasks hotspot_masks(SecuredObject object) {
+  using namespace rights;
+  switch (object) {
+    case SecuredObject::directory:
+      return {kStandardRightsRequired | kFileAllAccess, kStandardRightsAll | kFileAllAccess,
+              kGenericRead | kReadData | kExecute};
+    case SecuredObject::file:
+      return {kStandardRightsAll | kFileAllAccess, kStandardRightsAll | kFileAllAccess,
+              kStandardRightsRead | kReadAttributes | kReadEa | kReadData | kExecute};
+    case SecuredObject::mapping:
+      return {kStandardRightsRequired | kFileMapAllAccess, kStandardRightsAll | kFileMapAllAccess,
+              kStandardRightsRead};
+  }
+  return {};
+}
+
+SecurityDescriptor hotspot_descriptor(SecuredObject object, std::string user_sid) {
+  const HotSpotMasks masks = hotspot_masks(object);
+  SecurityDescriptor descriptor;
+  descriptor.owner_sid = user_sid;
+  descriptor.control = control::kDaclPresent | control::kDaclProtected;
+  descriptor.dacl_present = true;
+  descriptor.dacl = {
+      {AceType::access_allowed, 0, masks.owner, std::move(user_sid)},
+      {AceType::access_allowed, 0, masks.administrators, std::string(sids::kAdministrators)},
+      {AceType::access_allowed, 0, masks.everyone, std::string(sids::kEveryone)},
+  };
+  return descriptor;
+}
+
+const std::vector<std::string>& broad_group_sids() {
+  static const std::vector<std::string> groups = {
+      std::string(sids::kEveryone),
+      std::string(sids::kAuthenticatedUsers),
+      std::string(sids::kUsers),
+      "S-1-5-4",    // INTERACTIVE
+      "S-1-5-2",    // NETWORK
+      "S-1-5-3",    // BATCH
+      "S-1-5-6",    // SERVICE
+      "S-1-5-13",   // TERMINAL SERVER USER
+      "S-1-5-14",   // REMOTE INTERACTIVE LOGON
+      "S-1-5-15",   // THIS ORGANIZATION
+      "S-1-5-113",  // LOCAL ACCOUNT
+      "S-1-2-0",    // LOCAL
+      "S-1-2-1",    // CONSOLE LOGON
+  };
+  return groups;
+}
+
+bool is_broad_group(std::string_view sid) {
+  const auto& groups = broad_group_sids();
+  return std::find(groups.begin(), groups.end(), sid) != groups.end();
+}
+
+Principal typical_principal(std::string_view sid) {
+  if (sid == sids::kEveryone || sid == sids::kAnonymous) return Principal{std::string(sid), {}};
+  return Principal{std::string(sid), broad_group_sids()};
+}
+
+std::uint32_t effective_rights(const SecurityDescriptor& descriptor, const Principal& who,
+                               const GenericMapping& mapping) {
+  if (!descriptor.dacl_present) return mapping.all;
+  const bool is_owner = descriptor.owner_sid && holds(who, *descriptor.owner_sid);
+  const bool has_owner_rights_ace = std::any_of(descriptor.dacl.begin(), descriptor.dacl.end(), [](const Ace& ace) {
+    return !is_inherit_only(ace) && ace.type != AceType::other && ace.sid == sids::kOwnerRights;
+  });
+  std::uint32_t granted = 0;
+  std::uint32_t denied = 0;
+  // The owner may always read and change the DACL, unless OWNER RIGHTS says otherwise.
+  if (is_owner && !has_owner_rights_ace) granted = rights::kReadControl | rights::kWriteDac;
+  for (const Ace& ace : descriptor.dacl) {
+    if (is_inherit_only(ace) || ace.type == AceType::other) continue;
+    const bool applies = holds(who, ace.sid) || (is_owner && ace.sid == sids::kOwnerRights);
+    if (!applies) continue;
+    const std::uint32_t mask = map_generic(ace.mask, mapping) & ~kNotGrantableByDacl;
+    if (ace.type == AceType::access_allowed) {
+      granted |= mask & ~denied;
+    } else {
+      denied |= mask & ~granted;
+    }
+  }
+  return granted;
+}
+
+std::uint32_t effective_rights(const SecurityDescriptor& descriptor, std::string_view sid,
+                               const GenericMapping& mapping) {
+  return effective_rights(descriptor, typical_principal(sid), mapping);
+}
+
+std::uint32_t write_class_rights(SecuredObject object) {
+  using namespace rights;
+  if (object == SecuredObject::mapping) {
+    return kSectionMapWrite | kSectionExtendSize | kDelete | kWriteDac | kWriteOwner;
+  }
+  return kWriteData | kAppendData | kDeleteChild | kDelete | kWriteDac | kWriteOwner;
+}
+
+std::uint32_t read_data_rights(SecuredObject object) {
+  return object == SecuredObject::mapping ? rights::kSectionMapRead : rights::kReadData;
+}
+
+std::vector<std::string> describe_rights(std::uint32_t mask, SecuredObject object) {
+  static constexpr std::array<const char*, 9> kDirectory = {
+      "FILE_LIST_DIRECTORY", "FILE_ADD_FILE",    "FILE_ADD_SUBDIRECTORY", "FILE_READ_EA",         "FILE_WRITE_EA",
+      "FILE_TRAVERSE",       "FILE_DELETE_CHILD", "FILE_READ_ATTRIBUTES", "FILE_WRITE_ATTRIBUTES"};
+  static constexpr std::array<const char*, 9> kFile = {
+      "FILE_READ_DATA", "FILE_WRITE_DATA",   "FILE_APPEND_DATA",     "FILE_READ_EA",         "FILE_WRITE_EA",
+      "FILE_EXECUTE",   "FILE_DELETE_CHILD", "FILE_READ_ATTRIBUTES", "FILE_WRITE_ATTRIBUTES"};
+  static constexpr std::array<const char*, 9> kSection = {
+      "SECTION_QUERY", "SECTION_MAP_WRITE", "SECTION_MAP_READ", "SECTION_MAP_EXECUTE", "SECTION_EXTEND_SIZE",
+      "SECTION_MAP_EXECUTE_EXPLICIT", nullptr, nullptr, nullptr};
+  static constexpr std::array<std::pair<std::uint32_t, const char*>, 11> kCommon = {{
+      {rights::kDelete, "DELETE"},
+      {rights::kReadControl, "READ_CONTROL"},
+      {rights::kWriteDac, "WRITE_DAC"},
+      {rights::kWriteOwner, "WRITE_OWNER"},
+      {rights::kSynchronize, "SYNCHRONIZE"},
+      {rights::kAccessSystemSecurity, "ACCESS_SYSTEM_SECURITY"},
+      {rights::kMaximumAllowed, "MAXIMUM_ALLOWED"},
+      {rights::kGenericAll, "GENERIC_ALL"},
+      {rights::kGenericExecute, "GENERIC_EXECUTE"},
+      {rights::kGenericWrite, "GENERIC_WRITE"},
+      {rights::kGenericRead, "GENERIC_READ"},
+  }};
+  const auto& specific = object == SecuredObject::directory ? kDirectory
+                         : object == SecuredObject::file    ? kFile
+                                                            : kSection;
+  std::vector<std::string> names;
+  std::uint32_t named = 0;
+  for (std::size_t bit = 0; bit < specific.size(); ++bit) {
+    const std::uint32_t value = 1u << bit;
+    if ((mask & value) != 0 && specific[bit] != nullptr) {
+      names.emplace_back(specific[bit]);
+      named |= value;
+    }
+  }
+  for (const auto& [value, name] : kCommon) {
+    if ((mask & value) != 0) {
+      names.emplace_back(name);
+      named |= value;
+    }
+  }
+  if ((mask & ~named) != 0) names.push_back(hex(mask & ~named));
+  return names;
+}
+
+Findings check_security_descriptor(const SecurityDescriptor& descriptor, SecuredObject object,
+                                   const std::string& path, const std::optional<std::string>& user_sid) {
+  Findings out;
+  const GenericMapping& mapping = generic_mapping(object);
+  const std::string what = subject(object, path);
+  const auto evidence = [&](nlohmann::json extra) {
+    extra["object"] = to_string(object);
+    extra["descriptor"] = dacl_json(descriptor);
+    extra["user_sid"] = user_sid ? nlohmann::json(*user_sid) : nullptr;
+    return extra;
+  };
+
+  // dacl.owner: the owner can rewrite the DACL whatever it says. When the user's SID is
+  // unknown only an owner that is certainly not one user (a broad group) is reported.
+  const auto& owner = descriptor.owner_sid;
+  const bool owner_trusted =
+      owner && (*owner == sids::kAdministrators || (user_sid ? *owner == *user_sid : !is_broad_group(*owner)));
+  if (!owner_trusted) {
+    out.push_back(make_finding(
+        "dacl.owner", path,
+        what + " is owned by " + (owner ? printable(*owner) : std::string("nobody")) +
+            ", neither its user" + (user_sid ? " (" + *user_sid + ")" : std::string()) + " nor Administrators",
+        evidence({{"owner", owner ? nlohmann::json(*owner) : nullptr}})));
+  }
+
+  // dacl.null: no DACL at all; every other DACL rule would only restate it.
+  if (!descriptor.dacl_present) {
+    out.push_back(make_finding("dacl.null", path,
+                               what + " has no DACL (NULL DACL): everyone has full access", evidence({})));
+    return out;
+  }
+
+  if ((descriptor.control & control::kDaclProtected) == 0) {
+    const auto inherited = std::count_if(descriptor.dacl.begin(), descriptor.dacl.end(),
+                                         [](const Ace& ace) { return (ace.flags & ace_flags::kInherited) != 0; });
+    out.push_back(make_finding("dacl.not-protected", path,
+                               what + " has an unprotected DACL: it takes in ACEs inherited from its parent (" +
+                                   std::to_string(inherited) + " inherited now)",
+                               evidence({{"inherited_aces", inherited}})));
+  }
+
+  const std::uint32_t everyone = effective_rights(descriptor, typical_principal(sids::kEveryone), mapping);
+  const std::uint32_t hotspot_everyone = map_generic(hotspot_masks(object).everyone, mapping);
+  // SYNCHRONIZE only lets a handle be waited on; GENERIC_READ carries it, so a plain
+  // "Everyone: read" would otherwise count as broader than HotSpot on every file.
+  if (const std::uint32_t excess = everyone & ~hotspot_everyone & ~rights::kSynchronize; excess != 0) {
+    out.push_back(make_finding(
+        "dacl.everyone-too-broad", path,
+        what + " grants Everyone more than HotSpot does: " + join(describe_rights(excess, object)),
+        evidence({{"everyone", rights_json(everyone, object)},
+                  {"hotspot_everyone", rights_json(hotspot_everyone, object)},
+                  {"excess", rights_json(excess, object)}})));
+  }
+
+  // dacl.extra-writer: every SID an allow ACE names (and a group owner, which holds
+  // WRITE_DAC implicitly), evaluated as an ordinary account holding that SID. Without the
+  // user's SID any single account might be the user, so only broad groups are judged.
+  std::vector<std::string> candidates;
+  const auto consider = [&](const std::string& sid) {
+    if (sid.empty() || is_placeholder(sid)) return;
+    if (!user_sid && !is_broad_group(sid)) return;
+    if (sid == sids::kAdministrators || sid == sids::kSystem || (user_sid && sid == *user_sid)) return;
+    if (owner && sid == *owner && !is_broad_group(sid)) return;
+    if (std::find(candidates.begin(), candidates.end(), sid) == candidates.end()) candidates.push_back(sid);
+  };
+  for (const Ace& ace : descriptor.dacl) {
+    if (ace.type == AceType::access_allowed && !is_inherit_only(ace)) consider(ace.sid);
+  }
+  if (owner && is_broad_group(*owner)) consider(*owner);
+  nlohmann::json writers = nlohmann::json::array();
+  std::vector<std::string> writer_names;
+  for (const std::string& sid : candidates) {
+    const std::uint32_t granted = effective_rights(descriptor, typical_principal(sid), mapping);
+    const std::uint32_t writes = granted & write_class_rights(object);
+    if (writes == 0) continue;
+    writers.push_back({{"sid", printable(sid)}, {"granted", rights_json(granted, object)},
+                       {"write", rights_json(writes, object)}});
+    writer_names.push_back(printable(sid));
+  }
+  if (!writers.empty()) {
+    out.push_back(make_finding("dacl.extra-writer", path,
+                               what + " can be modified, replaced or deleted by " + join(writer_names) +
+                                   " (not its user, Administrators or SYSTEM)",
+                               evidence({{"writers", writers}})));
+  }
+
+  const std::uint32_t admins = effective_rights(descriptor, typical_principal(sids::kAdministrators), mapping);
+  if (const std::uint32_t missing = mapping.all & ~admins; missing != 0) {
+    out.push_back(make_finding("dacl.admins-missing", path,
+                               what + " does not give Administrators full control (HotSpot does)",
+                               evidence({{"administrators", rights_json(admins, object)},
+                                         {"missing", rights_json(missing, object)}})));
+  }
+
+  // dacl.file-data-readable: any ordinary account (Everyone or a broad group) can read the
+  // counters, command line and system properties a backing file publishes.
+  if (object != SecuredObject::directory) {
+    const std::uint32_t any_user = effective_rights(descriptor, Principal{"", broad_group_sids()}, mapping);
+    if ((any_user & read_data_rights(object)) != 0) {
+      out.push_back(make_finding("dacl.file-data-readable", path,
+                                 what + " lets every user read its data (HotSpot's own DACL does this: "
+                                        "FILE_LIST_DIRECTORY is FILE_READ_DATA on a file)",
+                                 evidence({{"any_user", rights_json(any_user, object)},
+                                           {"everyone", rights_json(everyone, object)}})));
+    }
+  }
+  return out;
+}
+
+Findings check_namespace_dacl(const TempRootFacts& /*root*/, const NamespaceFacts& ns) {
+  if (!ns.security) return {};
+  const std::optional<std::string> user_sid = ns.user ? ns.user->sid : std::nullopt;
+  return check_security_descriptor(*ns.security, SecuredObject::directory, ns.path, user_sid);
+}
+
+Findings check_file_dacl(const TempRootFacts& /*root*/, const NamespaceFacts& ns, const FileFacts& file) {
+  if (!file.security) return {};
+  const InodeFacts* inode = judged_inode(file.opened, file.lstat);
+  const SecuredObject object =
+      inode != nullptr && inode->kind == FileKind::directory ? SecuredObject::directory : SecuredObject::file;
+  const std::optional<std::string> user_sid = ns.user ? ns.user->sid : std::nullopt;
+  return check_security_descriptor(*file.security, object, file.path, user_sid);
+}
+
+}  // namespace hsperfguard::checks

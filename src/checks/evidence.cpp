@@ -1,0 +1,126 @@
+#include "checks/evidence.hpp"
+
+#include <cstdio>
+
+#include "text_escape.hpp"
+
+namespace hsperfguard::checks {
+
+std::string octal_mode(std::uint32_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777u));
+  return text;
+}
+
+void put_mode(nlohmann::json& evidence, std::uint32_t mode, std::string_view prefix) {
+  const std::string key = std::string(prefix) + "mode";
+  evidence[key] = octal_mode(mode);
+  evidence[key + "_numeric"] = mode & 07777u;
+}
+
+std::string_view to_string(FileKind kind) {
+  switch (kind) {
+    case FileKind::regular:
+      return "regular";
+    case FileKind::directory:
+      return "directory";
+    case FileKind::symlink:
+      return "symlink";
+    case FileKind::fifo:
+      return "fifo";
+    case FileKind::socket:
+      return "socket";
+    case FileKind::char_device:
+      return "char-device";
+    case FileKind::block_device:
+      return "block-device";
+    case FileKind::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+std::string_view describe(FileKind kind) {
+  switch (kind) {
+    case FileKind::regular:
+      return "a regular file";
+    case FileKind::directory:
+      return "a directory";
+    case FileKind::symlink:
+      return "a symbolic link";
+    case FileKind::fifo:
+      return "a FIFO";
+    case FileKind::socket:
+      return "a socket";
+    case FileKind::char_device:
+      return "a character device";
+    case FileKind::block_device:
+      return "a block device";
+    case FileKind::unknown:
+      return "of an unknown kind";
+  }
+  return "of an unknown kind";
+}
+
+std::string printable(std::string_view raw) { return escape_non_utf8(raw); }
+
+const InodeFacts* judged_inode(const std::optional<InodeFacts>& opened,
+                               const std::optional<InodeFacts>& lstat) {
+  if (opened) return &*opened;
+  if (lstat) return &*lstat;
+  return nullptr;
+}
+
+std::string_view inode_source(const std::optional<InodeFacts>& opened) {
+  return opened ? "fstat" : "lstat";
+}
+
+bool is_symlink(const std::optional<InodeFacts>& opened, const std::optional<InodeFacts>& lstat) {
+  return (lstat && lstat->kind == FileKind::symlink) ||
+         (opened && opened->kind == FileKind::symlink);
+}
+
+bool identities_differ(const std::optional<InodeFacts>& opened,
+                       const std::optional<InodeFacts>& lstat) {
+  return opened && lstat && (opened->dev != lstat->dev || opened->ino != lstat->ino);
+}
+
+nlohmann::json inode_json(const InodeFacts& inode) {
+  nlohmann::json out = {{"kind", to_string(inode.kind)}};
+  put_mode(out, inode.mode);
+  out["uid"] = inode.uid;
+  out["gid"] = inode.gid;
+  out["nlink"] = inode.nlink;
+  out["size"] = inode.size;
+  out["dev"] = inode.dev;
+  out["ino"] = inode.ino;
+  if (inode.windows_attributes) out["windows_attributes"] = *inode.windows_attributes;
+  return out;
+}
+
+nlohmann::json errors_json(const std::vector<ObservationError>& errors) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : errors) {
+    out.push_back({{"path", printable(e.path)},
+                   {"op", printable(e.op)},
+                   {"code", e.code},
+                   {"message", printable(e.message)}});
+  }
+  return out;
+}
+
+nlohmann::json volume_json(const VolumeFacts& volume) {
+  char magic[24];
+  std::snprintf(magic, sizeof magic, "0x%llx", static_cast<unsigned long long>(volume.fs_magic));
+  nlohmann::json out = {{"fs_type", printable(volume.fs_type)},
+                        {"fs_magic", magic},
+                        {"fs_magic_numeric", volume.fs_magic},
+                        {"network", volume.network},
+                        {"unc_path", volume.unc_path}};
+  out["acl_support"] = volume.acl_support ? nlohmann::json(*volume.acl_support) : nlohmann::json();
+  out["compressed"] = volume.compressed ? nlohmann::json(*volume.compressed) : nlohmann::json();
+  if (volume.mount_id) out["mount_id"] = *volume.mount_id;
+  return out;
+}
+
+}  // namespace hsperfguard::checks

@@ -1,0 +1,46 @@
+// Shared vocabulary of the rule modules: how observed values are written into a finding's
+// evidence and messages. Pure; every string that may hold raw file-name bytes is escaped
+// here, so evidence and messages are always valid UTF-8 (Finding.path stays raw).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "facts.hpp"
+
+namespace hsperfguard::checks {
+
+// Permission bits, setuid/setgid/sticky included, as 4 octal digits: "0755", "1777".
+std::string octal_mode(std::uint32_t mode);
+// Adds "<prefix>mode" (octal string) and "<prefix>mode_numeric" to `evidence`.
+void put_mode(nlohmann::json& evidence, std::uint32_t mode, std::string_view prefix = "");
+
+std::string_view to_string(FileKind kind);
+// "a directory", "a FIFO", ... for messages.
+std::string_view describe(FileKind kind);
+
+// Raw bytes of a name or path, made printable (valid UTF-8 unchanged, other bytes \xNN).
+std::string printable(std::string_view raw);
+
+// The inode a rule should judge: what the opened descriptor says (that is the object we
+// verified) when there is one, else the lstat result. Null when neither was observed.
+const InodeFacts* judged_inode(const std::optional<InodeFacts>& opened,
+                               const std::optional<InodeFacts>& lstat);
+// "fstat" or "lstat": which observation `judged_inode` picked.
+std::string_view inode_source(const std::optional<InodeFacts>& opened);
+
+bool is_symlink(const std::optional<InodeFacts>& opened, const std::optional<InodeFacts>& lstat);
+// True when both observations exist and name different (dev, ino).
+bool identities_differ(const std::optional<InodeFacts>& opened,
+                       const std::optional<InodeFacts>& lstat);
+
+// kind, mode, uid, gid, nlink, size, dev, ino of one observation.
+nlohmann::json inode_json(const InodeFacts& inode);
+nlohmann::json errors_json(const std::vector<ObservationError>& errors);
+nlohmann::json volume_json(const VolumeFacts& volume);
+
+}  // namespace hsperfguard::checks

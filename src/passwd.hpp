@@ -1,0 +1,41 @@
+// The passwd(5) text format, parsed without touching the OS.
+//
+// Used for foreign roots (`--root DIR`, a container's /proc/<pid>/root), whose users must
+// come from *their* etc/passwd and never from the host's NSS. The input is untrusted: every
+// line is checked, nothing is assumed about its length, and nothing throws but bad_alloc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hsperfguard::passwd {
+
+struct Entry {
+  std::string name;
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::string home;
+  std::string shell;
+};
+
+struct Database {
+  std::vector<Entry> entries;       // in file order
+  std::size_t malformed_lines = 0;  // lines that are not 7 well-formed fields
+  std::size_t nis_lines = 0;        // "+..." / "-..." compat lines, skipped (no NIS here)
+
+  // The first entry with this name / uid, as glibc's files backend answers.
+  const Entry* find_name(std::string_view name) const;
+  const Entry* find_uid(std::uint32_t uid) const;
+};
+
+// Splits on '\n' (a trailing '\r' is dropped) and skips leading blanks, as glibc does.
+// Skipped without counting: blank lines and lines whose first non-blank character is '#'.
+// Malformed: not exactly 7 ':'-separated fields, an empty name, a NUL anywhere, a uid or
+// gid that is not plain decimal in [0, 4294967294] ((uid_t)-1 is never a user).
+Database parse(std::string_view text);
+
+}  // namespace hsperfguard::passwd

@@ -1,0 +1,59 @@
+// Liveness evidence, the neutral interface: who holds a backing file's lock, and what the
+// processes that could own it look like. Observes, never judges (liveness.hpp judges).
+//
+// One LivenessGatherer per run: the lock table (/proc/locks) is read once, when it is first
+// needed, and each process is read once however many files name it. Construct it after the
+// namespaces were listed, so that every listed file that was locked then is seen locked.
+// The evidence is a snapshot: whoever acts on it (the reaper) must re-check under the file's
+// own flock before unlinking.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "facts.hpp"
+
+namespace hsperfguard::platform {
+
+struct LivenessOptions {
+  // Read held locks from the lock table, which never takes a lock. false, or a table that
+  // cannot be read, falls back to probing each regular file with a non-blocking exclusive
+  // lock released at once (lock_source "probe"): a JVM starting at that very instant with
+  // the same file would then run without shared memory, so the probe is a fallback only.
+  bool use_lock_table = true;
+};
+
+// How the names of a namespace map to processes.
+struct LivenessScope {
+  RootKind kind = RootKind::host;
+  // For RootKind::container: the container's mount namespace ("mnt:[4026532123]"). Names
+  // are then pids inside the container, matched to host processes by the last NSpid field.
+  std::optional<ContainerFacts> container;
+};
+
+class LivenessGatherer {
+ public:
+  explicit LivenessGatherer(LivenessOptions options = {});
+  ~LivenessGatherer();
+  LivenessGatherer(const LivenessGatherer&) = delete;
+  LivenessGatherer& operator=(const LivenessGatherer&) = delete;
+
+  // Fills `liveness` of every file of `ns` that was stat'ed: lock state for all of them;
+  // candidates for names that denote a pid (canonical or not). Run-level problems (an
+  // unreadable lock table, a namespace that changed identity) go into ns.errors.
+  void gather(NamespaceFacts& ns, const LivenessScope& scope);
+  // Every namespace of a temp root, with the scope its kind and container imply.
+  void gather(TempRootFacts& root);
+
+  // What observe_process says about `pid`, read once per gatherer. The backing-file
+  // question (maps_backing_file) is answered per file by gather(), not here.
+  const ProcessFacts& process(std::int32_t pid);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hsperfguard::platform

@@ -1,0 +1,200 @@
+#include "platform/posix/acl_posix.hpp"
+
+#include <acl/libacl.h>
+#include <sys/acl.h>
+#include <sys/xattr.h>
+
+#include <array>
+#include <cerrno>
+#include <memory>
+
+#include "platform/posix/posix_util.hpp"
+
+namespace hsperfguard::platform {
+namespace {
+
+constexpr const char* kAccessXattr = "system.posix_acl_access";
+constexpr const char* kDefaultXattr = "system.posix_acl_default";
+constexpr std::uint32_t kXattrVersion = 2;
+
+// acl_t and the qualifiers libacl hands out are freed with acl_free.
+struct AclFree {
+  void operator()(void* p) const { ::acl_free(p); }
+};
+using AclPtr = std::unique_ptr<std::remove_pointer_t<acl_t>, AclFree>;
+using QualifierPtr = std::unique_ptr<void, AclFree>;
+
+bool unsupported(int err) { return err == ENOTSUP || err == EOPNOTSUPP; }
+
+std::optional<AclTag> tag_from_libacl(acl_tag_t tag) {
+  switch (tag) {
+    case ACL_USER_OBJ:
+      return AclTag::user_obj;
+    case ACL_USER:
+      return AclTag::user;
+    case ACL_GROUP_OBJ:
+      return AclTag::group_obj;
+    case ACL_GROUP:
+      return AclTag::group;
+    case ACL_MASK:
+      return AclTag::mask;
+    case ACL_OTHER:
+      return AclTag::other;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Converts a libacl ACL; nullopt if libacl reports something we cannot represent.
+std::optional<PosixAcl> from_libacl(acl_t acl) {
+  PosixAcl out;
+  acl_entry_t entry = nullptr;
+  for (int which = ACL_FIRST_ENTRY; ::acl_get_entry(acl, which, &entry) == 1;
+       which = ACL_NEXT_ENTRY) {
+    acl_tag_t tag = ACL_UNDEFINED_TAG;
+    if (::acl_get_tag_type(entry, &tag) != 0) return std::nullopt;
+    const auto neutral = tag_from_libacl(tag);
+    if (!neutral) return std::nullopt;
+    AclEntry e;
+    e.tag = *neutral;
+    if (tag == ACL_USER || tag == ACL_GROUP) {
+      QualifierPtr id(::acl_get_qualifier(entry));
+      if (!id) return std::nullopt;
+      e.qualifier = static_cast<std::uint32_t>(*static_cast<id_t*>(id.get()));
+    }
+    acl_permset_t permset = nullptr;
+    if (::acl_get_permset(entry, &permset) != 0) return std::nullopt;
+    e.perms = static_cast<std::uint8_t>((::acl_get_perm(permset, ACL_READ) == 1 ? 4 : 0) |
+                                        (::acl_get_perm(permset, ACL_WRITE) == 1 ? 2 : 0) |
+                                        (::acl_get_perm(permset, ACL_EXECUTE) == 1 ? 1 : 0));
+    out.entries.push_back(e);
+  }
+  return out;
+}
+
+std::uint32_t load_le(std::span<const std::byte> b, std::size_t at, std::size_t width) {
+  std::uint32_t v = 0;
+  for (std::size_t i = 0; i < width; ++i) {
+    v |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(b[at + i])) << (8 * i);
+  }
+  return v;
+}
+
+}  // namespace
+
+PosixAcl acl_from_mode_bits(std::uint32_t mode) {
+  PosixAcl acl;
+  acl.entries = {
+      {AclTag::user_obj, std::nullopt, static_cast<std::uint8_t>((mode >> 6) & 7)},
+      {AclTag::group_obj, std::nullopt, static_cast<std::uint8_t>((mode >> 3) & 7)},
+      {AclTag::other, std::nullopt, static_cast<std::uint8_t>(mode & 7)},
+  };
+  return acl;
+}
+
+std::optional<PosixAcl> decode_acl_xattr(std::span<const std::byte> value) {
+  if (value.size() < 4 || (value.size() - 4) % 8 != 0) return std::nullopt;
+  if (load_le(value, 0, 4) != kXattrVersion) return std::nullopt;
+  PosixAcl acl;
+  acl.entries.reserve((value.size() - 4) / 8);
+  for (std::size_t at = 4; at < value.size(); at += 8) {
+    const auto tag = load_le(value, at, 2);
+    const auto perm = load_le(value, at + 2, 2);
+    const auto id = load_le(value, at + 4, 4);
+    if (perm > 7) return std::nullopt;
+    AclEntry e;
+    e.perms = static_cast<std::uint8_t>(perm);
+    switch (tag) {  // the kernel's ACL_USER_OBJ .. ACL_OTHER values
+      case 0x01:
+        e.tag = AclTag::user_obj;
+        break;
+      case 0x02:
+        e.tag = AclTag::user;
+        e.qualifier = id;
+        break;
+      case 0x04:
+        e.tag = AclTag::group_obj;
+        break;
+      case 0x08:
+        e.tag = AclTag::group;
+        e.qualifier = id;
+        break;
+      case 0x10:
+        e.tag = AclTag::mask;
+        break;
+      case 0x20:
+        e.tag = AclTag::other;
+        break;
+      default:
+        return std::nullopt;
+    }
+    acl.entries.push_back(e);
+  }
+  return acl;
+}
+
+std::optional<PosixAcl> read_access_acl(int fd, std::uint32_t mode, const std::string& path,
+                                        std::vector<ObservationError>& errors) {
+  // One fgetxattr tells whether an extended ACL exists. Without one, acl_get_fd would
+  // fstat and build the ACL from the mode: we already have the mode.
+  std::array<char, 4> probe{};
+  if (::fgetxattr(fd, kAccessXattr, probe.data(), probe.size()) < 0) {
+    const int err = errno;
+    if (err == ENODATA) return acl_from_mode_bits(mode);
+    if (unsupported(err)) return std::nullopt;
+    if (err != ERANGE) {  // ERANGE: it exists and is larger than the probe
+      errors.push_back(make_error(path, "fgetxattr", err));
+      return std::nullopt;
+    }
+  }
+  AclPtr acl(::acl_get_fd(fd));
+  if (!acl) {
+    const int err = errno;
+    if (!unsupported(err)) errors.push_back(make_error(path, "acl_get_fd", err));
+    return std::nullopt;
+  }
+  auto out = from_libacl(acl.get());
+  if (!out)
+    errors.push_back(ObservationError{path, "acl_get_fd", EINVAL, "unrepresentable ACL entry"});
+  return out;
+}
+
+std::optional<PosixAcl> read_default_acl(int dir_fd, const std::string& path,
+                                         std::vector<ObservationError>& errors) {
+  // libacl reads a default ACL only by path; the xattr is read from the fd instead.
+  std::vector<std::byte> buffer(4 + 8 * 32);
+  for (;;) {
+    const ssize_t n = ::fgetxattr(dir_fd, kDefaultXattr, buffer.data(), buffer.size());
+    if (n >= 0) {
+      buffer.resize(static_cast<std::size_t>(n));
+      break;
+    }
+    const int err = errno;
+    if (err == ENODATA || unsupported(err)) return std::nullopt;
+    if (err == ERANGE && buffer.size() < std::size_t{65536} * 8) {
+      const ssize_t needed = ::fgetxattr(dir_fd, kDefaultXattr, nullptr, 0);
+      buffer.resize(needed > 0 ? static_cast<std::size_t>(needed) : buffer.size() * 2);
+      continue;
+    }
+    errors.push_back(make_error(path, "fgetxattr", err));
+    return std::nullopt;
+  }
+  if (buffer.empty()) return std::nullopt;
+  auto acl = decode_acl_xattr(buffer);
+  if (!acl)
+    errors.push_back(
+        ObservationError{path, "fgetxattr", EINVAL, "malformed system.posix_acl_default"});
+  return acl;
+}
+
+std::optional<bool> probe_acl_support(int fd, const std::string& path,
+                                      std::vector<ObservationError>& errors) {
+  AclPtr acl(::acl_get_fd(fd));
+  if (acl) return true;
+  const int err = errno;
+  if (unsupported(err)) return false;
+  errors.push_back(make_error(path, "acl_get_fd", err));
+  return std::nullopt;
+}
+
+}  // namespace hsperfguard::platform

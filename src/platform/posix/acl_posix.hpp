@@ -1,0 +1,42 @@
+// POSIX ACLs of open files, as neutral facts.
+//
+// Conventions (what the rules can rely on):
+// - access ACL: on a file system with ACLs it is always present; with no extended ACL it is
+//   the three entries the mode bits imply (what acl_get_fd returns). nullopt: the file
+//   system has no ACL support (ENOTSUP), or reading failed (then an error is recorded).
+// - default ACL (directories): present only when one is set; nullopt when none is set, when
+//   ACLs are unsupported, or when reading failed (then an error is recorded).
+// Everything works on an fd: a path is never reopened.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "facts.hpp"
+
+namespace hsperfguard::platform {
+
+// `mode` is the fstat mode of `fd` (used when there is no extended ACL, saving a syscall).
+std::optional<PosixAcl> read_access_acl(int fd, std::uint32_t mode, const std::string& path,
+                                        std::vector<ObservationError>& errors);
+
+std::optional<PosixAcl> read_default_acl(int dir_fd, const std::string& path,
+                                         std::vector<ObservationError>& errors);
+
+// Whether the file system of `fd` supports POSIX ACLs: acl_get_fd succeeds (true) or fails
+// with ENOTSUP (false); nullopt (and an error) for any other failure.
+std::optional<bool> probe_acl_support(int fd, const std::string& path,
+                                      std::vector<ObservationError>& errors);
+
+// Pure: the Linux xattr form of an ACL (system.posix_acl_access / _default: a 4-byte
+// version 2 header, then 8-byte {tag u16, perm u16, id u32} entries, little-endian).
+// nullopt when malformed (bad version, size, tag, or perms).
+std::optional<PosixAcl> decode_acl_xattr(std::span<const std::byte> value);
+
+// Pure: the minimal ACL that mirrors the permission bits of `mode`.
+PosixAcl acl_from_mode_bits(std::uint32_t mode);
+
+}  // namespace hsperfguard::platform

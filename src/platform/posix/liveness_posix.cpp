@@ -1,0 +1,242 @@
+// Liveness evidence on Linux: held locks from /proc/locks (read once), processes from
+// /proc/<pid> (read once each), and for container roots the host processes of the
+// container's mount namespace (one pass over /proc per namespace).
+//
+// Reading /proc/locks never takes a lock, so a JVM starting at the same moment never finds
+// its own file locked by us. The flock probe is only the fallback for an unreadable table.
+#include "platform/posix/liveness_posix.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "platform/liveness.hpp"
+#include "platform/posix/posix_util.hpp"
+#include "platform/posix/procfs_posix.hpp"
+#include "platform/process.hpp"
+
+namespace hsperfguard::platform {
+namespace {
+
+constexpr int kProbeOpenFlags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+constexpr int kDirOpenFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+// Linux's PID_MAX_LIMIT: gone pids up to here are remembered in a bitmap (512 KiB at most).
+constexpr std::int32_t kMaxCachedPid = 4 * 1024 * 1024;
+
+const InodeFacts* identity_of(const FileFacts& file) {
+  return file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
+}
+
+}  // namespace
+
+std::optional<bool> probe_lock_at(int dirfd, const char* name, std::uint64_t dev, std::uint64_t ino,
+                                  ObservationError* err) {
+  auto fail = [&](std::string op, int code, std::string message = {}) -> std::optional<bool> {
+    if (err != nullptr) {
+      *err = code != 0 ? make_error(name, std::move(op), code)
+                       : ObservationError{name, std::move(op), 0, std::move(message)};
+    }
+    return std::nullopt;
+  };
+  UniqueFd fd(open_noatime(dirfd, name, kProbeOpenFlags));
+  if (!fd.valid()) return fail("openat", errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return fail("fstat", errno);
+  if (!S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_dev) != dev ||
+      static_cast<std::uint64_t>(st.st_ino) != ino) {
+    return fail("openat", 0, "replaced while being observed");
+  }
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) {
+    ::flock(fd.get(), LOCK_UN);  // closing would release it too; do not wait for that
+    return false;
+  }
+  if (errno == EWOULDBLOCK) return true;
+  return fail("flock", errno);
+}
+
+ProcessFacts observe_process(std::int32_t pid) { return ProcReader().read(pid).facts; }
+
+struct LivenessGatherer::Impl {
+  LivenessOptions options;
+  bool locks_read = false;
+  std::optional<LockTable> locks;
+  std::optional<ObservationError> locks_error;
+  ProcReader reader;
+  // Processes read so far. Most pids named by files are gone: those are only a bit each.
+  std::unordered_map<std::int32_t, ProcessRecord> processes;
+  std::vector<bool> gone;
+  std::unordered_map<std::string, NamespaceIndex> namespaces;
+
+  const LockTable* lock_table() {
+    if (!options.use_lock_table) return nullptr;
+    if (!locks_read) {
+      locks_read = true;
+      ObservationError err;
+      locks = LockTable::read("/proc/locks", &err);
+      if (!locks) locks_error = std::move(err);
+    }
+    return locks ? &*locks : nullptr;
+  }
+
+  bool known_gone(std::int32_t pid) const {
+    return pid > 0 && static_cast<std::size_t>(pid) < gone.size() && gone[static_cast<std::size_t>(pid)];
+  }
+
+  // Reads `pid` unless it is cached; returns null when it is gone.
+  const ProcessRecord* record(std::int32_t pid) {
+    if (known_gone(pid)) return nullptr;
+    if (auto it = processes.find(pid); it != processes.end()) return &it->second;
+    ProcessRecord r = reader.read(pid);
+    if (r.facts.existence == ProcessFacts::Existence::gone && pid > 0 && pid <= kMaxCachedPid) {
+      const auto index = static_cast<std::size_t>(pid);
+      if (gone.size() <= index) gone.resize(std::max(index + 1, gone.size() * 2));
+      gone[index] = true;
+      return nullptr;
+    }
+    return &processes.emplace(pid, std::move(r)).first->second;
+  }
+
+  const NamespaceIndex& namespace_index(const std::string& mount_namespace) {
+    auto it = namespaces.find(mount_namespace);
+    if (it == namespaces.end()) {
+      it = namespaces.emplace(mount_namespace, reader.scan_mount_namespace(mount_namespace)).first;
+    }
+    return it->second;
+  }
+
+  ProcessFacts candidate(std::int32_t host_pid, const procfs::FileId& file) {
+    const ProcessRecord* r = record(host_pid);
+    if (r == nullptr) {
+      ProcessFacts p;
+      p.pid = host_pid;
+      p.existence = ProcessFacts::Existence::gone;
+      return p;
+    }
+    ProcessFacts p = r->facts;
+    if (r->mapped) {
+      const procfs::Match m = procfs::match_file(*r->mapped, file);
+      p.maps_backing_file = m != procfs::Match::none;
+      p.maps_inode_only = m == procfs::Match::inode_only;
+    }
+    return p;
+  }
+};
+
+LivenessGatherer::LivenessGatherer(LivenessOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+}
+
+LivenessGatherer::~LivenessGatherer() = default;
+
+const ProcessFacts& LivenessGatherer::process(std::int32_t pid) {
+  if (const ProcessRecord* r = impl_->record(pid)) return r->facts;
+  // Gone pids are cached as a bit; materialise their (trivial) facts on request.
+  ProcessRecord& r = impl_->processes[pid];
+  r.facts.pid = pid;
+  r.facts.existence = ProcessFacts::Existence::gone;
+  return r.facts;
+}
+
+void LivenessGatherer::gather(TempRootFacts& root) {
+  LivenessScope scope;
+  scope.kind = root.kind;
+  scope.container = root.container;
+  for (auto& ns : root.namespaces) gather(ns, scope);
+}
+
+void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
+  Impl& impl = *impl_;
+  const LockTable* table = impl.lock_table();
+  if (impl.options.use_lock_table && table == nullptr && impl.locks_error) {
+    ns.errors.push_back(*impl.locks_error);  // each namespace says why it fell back to probing
+  }
+
+  const bool container = scope.kind == RootKind::container;
+  const NamespaceIndex* index = nullptr;
+  if (container) {
+    if (scope.container && !scope.container->mount_namespace.empty()) {
+      index = &impl.namespace_index(scope.container->mount_namespace);
+      for (const auto& e : index->errors) ns.errors.push_back(e);
+    } else {
+      ns.errors.push_back(ObservationError{ns.path, "liveness", 0, "container root without a mount namespace"});
+    }
+  }
+
+  // The namespace directory, opened only if a probe is needed, and only if it is still the
+  // directory that was observed.
+  UniqueFd dir;
+  bool dir_tried = false;
+  auto probe_dir = [&]() -> int {
+    if (!dir_tried) {
+      dir_tried = true;
+      const InodeFacts* want = ns.opened ? &*ns.opened : ns.lstat ? &*ns.lstat : nullptr;
+      UniqueFd fd(open_noatime(AT_FDCWD, ns.path.c_str(), kDirOpenFlags));
+      struct stat st {};
+      if (!fd.valid()) {
+        ns.errors.push_back(make_error(ns.path, "open", errno));
+      } else if (::fstat(fd.get(), &st) != 0) {
+        ns.errors.push_back(make_error(ns.path, "fstat", errno));
+      } else if (want == nullptr || static_cast<std::uint64_t>(st.st_dev) != want->dev ||
+                 static_cast<std::uint64_t>(st.st_ino) != want->ino) {
+        ns.errors.push_back(ObservationError{ns.path, "open", 0, "replaced while being observed"});
+      } else {
+        dir = std::move(fd);
+      }
+    }
+    return dir.get();
+  };
+
+  for (FileFacts& file : ns.files) {
+    const InodeFacts* inode = identity_of(file);
+    if (inode == nullptr) continue;  // never stat'ed: nothing to look up
+    const procfs::FileId id = file_id(inode->dev, inode->ino);
+    LivenessFacts lf;
+
+    if (table != nullptr) {
+      const LockTable::Lookup found = table->find(inode->dev, inode->ino);
+      lf.lock_source = "proc-locks";
+      lf.lock_held = found.holder != nullptr;
+      if (found.holder != nullptr) {
+        lf.lock_holder_pid = found.holder->pid;
+        lf.lock_kind = found.holder->kind;
+        lf.lock_inode_only = found.inode_only;
+      }
+    } else if (inode->kind == FileKind::regular && !file.crosses_mount) {
+      lf.lock_source = "probe";
+      if (const int dirfd = probe_dir(); dirfd >= 0) {
+        ObservationError err;
+        lf.lock_held = probe_lock_at(dirfd, file.name.c_str(), inode->dev, inode->ino, &err);
+        if (!lf.lock_held) {
+          err.path = file.path;
+          file.errors.push_back(std::move(err));
+        }
+      }
+    } else {
+      lf.lock_source = "none";  // nothing we would probe: the lock state stays unknown
+    }
+
+    if (file.pid_name.pid) {
+      const std::int32_t name_pid = *file.pid_name.pid;
+      if (!container) {
+        lf.candidates.push_back(impl.candidate(name_pid, id));
+      } else if (index != nullptr) {
+        if (auto it = index->host_pids_by_nspid.find(name_pid); it != index->host_pids_by_nspid.end()) {
+          for (const std::int32_t host_pid : it->second) lf.candidates.push_back(impl.candidate(host_pid, id));
+        }
+      }
+    }
+    if (container) {
+      lf.candidates_complete = index != nullptr && (file.pid_name.pid ? index->complete_for(*file.pid_name.pid)
+                                                                      : index->complete);
+    }
+    file.liveness = std::move(lf);
+  }
+}
+
+}  // namespace hsperfguard::platform

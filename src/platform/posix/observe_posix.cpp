@@ -1,0 +1,487 @@
+// observe_temp_root on Linux.
+//
+// Discipline: every namespace and file is reached relative to a directory fd we opened and
+// verified; nothing is reopened by path. Entries are stat'ed without following links;
+// only directories (namespaces) and regular files are ever opened, read-only, non-blocking,
+// with O_NOATIME where we may. A namespace or file on another mount than its parent is
+// recorded but never entered: a FUSE server planted there could stall us or lie, and the
+// reaper never crosses a mount either. Stats of directory entries use AT_STATX_DONT_SYNC
+// for the same reason (on local file systems this is plain lstat).
+//
+// Speed: 100 namespaces x 1,000 files is the design target, so a backing file costs six
+// syscalls (statx, openat, fstat, fgetxattr, pread, close; a second pread when `used` is
+// beyond 4 KiB), one read buffer per worker is reused, and namespaces are shared between
+// two worker threads. Inode flags of files come from the statx attributes (see below).
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "perfdata.hpp"
+#include "pid_name.hpp"
+#include "platform/observe.hpp"
+#include "platform/posix/acl_posix.hpp"
+#include "platform/posix/beneath_posix.hpp"
+#include "platform/posix/posix_util.hpp"
+#include "platform/posix/volume_posix.hpp"
+#include "platform/users.hpp"
+
+namespace hsperfguard::platform {
+namespace {
+
+constexpr std::string_view kNamespacePrefix = "hsperfdata_";
+constexpr std::string_view kListenerPrefix = ".java_pid";
+constexpr std::string_view kTriggerPrefix = ".attach_pid";
+// The first read covers the prologue and, for most JVMs, every entry.
+constexpr std::size_t kFirstRead = 4096;
+constexpr unsigned kMaxWorkers = 2;
+
+constexpr unsigned kStatxMask = STATX_BASIC_STATS | STATX_MNT_ID;
+constexpr int kEntryStatFlags = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC;
+constexpr int kDirOpenFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+constexpr int kFileOpenFlags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+
+// statx reports the security-relevant inode flags as attributes, with the same bit values
+// as FS_*_FL, so for backing files they cost no FS_IOC_GETFLAGS ioctl (one syscall per
+// file matters at 100,000 files). A file's inode_flags are therefore these bits only
+// (append, immutable, nodump, compressed, encrypted, verity) on file systems that report
+// attributes; flags statx cannot express (noatime, sync, ...) are not seen for files.
+// STATX_ATTR_DAX is left out: its value differs from FS_DAX_FL.
+constexpr std::uint64_t kStatxInodeFlags = STATX_ATTR_COMPRESSED | STATX_ATTR_IMMUTABLE |
+                                           STATX_ATTR_APPEND | STATX_ATTR_NODUMP |
+                                           STATX_ATTR_ENCRYPTED | STATX_ATTR_VERITY;
+static_assert(STATX_ATTR_COMPRESSED == FS_COMPR_FL && STATX_ATTR_IMMUTABLE == FS_IMMUTABLE_FL &&
+              STATX_ATTR_APPEND == FS_APPEND_FL && STATX_ATTR_NODUMP == FS_NODUMP_FL &&
+              STATX_ATTR_ENCRYPTED == FS_ENCRYPT_FL && STATX_ATTR_VERITY == FS_VERITY_FL);
+
+// An lstat, with the mount the entry sits on and the inode flags statx reports.
+struct Stat {
+  InodeFacts inode;
+  std::optional<std::uint64_t> mount_id;
+  std::optional<std::uint32_t> inode_flags;  // when the file system reports attributes
+};
+
+InodeFacts from_statx(const struct statx& s) {
+  InodeFacts f;
+  f.kind = kind_from_mode(s.stx_mode);
+  f.mode = static_cast<std::uint32_t>(s.stx_mode & 07777);
+  f.uid = s.stx_uid;
+  f.gid = s.stx_gid;
+  f.nlink = s.stx_nlink;
+  f.size = s.stx_size;
+  f.dev = static_cast<std::uint64_t>(makedev(s.stx_dev_major, s.stx_dev_minor));
+  f.ino = s.stx_ino;
+  f.mtime = {s.stx_mtime.tv_sec, s.stx_mtime.tv_nsec};
+  f.ctime = {s.stx_ctime.tv_sec, s.stx_ctime.tv_nsec};
+  f.atime = {s.stx_atime.tv_sec, s.stx_atime.tv_nsec};
+  return f;
+}
+
+// statx relative to dirfd ("" with AT_EMPTY_PATH for the fd itself). Returns errno or 0.
+int stat_at(int dirfd, const char* name, int flags, Stat& out) {
+  struct statx stx {};
+  if (::statx(dirfd, name, flags, kStatxMask, &stx) != 0) return errno;
+  out.inode = from_statx(stx);
+  if ((stx.stx_mask & STATX_MNT_ID) != 0) out.mount_id = stx.stx_mnt_id;
+  if ((stx.stx_attributes_mask & kStatxInodeFlags) != 0) {
+    out.inode_flags =
+        static_cast<std::uint32_t>(stx.stx_attributes & stx.stx_attributes_mask & kStatxInodeFlags);
+  }
+  return 0;
+}
+
+bool same_mount(const InodeFacts& a, const std::optional<std::uint64_t>& a_mnt, const InodeFacts& b,
+                const std::optional<std::uint64_t>& b_mnt) {
+  if (a.dev != b.dev) return false;
+  return !a_mnt || !b_mnt || *a_mnt == *b_mnt;
+}
+
+std::string join(std::string_view dir, std::string_view name) {
+  std::string out;
+  out.reserve(dir.size() + 1 + name.size());
+  out.append(dir);
+  if (out.empty() || out.back() != '/') out.push_back('/');
+  out.append(name);
+  return out;
+}
+
+// Names in an open directory, "." and ".." excluded, and only those `keep` accepts (a
+// shared /tmp can hold millions of unrelated entries). getdents64 on our own fd: no DIR*,
+// no reopening. Returns errno or 0; names read before an error are kept.
+int list_directory(int dirfd, std::vector<char>& buffer, std::vector<std::string>& names,
+                   bool (*keep)(std::string_view) = nullptr) {
+  if (::lseek(dirfd, 0, SEEK_SET) < 0) return errno;
+  buffer.resize(std::size_t{64} * 1024);
+  for (;;) {
+    const ssize_t n = ::getdents64(dirfd, buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return 0;
+    for (std::size_t at = 0; at < static_cast<std::size_t>(n);) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(buffer.data() + at);
+      at += d->d_reclen;
+      const std::string_view name(d->d_name);
+      if (name == "." || name == ".." || (keep != nullptr && !keep(name))) continue;
+      names.emplace_back(name);
+    }
+  }
+}
+
+// Reads [offset, want) into buffer; returns bytes now valid (stops early at EOF).
+std::size_t read_into(int fd, std::vector<std::byte>& buffer, std::size_t offset, std::size_t want,
+                      int& err) {
+  if (buffer.size() < want) buffer.resize(want);
+  std::size_t got = offset;
+  while (got < want) {
+    const ssize_t n = ::pread(fd, buffer.data() + got, want - got, static_cast<off_t>(got));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    if (n == 0) break;  // the file shrank under us
+    got += static_cast<std::size_t>(n);
+  }
+  return got;
+}
+
+std::int64_t read_max_pid(std::vector<ObservationError>& errors) {
+  const char* path = "/proc/sys/kernel/pid_max";
+  UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    errors.push_back(make_error(path, "open", errno));
+    return kDefaultMaxPid;
+  }
+  char text[32] = {};
+  const ssize_t n = ::read(fd.get(), text, sizeof text - 1);
+  if (n < 0) {
+    errors.push_back(make_error(path, "read", errno));
+    return kDefaultMaxPid;
+  }
+  std::int64_t value = 0;
+  bool any = false;
+  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9' && value < (1LL << 40); ++i) {
+    value = value * 10 + (text[i] - '0');
+    any = true;
+  }
+  if (!any || value < 2) {
+    errors.push_back(ObservationError{path, "read", EINVAL, "not a number"});
+    return kDefaultMaxPid;
+  }
+  return value - 1;  // pid_max is one more than the largest pid handed out
+}
+
+// Per-worker buffers, reused for every namespace and file.
+struct Scratch {
+  std::vector<char> dirents;
+  std::vector<std::string> names;
+  std::vector<std::byte> region;
+};
+
+class Observer {
+ public:
+  Observer(const ObserveOptions& options, std::int64_t max_pid, int temp_fd)
+      : options_(options), max_pid_(max_pid), temp_fd_(temp_fd), euid_(::geteuid()) {}
+
+  // The namespace was lstat'ed, is a directory on the temp dir's mount: enter it.
+  void enter_namespace(NamespaceFacts& ns, Scratch& scratch) const {
+    UniqueFd dir(open_quietly(temp_fd_, ns.name.c_str(), kDirOpenFlags, ns.lstat->uid));
+    if (!dir.valid()) {
+      ns.errors.push_back(make_error(ns.path, "openat", errno));
+      return;
+    }
+    Stat opened;
+    if (const int err = stat_at(dir.get(), "", AT_EMPTY_PATH, opened); err != 0) {
+      ns.errors.push_back(make_error(ns.path, "statx", err));
+      return;
+    }
+    ns.opened = opened.inode;
+    ns.identity_matches =
+        ns.lstat && ns.lstat->dev == opened.inode.dev && ns.lstat->ino == opened.inode.ino;
+    if (!ns.identity_matches) {
+      // Replaced between lstat and open: its contents would describe another directory.
+      ns.errors.push_back(ObservationError{ns.path, "openat", 0, "replaced while being observed"});
+      return;
+    }
+    ns.access_acl = read_access_acl(dir.get(), opened.inode.mode, ns.path, ns.errors);
+    ns.default_acl = read_default_acl(dir.get(), ns.path, ns.errors);
+    ns.inode_flags = read_inode_flags(dir.get(), ns.path, ns.errors);
+    ns.volume = observe_volume(dir.get(), ns.inode_flags, ns.path, ns.errors);
+
+    scratch.names.clear();
+    if (const int err = list_directory(dir.get(), scratch.dirents, scratch.names); err != 0) {
+      ns.errors.push_back(make_error(ns.path, "getdents64", err));
+    }
+    std::sort(scratch.names.begin(), scratch.names.end());
+    ns.files.resize(scratch.names.size());
+    for (std::size_t i = 0; i < scratch.names.size(); ++i) {
+      FileFacts& file = ns.files[i];
+      file.name = std::move(scratch.names[i]);
+      file.path = join(ns.path, file.name);
+      observe_file(dir.get(), opened, file, scratch);
+    }
+  }
+
+ private:
+  void observe_file(int dirfd, const Stat& ns, FileFacts& file, Scratch& scratch) const {
+    file.pid_name = classify_pid_name(file.name, max_pid_);
+    Stat st;
+    if (const int err = stat_at(dirfd, file.name.c_str(), kEntryStatFlags, st); err != 0) {
+      file.errors.push_back(make_error(file.path, "statx", err));  // vanished, EACCES, ...
+      return;
+    }
+    file.lstat = st.inode;
+    file.crosses_mount = !same_mount(st.inode, st.mount_id, ns.inode, ns.mount_id);
+    // FIFOs, devices, sockets and links are never opened; nor is anything mounted over.
+    if (st.inode.kind != FileKind::regular || file.crosses_mount) return;
+
+    UniqueFd fd(open_quietly(dirfd, file.name.c_str(), kFileOpenFlags, st.inode.uid));
+    if (!fd.valid()) {
+      file.errors.push_back(make_error(file.path, "openat", errno));
+      return;
+    }
+    struct stat opened {};
+    if (::fstat(fd.get(), &opened) != 0) {
+      file.errors.push_back(make_error(file.path, "fstat", errno));
+      return;
+    }
+    file.opened = to_inode_facts(opened);
+    if (!S_ISREG(opened.st_mode)) return;  // swapped after the lstat: read nothing
+    file.access_acl = read_access_acl(fd.get(), file.opened->mode, file.path, file.errors);
+    const bool same_inode = file.opened->dev == st.inode.dev && file.opened->ino == st.inode.ino;
+    file.inode_flags = same_inode && st.inode_flags
+                           ? st.inode_flags
+                           : read_inode_flags(fd.get(), file.path, file.errors);
+    read_region(fd.get(), static_cast<std::uint64_t>(opened.st_size), file, scratch);
+  }
+
+  // The prologue first, then up to `used` bytes, never more than max_region_bytes or the
+  // file's size: a sparse terabyte file costs one 4 KiB read.
+  void read_region(int fd, std::uint64_t file_size, FileFacts& file, Scratch& scratch) const {
+    const std::size_t cap =
+        static_cast<std::size_t>(std::min<std::uint64_t>(file_size, options_.max_region_bytes));
+    if (cap == 0) {
+      if (options_.max_region_bytes > 0) file.region = RegionSummary{perfdata::parse_region({}), 0};
+      return;
+    }
+    int err = 0;
+    std::size_t got = read_into(fd, scratch.region, 0, std::min(cap, kFirstRead), err);
+    if (err == 0 && got == std::min(cap, kFirstRead)) {
+      const auto pro = perfdata::parse_prologue(std::span(scratch.region.data(), got));
+      if (pro.prologue && pro.prologue->used > 0 &&
+          static_cast<std::size_t>(pro.prologue->used) > got) {
+        const std::size_t want = std::min(cap, static_cast<std::size_t>(pro.prologue->used));
+        got = read_into(fd, scratch.region, got, want, err);
+      }
+    }
+    if (err != 0) file.errors.push_back(make_error(file.path, "pread", err));
+    file.region = RegionSummary{perfdata::parse_region(std::span(scratch.region.data(), got)), got};
+  }
+
+  // O_NOATIME where we may: as the owner, or with CAP_FOWNER. Once the kernel refused it
+  // for a file we do not own, later opens of others' files skip the attempt (an
+  // unprivileged audit would otherwise pay two opens per file).
+  int open_quietly(int dirfd, const char* name, int flags, std::uint32_t owner) const {
+    const bool ours = owner == euid_;
+    if (ours || !noatime_refused_.load(std::memory_order_relaxed)) {
+      const int fd = ::openat(dirfd, name, flags | O_NOATIME);
+      if (fd >= 0 || errno != EPERM) return fd;
+      if (!ours) noatime_refused_.store(true, std::memory_order_relaxed);
+    }
+    return ::openat(dirfd, name, flags);
+  }
+
+  const ObserveOptions& options_;
+  std::int64_t max_pid_;
+  int temp_fd_;
+  std::uint32_t euid_;
+  mutable std::atomic<bool> noatime_refused_{false};
+};
+
+// Opens the temp dir; fills lstat and the error list. Foreign roots resolve beneath root_fd.
+UniqueFd open_temp_dir(const RootSpec& spec, int root_fd, const std::string& display,
+                       TempRootFacts& facts) {
+  Stat lst;
+  int lstat_err = 0;
+  UniqueFd fd;
+  ObservationError err;
+  if (root_fd < 0) {
+    lstat_err = stat_at(AT_FDCWD, spec.temp_dir.c_str(), AT_SYMLINK_NOFOLLOW, lst);
+    fd.reset(open_noatime(AT_FDCWD, spec.temp_dir.c_str(), kDirOpenFlags));
+    if (!fd.valid()) err = make_error(display, "open", errno);
+  } else {
+    std::string_view path = spec.temp_dir;
+    while (path.starts_with('/')) path.remove_prefix(1);
+    while (path.ends_with('/')) path.remove_suffix(1);
+    const auto slash = path.rfind('/');
+    const std::string_view parent =
+        slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
+    const std::string base(slash == std::string_view::npos ? path : path.substr(slash + 1));
+    UniqueFd parent_fd = open_beneath(root_fd, parent, O_PATH | O_DIRECTORY, &err);
+    if (!parent_fd.valid()) {
+      lstat_err = err.code;
+    } else {
+      lstat_err = stat_at(parent_fd.get(), base.c_str(),
+                          base.empty() ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW, lst);
+    }
+    fd = open_beneath(root_fd, path, kDirOpenFlags | O_NOATIME, &err);
+    if (!fd.valid() && err.code == EPERM) fd = open_beneath(root_fd, path, kDirOpenFlags, &err);
+    if (!fd.valid()) err.path = display;
+  }
+  if (lstat_err == 0) {
+    facts.lstat = lst.inode;
+  } else {
+    facts.errors.push_back(make_error(display, "statx", lstat_err));
+  }
+  if (!fd.valid()) facts.errors.push_back(err);
+  return fd;
+}
+
+bool is_temp_dir_entry_of_interest(std::string_view name) {
+  return name.starts_with(kNamespacePrefix) || name.starts_with(kListenerPrefix) ||
+         name.starts_with(kTriggerPrefix);
+}
+
+unsigned worker_count(std::size_t work_items) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::min<std::size_t>({kMaxWorkers, hw, work_items}));
+}
+
+}  // namespace
+
+TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options) {
+  TempRootFacts facts;
+  facts.kind = spec.kind;
+  facts.platform = Platform::posix;
+  facts.root = spec.root;
+  facts.temp_dir = spec.temp_dir;
+  facts.container = spec.container;
+  // The host kernel hands out the pids, also for containers and foreign roots.
+  facts.max_pid = read_max_pid(facts.errors);
+
+  const bool foreign = spec.kind == RootKind::root || spec.kind == RootKind::container;
+  UniqueFd root_fd;
+  std::string display = spec.temp_dir;
+  if (foreign) {
+    // The root itself is followed: /proc/<pid>/root is a link by design.
+    root_fd.reset(::open(spec.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!root_fd.valid()) {
+      facts.errors.push_back(make_error(spec.root, "open", errno));
+      return facts;
+    }
+    std::string_view root = spec.root;
+    while (root.size() > 1 && root.ends_with('/')) root.remove_suffix(1);
+    if (root != "/")
+      display = std::string(root) + (spec.temp_dir.starts_with('/') ? "" : "/") + spec.temp_dir;
+  }
+
+  UniqueFd temp = open_temp_dir(spec, root_fd.get(), display, facts);
+  if (!temp.valid()) return facts;
+  Stat temp_stat;
+  if (const int err = stat_at(temp.get(), "", AT_EMPTY_PATH, temp_stat); err != 0) {
+    facts.errors.push_back(make_error(display, "statx", err));
+    return facts;
+  }
+  facts.opened = temp_stat.inode;
+  const auto temp_flags = read_inode_flags(temp.get(), display, facts.errors);
+  facts.volume = observe_volume(temp.get(), temp_flags, display, facts.errors);
+
+  // Enumerate once; keep only namespace and attach names.
+  Scratch main_scratch;
+  std::vector<std::string> names;
+  if (const int err =
+          list_directory(temp.get(), main_scratch.dirents, names, is_temp_dir_entry_of_interest);
+      err != 0) {
+    facts.errors.push_back(make_error(display, "getdents64", err));
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<std::size_t> to_enter;
+  for (auto& name : names) {
+    const std::string_view n = name;
+    if (n.starts_with(kNamespacePrefix)) {
+      NamespaceFacts& ns = facts.namespaces.emplace_back();
+      ns.name = std::move(name);
+      ns.user_suffix = ns.name.substr(kNamespacePrefix.size());
+      ns.path = join(display, ns.name);
+      Stat st;
+      if (const int err = stat_at(temp.get(), ns.name.c_str(), kEntryStatFlags, st); err != 0) {
+        ns.errors.push_back(make_error(ns.path, "statx", err));
+        continue;
+      }
+      ns.lstat = st.inode;
+      ns.crosses_mount = !same_mount(st.inode, st.mount_id, temp_stat.inode, temp_stat.mount_id);
+      if (ns.crosses_mount && st.inode.kind == FileKind::directory) {
+        ns.errors.push_back(
+            ObservationError{ns.path, "openat", EXDEV, "on another mount: not entered"});
+      } else if (st.inode.kind == FileKind::directory) {
+        to_enter.push_back(facts.namespaces.size() - 1);
+      }
+    } else if (n.starts_with(kListenerPrefix) || n.starts_with(kTriggerPrefix)) {
+      AttachFacts& a = facts.attach_files.emplace_back();
+      const bool listener = n.starts_with(kListenerPrefix);
+      a.kind = listener ? AttachFacts::Kind::listener_socket : AttachFacts::Kind::trigger_file;
+      a.pid = classify_pid_name(n.substr(listener ? kListenerPrefix.size() : kTriggerPrefix.size()),
+                                facts.max_pid)
+                  .pid;
+      a.name = std::move(name);
+      a.path = join(display, a.name);
+      Stat st;
+      if (const int err = stat_at(temp.get(), a.name.c_str(), kEntryStatFlags, st); err != 0) {
+        a.errors.push_back(make_error(a.path, "statx", err));
+      } else {
+        a.lstat = st.inode;
+      }
+    }
+  }
+
+  // Enter the namespaces, shared between workers by an atomic cursor.
+  const Observer observer(options, facts.max_pid, temp.get());
+  std::atomic<std::size_t> next{0};
+  auto work = [&](Scratch& scratch) {
+    for (;;) {
+      const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= to_enter.size()) break;
+      observer.enter_namespace(facts.namespaces[to_enter[i]], scratch);
+    }
+  };
+  std::vector<std::thread> helpers;
+  std::vector<Scratch> helper_scratch(std::max(1u, worker_count(to_enter.size())) - 1);
+  for (auto& scratch : helper_scratch) {
+    try {
+      helpers.emplace_back(work, std::ref(scratch));
+    } catch (const std::system_error&) {
+      break;  // no thread: this one does all the work
+    }
+  }
+  work(main_scratch);
+  for (auto& t : helpers) t.join();
+
+  // Users, after the workers: the database caches and is not shared between threads.
+  auto users = foreign ? root_user_database_at(root_fd.get(), spec.root) : host_user_database();
+  bool reported = false;
+  for (auto& ns : facts.namespaces) {
+    ns.user = users->find_user(ns.user_suffix);
+    ns.user_lookup_failed = users->failed();
+    if (ns.user_lookup_failed && !reported) {
+      if (auto e = users->error()) facts.errors.push_back(std::move(*e));
+      reported = true;
+    }
+  }
+  return facts;
+}
+
+}  // namespace hsperfguard::platform

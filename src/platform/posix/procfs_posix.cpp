@@ -1,0 +1,247 @@
+#include "platform/posix/procfs_posix.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "platform/posix/posix_util.hpp"
+
+namespace hsperfguard::platform {
+namespace {
+
+constexpr int kProcDirFlags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+
+// The process exited while we read it: its /proc files answer ESRCH or vanish.
+bool vanished(int err) { return err == ESRCH || err == ENOENT; }
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+int readlink_at(int dirfd, const char* name, std::string& out) {
+  char buf[256];
+  const ssize_t n = ::readlinkat(dirfd, name, buf, sizeof buf);
+  if (n < 0) return errno;
+  out.assign(buf, static_cast<std::size_t>(n));
+  return 0;
+}
+
+}  // namespace
+
+int read_proc_file(int dirfd, const char* name, std::string& out) {
+  UniqueFd fd(::openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) return errno;
+  // /proc files report size 0: read until EOF into a buffer that only grows.
+  if (out.capacity() < 16384) out.reserve(16384);
+  out.resize(out.capacity());
+  std::size_t got = 0;
+  for (;;) {
+    if (got == out.size()) out.resize(out.size() * 2);
+    const ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      out.clear();
+      return err;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  return 0;
+}
+
+procfs::FileId file_id(std::uint64_t dev, std::uint64_t ino) {
+  const auto d = static_cast<dev_t>(dev);
+  return {static_cast<std::uint32_t>(major(d)), static_cast<std::uint32_t>(minor(d)), ino};
+}
+
+std::optional<LockTable> LockTable::read(const char* path, ObservationError* err) {
+  std::string text;
+  const int e = read_proc_file(AT_FDCWD, path, text);
+  if (e != 0) {
+    if (err != nullptr) *err = make_error(path, "read", e);
+    return std::nullopt;
+  }
+  return parse(text);
+}
+
+LockTable LockTable::parse(std::string_view text) {
+  LockTable table;
+  const procfs::LocksParse parsed = procfs::parse_locks(text);
+  table.malformed_ = parsed.malformed;
+  for (const auto& lock : parsed.held) {
+    Holder holder{std::string(lock.kind) + " " + std::string(lock.access), lock.pid};
+    table.by_inode_.try_emplace(lock.file.ino, holder);
+    table.by_file_.try_emplace(lock.file, std::move(holder));
+  }
+  return table;
+}
+
+LockTable::Lookup LockTable::find(std::uint64_t dev, std::uint64_t ino) const {
+  if (auto it = by_file_.find(file_id(dev, ino)); it != by_file_.end()) return {&it->second, false};
+  if (auto it = by_inode_.find(ino); it != by_inode_.end()) return {&it->second, true};
+  return {};
+}
+
+ProcReader::ProcReader(std::string proc) : proc_(std::move(proc)) {
+  clk_tck_ = ::sysconf(_SC_CLK_TCK);
+  if (read_proc_file(AT_FDCWD, (proc_ + "/stat").c_str(), buffer_) == 0) {
+    btime_sec_ = procfs::parse_btime(buffer_);
+  }
+}
+
+ProcessRecord ProcReader::read(std::int32_t pid) {
+  using Existence = ProcessFacts::Existence;
+  ProcessRecord record;
+  ProcessFacts& f = record.facts;
+  f.pid = pid;
+  if (pid <= 0) {
+    f.existence = Existence::gone;  // kill(0 or -n) would address groups: no JVM has such a pid
+    return record;
+  }
+  const std::string dir = proc_ + "/" + std::to_string(pid);
+  if (::kill(pid, 0) == 0) {
+    f.existence = Existence::alive;
+  } else if (errno == ESRCH) {
+    f.existence = Existence::gone;
+    return record;
+  } else if (errno == EPERM) {
+    f.existence = Existence::no_permission;
+  } else {
+    f.error = make_error(dir, "kill", errno);
+    return record;
+  }
+
+  std::vector<ObservationError> errors;
+  std::optional<ObservationError> maps_error;
+  bool exited = false;
+  UniqueFd d(::open(dir.c_str(), kProcDirFlags));
+  if (!d.valid()) {
+    exited = vanished(errno);
+    errors.push_back(make_error(dir, "open", errno));
+  } else {
+    if (const int e = read_proc_file(d.get(), "stat", buffer_); e != 0) {
+      exited = exited || vanished(e);
+      errors.push_back(make_error(dir + "/stat", "read", e));
+    } else if (const auto stat = procfs::parse_stat(buffer_)) {
+      if (btime_sec_) f.start_time_ms = procfs::start_time_ms(*btime_sec_, stat->start_ticks, clk_tck_);
+      if (!f.start_time_ms) errors.push_back(ObservationError{proc_ + "/stat", "read", 0, "no btime"});
+    } else {
+      errors.push_back(ObservationError{dir + "/stat", "read", 0, "unparseable"});
+    }
+
+    if (const int e = read_proc_file(d.get(), "status", buffer_); e != 0) {
+      exited = exited || vanished(e);
+      errors.push_back(make_error(dir + "/status", "read", e));
+    } else {
+      procfs::StatusFields status = procfs::parse_status(buffer_);
+      f.real_uid = status.real_uid;
+      f.ns_pids = std::move(status.ns_pids);
+    }
+
+    std::string mnt;
+    if (const int e = readlink_at(d.get(), "ns/mnt", mnt); e != 0) {
+      exited = exited || vanished(e);
+      errors.push_back(make_error(dir + "/ns/mnt", "readlink", e));
+    } else {
+      f.mount_namespace = std::move(mnt);
+    }
+
+    // Another user's maps need ptrace read access: EACCES is the usual answer for non-root.
+    if (const int e = read_proc_file(d.get(), "maps", buffer_); e != 0) {
+      exited = exited || vanished(e);
+      maps_error = make_error(dir + "/maps", "read", e);
+    } else {
+      procfs::MapsSummary maps = procfs::parse_maps(buffer_);
+      if (maps.lines == 0) {
+        // A zombie or a kernel thread has no address space: "maps nothing" proves nothing.
+        maps_error = ObservationError{dir + "/maps", "read", 0, "no address space"};
+      } else {
+        f.maps_libjvm = maps.libjvm;
+        record.mapped = std::move(maps.files);
+      }
+    }
+  }
+  if (exited && ::kill(pid, 0) != 0 && errno == ESRCH) {
+    // Gone while we looked: the reads above describe nothing alive.
+    ProcessRecord gone;
+    gone.facts.pid = pid;
+    gone.facts.existence = Existence::gone;
+    return gone;
+  }
+  if (maps_error) {
+    f.error = std::move(maps_error);
+  } else if (!errors.empty()) {
+    f.error = std::move(errors.front());
+  }
+  return record;
+}
+
+NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespace) {
+  NamespaceIndex index;
+  UniqueFd proc(::open(proc_.c_str(), kProcDirFlags));
+  if (!proc.valid()) {
+    index.errors.push_back(make_error(proc_, "open", errno));
+    return index;
+  }
+  std::vector<char> dirents(64 * 1024);
+  std::string mnt;
+  std::string status_text;
+  bool complete = true;
+  for (;;) {
+    const ssize_t n = ::getdents64(proc.get(), dirents.data(), dirents.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      index.errors.push_back(make_error(proc_, "getdents64", errno));
+      complete = false;
+      break;
+    }
+    if (n == 0) break;
+    for (std::size_t at = 0; at < static_cast<std::size_t>(n);) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(dirents.data() + at);
+      at += d->d_reclen;
+      const std::string_view name(d->d_name);
+      if (!all_digits(name) || name.size() > 9) continue;
+      const std::string pid_dir(name);
+      const int link_err = readlink_at(proc.get(), (pid_dir + "/ns/mnt").c_str(), mnt);
+      if (link_err != 0 && vanished(link_err)) continue;  // exited since the listing
+      if (link_err == 0 && mnt != mount_namespace) continue;
+      // In the namespace, or unplaceable (ns links need ptrace access): its NSpid decides.
+      const int status_err = read_proc_file(proc.get(), (pid_dir + "/status").c_str(), status_text);
+      if (status_err != 0 && vanished(status_err)) continue;
+      const procfs::StatusFields status =
+          status_err == 0 ? procfs::parse_status(status_text) : procfs::StatusFields{};
+      if (link_err != 0 && index.errors.size() < 8) {
+        index.errors.push_back(make_error(proc_ + "/" + pid_dir + "/ns/mnt", "readlink", link_err));
+      }
+      if (status.ns_pids.empty()) {
+        // No NSpid (a kernel before 4.1, or an unreadable status): it could be anyone.
+        complete = false;
+        if (status_err != 0 && index.errors.size() < 8) {
+          index.errors.push_back(make_error(proc_ + "/" + pid_dir + "/status", "read", status_err));
+        }
+        continue;
+      }
+      if (link_err != 0) {
+        index.uncertain_nspids.insert(status.ns_pids.back());
+        continue;
+      }
+      std::int32_t host_pid = 0;
+      for (const char c : name) host_pid = host_pid * 10 + (c - '0');
+      index.host_pids_by_nspid[status.ns_pids.back()].push_back(host_pid);
+    }
+  }
+  index.complete = complete;
+  return index;
+}
+
+}  // namespace hsperfguard::platform

@@ -1,0 +1,99 @@
+// Readers of Linux /proc for liveness evidence: the lock table, one process's stat, status,
+// mount namespace and maps, and the processes of one mount namespace. Parsing is in
+// procfs_parse.hpp (pure); this file only reads, and turns errors into facts.
+//
+// Devices: /proc/locks and maps print the device of the file's superblock, which is stat's
+// st_dev on ext4 and tmpfs. It is not on btrfs (stat reports the subvolume's anonymous
+// device) nor on overlayfs, where maps show the upper layer's file (another device, same
+// inode number when the upper layer is not shared). Lookups therefore also report a match
+// by inode number alone, which callers treat as "in use": a false match only keeps a file.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "facts.hpp"
+#include "procfs_parse.hpp"
+
+namespace hsperfguard::platform {
+
+// Reads all of `name` (relative to `dirfd`) into `out`. Returns 0 or an errno.
+int read_proc_file(int dirfd, const char* name, std::string& out);
+
+procfs::FileId file_id(std::uint64_t dev, std::uint64_t ino);
+
+// Held locks by file, from one reading of /proc/locks.
+class LockTable {
+ public:
+  struct Holder {
+    std::string kind;  // "FLOCK WRITE", "POSIX READ", "OFDLCK WRITE", ...
+    std::optional<std::int32_t> pid;
+  };
+  struct Lookup {
+    const Holder* holder = nullptr;  // null: no lock on this file
+    bool inode_only = false;         // found by inode number, on another device
+  };
+
+  // Reads the table at `path`; nullopt (and `err`) when it cannot be read.
+  static std::optional<LockTable> read(const char* path, ObservationError* err);
+  static LockTable parse(std::string_view text);
+
+  Lookup find(std::uint64_t dev, std::uint64_t ino) const;
+  std::size_t size() const { return by_file_.size(); }
+  std::size_t malformed_lines() const { return malformed_; }
+
+ private:
+  struct FileHash {
+    std::size_t operator()(const procfs::FileId& f) const noexcept {
+      return std::hash<std::uint64_t>{}(f.ino * 0x9e3779b97f4a7c15ull ^ (std::uint64_t{f.major} << 32 | f.minor));
+    }
+  };
+  std::unordered_map<procfs::FileId, Holder, FileHash> by_file_;  // the first holder of each file
+  std::unordered_map<std::uint64_t, Holder> by_inode_;
+  std::size_t malformed_ = 0;
+};
+
+// One process, as read once per run.
+struct ProcessRecord {
+  ProcessFacts facts;  // maps_backing_file left unset: that is a per-file question
+  std::optional<std::vector<procfs::FileId>> mapped;  // nullopt: maps unreadable or empty
+};
+
+// Host processes whose mount namespace is one container's, by their innermost pid.
+struct NamespaceIndex {
+  std::unordered_map<std::int32_t, std::vector<std::int32_t>> host_pids_by_nspid;
+  // Innermost pids of processes whose mount namespace could not be read (EACCES): one of
+  // them might be in the container, so for these pids the search is not complete.
+  std::unordered_set<std::int32_t> uncertain_nspids;
+  bool complete = false;  // every process was placed, in or out, or at least its NSpid known
+  std::vector<ObservationError> errors;
+
+  // Whether "no candidate" proves that no process of the namespace has this innermost pid.
+  bool complete_for(std::int32_t nspid) const { return complete && !uncertain_nspids.contains(nspid); }
+};
+
+class ProcReader {
+ public:
+  // Reads btime and the clock tick rate; errors show up in each record's start time.
+  explicit ProcReader(std::string proc = "/proc");
+
+  // kill(pid, 0), then /proc/<pid>/{stat,status,ns/mnt,maps} through one directory fd.
+  ProcessRecord read(std::int32_t pid);
+  // One pass over /proc: readlink <pid>/ns/mnt, and status of those that match.
+  NamespaceIndex scan_mount_namespace(const std::string& mount_namespace);
+
+ private:
+  std::string proc_;
+  std::optional<std::int64_t> btime_sec_;
+  std::int64_t clk_tck_ = 0;
+  std::string buffer_;  // reused for every file read
+};
+
+}  // namespace hsperfguard::platform

@@ -1,0 +1,121 @@
+#include <windows.h>
+
+#include <algorithm>
+#include <string_view>
+
+#include "pid_name.hpp"
+#include "platform/files.hpp"
+#include "platform/windows/win_util.hpp"
+
+namespace hsperfguard::platform {
+
+using win::narrow;
+using win::UniqueHandle;
+using win::widen;
+
+FileRead read_regular_file(const std::string& path, std::size_t max_bytes) {
+  FileRead out;
+  const std::wstring wide = widen(path);
+  // The entry's own attributes first: a reparse point is refused before anything opens it
+  // (wine resolves links even under FILE_FLAG_OPEN_REPARSE_POINT, Windows does not).
+  WIN32_FILE_ATTRIBUTE_DATA entry{};
+  if (!::GetFileAttributesExW(wide.c_str(), GetFileExInfoStandard, &entry)) {
+    out.error = win::make_error(path, "GetFileAttributesExW", ::GetLastError());
+    return out;
+  }
+  if ((entry.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0) {
+    out.error = ObservationError{path, "GetFileAttributesExW", 0, "a reparse point (symbolic link or junction)"};
+    return out;
+  }
+  // Share everything so that a running JVM (which holds its file open) is never disturbed;
+  // BACKUP_SEMANTICS lets a directory open so it can be refused by its facts below.
+  UniqueHandle file(::CreateFileW(wide.c_str(), FILE_READ_DATA | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                                  FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                                  OPEN_EXISTING,
+                                  FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+  if (!file.valid()) {
+    out.error = win::make_error(path, "CreateFileW", ::GetLastError());
+    return out;
+  }
+  ObservationError error;
+  out.stat = win::inode_facts_of(file.get(), path, &error);
+  if (!out.stat) {
+    out.error = error;
+    return out;
+  }
+  if (out.stat->kind != FileKind::regular || ::GetFileType(file.get()) != FILE_TYPE_DISK) {
+    out.error = ObservationError{path, "GetFileInformationByHandle", 0, "not a regular file"};
+    return out;
+  }
+  const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(out.stat->size, max_bytes));
+  out.bytes.resize(want);
+  std::size_t got = 0;
+  while (got < want) {
+    const DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(want - got, 1u << 20));
+    DWORD n = 0;
+    if (!::ReadFile(file.get(), out.bytes.data() + got, chunk, &n, nullptr)) {
+      out.error = win::make_error(path, "ReadFile", ::GetLastError());
+      break;
+    }
+    if (n == 0) break;  // shrank while we read
+    got += n;
+  }
+  out.bytes.resize(got);
+  return out;
+}
+
+std::string default_temp_dir() {
+  // GetTempPathW: TMP, TEMP, USERPROFILE, then the Windows directory, as the JVM does.
+  std::wstring buffer(MAX_PATH + 1, L'\0');
+  DWORD length = ::GetTempPathW(static_cast<DWORD>(buffer.size()), buffer.data());
+  if (length > buffer.size()) {
+    buffer.resize(length);
+    length = ::GetTempPathW(static_cast<DWORD>(buffer.size()), buffer.data());
+  }
+  if (length == 0 || length > buffer.size()) return "C:\\Windows\\Temp";
+  buffer.resize(length);
+  // "C:\Users\x\AppData\Local\Temp\" -> without the trailing separator, but keep "C:\".
+  if (buffer.size() > 3 && (buffer.back() == L'\\' || buffer.back() == L'/')) buffer.pop_back();
+  return narrow(buffer);
+}
+
+std::vector<std::string> find_backing_files(const std::string& temp_dir, std::int32_t pid) {
+  struct Candidate {
+    std::string path;
+    std::uint64_t mtime;
+  };
+  std::vector<Candidate> found;
+  const std::wstring temp = widen(temp_dir);
+  const std::wstring file = widen(pid_to_filename(pid));
+  WIN32_FIND_DATAW entry{};
+  win::UniqueFind search(::FindFirstFileExW(win::join(temp, L"*").c_str(), FindExInfoBasic, &entry,
+                                            FindExSearchNameMatch, nullptr, 0));
+  if (!search.valid()) return {};
+  do {
+    const std::wstring_view name = entry.cFileName;
+    // Case-insensitive like the file system the JVM creates it on.
+    if (name.size() < 11 || ::CompareStringOrdinal(name.data(), 11, L"hsperfdata_", 11, TRUE) != CSTR_EQUAL) {
+      continue;
+    }
+    if ((entry.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0 ||
+        (entry.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) == 0) {
+      continue;
+    }
+    const std::wstring candidate = win::join(win::join(temp, std::wstring(name)), file);
+    WIN32_FILE_ATTRIBUTE_DATA info{};
+    if (!::GetFileAttributesExW(candidate.c_str(), GetFileExInfoStandard, &info)) continue;
+    if ((info.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT |
+                                  FILE_ATTRIBUTE_DEVICE)) != 0) {
+      continue;
+    }
+    found.push_back({narrow(candidate), (static_cast<std::uint64_t>(info.ftLastWriteTime.dwHighDateTime) << 32) |
+                                            info.ftLastWriteTime.dwLowDateTime});
+  } while (::FindNextFileW(search.get(), &entry));
+  std::sort(found.begin(), found.end(),
+            [](const Candidate& a, const Candidate& b) { return a.mtime > b.mtime; });
+  std::vector<std::string> paths;
+  for (auto& c : found) paths.push_back(std::move(c.path));
+  return paths;
+}
+
+}  // namespace hsperfguard::platform

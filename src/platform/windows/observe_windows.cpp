@@ -1,0 +1,268 @@
+// Observation of a Windows temp dir: the hsperfdata_* namespaces, their security
+// descriptors, volumes and backing files. Read-only; never follows a reparse point.
+//
+// A listing entry (FindFirstFileExW) describes the entry itself, like lstat; an opened
+// handle (FILE_FLAG_OPEN_REPARSE_POINT) is the fstat. Both are recorded and compared, so
+// that an entry replaced between listing and opening shows up as an identity mismatch.
+#include <windows.h>
+
+#include <algorithm>
+#include <limits>
+#include <span>
+#include <string_view>
+
+#include "perfdata.hpp"
+#include "pid_name.hpp"
+#include "platform/observe.hpp"
+#include "platform/windows/security_windows.hpp"
+#include "platform/windows/volume_windows.hpp"
+#include "platform/windows/win_util.hpp"
+
+namespace hsperfguard::platform {
+
+namespace {
+
+using win::narrow;
+using win::UniqueHandle;
+using win::widen;
+
+constexpr std::wstring_view kNamespacePrefix = L"hsperfdata_";
+constexpr DWORD kShareAll = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+constexpr DWORD kNoFollow = FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS;
+
+bool is_namespace_name(std::wstring_view name) {
+  // NTFS names are case-insensitive: "HSPERFDATA_bob" is the JVM's directory for "bob".
+  return name.size() >= kNamespacePrefix.size() &&
+         ::CompareStringOrdinal(name.data(), static_cast<int>(kNamespacePrefix.size()),
+                                kNamespacePrefix.data(), static_cast<int>(kNamespacePrefix.size()),
+                                TRUE) == CSTR_EQUAL;
+}
+
+bool is_dot_or_dotdot(std::wstring_view name) { return name == L"." || name == L".."; }
+
+// Calls `visit` for every entry of `dir` except "." and "..". Returns the error, if any.
+template <typename Visit>
+std::optional<ObservationError> list_directory(const std::wstring& dir, Visit visit) {
+  WIN32_FIND_DATAW entry{};
+  win::UniqueFind search(::FindFirstFileExW(win::join(dir, L"*").c_str(), FindExInfoBasic, &entry,
+                                            FindExSearchNameMatch, nullptr, FIND_FIRST_EX_LARGE_FETCH));
+  if (!search.valid()) {
+    const DWORD error = ::GetLastError();
+    if (error == ERROR_FILE_NOT_FOUND) return std::nullopt;  // an empty volume root
+    return win::make_error(narrow(dir), "FindFirstFileExW", error);
+  }
+  do {
+    if (!is_dot_or_dotdot(entry.cFileName)) visit(entry);
+  } while (::FindNextFileW(search.get(), &entry));
+  const DWORD error = ::GetLastError();
+  if (error != ERROR_NO_MORE_FILES) return win::make_error(narrow(dir), "FindNextFileW", error);
+  return std::nullopt;
+}
+
+bool same_entry(const InodeFacts& listed, const InodeFacts& opened) {
+  constexpr DWORD kIdentity = FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT;
+  return listed.kind == opened.kind &&
+         (listed.windows_attributes.value_or(0) & kIdentity) == (opened.windows_attributes.value_or(0) & kIdentity);
+}
+
+// Extends `bytes` to `want` bytes read from offset bytes.size(). A short file is not an
+// error (it may shrink while we read); a failed read is, and returns false.
+bool read_more(HANDLE file, std::vector<std::byte>& bytes, std::size_t want, const std::string& path,
+               std::vector<ObservationError>& errors) {
+  while (bytes.size() < want) {
+    const std::size_t have = bytes.size();
+    bytes.resize(want);
+    OVERLAPPED at{};
+    at.Offset = static_cast<DWORD>(have);
+    at.OffsetHigh = static_cast<DWORD>(static_cast<std::uint64_t>(have) >> 32);
+    DWORD n = 0;
+    const bool ok = ::ReadFile(file, bytes.data() + have, static_cast<DWORD>(want - have), &n, &at);
+    const DWORD error = ok ? ERROR_SUCCESS : ::GetLastError();
+    bytes.resize(have + n);
+    if (!ok && error != ERROR_HANDLE_EOF) {
+      errors.push_back(win::make_error(path, "ReadFile", error));
+      return false;
+    }
+    if (n == 0) break;
+  }
+  return true;
+}
+
+// The prologue's `used` field (offset 8, in the byte order given at offset 4), read
+// directly: parse_prologue rejects a `used` beyond the bytes it was given, and only the
+// prologue has been read when this is needed.
+std::uint32_t prologue_used(std::span<const std::byte> prologue) {
+  const bool little = prologue[4] == std::byte{1};
+  std::uint32_t used = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto b = static_cast<std::uint32_t>(prologue[8 + i]);
+    used |= little ? b << (8 * i) : b << (8 * (3 - i));
+  }
+  return used;
+}
+
+// Reads the region prefix: the prologue, then up to `used` bytes (never more than
+// `max_bytes` or the file size), so that a huge or sparse file is never read whole.
+std::optional<RegionSummary> read_region(HANDLE file, std::uint64_t size, std::size_t max_bytes,
+                                         const std::string& path, std::vector<ObservationError>& errors) {
+  const auto limit = static_cast<std::size_t>(std::min<std::uint64_t>(size, max_bytes));
+  std::vector<std::byte> bytes;
+  if (!read_more(file, bytes, std::min(limit, perfdata::kPrologueSize), path, errors)) return std::nullopt;
+  std::size_t want = limit;
+  if (bytes.size() == perfdata::kPrologueSize) {
+    const std::uint32_t used = prologue_used(bytes);
+    if (used >= perfdata::kPrologueSize && used <= limit) want = used;
+  }
+  if (!read_more(file, bytes, want, path, errors)) return std::nullopt;
+  RegionSummary summary;
+  summary.bytes_read = bytes.size();
+  summary.region = perfdata::parse_region(bytes);
+  return summary;
+}
+
+FileFacts observe_file(const std::wstring& ns_path, const WIN32_FIND_DATAW& entry,
+                       const NamespaceFacts& ns, std::int64_t max_pid, const ObserveOptions& options) {
+  FileFacts file;
+  const std::wstring wide_path = win::join(ns_path, entry.cFileName);
+  file.name = narrow(entry.cFileName);
+  file.path = narrow(wide_path);
+  file.lstat = win::to_inode_facts(entry);
+  file.pid_name = classify_pid_name(file.name, max_pid);
+  if (file.lstat->kind == FileKind::symlink) return file;  // never followed
+
+  // Read access to the data is optional: without it, the descriptor and facts still count.
+  const DWORD metadata = READ_CONTROL | FILE_READ_ATTRIBUTES | SYNCHRONIZE;
+  const bool want_data = file.lstat->kind == FileKind::regular && options.max_region_bytes > 0;
+  UniqueHandle handle;
+  if (want_data) {
+    handle.reset(::CreateFileW(wide_path.c_str(), metadata | FILE_READ_DATA, kShareAll, nullptr,
+                               OPEN_EXISTING, kNoFollow, nullptr));
+  }
+  bool have_data = handle.valid();
+  if (!handle.valid()) {
+    handle.reset(::CreateFileW(wide_path.c_str(), metadata, kShareAll, nullptr, OPEN_EXISTING,
+                               kNoFollow, nullptr));
+  }
+  if (!handle.valid()) {
+    file.errors.push_back(win::make_error(file.path, "CreateFileW", ::GetLastError()));
+    return file;
+  }
+  ObservationError error;
+  file.opened = win::inode_facts_of(handle.get(), file.path, &error);
+  if (!file.opened) {
+    file.errors.push_back(error);
+    return file;
+  }
+  if (!same_entry(*file.lstat, *file.opened)) have_data = false;  // replaced: do not read it
+  if (ns.opened) file.crosses_mount = file.opened->dev != ns.opened->dev;
+  file.security = win::read_security(handle.get(), file.path, &error);
+  if (!file.security) file.errors.push_back(error);
+  if (have_data && file.opened->kind == FileKind::regular && ::GetFileType(handle.get()) == FILE_TYPE_DISK) {
+    file.region = read_region(handle.get(), file.opened->size, options.max_region_bytes, file.path,
+                              file.errors);
+  }
+  return file;
+}
+
+NamespaceFacts observe_namespace(const TempRootFacts& root, const std::wstring& temp,
+                                 const WIN32_FIND_DATAW& entry, const ObserveOptions& options) {
+  NamespaceFacts ns;
+  const std::wstring wide_path = win::join(temp, entry.cFileName);
+  ns.name = narrow(entry.cFileName);
+  ns.user_suffix = ns.name.substr(kNamespacePrefix.size());
+  ns.path = narrow(wide_path);
+  ns.lstat = win::to_inode_facts(entry);
+
+  const win::AccountLookup account = win::lookup_account(ns.user_suffix);
+  if (account.found) {
+    ns.user = UserFacts{ns.user_suffix, std::nullopt, std::nullopt, account.sid};
+  } else if (account.error) {
+    ns.user_lookup_failed = true;
+    ns.errors.push_back(*account.error);
+  }
+
+  // A reparse point (symlink, junction, mount point) is reported, never entered.
+  if (ns.lstat->kind != FileKind::directory) return ns;
+
+  UniqueHandle handle(::CreateFileW(wide_path.c_str(),
+                                    READ_CONTROL | FILE_READ_ATTRIBUTES | FILE_LIST_DIRECTORY | SYNCHRONIZE,
+                                    kShareAll, nullptr, OPEN_EXISTING, kNoFollow, nullptr));
+  if (!handle.valid()) {
+    ns.errors.push_back(win::make_error(ns.path, "CreateFileW", ::GetLastError()));
+    return ns;
+  }
+  ObservationError error;
+  ns.opened = win::inode_facts_of(handle.get(), ns.path, &error);
+  if (!ns.opened) {
+    ns.errors.push_back(error);
+    return ns;
+  }
+  ns.identity_matches = same_entry(*ns.lstat, *ns.opened);
+  if (root.opened) ns.crosses_mount = ns.opened->dev != root.opened->dev;
+  ns.security = win::read_security(handle.get(), ns.path, &error);
+  if (!ns.security) ns.errors.push_back(error);
+  std::optional<ObservationError> volume_error;
+  ns.volume = win::observe_volume(ns.path, &volume_error);
+  if (volume_error) ns.errors.push_back(*volume_error);
+  if (!ns.identity_matches) return ns;  // whatever is there now is not what was listed
+
+  const auto list_error = list_directory(wide_path, [&](const WIN32_FIND_DATAW& file_entry) {
+    ns.files.push_back(observe_file(wide_path, file_entry, ns, root.max_pid, options));
+  });
+  if (list_error) ns.errors.push_back(*list_error);
+  return ns;
+}
+
+}  // namespace
+
+TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options) {
+  TempRootFacts root;
+  root.kind = spec.kind;
+  root.platform = Platform::windows;
+  root.root = spec.root;
+  root.temp_dir = spec.temp_dir;
+  root.container = spec.container;
+  // Windows process ids are 32-bit values (multiples of 4 in practice); HotSpot's name
+  // test narrows to int, so that is the largest name a JVM can produce.
+  root.max_pid = std::numeric_limits<std::int32_t>::max();
+
+  const std::wstring temp = widen(spec.temp_dir);
+  WIN32_FILE_ATTRIBUTE_DATA attributes{};
+  if (!::GetFileAttributesExW(temp.c_str(), GetFileExInfoStandard, &attributes)) {
+    root.errors.push_back(win::make_error(spec.temp_dir, "GetFileAttributesExW", ::GetLastError()));
+    return root;
+  }
+  InodeFacts listed;
+  listed.kind = win::kind_from_attributes(attributes.dwFileAttributes);
+  listed.size = (static_cast<std::uint64_t>(attributes.nFileSizeHigh) << 32) | attributes.nFileSizeLow;
+  listed.mtime = win::to_timestamp(attributes.ftLastWriteTime);
+  listed.atime = win::to_timestamp(attributes.ftLastAccessTime);
+  listed.windows_attributes = attributes.dwFileAttributes;
+  root.lstat = listed;
+
+  UniqueHandle handle(::CreateFileW(temp.c_str(), FILE_READ_ATTRIBUTES | SYNCHRONIZE, kShareAll, nullptr,
+                                    OPEN_EXISTING, kNoFollow, nullptr));
+  if (handle.valid()) {
+    ObservationError error;
+    root.opened = win::inode_facts_of(handle.get(), spec.temp_dir, &error);
+    if (!root.opened) root.errors.push_back(error);
+  } else {
+    root.errors.push_back(win::make_error(spec.temp_dir, "CreateFileW", ::GetLastError()));
+  }
+  std::optional<ObservationError> volume_error;
+  root.volume = win::observe_volume(spec.temp_dir, &volume_error);
+  if (volume_error) root.errors.push_back(*volume_error);
+  if (listed.kind != FileKind::directory) return root;  // a reparse point is not entered
+
+  const auto list_error = list_directory(temp, [&](const WIN32_FIND_DATAW& entry) {
+    if (is_namespace_name(entry.cFileName)) {
+      root.namespaces.push_back(observe_namespace(root, temp, entry, options));
+    }
+  });
+  if (list_error) root.errors.push_back(*list_error);
+  std::sort(root.namespaces.begin(), root.namespaces.end(),
+            [](const NamespaceFacts& a, const NamespaceFacts& b) { return a.name < b.name; });
+  return root;
+}
+
+}  // namespace hsperfguard::platform

@@ -1,0 +1,186 @@
+#include "platform/windows/security_windows.hpp"
+
+#include <aclapi.h>
+#include <sddl.h>
+
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "platform/windows/win_util.hpp"
+
+namespace hsperfguard::platform::win {
+
+namespace {
+
+// Where the SID of an ACE starts: right after the mask for the plain ACE layouts, after
+// the optional object-type GUIDs for the object ACEs. nullptr when the ACE is too short.
+PSID ace_sid(const ACE_HEADER* header) {
+  const auto* bytes = reinterpret_cast<const std::byte*>(header);
+  std::size_t offset = sizeof(ACE_HEADER) + sizeof(ACCESS_MASK);
+  switch (header->AceType) {
+    case ACCESS_ALLOWED_OBJECT_ACE_TYPE:
+    case ACCESS_DENIED_OBJECT_ACE_TYPE:
+    case SYSTEM_AUDIT_OBJECT_ACE_TYPE:
+    case SYSTEM_ALARM_OBJECT_ACE_TYPE:
+    case ACCESS_ALLOWED_CALLBACK_OBJECT_ACE_TYPE:
+    case ACCESS_DENIED_CALLBACK_OBJECT_ACE_TYPE:
+    case SYSTEM_AUDIT_CALLBACK_OBJECT_ACE_TYPE:
+    case SYSTEM_ALARM_CALLBACK_OBJECT_ACE_TYPE: {
+      if (header->AceSize < offset + sizeof(DWORD)) return nullptr;
+      DWORD flags = 0;
+      std::memcpy(&flags, bytes + offset, sizeof flags);
+      offset += sizeof(DWORD);
+      if ((flags & ACE_OBJECT_TYPE_PRESENT) != 0) offset += sizeof(GUID);
+      if ((flags & ACE_INHERITED_OBJECT_TYPE_PRESENT) != 0) offset += sizeof(GUID);
+      break;
+    }
+    default:
+      break;
+  }
+  // A SID is at least 8 bytes (revision, count, authority); IsValidSid checks the rest.
+  if (header->AceSize < offset + 8) return nullptr;
+  auto* sid = const_cast<std::byte*>(bytes + offset);
+  const auto* sid_bytes = reinterpret_cast<const unsigned char*>(sid);
+  const std::size_t sid_length = 8 + 4 * static_cast<std::size_t>(sid_bytes[1]);
+  if (header->AceSize < offset + sid_length || !::IsValidSid(sid)) return nullptr;
+  return sid;
+}
+
+Ace to_ace(const ACE_HEADER* header) {
+  Ace ace;
+  switch (header->AceType) {
+    case ACCESS_ALLOWED_ACE_TYPE:
+      ace.type = AceType::access_allowed;
+      break;
+    case ACCESS_DENIED_ACE_TYPE:
+      ace.type = AceType::access_denied;
+      break;
+    default:
+      // Object, callback, audit and label ACEs: kept (with their mask and SID) so that a
+      // report shows them, but the neutral evaluator does not grant or deny through them.
+      ace.type = AceType::other;
+      break;
+  }
+  ace.flags = header->AceFlags;
+  if (header->AceSize >= sizeof(ACE_HEADER) + sizeof(ACCESS_MASK)) {
+    std::memcpy(&ace.mask, reinterpret_cast<const std::byte*>(header) + sizeof(ACE_HEADER),
+                sizeof(ACCESS_MASK));
+  }
+  if (PSID sid = ace_sid(header)) ace.sid = sid_to_string(sid).value_or("");
+  return ace;
+}
+
+}  // namespace
+
+std::optional<std::string> sid_to_string(PSID sid) {
+  if (sid == nullptr || !::IsValidSid(sid)) return std::nullopt;
+  LocalPtr<wchar_t*> text;
+  if (!::ConvertSidToStringSidW(sid, text.out())) return std::nullopt;
+  return narrow(text.get());
+}
+
+SecurityDescriptor to_security_descriptor(PSECURITY_DESCRIPTOR descriptor) {
+  SecurityDescriptor out;
+  SECURITY_DESCRIPTOR_CONTROL control = 0;
+  DWORD revision = 0;
+  if (::GetSecurityDescriptorControl(descriptor, &control, &revision)) out.control = control;
+
+  PSID owner = nullptr;
+  BOOL owner_defaulted = FALSE;
+  if (::GetSecurityDescriptorOwner(descriptor, &owner, &owner_defaulted) && owner != nullptr) {
+    out.owner_sid = sid_to_string(owner);
+  }
+
+  BOOL present = FALSE;
+  BOOL dacl_defaulted = FALSE;
+  PACL dacl = nullptr;
+  if (!::GetSecurityDescriptorDacl(descriptor, &present, &dacl, &dacl_defaulted)) return out;
+  // A present but NULL DACL grants everyone everything, exactly like no DACL at all.
+  out.dacl_present = present && dacl != nullptr;
+  if (!out.dacl_present) return out;
+
+  ACL_SIZE_INFORMATION size{};
+  if (!::GetAclInformation(dacl, &size, sizeof size, AclSizeInformation)) return out;
+  for (DWORD i = 0; i < size.AceCount; ++i) {
+    void* raw = nullptr;
+    if (!::GetAce(dacl, i, &raw) || raw == nullptr) continue;
+    out.dacl.push_back(to_ace(static_cast<const ACE_HEADER*>(raw)));
+  }
+  return out;
+}
+
+std::optional<SecurityDescriptor> read_security(HANDLE handle, const std::string& path,
+                                                ObservationError* error) {
+  PSID owner = nullptr;
+  PACL dacl = nullptr;
+  LocalPtr<PSECURITY_DESCRIPTOR> descriptor;
+  const DWORD rc = ::GetSecurityInfo(handle, SE_FILE_OBJECT,
+                                     OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION,
+                                     &owner, nullptr, &dacl, nullptr, descriptor.out());
+  if (rc != ERROR_SUCCESS) {
+    if (error != nullptr) *error = make_error(path, "GetSecurityInfo", rc);
+    return std::nullopt;
+  }
+  return to_security_descriptor(descriptor.get());
+}
+
+std::optional<SecurityDescriptor> read_named_security(const std::string& path,
+                                                      ObservationError* error) {
+  PSID owner = nullptr;
+  PACL dacl = nullptr;
+  LocalPtr<PSECURITY_DESCRIPTOR> descriptor;
+  const std::wstring wide = widen(path);
+  const DWORD rc = ::GetNamedSecurityInfoW(wide.c_str(), SE_FILE_OBJECT,
+                                           OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION,
+                                           &owner, nullptr, &dacl, nullptr, descriptor.out());
+  if (rc != ERROR_SUCCESS) {
+    if (error != nullptr) *error = make_error(path, "GetNamedSecurityInfoW", rc);
+    return std::nullopt;
+  }
+  return to_security_descriptor(descriptor.get());
+}
+
+SddlResult security_from_sddl(std::string_view sddl) {
+  SddlResult result;
+  LocalPtr<PSECURITY_DESCRIPTOR> descriptor;
+  const std::wstring wide = widen(sddl);
+  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(wide.c_str(), SDDL_REVISION_1,
+                                                              descriptor.out(), nullptr)) {
+    result.error = make_error(std::string(sddl), "ConvertStringSecurityDescriptorToSecurityDescriptorW",
+                              ::GetLastError());
+    return result;
+  }
+  result.descriptor = to_security_descriptor(descriptor.get());
+  return result;
+}
+
+AccountLookup lookup_account(std::string_view name) {
+  AccountLookup result;
+  const std::wstring wide = widen(name);
+  DWORD sid_size = 0;
+  DWORD domain_size = 0;
+  SID_NAME_USE use = SidTypeUnknown;
+  // First call sizes the buffers; a name can be long and a SID up to SECURITY_MAX_SID_SIZE.
+  ::LookupAccountNameW(nullptr, wide.c_str(), nullptr, &sid_size, nullptr, &domain_size, &use);
+  DWORD rc = ::GetLastError();
+  if (rc == ERROR_INSUFFICIENT_BUFFER) {
+    std::vector<std::byte> sid(sid_size);
+    std::wstring domain(domain_size, L'\0');
+    if (::LookupAccountNameW(nullptr, wide.c_str(), sid.data(), &sid_size, domain.data(),
+                             &domain_size, &use)) {
+      domain.resize(domain_size);
+      if (use == SidTypeUser) {
+        result.found = true;
+        result.sid = sid_to_string(sid.data());
+        result.domain = narrow(domain);
+      }
+      return result;
+    }
+    rc = ::GetLastError();
+  }
+  if (rc != ERROR_NONE_MAPPED) result.error = make_error(std::string(name), "LookupAccountNameW", rc);
+  return result;
+}
+
+}  // namespace hsperfguard::platform::win

@@ -1,0 +1,85 @@
+// The text files of Linux /proc that liveness evidence comes from, parsed.
+//
+// Pure: these take the bytes a reader got and never touch the OS, so tests and fuzzers can
+// feed them anything. They never read past the view, never throw, and skip a line they do
+// not understand instead of guessing. Devices are kept as the (major, minor) pair /proc
+// prints; the caller turns it into a dev_t with makedev() to compare with st_dev.
+#pragma once
+
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace hsperfguard::procfs {
+
+// A file as /proc/locks and /proc/<pid>/maps name it: device of its superblock, inode.
+struct FileId {
+  std::uint32_t major = 0;
+  std::uint32_t minor = 0;
+  std::uint64_t ino = 0;
+  friend bool operator==(const FileId&, const FileId&) = default;
+  friend auto operator<=>(const FileId&, const FileId&) = default;
+};
+
+// One held lock from /proc/locks, e.g. `1: FLOCK  ADVISORY  WRITE 2436 fe:00:10960898 0 EOF`.
+// The views point into the parsed text.
+struct HeldLock {
+  std::string_view kind;    // FLOCK, POSIX, OFDLCK, LEASE, DELEG, ...
+  std::string_view access;  // WRITE, READ, UNLCK, ...
+  // Absent for OFD locks (printed as -1) and for holders outside our pid namespace (0).
+  std::optional<std::int32_t> pid;
+  FileId file;
+};
+
+struct LocksParse {
+  std::vector<HeldLock> held;  // in file order; blocked waiters ("->" lines) are not holders
+  std::size_t waiters = 0;
+  std::size_t malformed = 0;  // lines skipped because they did not parse
+};
+LocksParse parse_locks(std::string_view text);
+
+// /proc/<pid>/stat: the fields after the command name, which may itself contain spaces and
+// parentheses (the last ')' ends it).
+struct StatFields {
+  char state = '?';              // field 3: R, S, D, Z, T, ...
+  std::uint64_t start_ticks = 0;  // field 22: clock ticks after boot
+};
+std::optional<StatFields> parse_stat(std::string_view text);
+
+// The `btime` line of /proc/stat: boot time in seconds since the epoch.
+std::optional<std::int64_t> parse_btime(std::string_view proc_stat);
+
+// Start time in epoch milliseconds from btime (seconds) and starttime (ticks of clk_tck Hz).
+// btime is truncated to the second, so the result may be up to a second early.
+std::optional<std::int64_t> start_time_ms(std::int64_t btime_sec, std::uint64_t start_ticks,
+                                          std::int64_t clk_tck);
+
+// /proc/<pid>/status: the lines liveness needs.
+struct StatusFields {
+  std::optional<std::int32_t> tgid;
+  std::optional<std::uint32_t> real_uid;      // first field of Uid:
+  std::optional<std::uint32_t> effective_uid;  // second field of Uid:
+  std::vector<std::int32_t> ns_pids;          // NSpid:, outermost (ours) first
+};
+StatusFields parse_status(std::string_view text);
+
+// /proc/<pid>/maps, reduced to what liveness asks: which files are mapped, and whether one
+// of them is a libjvm.so. Only the device and inode fields of each line are parsed.
+struct MapsSummary {
+  std::vector<FileId> files;  // distinct, sorted; anonymous mappings (inode 0) left out
+  bool libjvm = false;        // a mapping's path ends in /libjvm.so (or "/libjvm.so (deleted)")
+  std::size_t lines = 0;      // 0: no address space (a zombie or a kernel thread)
+  std::size_t malformed = 0;
+};
+MapsSummary parse_maps(std::string_view text);
+
+// How a file's identity matches a set of FileIds: the exact device and inode, or only the
+// inode (the device differs on overlayfs and btrfs), or not at all.
+enum class Match { none, inode_only, exact };
+// `files` sorted as MapsSummary::files is.
+Match match_file(const std::vector<FileId>& files, const FileId& wanted);
+
+}  // namespace hsperfguard::procfs

@@ -1,0 +1,40 @@
+// The JSON report ("hsperfguard-report/1", schema in reports/report.schema.json).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "audit.hpp"
+#include "host_info.hpp"
+
+namespace hsperfguard {
+
+struct ReportContext {
+  std::string command = "audit";
+  HostInfo host;
+  Severity fail_on = Severity::medium;
+};
+
+inline constexpr const char* kReportSchema = "hsperfguard-report/1";
+
+nlohmann::json audit_report_json(const AuditResult& result, const ReportContext& context);
+
+// Serialises with every string guaranteed valid UTF-8 (hostile names were escaped before;
+// anything that slipped through is replaced, never a throw).
+std::string dump_json(const nlohmann::json& document, int indent = 2);
+
+// Sets document[key] to the escaped text and, when the bytes were not UTF-8,
+// document[key + "_hex"] to their hex, so no byte of a hostile name is lost.
+void put_text(nlohmann::json& document, const std::string& key, std::string_view raw);
+
+// Returns a copy whose string values (and keys) are all valid UTF-8.
+nlohmann::json sanitize_json(const nlohmann::json& value);
+
+std::string format_utc_millis(std::int64_t epoch_ms);  // 2026-11-22T20:37:39.123Z
+std::string_view to_string(FileKind kind);
+std::string_view to_string(RootKind kind);
+std::string octal_mode(std::uint32_t mode);  // "0755"
+
+}  // namespace hsperfguard

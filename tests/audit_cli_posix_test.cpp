@@ -1,0 +1,186 @@
+// `hsperfguard audit` end to end: real trees under a scratch dir, the real binary, the
+// report validated against the schema, and the documented exit codes.
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "perfdata.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using test::run;
+using test::run_tool;
+
+std::string my_user_name() {
+  const passwd* pw = ::getpwuid(::geteuid());
+  return pw ? pw->pw_name : "root";
+}
+
+void write_region(const std::string& path, mode_t mode) {
+  perfdata::RegionSpec spec;
+  perfdata::NewEntry begin;
+  begin.name = "sun.rt.createVmBeginTime";
+  begin.long_value = 1795379894540;
+  spec.entries.push_back(begin);
+  test::write_file(path, perfdata::build_region(spec).bytes);
+  ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+}
+
+// A temp dir with one compliant namespace of the current user and one backing file.
+struct Tree {
+  test::ScratchDir scratch;
+  std::string tmp = scratch / "tmp";
+  std::string ns = tmp + "/hsperfdata_" + my_user_name();
+  Tree() {
+    ::mkdir(tmp.c_str(), 01777);
+    ::chmod(tmp.c_str(), 01777);
+    ::mkdir(ns.c_str(), 0755);
+    ::chmod(ns.c_str(), 0755);
+    write_region(ns + "/" + std::to_string(::getpid()), 0600);
+  }
+};
+
+nlohmann::json audit_json(const std::string& tmp, std::vector<std::string> extra, int* exit_code) {
+  std::vector<std::string> args = {"audit", "--tmpdir", tmp, "--format", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto result = run_tool(args);
+  *exit_code = result.exit_code;
+  const auto report = nlohmann::json::parse(result.out, nullptr, false);
+  EXPECT_FALSE(report.is_discarded()) << result.out << result.err;
+  const auto schema = run({"sh", "-c",
+                           "/usr/bin/python3 " HSPERFGUARD_SOURCE_DIR "/tests/validate_json.py " HSPERFGUARD_SOURCE_DIR
+                           "/reports/report.schema.json <<'EOF'\n" + result.out + "\nEOF\n"});
+  EXPECT_EQ(schema.exit_code, 0) << schema.err;
+  return report;
+}
+
+std::set<std::string> rules_in(const nlohmann::json& report) {
+  std::set<std::string> rules;
+  for (const auto& [rule, count] : report["summary"]["by_rule"].items()) rules.insert(rule);
+  return rules;
+}
+
+TEST(AuditCli, CompliantTreeIsCleanAndExitsZero) {
+  Tree tree;
+  int rc = -1;
+  const auto report = audit_json(tree.tmp, {}, &rc);
+  EXPECT_EQ(rc, 0) << report.dump(2);
+  EXPECT_EQ(report["summary"]["findings"], 0) << report.dump(2);
+  EXPECT_EQ(report["summary"]["namespaces"], 1);
+  EXPECT_EQ(report["summary"]["files"], 1);
+  EXPECT_EQ(report["namespaces"][0]["files"][0]["region"]["valid"], true);
+}
+
+TEST(AuditCli, WorldWritableNamespaceFailsAtDefaultThreshold) {
+  Tree tree;
+  ASSERT_EQ(::chmod(tree.ns.c_str(), 0777), 0);
+  int rc = -1;
+  const auto report = audit_json(tree.tmp, {}, &rc);
+  EXPECT_EQ(rc, 1);
+  EXPECT_TRUE(rules_in(report).count("namespace.group-other-writable")) << report["summary"].dump();
+}
+
+TEST(AuditCli, FailOnThresholdDecidesTheExitCode) {
+  Tree tree;
+  ASSERT_EQ(::chmod((tree.ns + "/" + std::to_string(::getpid())).c_str(), 0644), 0);
+  int rc = -1;
+  const auto report = audit_json(tree.tmp, {"--fail-on", "info"}, &rc);
+  ASSERT_TRUE(rules_in(report).count("file.mode"));
+  EXPECT_EQ(rc, 1);
+  audit_json(tree.tmp, {"--fail-on", "critical"}, &rc);
+  EXPECT_EQ(rc, report["summary"]["by_severity"]["critical"] > 0 ? 1 : 0);
+}
+
+TEST(AuditCli, PolicyFileCanDisableARule) {
+  Tree tree;
+  ASSERT_EQ(::chmod(tree.ns.c_str(), 0777), 0);
+  const std::string policy = tree.scratch / "policy.json";
+  std::ofstream(policy) << R"({"name": "local", "rules": {"namespace.group-other-writable": {"enabled": false}}})";
+  int rc = -1;
+  const auto report = audit_json(tree.tmp, {"--policy", policy}, &rc);
+  EXPECT_FALSE(rules_in(report).count("namespace.group-other-writable"));
+}
+
+TEST(AuditCli, UsageErrorsExitTwo) {
+  Tree tree;
+  EXPECT_EQ(run_tool({"audit", "--tmpdir", tree.tmp, "--fail-on", "sometimes"}).exit_code, 2);
+  EXPECT_EQ(run_tool({"audit", "--tmpdir", tree.tmp, "--profile", "lenient"}).exit_code, 2);
+  EXPECT_EQ(run_tool({"audit", "--tmpdir", tree.tmp, "--root", tree.scratch.path()}).exit_code, 2);
+  const std::string policy = tree.scratch / "bad.json";
+  std::ofstream(policy) << R"({"rules": {"no.such-rule": {"enabled": false}}})";
+  const auto bad = run_tool({"audit", "--tmpdir", tree.tmp, "--policy", policy});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no.such-rule"), std::string::npos) << bad.err;
+  std::ofstream(policy) << "{not json";
+  EXPECT_EQ(run_tool({"audit", "--tmpdir", tree.tmp, "--policy", policy}).exit_code, 2);
+  EXPECT_EQ(run_tool({"frobnicate"}).exit_code, 2);
+}
+
+TEST(AuditCli, MissingTempDirCannotCompleteExitsThree) {
+  test::ScratchDir scratch;
+  const auto result = run_tool({"audit", "--tmpdir", scratch / "absent", "--format", "json"});
+  EXPECT_EQ(result.exit_code, 3);
+  const auto report = nlohmann::json::parse(result.out);
+  EXPECT_EQ(report["complete"], false);
+  EXPECT_FALSE(report["errors"].empty());
+}
+
+TEST(AuditCli, OutputFileIsWrittenWholeWithPrivateMode) {
+  Tree tree;
+  const std::string out = tree.scratch / "report.json";
+  const auto result = run_tool({"audit", "--tmpdir", tree.tmp, "--output", out});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(result.out.empty());
+  struct stat st {};
+  ASSERT_EQ(::stat(out.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  std::ifstream in(out);
+  const auto report = nlohmann::json::parse(in);  // JSON by default when writing a file
+  EXPECT_EQ(report["schema"], "hsperfguard-report/1");
+  // No temp file is left beside it.
+  const auto listing = run({"ls", "-A", tree.scratch.path()});
+  EXPECT_EQ(listing.out.find(".report.json.tmp"), std::string::npos) << listing.out;
+}
+
+TEST(AuditCli, FifoNamespaceAndFifoFileNeverBlock) {
+  Tree tree;
+  ASSERT_EQ(::mkfifo((tree.tmp + "/hsperfdata_fifo").c_str(), 0666), 0);
+  ASSERT_EQ(::mkfifo((tree.ns + "/4343").c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  int rc = -1;
+  const auto report = audit_json(tree.tmp, {}, &rc);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  const auto rules = rules_in(report);
+  EXPECT_TRUE(rules.count("namespace.not-directory"));
+  EXPECT_TRUE(rules.count("file.not-regular"));
+}
+
+TEST(AuditCli, TextReportOnRequest) {
+  Tree tree;
+  const auto result = run_tool({"audit", "--tmpdir", tree.tmp, "--format", "text"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_NE(result.out.find("ok"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("0 finding(s)"), std::string::npos) << result.out;
+}
+
+TEST(RulesCli, ListsTheCatalogue) {
+  const auto text = run_tool({"rules"});
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("namespace.symlink"), std::string::npos);
+  const auto json = run_tool({"rules", "--format", "json"});
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_GE(doc["rules"].size(), 20u);
+}
+
+}  // namespace
+}  // namespace hsperfguard

@@ -1,0 +1,292 @@
+// Resolution beneath a foreign root, and the users read from that root: every test is an
+// attack a container (or a hostile --root tree) could mount against a root-run audit.
+#include "platform/posix/beneath_posix.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+
+#include "platform/users.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard::platform {
+namespace {
+
+using test::ScratchDir;
+using test::to_bytes;
+using test::write_file;
+
+struct Identity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool operator==(const Identity&) const = default;
+};
+
+Identity identity_of(int fd) {
+  struct stat st {};
+  EXPECT_EQ(::fstat(fd, &st), 0);
+  return {st.st_dev, st.st_ino};
+}
+
+Identity identity_of(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return {st.st_dev, st.st_ino};
+}
+
+void make_dir(const std::string& path) { ASSERT_EQ(::mkdir(path.c_str(), 0755), 0) << path; }
+void make_link(const std::string& target, const std::string& path) {
+  ASSERT_EQ(::symlink(target.c_str(), path.c_str()), 0) << path;
+}
+
+// A root "root/" with etc/passwd, and, beside it, a sentinel tree the root must never reach.
+class BeneathTest : public ::testing::TestWithParam<BeneathMethod> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == BeneathMethod::openat2 && !openat2_available()) {
+      GTEST_SKIP() << "openat2 with RESOLVE_IN_ROOT is not available on this kernel";
+    }
+    root_ = scratch_ / "root";
+    outside_ = scratch_ / "outside";
+    make_dir(root_);
+    make_dir(root_ + "/etc");
+    make_dir(outside_);
+    write_file(root_ + "/etc/passwd", to_bytes("inside:x:4242:4242::/home/inside:/bin/sh\n"));
+    write_file(outside_ + "/passwd", to_bytes("sentinel:x:0:0::/root:/bin/sh\n"));
+    root_fd_.reset(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    ASSERT_TRUE(root_fd_.valid());
+  }
+
+  UniqueFd open(std::string_view path, int flags, ObservationError* err = nullptr) {
+    return open_beneath(root_fd_.get(), path, flags, err, GetParam());
+  }
+
+  ScratchDir scratch_;
+  std::string root_;
+  std::string outside_;
+  UniqueFd root_fd_;
+};
+
+TEST_P(BeneathTest, OrdinaryPathsResolveInsideTheRoot) {
+  const Identity passwd = identity_of(root_ + "/etc/passwd");
+  for (const char* path :
+       {"etc/passwd", "/etc/passwd", "etc/./passwd", "etc/../etc/passwd", "//etc//passwd"}) {
+    ObservationError err;
+    UniqueFd fd = open(path, O_RDONLY, &err);
+    ASSERT_TRUE(fd.valid()) << path << ": " << err.message;
+    EXPECT_EQ(identity_of(fd.get()), passwd) << path;
+  }
+  UniqueFd root = open("", O_RDONLY | O_DIRECTORY);
+  ASSERT_TRUE(root.valid());
+  EXPECT_EQ(identity_of(root.get()), identity_of(root_));
+}
+
+TEST_P(BeneathTest, AbsoluteSymlinkToHostDirectoryNeverReachesIt) {
+  // var -> /<scratch>/outside: on the host that is the sentinel; inside the root it is not.
+  // (Not named "tmp": the scratch dir itself may live under /tmp, and the decoy below
+  // must not be reached through the link it is a decoy for.)
+  make_link(outside_, root_ + "/var");
+  const Identity sentinel = identity_of(outside_);
+  for (const char* path : {"var", "var/passwd", "var/."}) {
+    ObservationError err;
+    UniqueFd fd = open(path, O_RDONLY, &err);
+    if (fd.valid()) {
+      EXPECT_NE(identity_of(fd.get()), sentinel) << path;
+    }
+    EXPECT_FALSE(fd.valid()) << path << " resolved to something";
+  }
+  // A decoy at the same absolute path inside the root: openat2 resolves to it, as the
+  // root's own processes would; the walk refuses the link.
+  ASSERT_EQ(test::run({"mkdir", "-p", root_ + outside_}).exit_code, 0);
+  ObservationError err;
+  UniqueFd fd = open("var", O_RDONLY | O_DIRECTORY, &err);
+  if (GetParam() == BeneathMethod::openat2) {
+    ASSERT_TRUE(fd.valid()) << err.message;
+    EXPECT_EQ(identity_of(fd.get()), identity_of(root_ + outside_));
+    EXPECT_NE(identity_of(fd.get()), sentinel);
+  } else {
+    EXPECT_FALSE(fd.valid());
+    EXPECT_EQ(err.code, ELOOP);
+    EXPECT_EQ(err.op, "openat");
+  }
+}
+
+TEST_P(BeneathTest, DotDotChainIsClampedAtTheRoot) {
+  const Identity sentinel = identity_of(outside_ + "/passwd");
+  ObservationError err;
+  UniqueFd fd = open("../outside/passwd", O_RDONLY, &err);
+  EXPECT_FALSE(fd.valid());
+  EXPECT_EQ(err.code, ENOENT);
+  fd = open("../../../../../../../../../../..//etc/passwd", O_RDONLY, &err);
+  ASSERT_TRUE(fd.valid()) << err.message;
+  EXPECT_EQ(identity_of(fd.get()), identity_of(root_ + "/etc/passwd"));
+  EXPECT_NE(identity_of(fd.get()), sentinel);
+  fd = open("etc/../../../../..", O_RDONLY | O_DIRECTORY, &err);
+  ASSERT_TRUE(fd.valid()) << err.message;
+  EXPECT_EQ(identity_of(fd.get()), identity_of(root_));
+}
+
+TEST_P(BeneathTest, DotDotChainInsideASymlinkNeverEscapes) {
+  // up -> ../../../../../.. then up/outside/passwd: on the host, a path to the sentinel.
+  make_link("../../../../../../../../..", root_ + "/etc/up");
+  const std::string rel = "etc/up" + outside_ + "/passwd";
+  ObservationError err;
+  UniqueFd fd = open(rel, O_RDONLY, &err);
+  if (fd.valid()) {
+    EXPECT_NE(identity_of(fd.get()), identity_of(outside_ + "/passwd"));
+  }
+  EXPECT_FALSE(fd.valid());
+  EXPECT_EQ(err.code, GetParam() == BeneathMethod::openat2 ? ENOENT : ELOOP);
+}
+
+TEST_P(BeneathTest, SymlinkedEtcPasswdToSentinelIsNotRead) {
+  ASSERT_EQ(::unlink((root_ + "/etc/passwd").c_str()), 0);
+  make_link(outside_ + "/passwd", root_ + "/etc/passwd");
+  ObservationError err;
+  UniqueFd fd = open("etc/passwd", O_RDONLY, &err);
+  EXPECT_FALSE(fd.valid());
+  EXPECT_EQ(err.code, GetParam() == BeneathMethod::openat2 ? ENOENT : ELOOP);
+  // O_NOFOLLOW refuses a final symlink whatever the method.
+  fd = open("etc/passwd", O_RDONLY | O_NOFOLLOW, &err);
+  EXPECT_FALSE(fd.valid());
+  EXPECT_EQ(err.code, ELOOP);
+  // Relative, through "..": still inside the root, where there is no such file.
+  ASSERT_EQ(::unlink((root_ + "/etc/passwd").c_str()), 0);
+  make_link("../../outside/passwd", root_ + "/etc/passwd");
+  fd = open("etc/passwd", O_RDONLY, &err);
+  EXPECT_FALSE(fd.valid());
+  EXPECT_EQ(err.code, GetParam() == BeneathMethod::openat2 ? ENOENT : ELOOP);
+}
+
+TEST_P(BeneathTest, OPathOnAFinalSymlinkNeverHandsBackTheLinkTarget) {
+  make_link(outside_, root_ + "/var");
+  ObservationError err;
+  UniqueFd fd = open("var", O_PATH, &err);
+  if (fd.valid()) {
+    struct stat st {};
+    ASSERT_EQ(::fstat(fd.get(), &st), 0);
+    EXPECT_FALSE(S_ISDIR(st.st_mode) && identity_of(fd.get()) == identity_of(outside_));
+  }
+}
+
+TEST_P(BeneathTest, ProcMagicLinkIsRefused) {
+  // /proc/self/root is a magic link to the host's "/": never follow it.
+  UniqueFd proc(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(proc.valid());
+  ObservationError err;
+  UniqueFd fd =
+      open_beneath(proc.get(), "thread-self/root/etc", O_RDONLY | O_DIRECTORY, &err, GetParam());
+  EXPECT_FALSE(fd.valid());
+  EXPECT_EQ(err.code, ELOOP);
+  UniqueFd fd2 = open_beneath(proc.get(), "1/root/etc", O_RDONLY | O_DIRECTORY, &err, GetParam());
+  EXPECT_FALSE(fd2.valid());
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, BeneathTest,
+                         ::testing::Values(BeneathMethod::openat2, BeneathMethod::walk),
+                         [](const auto& p) {
+                           return p.param == BeneathMethod::openat2 ? std::string("Openat2")
+                                                                    : std::string("Walk");
+                         });
+
+// ---- users of a foreign root ----------------------------------------------------------------
+
+class ForeignUsersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = scratch_ / "root";
+    make_dir(root_);
+    make_dir(root_ + "/etc");
+  }
+  std::unique_ptr<UserDatabase> load() {
+    UniqueFd fd(::open(root_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    return root_user_database_at(fd.get(), root_);
+  }
+  ScratchDir scratch_;
+  std::string root_;
+};
+
+TEST_F(ForeignUsersTest, UsersComeFromTheRootsOwnPasswdNotTheHost) {
+  write_file(root_ + "/etc/passwd", to_bytes("alice:x:4242:4343::/home/alice:/bin/sh\nbad line\n"));
+  auto users = load();
+  EXPECT_FALSE(users->failed());
+  const auto alice = users->find_user("alice");
+  ASSERT_TRUE(alice.has_value());
+  EXPECT_EQ(alice->name, "alice");
+  EXPECT_EQ(alice->uid, 4242u);
+  EXPECT_EQ(alice->gid, 4343u);
+  EXPECT_EQ(users->find_name(4242), "alice");
+  // The host has root; this system's passwd does not.
+  EXPECT_FALSE(users->find_user("root").has_value());
+  EXPECT_FALSE(users->find_name(0).has_value());
+  EXPECT_FALSE(users->failed());
+  // The same through the path-taking entry point.
+  auto by_path = root_user_database(root_);
+  EXPECT_EQ(by_path->find_name(4242), "alice");
+}
+
+TEST_F(ForeignUsersTest, MissingPasswdMakesTheDatabaseFailedNotEmpty) {
+  auto users = load();
+  EXPECT_FALSE(users->find_user("alice").has_value());
+  EXPECT_TRUE(users->failed());
+  ASSERT_TRUE(users->error().has_value());
+  EXPECT_EQ(users->error()->code, ENOENT);
+  EXPECT_EQ(users->error()->path, root_ + "/etc/passwd");
+}
+
+TEST_F(ForeignUsersTest, SymlinkedEtcPasswdToHostSentinelIsNeverRead) {
+  const std::string sentinel = scratch_ / "sentinel-passwd";
+  write_file(sentinel, to_bytes("sentinel:x:4444:4444::/:/bin/sh\n"));
+  make_link(sentinel, root_ + "/etc/passwd");
+  auto users = load();
+  EXPECT_FALSE(users->find_user("sentinel").has_value());
+  EXPECT_FALSE(users->find_name(4444).has_value());
+  EXPECT_TRUE(users->failed());
+}
+
+TEST_F(ForeignUsersTest, SymlinkedEtcDirectoryToHostEtcIsNeverRead) {
+  const std::string host_etc = scratch_ / "host-etc";
+  make_dir(host_etc);
+  write_file(host_etc + "/passwd", to_bytes("sentinel:x:4444:4444::/:/bin/sh\n"));
+  ASSERT_EQ(::rmdir((root_ + "/etc").c_str()), 0);
+  make_link(host_etc, root_ + "/etc");
+  auto users = load();
+  EXPECT_FALSE(users->find_user("sentinel").has_value());
+  EXPECT_TRUE(users->failed());
+}
+
+TEST_F(ForeignUsersTest, FifoPlantedAsEtcPasswdDoesNotBlock) {
+  ASSERT_EQ(::mkfifo((root_ + "/etc/passwd").c_str(), 0644), 0);
+  const auto start = std::chrono::steady_clock::now();
+  auto users = load();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_TRUE(users->failed());
+  ASSERT_TRUE(users->error().has_value());
+  EXPECT_EQ(users->error()->message, "not a regular file");
+}
+
+TEST_F(ForeignUsersTest, DirectoryAsEtcPasswdFailsCleanly) {
+  make_dir(root_ + "/etc/passwd");
+  auto users = load();
+  EXPECT_TRUE(users->failed());
+}
+
+TEST(HostUsers, NssAnswersForTheHost) {
+  auto users = host_user_database();
+  const auto root = users->find_user("root");
+  ASSERT_TRUE(root.has_value());
+  EXPECT_EQ(root->uid, 0u);
+  EXPECT_EQ(users->find_name(0), "root");
+  EXPECT_FALSE(users->find_user("no-such-user-hsperfguard").has_value());
+  EXPECT_FALSE(users->failed());
+  using namespace std::string_literals;
+  EXPECT_FALSE(users->find_user("root\0evil"s).has_value());  // a NUL never reaches NSS
+  EXPECT_FALSE(users->failed());
+}
+
+}  // namespace
+}  // namespace hsperfguard::platform

@@ -1,0 +1,394 @@
+// The rule modules as a whole: the POSIX ACL evaluator, evidence helpers, make_finding, the
+// entry points, and a sweep over hostile facts proving that every emitted id is in the
+// catalogue and every catalogue rule of these modules is exercised.
+#include "checks/checks.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <random>
+#include <set>
+
+#include "checks/acl.hpp"
+#include "checks/evidence.hpp"
+#include "checks_builders.hpp"
+#include "rule_catalog.hpp"
+
+namespace hsperfguard::test {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// ---- POSIX ACL evaluation ------------------------------------------------------------------
+
+TEST(PosixAclEvaluation, MaskLimitsNamedUsersGroupObjAndNamedGroupsOnly) {
+  const PosixAcl a{{entry(AclTag::user_obj, 7), entry(AclTag::user, 7, 5),
+                    entry(AclTag::group_obj, 7), entry(AclTag::group, 6, 9), entry(AclTag::mask, 4),
+                    entry(AclTag::other, 7)}};
+  EXPECT_EQ(checks::acl::effective_perms(a, a.entries[0]), 7);  // user_obj: never masked
+  EXPECT_EQ(checks::acl::effective_perms(a, a.entries[1]), 4);
+  EXPECT_EQ(checks::acl::effective_perms(a, a.entries[2]), 4);
+  EXPECT_EQ(checks::acl::effective_perms(a, a.entries[3]), 4);
+  EXPECT_EQ(checks::acl::effective_perms(a, a.entries[4]), 0);  // the mask grants nothing
+  EXPECT_EQ(checks::acl::effective_perms(a, a.entries[5]), 7);  // other: never masked
+}
+
+TEST(PosixAclEvaluation, WithoutMaskGroupObjIsUnlimited) {
+  const PosixAcl a{
+      {entry(AclTag::user_obj, 6), entry(AclTag::group_obj, 6), entry(AclTag::other, 0)}};
+  EXPECT_EQ(checks::acl::mask_of(a), std::nullopt);
+  EXPECT_EQ(checks::acl::effective_perms(a, a.entries[1]), 6);
+}
+
+TEST(PosixAclEvaluation, GrantsToOthersSkipsOwnerEntries) {
+  const PosixAcl a{{entry(AclTag::user_obj, 7), entry(AclTag::user, 7, 1000),
+                    entry(AclTag::user, 2, 1001), entry(AclTag::group_obj, 1),
+                    entry(AclTag::mask, 7), entry(AclTag::other, 4)}};
+  const auto writes = checks::acl::grants_to_others(a, checks::acl::kWrite, 1000u);
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0].entry.qualifier, 1001u);
+  const auto any = checks::acl::grants_to_others(a, checks::acl::kAll, 1000u);
+  EXPECT_EQ(any.size(), 3u);  // user:1001, group_obj (x), other (r)
+  // Without knowing the owner, a named entry for uid 1000 counts.
+  EXPECT_EQ(checks::acl::grants_to_others(a, checks::acl::kWrite).size(), 2u);
+}
+
+TEST(PosixAclEvaluation, TextForms) {
+  EXPECT_EQ(checks::acl::perms_string(5), "r-x");
+  EXPECT_EQ(checks::acl::perms_string(0), "---");
+  EXPECT_EQ(checks::acl::entry_text(entry(AclTag::user, 6, 42)), "user:42:rw-");
+  EXPECT_EQ(checks::acl::entry_text(entry(AclTag::mask, 5)), "mask::r-x");
+  EXPECT_EQ(checks::acl::entry_text(entry(AclTag::user_obj, 7)), "user::rwx");
+  EXPECT_EQ(checks::acl::entry_text(entry(AclTag::other, 0)), "other::---");
+}
+
+// ---- evidence helpers ------------------------------------------------------------------------
+
+TEST(Evidence, OctalModes) {
+  EXPECT_EQ(checks::octal_mode(0777), "0777");
+  EXPECT_EQ(checks::octal_mode(01777), "1777");
+  EXPECT_EQ(checks::octal_mode(0600), "0600");
+  EXPECT_EQ(checks::octal_mode(0100644), "0644");  // file-type bits are not permission bits
+  nlohmann::json e = nlohmann::json::object();
+  checks::put_mode(e, 0755, "expected_");
+  EXPECT_EQ(e["expected_mode"], "0755");
+  EXPECT_EQ(e["expected_mode_numeric"], 0755);
+}
+
+TEST(Evidence, InodeAndErrors) {
+  const auto j = checks::inode_json(inode(FileKind::fifo, 0640, 7, 9, 3));
+  EXPECT_EQ(j["kind"], "fifo");
+  EXPECT_EQ(j["mode"], "0640");
+  EXPECT_EQ(j["uid"], 7);
+  EXPECT_EQ(j["ino"], 9);
+  EXPECT_EQ(j["size"], 3);
+  const auto errors = checks::errors_json({ObservationError{"/tmp/\xff", "openat", 2, "gone"}});
+  EXPECT_EQ(errors[0]["path"], "/tmp/\\xff");
+  EXPECT_NO_THROW((void)errors.dump());
+}
+
+// ---- make_finding and the entry points -------------------------------------------------------
+
+TEST(MakeFinding, TakesSeverityAndRemediationFromTheCatalogue) {
+  const Finding f =
+      checks::make_finding("file.hard-link", "/tmp/hsperfdata_alice/1", "msg", {{"nlink", 2}});
+  const RuleInfo* info = find_rule("file.hard-link");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(f.severity, info->severity);
+  EXPECT_EQ(f.remediation, info->remediation);
+  EXPECT_EQ(f.path, "/tmp/hsperfdata_alice/1");
+  EXPECT_EQ(f.evidence["nlink"], 2);
+}
+
+TEST(MakeFinding, UnknownRuleKeepsDefaults) {
+  const Finding f = checks::make_finding("no.such-rule", "p", "m");
+  EXPECT_EQ(f.severity, Severity::medium);
+  EXPECT_TRUE(f.remediation.empty());
+  EXPECT_TRUE(f.evidence.is_object());
+}
+
+TEST(EntryPoints, CompliantWorldAuditsClean) {
+  const TempRootFacts root = compliant_world();
+  EXPECT_THAT(apply_policy_to_findings(checks::check_all(root), default_policy()), IsEmpty());
+  // Raw, only HotSpot's deliberate 0755 shows (namespace.not-private, off by default).
+  EXPECT_THAT(ids(checks::check_all(root)), ElementsAre("namespace.not-private"));
+}
+
+TEST(EntryPoints, PrivateNamespaceAuditsCleanUnderStrict) {
+  TempRootFacts root = compliant_world();
+  set_inode(root.namespaces[0], inode(FileKind::directory, 0700, kAliceUid, 9));
+  EXPECT_THAT(apply_policy_to_findings(checks::check_all(root), *builtin_profile("strict")),
+              IsEmpty());
+}
+
+TEST(EntryPoints, CheckAllIsTheSumOfTheEntryPointsInReportOrder) {
+  TempRootFacts root = compliant_world();
+  set_inode(root, inode(FileKind::directory, 0777, 0, 100));
+  root.namespaces[0].crosses_mount = true;
+  root.namespaces[0].files[0].lstat->nlink = root.namespaces[0].files[0].opened->nlink = 3;
+  root.attach_files[0].lstat->mode = 0644;
+  EXPECT_THAT(ids(checks::check_all(root)),
+              ElementsAre("attach.socket-unsafe", "file.hard-link", "namespace.mount-boundary",
+                          "namespace.not-private", "tmpdir.unsafe"));
+  const Findings all = checks::check_all(root);
+  EXPECT_EQ(all.front().rule, "tmpdir.unsafe");
+  EXPECT_EQ(all.back().rule, "attach.socket-unsafe");
+}
+
+// ---- the sweep: every rule, hostile facts, catalogue coverage --------------------------------
+
+// One world per rule family, each entry built to trip at least one rule.
+std::vector<TempRootFacts> hostile_worlds() {
+  std::vector<TempRootFacts> worlds;
+
+  TempRootFacts root = temp_root();
+  set_inode(root, inode(FileKind::directory, 0777, kAliceUid, 100));  // tmpdir.unsafe
+  root.opened->ino = 101;                                             // tmpdir.identity-changed
+  root.errors.push_back(error("/tmp", "getdents64"));                 // tmpdir.observation-error
+  root.volume->network = true;                                        // volume.network-filesystem
+  root.volume->acl_support = false;                                   // volume.no-acl-support
+
+  NamespaceFacts link = namespace_of("bob", 1002);
+  link.lstat = inode(FileKind::symlink, 0777, kMalloryUid, 11);
+  link.opened.reset();
+  root.namespaces.push_back(link);  // namespace.symlink
+
+  NamespaceFacts fifo = namespace_of("carol", 1003);
+  set_inode(fifo, inode(FileKind::fifo, 0666, kMalloryUid, 12));
+  root.namespaces.push_back(fifo);  // namespace.not-directory
+
+  NamespaceFacts ghost = namespace_of("ghost", kMalloryUid);
+  ghost.user.reset();
+  root.namespaces.push_back(ghost);  // namespace.unknown-user
+
+  NamespaceFacts unreadable = namespace_of("dave", 1004);
+  unreadable.user.reset();
+  unreadable.user_lookup_failed = true;
+  root.namespaces.push_back(unreadable);  // namespace.user-lookup-failed
+
+  NamespaceFacts alice = namespace_of();
+  set_inode(alice,
+            inode(FileKind::directory, 0777, kMalloryUid, 13));  // writable, owner, not-private
+  alice.opened->ino = 14;                                        // identity-changed
+  alice.identity_matches = false;
+  alice.crosses_mount = true;                               // mount-boundary
+  alice.errors.push_back(error(alice.path, "acl_get_fd"));  // observation-error
+  alice.access_acl = PosixAcl{{entry(AclTag::user_obj, 7), entry(AclTag::user, 7, 1005),
+                               entry(AclTag::group_obj, 7), entry(AclTag::mask, 7),
+                               entry(AclTag::other, 7)}};  // acl-grants-write
+  alice.default_acl = PosixAcl{{entry(AclTag::user_obj, 7), entry(AclTag::group_obj, 7),
+                                entry(AclTag::other, 7)}};                  // default-acl
+  alice.blind_jvms.push_back(process(99, ProcessFacts::Existence::alive));  // blind-jvm
+
+  const auto add_file = [&alice](const std::string& name, auto&& mutate) {
+    FileFacts file = backing_file(alice, name);
+    mutate(file);
+    alice.files.push_back(std::move(file));
+  };
+  add_file("100", [](FileFacts& f) {  // file.symlink
+    f.lstat = inode(FileKind::symlink, 0777, kMalloryUid, 30);
+    f.opened.reset();
+    f.region.reset();
+  });
+  add_file("101", [](FileFacts& f) {  // file.not-regular
+    set_inode(f, inode(FileKind::socket, 0777, kMalloryUid, 31));
+    f.region.reset();
+  });
+  add_file("102", [](FileFacts& f) {  // hard-link, owner-mismatch, mode, setid, acl, bad-size
+    set_inode(f, inode(FileKind::regular, 06666, kAliceUid, 32, 5 * 1024 * 1024 + 3));
+    f.lstat->nlink = f.opened->nlink = 2;
+    f.access_acl =
+        PosixAcl{{entry(AclTag::user_obj, 6), entry(AclTag::user, 6, 1005),
+                  entry(AclTag::group_obj, 6), entry(AclTag::mask, 6), entry(AclTag::other, 6)}};
+  });
+  add_file("103", [](FileFacts& f) {  // bad-prologue, mount-boundary, identity, observation-error
+    f.region = region_of(std::vector<std::byte>(64, std::byte{0x41}));
+    f.crosses_mount = true;
+    f.opened->ino = 777;
+    f.errors.push_back(error(f.path, "read"));
+  });
+  add_file(std::string("notes\xff"), [](FileFacts&) {});  // foreign-name
+  add_file("0", [](FileFacts&) {});                       // pid-out-of-range
+  add_file("0042", [](FileFacts&) {});                    // noncanonical-pid
+  root.namespaces.push_back(alice);
+
+  AttachFacts unsafe = listener(100, kMalloryUid);
+  unsafe.lstat->mode = 0777;
+  root.attach_files.push_back(unsafe);  // attach.socket-unsafe
+  AttachFacts stale = trigger_file(101);
+  stale.process->existence = ProcessFacts::Existence::gone;
+  stale.errors.push_back(error(stale.path, "open /proc"));
+  root.attach_files.push_back(stale);  // attach.stale, attach.observation-error
+  worlds.push_back(root);
+
+  TempRootFacts windows = temp_root();
+  windows.platform = Platform::windows;
+  NamespaceFacts win_ns = namespace_of();
+  win_ns.user->uid.reset();
+  win_ns.volume = VolumeFacts{};
+  win_ns.volume->fs_type = "NTFS";
+  win_ns.volume->compressed = true;  // volume.compressed
+  windows.namespaces.push_back(win_ns);
+  worlds.push_back(windows);
+  return worlds;
+}
+
+// Every id the rule modules of this tree can emit. A new rule goes here, into rules/*.json,
+// and into a positive and a negative test.
+const std::set<std::string>& module_rules() {
+  static const std::set<std::string> ids = {
+      "tmpdir.unsafe",
+      "tmpdir.identity-changed",
+      "tmpdir.observation-error",
+      "namespace.symlink",
+      "namespace.not-directory",
+      "namespace.group-other-writable",
+      "namespace.owner-mismatch",
+      "namespace.unknown-user",
+      "namespace.user-lookup-failed",
+      "namespace.acl-grants-write",
+      "namespace.default-acl",
+      "namespace.identity-changed",
+      "namespace.mount-boundary",
+      "namespace.not-private",
+      "namespace.blind-jvm",
+      "namespace.observation-error",
+      "volume.network-filesystem",
+      "volume.no-acl-support",
+      "volume.compressed",
+      "file.symlink",
+      "file.not-regular",
+      "file.hard-link",
+      "file.owner-mismatch",
+      "file.mode",
+      "file.acl",
+      "file.setid",
+      "file.foreign-name",
+      "file.pid-out-of-range",
+      "file.noncanonical-pid",
+      "file.bad-size",
+      "file.bad-prologue",
+      "file.mount-boundary",
+      "file.identity-changed",
+      "file.observation-error",
+      "attach.socket-unsafe",
+      "attach.stale",
+      "attach.observation-error",
+  };
+  return ids;
+}
+
+void expect_well_formed(const Finding& f) {
+  const RuleInfo* info = find_rule(f.rule);
+  ASSERT_NE(info, nullptr) << "rule id not in the catalogue: " << f.rule;
+  EXPECT_EQ(f.severity, info->severity) << f.rule;
+  EXPECT_EQ(f.remediation, info->remediation) << f.rule;
+  EXPECT_FALSE(f.message.empty()) << f.rule;
+  EXPECT_FALSE(f.path.empty()) << f.rule;
+  EXPECT_TRUE(f.evidence.is_object()) << f.rule;
+  EXPECT_FALSE(f.evidence.empty()) << f.rule << ": evidence must hold the deciding values";
+  // Evidence and message go into JSON reports as they are: valid UTF-8 always.
+  EXPECT_NO_THROW((void)f.evidence.dump()) << f.rule;
+  EXPECT_NO_THROW((void)nlohmann::json(f.message).dump()) << f.rule;
+}
+
+TEST(RuleSweep, EveryModuleRuleFiresOnHostileFactsAndIsInTheCatalogue) {
+  std::set<std::string> emitted;
+  for (const TempRootFacts& world : hostile_worlds()) {
+    for (const Finding& f : checks::check_all(world)) {
+      expect_well_formed(f);
+      emitted.insert(f.rule);
+    }
+  }
+  EXPECT_EQ(emitted, module_rules());
+}
+
+TEST(RuleSweep, EveryModuleRuleIsInTheCatalogue) {
+  for (const auto& id : module_rules()) EXPECT_NE(find_rule(id), nullptr) << id;
+}
+
+TEST(RuleSweep, EveryLinuxCatalogueRuleIsAModuleRule) {
+  // Rules judged on Linux facts must be exercised here; Windows-only rules of other modules
+  // (dacl.*, ...) are tested with those modules.
+  for (const auto& [id, info] : rule_catalog()) {
+    const bool linux_rule =
+        std::find(info.platforms.begin(), info.platforms.end(), "linux") != info.platforms.end();
+    if (linux_rule) {
+      EXPECT_TRUE(module_rules().count(id)) << id << " is exercised by no test";
+    }
+  }
+}
+
+// Random mutations of hostile facts: whatever the combination, every finding is well formed
+// and its id is in the catalogue.
+TEST(RuleSweep, RandomisedHostileFactsOnlyEmitCatalogueRules) {
+  std::mt19937 rng(20240611);
+  const auto pick = [&rng](auto... values) {
+    const std::array options{values...};
+    return options[std::uniform_int_distribution<std::size_t>(0, options.size() - 1)(rng)];
+  };
+  const auto kinds = [&] {
+    return pick(FileKind::regular, FileKind::directory, FileKind::symlink, FileKind::fifo,
+                FileKind::socket, FileKind::char_device, FileKind::block_device, FileKind::unknown);
+  };
+  const auto mutate_inode = [&](std::optional<InodeFacts>& i) {
+    if (pick(0, 1, 2, 3) == 0) {
+      i.reset();
+      return;
+    }
+    if (!i) i = InodeFacts{};
+    i->kind = kinds();
+    i->mode = std::uniform_int_distribution<std::uint32_t>(0, 07777)(rng);
+    i->uid = pick(0u, kAliceUid, kMalloryUid);
+    i->nlink = pick(0u, 1u, 2u);
+    i->size = pick(0u, 1u, 4096u, 32768u, 32769u, 3u * 1024 * 1024);
+    i->ino = pick(1u, 2u);
+  };
+  std::set<std::string> emitted;
+  for (int round = 0; round < 300; ++round) {
+    TempRootFacts root = compliant_world();
+    root.platform = pick(Platform::posix, Platform::windows);
+    mutate_inode(root.lstat);
+    mutate_inode(root.opened);
+    NamespaceFacts& ns = root.namespaces[0];
+    mutate_inode(ns.lstat);
+    mutate_inode(ns.opened);
+    ns.identity_matches = pick(true, false);
+    ns.crosses_mount = pick(true, false);
+    if (pick(0, 1) == 0) ns.user.reset();
+    ns.user_lookup_failed = pick(true, false);
+    if (pick(0, 1) == 0) {
+      const auto perms = [&] { return static_cast<std::uint8_t>(pick(0, 2, 5, 6, 7)); };
+      ns.access_acl = PosixAcl{{entry(AclTag::user_obj, 7), entry(AclTag::user, perms(), 1005),
+                                entry(AclTag::group_obj, perms()), entry(AclTag::mask, perms()),
+                                entry(AclTag::other, perms())}};
+    }
+    ns.volume = tmpfs();
+    ns.volume->network = pick(true, false);
+    ns.volume->compressed = pick(std::optional<bool>{}, std::optional<bool>{true});
+    ns.files.push_back(backing_file(ns, pick("1", "007", "0", "x", "99999999999", "")));
+    for (FileFacts& f : ns.files) {
+      mutate_inode(f.lstat);
+      mutate_inode(f.opened);
+      f.crosses_mount = pick(true, false);
+      if (pick(0, 1) == 0)
+        f.region = region_of(std::vector<std::byte>(pick(0u, 31u, 64u), std::byte{0xca}));
+    }
+    AttachFacts& a = root.attach_files[0];
+    mutate_inode(a.lstat);
+    a.process->existence = pick(ProcessFacts::Existence::alive, ProcessFacts::Existence::gone,
+                                ProcessFacts::Existence::unknown);
+    for (const Finding& f : checks::check_all(root)) {
+      expect_well_formed(f);
+      emitted.insert(f.rule);
+    }
+  }
+  for (const auto& id : emitted) EXPECT_TRUE(module_rules().count(id)) << id;
+  EXPECT_GT(emitted.size(), module_rules().size() / 2);
+}
+
+}  // namespace
+}  // namespace hsperfguard::test

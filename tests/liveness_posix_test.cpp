@@ -1,0 +1,666 @@
+// Liveness evidence against real processes and real JVMs (Linux).
+//
+// Stale files are never left in a real /tmp/hsperfdata_<user>: the same user's next JVM
+// would delete them, and they are not ours to leave. Tests copy a JVM's file into a private
+// namespace directory under a ScratchDir and judge the copy.
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jvm_support.hpp"
+#include "liveness.hpp"
+#include "perfdata.hpp"
+#include "pid_name.hpp"
+#include "platform/liveness.hpp"
+#include "platform/posix/liveness_posix.hpp"
+#include "platform/posix/posix_util.hpp"
+#include "platform/posix/procfs_posix.hpp"
+#include "platform/process.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using platform::LivenessGatherer;
+using platform::LivenessOptions;
+using platform::LivenessScope;
+using test::JvmProcess;
+using test::ScratchDir;
+using Existence = ProcessFacts::Existence;
+
+constexpr uid_t kNobody = 65534;
+constexpr gid_t kNogroup = 65534;
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// What observation would record for `dir`/`name`, built with plain stat and our parser.
+FileFacts file_facts(const std::string& dir, const std::string& name) {
+  FileFacts f;
+  f.name = name;
+  f.path = dir + "/" + name;
+  f.pid_name = classify_pid_name(name);
+  struct stat st {};
+  if (::lstat(f.path.c_str(), &st) == 0) {
+    f.lstat = platform::to_inode_facts(st);
+    f.opened = f.lstat;
+    if (S_ISREG(st.st_mode)) {
+      const auto bytes = test::read_file(f.path);
+      f.region = RegionSummary{perfdata::parse_region(bytes), bytes.size()};
+    }
+  }
+  return f;
+}
+
+NamespaceFacts namespace_facts(const std::string& dir, const std::vector<std::string>& names) {
+  NamespaceFacts ns;
+  ns.path = dir;
+  ns.name = dir.substr(dir.rfind('/') + 1);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0) {
+    ns.lstat = platform::to_inode_facts(st);
+    ns.opened = ns.lstat;
+  }
+  for (const auto& n : names) ns.files.push_back(file_facts(dir, n));
+  return ns;
+}
+
+// A private namespace directory, as a JVM would have made it.
+std::string make_namespace(const ScratchDir& scratch, const std::string& user = "liveness") {
+  const std::string dir = scratch / ("hsperfdata_" + user);
+  ::mkdir(dir.c_str(), 0755);
+  ::chmod(scratch.path().c_str(), 0755);
+  return dir;
+}
+
+void copy_file(const std::string& from, const std::string& to) {
+  test::write_file(to, test::read_file(from));
+  ::chmod(to.c_str(), 0644);
+}
+
+// A child process (exec'ed, or a function run in a fork) killed and reaped on destruction.
+class Child {
+ public:
+  Child() = default;
+  ~Child() { stop(); }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  bool exec(std::vector<std::string> argv) {
+    std::vector<char*> args;
+    for (auto& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      const int devnull = ::open("/dev/null", O_RDWR);
+      ::dup2(devnull, 0);
+      ::dup2(devnull, 1);
+      ::execvp(args[0], args.data());
+      ::_exit(127);
+    }
+    return pid_ > 0;
+  }
+
+  // Forks a child that becomes `uid`, makes itself non-dumpable (so that even processes of
+  // the same uid without ptrace rights cannot read its maps) and waits to be killed.
+  bool undumpable_as(uid_t uid, gid_t gid) {
+    int ready[2];
+    if (::pipe(ready) != 0) return false;
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(ready[0]);
+      if (::setgroups(1, &gid) != 0 || ::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0) ::_exit(1);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      ::prctl(PR_SET_DUMPABLE, 0);
+      (void)!::write(ready[1], "r", 1);
+      for (;;) ::pause();
+    }
+    ::close(ready[1]);
+    char c = 0;
+    const bool ok = pid_ > 0 && ::read(ready[0], &c, 1) == 1;
+    ::close(ready[0]);
+    return ok;
+  }
+
+  pid_t pid() const { return pid_; }
+
+  void stop() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// Runs `fn` in a forked child with the credentials of `uid` and returns what it wrote.
+std::string run_as(uid_t uid, gid_t gid, const std::function<std::string()>& fn) {
+  int out[2];
+  if (::pipe(out) != 0) return "pipe failed";
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(out[0]);
+    if (::setgroups(1, &gid) != 0 || ::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0) {
+      (void)!::write(out[1], "setresuid failed", 16);
+      ::_exit(1);
+    }
+    const std::string result = fn();
+    (void)!::write(out[1], result.data(), result.size());
+    ::_exit(0);
+  }
+  ::close(out[1]);
+  std::string result;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) result.append(buf, static_cast<std::size_t>(n));
+  ::close(out[0]);
+  ::waitpid(child, nullptr, 0);
+  return result;
+}
+
+std::optional<std::int64_t> begin_time(const std::string& path) {
+  const perfdata::Region r = perfdata::parse_region(test::read_file(path));
+  const perfdata::Entry* e = r.find("sun.rt.createVmBeginTime");
+  if (e == nullptr) return std::nullopt;
+  return e->long_value;
+}
+
+#define REQUIRE_JDK()                                        \
+  do {                                                      \
+    if (!test::have_jdk()) GTEST_SKIP() << "no JDK on PATH"; \
+  } while (0)
+
+// ---- Live JVMs ------------------------------------------------------------------------------
+
+TEST(LivenessPosix, LiveJvmIsLiveByProcLocksAndByMaps) {
+  REQUIRE_JDK();
+  JvmProcess jvm;
+  ASSERT_TRUE(jvm.start({"-Xmx64m", "-XX:+UseSerialGC"}));
+  const std::string path = jvm.backing_file_path();
+  const std::string dir = path.substr(0, path.rfind('/'));
+  NamespaceFacts ns = namespace_facts(dir, {std::to_string(jvm.pid())});
+
+  LivenessGatherer gatherer;
+  gatherer.gather(ns, LivenessScope{});
+  const FileFacts& file = ns.files.at(0);
+  ASSERT_TRUE(file.liveness.has_value());
+  const LivenessFacts& lf = *file.liveness;
+  EXPECT_EQ(lf.lock_source, "proc-locks");
+  EXPECT_EQ(lf.lock_held, true);
+  EXPECT_EQ(lf.lock_holder_pid, jvm.pid());
+  EXPECT_EQ(lf.lock_kind, "FLOCK WRITE");
+  EXPECT_FALSE(lf.lock_inode_only);
+  ASSERT_EQ(lf.candidates.size(), 1u);
+  const ProcessFacts& p = lf.candidates[0];
+  EXPECT_EQ(p.pid, jvm.pid());
+  EXPECT_EQ(p.existence, Existence::alive);
+  EXPECT_EQ(p.maps_backing_file, true);
+  EXPECT_FALSE(p.maps_inode_only) << "ext4 and tmpfs print stat's device in maps";
+  EXPECT_EQ(p.maps_libjvm, true);
+  EXPECT_EQ(p.real_uid, ::getuid());
+  ASSERT_TRUE(p.start_time_ms.has_value());
+  const auto begin = begin_time(path);
+  ASSERT_TRUE(begin.has_value());
+  EXPECT_LE(*p.start_time_ms, *begin) << "the process starts before the VM in it begins";
+  EXPECT_GT(*p.start_time_ms, *begin - 60'000);
+
+  LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::live);
+  EXPECT_EQ(v.reason, "lock-held");
+  EXPECT_EQ(v.evidence.at("lock").at("holder_pid"), jvm.pid());
+
+  // Without the lock (an older JVM), the mapping alone keeps it live.
+  FileFacts unlocked = file;
+  unlocked.liveness->lock_held = false;
+  v = decide_liveness(unlocked, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::live);
+  EXPECT_EQ(v.reason, "mapped");
+}
+
+// A frozen JVM (SIGSTOP) still holds its lock and its mapping: stopped is not dead.
+TEST(LivenessPosix, StoppedJvmIsStillLive) {
+  REQUIRE_JDK();
+  JvmProcess jvm;
+  ASSERT_TRUE(jvm.start({"-Xmx64m", "-XX:+UseSerialGC"}));
+  ASSERT_TRUE(jvm.stop());
+  const std::string path = jvm.backing_file_path();
+  NamespaceFacts ns = namespace_facts(path.substr(0, path.rfind('/')), {std::to_string(jvm.pid())});
+  LivenessGatherer gatherer;
+  gatherer.gather(ns, LivenessScope{});
+  EXPECT_EQ(decide_liveness(ns.files.at(0), LivenessSettings{}).verdict, Verdict::live);
+  ASSERT_TRUE(jvm.cont());
+}
+
+// ---- Dead JVMs and reused pids ---------------------------------------------------------------
+
+TEST(LivenessPosix, KilledJvmCopyIsStale) {
+  REQUIRE_JDK();
+  ScratchDir scratch;
+  const std::string dir = make_namespace(scratch);
+  JvmProcess jvm;
+  ASSERT_TRUE(jvm.start({"-Xmx64m", "-XX:+UseSerialGC"}));
+  const std::string name = std::to_string(jvm.pid());
+  copy_file(jvm.backing_file_path(), dir + "/" + name);
+
+  {  // While the JVM runs, the copy (another inode) is neither locked nor mapped by it.
+    NamespaceFacts ns = namespace_facts(dir, {name});
+    LivenessGatherer gatherer;
+    gatherer.gather(ns, LivenessScope{});
+    const LivenessVerdict v = decide_liveness(ns.files.at(0), LivenessSettings{});
+    EXPECT_EQ(v.verdict, Verdict::pid_reused) << v.message;
+    EXPECT_EQ(v.reason, "maps-without-file");
+  }
+  ASSERT_TRUE(jvm.kill9());
+  NamespaceFacts ns = namespace_facts(dir, {name});
+  LivenessGatherer gatherer;
+  gatherer.gather(ns, LivenessScope{});
+  const FileFacts& file = ns.files.at(0);
+  EXPECT_EQ(file.liveness->lock_held, false);
+  ASSERT_EQ(file.liveness->candidates.size(), 1u);
+  EXPECT_EQ(file.liveness->candidates[0].existence, Existence::gone);
+  const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::stale) << v.message;
+  EXPECT_EQ(v.reason, "process-gone");
+  EXPECT_EQ(v.evidence.at("decided_by"), "process");
+}
+
+TEST(LivenessPosix, PidReuseBySleepIsDetected) {
+  REQUIRE_JDK();
+  if (test::find_program("sleep").empty()) GTEST_SKIP() << "no sleep";
+  ScratchDir scratch;
+  const std::string dir = make_namespace(scratch);
+  const std::string saved = scratch / "saved-region";
+  {
+    JvmProcess jvm;
+    ASSERT_TRUE(jvm.start({"-Xmx64m", "-XX:+UseSerialGC"}));
+    copy_file(jvm.backing_file_path(), saved);
+    ASSERT_TRUE(jvm.kill9());
+  }
+  const auto begin = begin_time(saved);
+  ASSERT_TRUE(begin.has_value());
+  // /proc's start time may read up to a second early (btime is whole seconds): start the
+  // impostor clearly later than begin + tolerance.
+  const LivenessSettings settings;
+  const std::int64_t wait_until = *begin + settings.start_time_tolerance_ms + 1500;
+  while (now_ms() < wait_until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+
+  Child sleeper;
+  ASSERT_TRUE(sleeper.exec({"sleep", "60"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // exec'ed, maps settled
+  const std::string name = std::to_string(sleeper.pid());
+  copy_file(saved, dir + "/" + name);  // the dead JVM's file, as if its pid had been reused
+
+  NamespaceFacts ns = namespace_facts(dir, {name});
+  LivenessGatherer gatherer;
+  gatherer.gather(ns, LivenessScope{});
+  const FileFacts& file = ns.files.at(0);
+  ASSERT_EQ(file.liveness->candidates.size(), 1u);
+  const ProcessFacts& p = file.liveness->candidates[0];
+  EXPECT_EQ(p.existence, Existence::alive);
+  EXPECT_EQ(p.maps_backing_file, false);
+  EXPECT_EQ(p.maps_libjvm, false);
+  ASSERT_TRUE(p.start_time_ms.has_value());
+  EXPECT_GT(*p.start_time_ms, *begin + settings.start_time_tolerance_ms);
+  const LivenessVerdict v = decide_liveness(file, settings);
+  EXPECT_EQ(v.verdict, Verdict::pid_reused) << v.message;
+  EXPECT_EQ(v.reason, "started-after-vm-begin");
+  EXPECT_EQ(v.evidence.at("decided_by"), "start-time");
+  EXPECT_EQ(v.evidence.at("candidates").at(0).at("maps_backing_file"), false);
+}
+
+// ---- What we may not see --------------------------------------------------------------------
+
+// The gatherer runs as nobody. Its targets: a nobody process that made itself non-dumpable
+// (kill works, maps are EACCES), and this root test process (kill gives EPERM).
+TEST(LivenessPosix, UnreadableProcessIsUnknownNeverStale) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root to switch uids";
+  ScratchDir scratch;
+  const std::string dir = make_namespace(scratch);
+  Child target;
+  ASSERT_TRUE(target.undumpable_as(kNobody, kNogroup));
+  const std::string hidden = std::to_string(target.pid());
+  const std::string other_user = std::to_string(::getpid());
+  // Zero-filled regions: no createVmBeginTime, so only maps could tell.
+  test::write_file(dir + "/" + hidden, std::vector<std::byte>(32768));
+  test::write_file(dir + "/" + other_user, std::vector<std::byte>(32768));
+  NamespaceFacts ns = namespace_facts(dir, {hidden, other_user});
+
+  const std::string result = run_as(kNobody, kNogroup, [&] {
+    LivenessGatherer gatherer;
+    gatherer.gather(ns, LivenessScope{});
+    std::ostringstream out;
+    for (const auto& f : ns.files) {
+      const LivenessVerdict v = decide_liveness(f, LivenessSettings{});
+      const ProcessFacts& p = f.liveness->candidates.at(0);
+      out << f.name << " " << to_string(v.verdict) << " " << v.reason << " existence="
+          << static_cast<int>(p.existence) << " maps=" << (p.maps_backing_file ? "read" : "unreadable")
+          << " error=" << (p.error ? p.error->op + ":" + std::to_string(p.error->code) : "none") << "\n";
+    }
+    return out.str();
+  });
+  EXPECT_NE(result.find(hidden + " unknown no-vm-begin-time existence=0 maps=unreadable error=read:" +
+                        std::to_string(EACCES)),
+            std::string::npos)
+      << result;
+  EXPECT_NE(result.find(other_user + " unknown process-no-permission existence=2"), std::string::npos) << result;
+}
+
+// ---- The probe: the fallback when /proc/locks is unreadable ---------------------------------
+
+TEST(LivenessPosix, ProbeAgreesWithProcLocksForLiveJvm) {
+  REQUIRE_JDK();
+  JvmProcess jvm;
+  ASSERT_TRUE(jvm.start({"-Xmx64m", "-XX:+UseSerialGC"}));
+  const std::string path = jvm.backing_file_path();
+  const std::string dir = path.substr(0, path.rfind('/'));
+  const std::string name = std::to_string(jvm.pid());
+
+  NamespaceFacts by_table = namespace_facts(dir, {name});
+  LivenessGatherer table_gatherer;
+  table_gatherer.gather(by_table, LivenessScope{});
+  NamespaceFacts by_probe = namespace_facts(dir, {name});
+  LivenessGatherer probe_gatherer(LivenessOptions{.use_lock_table = false});
+  probe_gatherer.gather(by_probe, LivenessScope{});
+
+  EXPECT_EQ(by_table.files[0].liveness->lock_source, "proc-locks");
+  EXPECT_EQ(by_probe.files[0].liveness->lock_source, "probe");
+  EXPECT_EQ(by_table.files[0].liveness->lock_held, true);
+  EXPECT_EQ(by_probe.files[0].liveness->lock_held, true);
+  EXPECT_FALSE(by_probe.files[0].liveness->lock_holder_pid.has_value()) << "a probe cannot name the holder";
+  EXPECT_EQ(decide_liveness(by_probe.files[0], LivenessSettings{}).verdict, Verdict::live);
+
+  platform::UniqueFd dirfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const InodeFacts& id = *by_probe.files[0].lstat;
+  ObservationError err;
+  EXPECT_EQ(platform::probe_lock_at(dirfd.get(), name.c_str(), id.dev, id.ino, &err), true);
+}
+
+TEST(LivenessPosix, ProbeNeverBlocksAndNeverKeepsALock) {
+  ScratchDir scratch;
+  const std::string dir = make_namespace(scratch);
+  platform::UniqueFd dirfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(dirfd.valid());
+  test::write_file(dir + "/100", std::vector<std::byte>(4096));
+  struct stat st {};
+  ASSERT_EQ(::stat((dir + "/100").c_str(), &st), 0);
+  const auto dev = static_cast<std::uint64_t>(st.st_dev);
+  const auto ino = static_cast<std::uint64_t>(st.st_ino);
+  ObservationError err;
+
+  // Free: the probe locks and unlocks; afterwards nobody holds it and we can take it.
+  EXPECT_EQ(platform::probe_lock_at(dirfd.get(), "100", dev, ino, &err), false);
+  ObservationError table_err;
+  const auto table = platform::LockTable::read("/proc/locks", &table_err);
+  ASSERT_TRUE(table.has_value()) << table_err.message;
+  EXPECT_EQ(table->find(dev, ino).holder, nullptr);
+  platform::UniqueFd mine(::open((dir + "/100").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_EQ(::flock(mine.get(), LOCK_EX | LOCK_NB), 0) << "the probe kept its lock";
+
+  // Held by us (another open file description): the probe says held, without waiting.
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(platform::probe_lock_at(dirfd.get(), "100", dev, ino, &err), true);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(1));
+  ::flock(mine.get(), LOCK_UN);
+
+  // A FIFO with no writer would block a plain open; a symlink must not be followed.
+  ASSERT_EQ(::mkfifo((dir + "/200").c_str(), 0600), 0);
+  ASSERT_EQ(::stat((dir + "/200").c_str(), &st), 0);
+  EXPECT_FALSE(platform::probe_lock_at(dirfd.get(), "200", static_cast<std::uint64_t>(st.st_dev),
+                                       static_cast<std::uint64_t>(st.st_ino), &err)
+                   .has_value());
+  ASSERT_EQ(::symlink("100", (dir + "/300").c_str()), 0);
+  EXPECT_FALSE(platform::probe_lock_at(dirfd.get(), "300", dev, ino, &err).has_value());
+  EXPECT_EQ(err.code, ELOOP);
+  // Swapped for another file since it was observed: no verdict about the new one.
+  test::write_file(dir + "/400", std::vector<std::byte>(4096));
+  EXPECT_FALSE(platform::probe_lock_at(dirfd.get(), "400", dev, ino, &err).has_value());
+
+  // The gatherer never probes what is not a regular file.
+  NamespaceFacts ns = namespace_facts(dir, {"100", "200", "300"});
+  LivenessGatherer probe_gatherer(LivenessOptions{.use_lock_table = false});
+  probe_gatherer.gather(ns, LivenessScope{});
+  EXPECT_EQ(ns.files[0].liveness->lock_source, "probe");
+  EXPECT_EQ(ns.files[0].liveness->lock_held, false);
+  EXPECT_EQ(ns.files[1].liveness->lock_source, "none");
+  EXPECT_FALSE(ns.files[1].liveness->lock_held.has_value());
+  EXPECT_EQ(ns.files[2].liveness->lock_source, "none");
+}
+
+// A lock held through a hard link under a name no JVM writes: the inode is in use.
+TEST(LivenessPosix, HardLinkToLockedFileIsLiveUnderAnyName) {
+  ScratchDir scratch;
+  const std::string dir = make_namespace(scratch);
+  test::write_file(dir + "/123", std::vector<std::byte>(4096));
+  ASSERT_EQ(::link((dir + "/123").c_str(), (dir + "/copy.bak").c_str()), 0);
+  platform::UniqueFd held(::open((dir + "/123").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_EQ(::flock(held.get(), LOCK_EX | LOCK_NB), 0);
+  NamespaceFacts ns = namespace_facts(dir, {"copy.bak"});
+  LivenessGatherer gatherer;
+  gatherer.gather(ns, LivenessScope{});
+  EXPECT_EQ(ns.files[0].liveness->lock_holder_pid, ::getpid());
+  const LivenessVerdict v = decide_liveness(ns.files[0], LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::live);
+  EXPECT_EQ(v.reason, "lock-held");
+  ::flock(held.get(), LOCK_UN);
+  NamespaceFacts after = namespace_facts(dir, {"copy.bak"});
+  LivenessGatherer again;
+  again.gather(after, LivenessScope{});
+  EXPECT_EQ(decide_liveness(after.files[0], LivenessSettings{}).verdict, Verdict::foreign);
+}
+
+// ---- Processes ------------------------------------------------------------------------------
+
+TEST(LivenessPosix, ObserveProcessDescribesThisProcess) {
+  const ProcessFacts self = platform::observe_process(::getpid());
+  EXPECT_EQ(self.existence, Existence::alive);
+  EXPECT_EQ(self.real_uid, ::getuid());
+  ASSERT_FALSE(self.ns_pids.empty());
+  EXPECT_EQ(self.ns_pids.front(), ::getpid());
+  ASSERT_TRUE(self.mount_namespace.has_value());
+  EXPECT_TRUE(self.mount_namespace->starts_with("mnt:[")) << *self.mount_namespace;
+  ASSERT_TRUE(self.start_time_ms.has_value());
+  EXPECT_LE(*self.start_time_ms, now_ms());
+  EXPECT_GT(*self.start_time_ms, now_ms() - 24LL * 3600 * 1000 * 365);
+  EXPECT_EQ(self.maps_libjvm, false);
+  EXPECT_FALSE(self.maps_backing_file.has_value()) << "a per-file question";
+  EXPECT_FALSE(self.error.has_value());
+}
+
+TEST(LivenessPosix, ObserveProcessOfReapedChildAndNonPidsIsGone) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(platform::observe_process(child).existence, Existence::gone);
+  EXPECT_EQ(platform::observe_process(0).existence, Existence::gone);   // kill(0) = our group
+  EXPECT_EQ(platform::observe_process(-1).existence, Existence::gone);  // kill(-1) = everyone
+}
+
+// A zombie still owns its pid but has no address space: "maps nothing" must not count as
+// proof that it is another process.
+TEST(LivenessPosix, ZombieMapsAreUnknownNotEmpty) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  for (int i = 0; i < 100; ++i) {  // until it has exited (and is a zombie)
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto f = procfs::parse_stat(text);
+    if (f && f->state == 'Z') break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const ProcessFacts zombie = platform::observe_process(child);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(zombie.existence, Existence::alive);
+  EXPECT_FALSE(zombie.maps_libjvm.has_value());
+  ASSERT_TRUE(zombie.error.has_value());
+  EXPECT_EQ(zombie.error->message, "no address space");
+}
+
+// ---- Containers: names are pids inside the container's pid namespace -------------------------
+
+// A file named "1" in a container's namespace belongs to the container's init, not to the
+// host's: candidates come from NSpid within the container's mount namespace.
+TEST(LivenessPosix, ContainerFileIsMatchedByNSpidNotByHostPid) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root for unshare";
+  const std::string unshare = test::find_program("unshare");
+  if (unshare.empty()) GTEST_SKIP() << "no unshare";
+  Child container;
+  ASSERT_TRUE(container.exec({unshare, "--pid", "--mount", "--fork", "--kill-child", "--mount-proc",
+                              "sleep", "60"}));
+  // The forked child of unshare is pid 1 of the new pid namespace.
+  pid_t inner = -1;
+  const std::string children = "/proc/" + std::to_string(container.pid()) + "/task/" +
+                               std::to_string(container.pid()) + "/children";
+  for (int i = 0; i < 200 && inner <= 0; ++i) {
+    std::ifstream in(children);
+    if (!(in >> inner)) inner = -1;
+    if (inner > 0) {
+      // Wait for exec into sleep so its mount namespace is final.
+      std::ifstream comm("/proc/" + std::to_string(inner) + "/comm");
+      std::string name;
+      comm >> name;
+      if (name != "sleep") inner = -1;
+    }
+    if (inner <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (inner <= 0) GTEST_SKIP() << "unshare did not start (no pid namespaces here?)";
+  const ProcessFacts init = platform::observe_process(inner);
+  ASSERT_TRUE(init.mount_namespace.has_value());
+  ASSERT_EQ(init.ns_pids.size(), 2u);
+  EXPECT_EQ(init.ns_pids.back(), 1);
+
+  // A pid that neither the container (which has only its init) nor the host uses now.
+  std::int32_t unused = 30000;
+  while (unused > 2 && !(::kill(unused, 0) != 0 && errno == ESRCH)) --unused;
+  const std::string unused_name = std::to_string(unused);
+
+  ScratchDir scratch;
+  const std::string dir = make_namespace(scratch);
+  test::write_file(dir + "/1", std::vector<std::byte>(4096));
+  test::write_file(dir + "/" + unused_name, std::vector<std::byte>(4096));
+  NamespaceFacts ns = namespace_facts(dir, {"1", unused_name});
+  LivenessScope scope;
+  scope.kind = RootKind::container;
+  scope.container = ContainerFacts{inner, *init.mount_namespace, std::nullopt};
+  LivenessGatherer gatherer;
+  gatherer.gather(ns, scope);
+
+  const LivenessFacts& one = *ns.files[0].liveness;
+  ASSERT_EQ(one.candidates.size(), 1u);
+  EXPECT_EQ(one.candidates[0].pid, inner) << "matched by NSpid, not host pid 1";
+  LivenessSettings settings;
+  settings.container = true;
+  const LivenessVerdict v1 = decide_liveness(ns.files[0], settings);
+  EXPECT_FALSE(reapable(v1.verdict)) << "sleep started before this file was written: " << v1.message;
+
+  const LivenessFacts& two = *ns.files[1].liveness;
+  EXPECT_TRUE(two.candidates.empty());
+  EXPECT_EQ(two.candidates_complete, true);
+  const LivenessVerdict v2 = decide_liveness(ns.files[1], settings);
+  EXPECT_EQ(v2.verdict, Verdict::stale) << v2.message;
+  EXPECT_EQ(v2.reason, "no-process-in-namespace");
+}
+
+// ---- File systems where /proc's device is not stat's ------------------------------------
+
+// overlayfs with its upper layer on another file system (a container's /tmp): the JVM's
+// mapping is of the upper layer's file, so maps print the upper device, not the overlay's
+// st_dev; and the flock, taken on the overlay file, goes when the descriptor is closed
+// (observed on Linux 6.x). Matching maps by inode keeps such a file live.
+TEST(LivenessPosix, OverlayfsMappedFileIsLiveThoughMapsShowAnotherDevice) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root to mount";
+  ScratchDir scratch;
+  const std::string result = run_as(0, 0, [&]() -> std::string {
+    // In a mount namespace of our own: nothing is visible to, or left on, the host.
+    if (::unshare(CLONE_NEWNS) != 0) return "skip: unshare " + std::string(std::strerror(errno));
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "skip: private";
+    const std::string base = scratch.path();
+    for (const char* d : {"/lower", "/t", "/merged"}) ::mkdir((base + d).c_str(), 0755);
+    if (::mount("tmpfs", (base + "/t").c_str(), "tmpfs", 0, nullptr) != 0) return "skip: tmpfs";
+    ::mkdir((base + "/t/upper").c_str(), 0755);
+    ::mkdir((base + "/t/work").c_str(), 0755);
+    const std::string options = "lowerdir=" + base + "/lower,upperdir=" + base + "/t/upper,workdir=" + base + "/t/work";
+    if (::mount("overlay", (base + "/merged").c_str(), "overlay", 0, options.c_str()) != 0) {
+      return "skip: overlay " + std::string(std::strerror(errno));
+    }
+    const std::string dir = base + "/merged/hsperfdata_liveness";
+    ::mkdir(dir.c_str(), 0755);
+    // What HotSpot does: open, flock, size, map shared, close the descriptor.
+    const std::string name = std::to_string(::getpid());
+    const int fd = ::open((dir + "/" + name).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
+    if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0 || ::ftruncate(fd, 32768) != 0) return "setup failed";
+    void* region = ::mmap(nullptr, 32768, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (region == MAP_FAILED) return "mmap failed";
+    NamespaceFacts ns = namespace_facts(dir, {name});
+    LivenessGatherer gatherer;
+    gatherer.gather(ns, LivenessScope{});
+    const FileFacts& f = ns.files.at(0);
+    const ProcessFacts& p = f.liveness->candidates.at(0);
+    const LivenessVerdict v = decide_liveness(f, LivenessSettings{});
+    std::ostringstream out;
+    out << to_string(v.verdict) << " mapped=" << p.maps_backing_file.value_or(false)
+        << " inode_only=" << p.maps_inode_only << " lock=" << f.liveness->lock_held.value_or(false);
+    return out.str();
+  });
+  if (result.starts_with("skip:")) GTEST_SKIP() << result;
+  EXPECT_TRUE(result.starts_with("live mapped=1 inode_only=1")) << result;
+}
+
+// ---- The lock table ---------------------------------------------------------------------------
+
+TEST(LivenessPosix, LockTableSeesOurFlockAndNotOurWaiters) {
+  ScratchDir scratch;
+  const std::string path = scratch / "locked";
+  test::write_file(path, std::vector<std::byte>(16));
+  platform::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_EQ(::flock(fd.get(), LOCK_SH), 0);
+  struct stat st {};
+  ASSERT_EQ(::fstat(fd.get(), &st), 0);
+  ObservationError err;
+  const auto table = platform::LockTable::read("/proc/locks", &err);
+  ASSERT_TRUE(table.has_value()) << err.message;
+  const auto found = table->find(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+  ASSERT_NE(found.holder, nullptr);
+  EXPECT_EQ(found.holder->kind, "FLOCK READ");
+  EXPECT_EQ(found.holder->pid, ::getpid());
+  EXPECT_FALSE(found.inode_only);
+  EXPECT_FALSE(platform::LockTable::read("/nonexistent/locks", &err).has_value());
+  EXPECT_EQ(err.code, ENOENT);
+}
+
+}  // namespace
+}  // namespace hsperfguard

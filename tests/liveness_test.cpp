@@ -1,0 +1,912 @@
+// The liveness policy as a truth table: every combination of the evidence, and the exact
+// verdict, reason and deciding evidence for each. Pure: facts are built by hand.
+#include "liveness.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "facts.hpp"
+#include "pid_name.hpp"
+#include "procfs_parse.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using nlohmann::json;
+using Existence = ProcessFacts::Existence;
+
+constexpr std::int64_t kBegin = 1'700'000'000'000;    // sun.rt.createVmBeginTime
+constexpr std::int64_t kFileCtime = kBegin + 50;      // the JVM created its file just after
+constexpr std::int64_t kStartBefore = kBegin - 500;   // the JVM's own process
+constexpr std::int64_t kStartAfter = kBegin + 60'000;  // a later process with the same pid
+constexpr std::int32_t kPid = 4242;
+
+enum class L { held, free, unknown };                  // lock
+enum class P { alive, gone, eperm, unknown };          // kill(pid, 0)
+enum class M { yes, no, unreadable };                  // maps the file's (dev, ino)
+enum class S { before, after, absent };                // process start vs. VM begin (and ctime)
+enum class B { yes, no };                              // region has createVmBeginTime
+enum class N { canonical, noncanonical, out_of_range, not_a_pid };
+using V = Verdict;
+
+perfdata::Region region_with_begin(std::optional<std::int64_t> begin) {
+  perfdata::Region r;
+  r.size = 32768;
+  r.prologue = perfdata::Prologue{};
+  if (begin) {
+    perfdata::Entry e;
+    e.name = "sun.rt.createVmBeginTime";
+    e.long_value = *begin;
+    r.entries.push_back(e);
+  } else {
+    r.error = perfdata::ParseError{0, "bad magic"};  // a zero-filled or foreign file
+  }
+  return r;
+}
+
+InodeFacts file_inode(FileKind kind = FileKind::regular) {
+  InodeFacts i;
+  i.kind = kind;
+  i.mode = 0600;
+  i.uid = 1000;
+  i.size = 32768;
+  i.dev = 0x2a;
+  i.ino = 77;
+  i.ctime = {kFileCtime / 1000, (kFileCtime % 1000) * 1'000'000};
+  return i;
+}
+
+ProcessFacts process(std::int32_t pid, P p, M m, S s) {
+  ProcessFacts f;
+  f.pid = pid;
+  f.existence = p == P::alive ? Existence::alive
+                : p == P::gone ? Existence::gone
+                : p == P::eperm ? Existence::no_permission
+                                : Existence::unknown;
+  if (m != M::unreadable) f.maps_backing_file = m == M::yes;
+  if (s != S::absent) f.start_time_ms = s == S::before ? kStartBefore : kStartAfter;
+  return f;
+}
+
+FileFacts backing_file(std::string name, FileKind kind, L lock, std::vector<ProcessFacts> candidates,
+                       B begin = B::yes) {
+  FileFacts f;
+  f.name = name;
+  f.path = "/tmp/hsperfdata_alice/" + name;
+  f.pid_name = classify_pid_name(name);
+  f.lstat = file_inode(kind);
+  f.opened = f.lstat;
+  f.region = RegionSummary{region_with_begin(begin == B::yes ? std::optional(kBegin) : std::nullopt), 32768};
+  LivenessFacts lf;
+  lf.lock_source = "proc-locks";
+  if (lock != L::unknown) lf.lock_held = lock == L::held;
+  if (lock == L::held) {
+    lf.lock_holder_pid = kPid;
+    lf.lock_kind = "FLOCK WRITE";
+  }
+  lf.candidates = std::move(candidates);
+  f.liveness = std::move(lf);
+  return f;
+}
+
+bool any_candidate_has(const json& ev, const char* key) {
+  for (const auto& c : ev.at("candidates")) {
+    if (c.contains(key) && !c.at(key).is_null()) return true;
+  }
+  return false;
+}
+
+// The evidence names what decided the verdict, and carries the value that did.
+::testing::AssertionResult evidence_names(const LivenessVerdict& v, const std::string& decided_by) {
+  const json& ev = v.evidence;
+  if (ev.value("decided_by", "") != decided_by) {
+    return ::testing::AssertionFailure() << "decided_by " << ev.value("decided_by", "?") << ", want "
+                                         << decided_by << "; evidence " << ev.dump();
+  }
+  if (ev.value("reason", "") != v.reason) return ::testing::AssertionFailure() << "reason missing";
+  bool ok = false;
+  if (decided_by == "lock") {
+    ok = ev.at("lock").at("state") == (v.verdict == Verdict::live ? "held" : "unknown");
+  } else if (decided_by == "maps") {
+    ok = any_candidate_has(ev, "maps_backing_file");
+  } else if (decided_by == "start-time") {
+    ok = any_candidate_has(ev, "start_after_vm_begin_ms");
+  } else if (decided_by == "process") {
+    ok = any_candidate_has(ev, "existence") || ev.contains("candidates_complete") ||
+         ev.at("candidates").empty();
+  } else if (decided_by == "region") {
+    ok = ev.at("vm_begin_time_ms").is_null();
+  } else if (decided_by == "name") {
+    ok = ev.at("file").at("name_kind") != "canonical";
+  } else if (decided_by == "file-kind") {
+    ok = ev.at("file").at("kind") != "regular";
+  } else if (decided_by == "file") {
+    ok = ev.contains("file");
+  }
+  if (!ok) return ::testing::AssertionFailure() << "evidence lacks " << decided_by << ": " << ev.dump();
+  return ::testing::AssertionSuccess();
+}
+
+// judge_liveness is the same decision without the explanation.
+::testing::AssertionResult judge_agrees(const FileFacts& file, const LivenessSettings& settings,
+                                        const LivenessVerdict& v) {
+  const LivenessJudgement j = judge_liveness(file, settings);
+  if (j.verdict == v.verdict && j.reason == v.reason && j.decided_by == v.evidence.value("decided_by", "")) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "judge_liveness says " << to_string(j.verdict) << "/" << j.reason;
+}
+
+std::string describe(const LivenessVerdict& v) {
+  return std::string(to_string(v.verdict)) + "/" + v.reason + " (" + v.message + ")";
+}
+
+// ---- Canonical pid name, regular file, host root: the evidence dimensions ----------------
+
+struct CoreRow {
+  L lock;
+  P process;
+  M maps;
+  S start;
+  B begin;
+  V verdict;
+  const char* reason;
+  const char* decided_by;
+};
+
+// lock x existence x maps x start time x VM begin time present: 3 x 4 x 3 x 3 x 2 rows.
+// Without a begin time, "after" means after the file's ctime (+ tolerance), "before" before it.
+const CoreRow kCoreTable[] = {
+    {L::held, P::alive, M::yes, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::yes, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::yes, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::no, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::no, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::no, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::unreadable, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::unreadable, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::unreadable, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::yes, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::yes, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::yes, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::no, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::no, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::no, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::unreadable, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::unreadable, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::unreadable, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::yes, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::yes, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::yes, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::no, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::no, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::no, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::unreadable, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::unreadable, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::unreadable, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::yes, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::yes, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::yes, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::no, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::no, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::no, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::unreadable, S::before, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::unreadable, S::after, B::yes, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::unreadable, S::absent, B::yes, V::live, "lock-held", "lock"},
+    {L::free, P::alive, M::yes, S::before, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::alive, M::yes, S::after, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::alive, M::yes, S::absent, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::alive, M::no, S::before, B::yes, V::pid_reused, "maps-without-file", "maps"},
+    {L::free, P::alive, M::no, S::after, B::yes, V::pid_reused, "started-after-vm-begin", "start-time"},
+    {L::free, P::alive, M::no, S::absent, B::yes, V::pid_reused, "maps-without-file", "maps"},
+    {L::free, P::alive, M::unreadable, S::before, B::yes, V::live, "process-alive", "start-time"},
+    {L::free, P::alive, M::unreadable, S::after, B::yes, V::pid_reused, "started-after-vm-begin", "start-time"},
+    {L::free, P::alive, M::unreadable, S::absent, B::yes, V::unknown, "process-unreadable", "process"},
+    {L::free, P::gone, M::yes, S::before, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::gone, M::yes, S::after, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::gone, M::yes, S::absent, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::gone, M::no, S::before, B::yes, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::no, S::after, B::yes, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::no, S::absent, B::yes, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::unreadable, S::before, B::yes, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::unreadable, S::after, B::yes, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::unreadable, S::absent, B::yes, V::stale, "process-gone", "process"},
+    {L::free, P::eperm, M::yes, S::before, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::eperm, M::yes, S::after, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::eperm, M::yes, S::absent, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::eperm, M::no, S::before, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::no, S::after, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::no, S::absent, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::unreadable, S::before, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::unreadable, S::after, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::unreadable, S::absent, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::free, P::unknown, M::yes, S::before, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::unknown, M::yes, S::after, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::unknown, M::yes, S::absent, B::yes, V::live, "mapped", "maps"},
+    {L::free, P::unknown, M::no, S::before, B::yes, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::no, S::after, B::yes, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::no, S::absent, B::yes, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::unreadable, S::before, B::yes, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::unreadable, S::after, B::yes, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::unreadable, S::absent, B::yes, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::alive, M::yes, S::before, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::alive, M::yes, S::after, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::alive, M::yes, S::absent, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::alive, M::no, S::before, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::alive, M::no, S::after, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::alive, M::no, S::absent, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::alive, M::unreadable, S::before, B::yes, V::live, "process-alive", "start-time"},
+    {L::unknown, P::alive, M::unreadable, S::after, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::alive, M::unreadable, S::absent, B::yes, V::unknown, "process-unreadable", "process"},
+    {L::unknown, P::gone, M::yes, S::before, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::gone, M::yes, S::after, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::gone, M::yes, S::absent, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::gone, M::no, S::before, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::no, S::after, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::no, S::absent, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::unreadable, S::before, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::unreadable, S::after, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::unreadable, S::absent, B::yes, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::eperm, M::yes, S::before, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::eperm, M::yes, S::after, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::eperm, M::yes, S::absent, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::eperm, M::no, S::before, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::no, S::after, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::no, S::absent, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::unreadable, S::before, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::unreadable, S::after, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::unreadable, S::absent, B::yes, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::unknown, M::yes, S::before, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::unknown, M::yes, S::after, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::unknown, M::yes, S::absent, B::yes, V::live, "mapped", "maps"},
+    {L::unknown, P::unknown, M::no, S::before, B::yes, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::no, S::after, B::yes, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::no, S::absent, B::yes, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::unreadable, S::before, B::yes, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::unreadable, S::after, B::yes, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::unreadable, S::absent, B::yes, V::unknown, "process-unknown", "process"},
+    {L::held, P::alive, M::yes, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::yes, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::yes, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::no, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::no, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::no, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::unreadable, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::unreadable, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::alive, M::unreadable, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::yes, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::yes, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::yes, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::no, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::no, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::no, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::unreadable, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::unreadable, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::gone, M::unreadable, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::yes, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::yes, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::yes, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::no, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::no, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::no, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::unreadable, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::unreadable, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::eperm, M::unreadable, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::yes, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::yes, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::yes, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::no, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::no, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::no, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::unreadable, S::before, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::unreadable, S::after, B::no, V::live, "lock-held", "lock"},
+    {L::held, P::unknown, M::unreadable, S::absent, B::no, V::live, "lock-held", "lock"},
+    {L::free, P::alive, M::yes, S::before, B::no, V::live, "mapped", "maps"},
+    {L::free, P::alive, M::yes, S::after, B::no, V::live, "mapped", "maps"},
+    {L::free, P::alive, M::yes, S::absent, B::no, V::live, "mapped", "maps"},
+    {L::free, P::alive, M::no, S::before, B::no, V::unknown, "startup-window", "region"},
+    {L::free, P::alive, M::no, S::after, B::no, V::pid_reused, "maps-without-file", "maps"},
+    {L::free, P::alive, M::no, S::absent, B::no, V::unknown, "startup-window", "region"},
+    {L::free, P::alive, M::unreadable, S::before, B::no, V::unknown, "no-vm-begin-time", "region"},
+    {L::free, P::alive, M::unreadable, S::after, B::no, V::unknown, "no-vm-begin-time", "region"},
+    {L::free, P::alive, M::unreadable, S::absent, B::no, V::unknown, "no-vm-begin-time", "region"},
+    {L::free, P::gone, M::yes, S::before, B::no, V::live, "mapped", "maps"},
+    {L::free, P::gone, M::yes, S::after, B::no, V::live, "mapped", "maps"},
+    {L::free, P::gone, M::yes, S::absent, B::no, V::live, "mapped", "maps"},
+    {L::free, P::gone, M::no, S::before, B::no, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::no, S::after, B::no, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::no, S::absent, B::no, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::unreadable, S::before, B::no, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::unreadable, S::after, B::no, V::stale, "process-gone", "process"},
+    {L::free, P::gone, M::unreadable, S::absent, B::no, V::stale, "process-gone", "process"},
+    {L::free, P::eperm, M::yes, S::before, B::no, V::live, "mapped", "maps"},
+    {L::free, P::eperm, M::yes, S::after, B::no, V::live, "mapped", "maps"},
+    {L::free, P::eperm, M::yes, S::absent, B::no, V::live, "mapped", "maps"},
+    {L::free, P::eperm, M::no, S::before, B::no, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::no, S::after, B::no, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::no, S::absent, B::no, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::unreadable, S::before, B::no, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::unreadable, S::after, B::no, V::unknown, "process-no-permission", "process"},
+    {L::free, P::eperm, M::unreadable, S::absent, B::no, V::unknown, "process-no-permission", "process"},
+    {L::free, P::unknown, M::yes, S::before, B::no, V::live, "mapped", "maps"},
+    {L::free, P::unknown, M::yes, S::after, B::no, V::live, "mapped", "maps"},
+    {L::free, P::unknown, M::yes, S::absent, B::no, V::live, "mapped", "maps"},
+    {L::free, P::unknown, M::no, S::before, B::no, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::no, S::after, B::no, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::no, S::absent, B::no, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::unreadable, S::before, B::no, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::unreadable, S::after, B::no, V::unknown, "process-unknown", "process"},
+    {L::free, P::unknown, M::unreadable, S::absent, B::no, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::alive, M::yes, S::before, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::alive, M::yes, S::after, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::alive, M::yes, S::absent, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::alive, M::no, S::before, B::no, V::unknown, "startup-window", "region"},
+    {L::unknown, P::alive, M::no, S::after, B::no, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::alive, M::no, S::absent, B::no, V::unknown, "startup-window", "region"},
+    {L::unknown, P::alive, M::unreadable, S::before, B::no, V::unknown, "no-vm-begin-time", "region"},
+    {L::unknown, P::alive, M::unreadable, S::after, B::no, V::unknown, "no-vm-begin-time", "region"},
+    {L::unknown, P::alive, M::unreadable, S::absent, B::no, V::unknown, "no-vm-begin-time", "region"},
+    {L::unknown, P::gone, M::yes, S::before, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::gone, M::yes, S::after, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::gone, M::yes, S::absent, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::gone, M::no, S::before, B::no, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::no, S::after, B::no, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::no, S::absent, B::no, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::unreadable, S::before, B::no, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::unreadable, S::after, B::no, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::gone, M::unreadable, S::absent, B::no, V::unknown, "lock-unknown", "lock"},
+    {L::unknown, P::eperm, M::yes, S::before, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::eperm, M::yes, S::after, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::eperm, M::yes, S::absent, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::eperm, M::no, S::before, B::no, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::no, S::after, B::no, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::no, S::absent, B::no, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::unreadable, S::before, B::no, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::unreadable, S::after, B::no, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::eperm, M::unreadable, S::absent, B::no, V::unknown, "process-no-permission", "process"},
+    {L::unknown, P::unknown, M::yes, S::before, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::unknown, M::yes, S::after, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::unknown, M::yes, S::absent, B::no, V::live, "mapped", "maps"},
+    {L::unknown, P::unknown, M::no, S::before, B::no, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::no, S::after, B::no, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::no, S::absent, B::no, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::unreadable, S::before, B::no, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::unreadable, S::after, B::no, V::unknown, "process-unknown", "process"},
+    {L::unknown, P::unknown, M::unreadable, S::absent, B::no, V::unknown, "process-unknown", "process"},
+};
+
+TEST(LivenessTruthTable, EveryCombinationOfEvidence) {
+  ASSERT_EQ(std::size(kCoreTable), 3u * 4u * 3u * 3u * 2u);
+  for (const CoreRow& row : kCoreTable) {
+    const FileFacts file = backing_file(std::to_string(kPid), FileKind::regular, row.lock,
+                                        {process(kPid, row.process, row.maps, row.start)}, row.begin);
+    const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+    SCOPED_TRACE(::testing::Message() << "row lock=" << int(row.lock) << " process=" << int(row.process)
+                                      << " maps=" << int(row.maps) << " start=" << int(row.start)
+                                      << " begin=" << int(row.begin) << " got " << describe(v));
+    EXPECT_EQ(v.verdict, row.verdict);
+    EXPECT_EQ(v.reason, row.reason);
+    EXPECT_TRUE(evidence_names(v, row.decided_by));
+    EXPECT_TRUE(judge_agrees(file, LivenessSettings{}, v));
+    EXPECT_FALSE(v.message.empty());
+  }
+}
+
+// ---- Name kinds x file kinds ----------------------------------------------------------------
+
+struct NameRow {
+  N name;
+  FileKind kind;
+  L lock;
+  bool mapped;  // else: maps unreadable; the pid is alive and started before the VM began
+  V verdict;
+  const char* reason;
+  const char* decided_by;
+};
+
+const NameRow kNameTable[] = {
+    {N::canonical, FileKind::regular, L::held, true, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::regular, L::held, false, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::regular, L::free, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::regular, L::free, false, V::live, "process-alive", "start-time"},
+    {N::canonical, FileKind::regular, L::unknown, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::regular, L::unknown, false, V::live, "process-alive", "start-time"},
+    {N::canonical, FileKind::directory, L::held, true, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::directory, L::held, false, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::directory, L::free, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::directory, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::canonical, FileKind::directory, L::unknown, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::directory, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::canonical, FileKind::symlink, L::held, true, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::symlink, L::held, false, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::symlink, L::free, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::symlink, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::canonical, FileKind::symlink, L::unknown, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::symlink, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::canonical, FileKind::fifo, L::held, true, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::fifo, L::held, false, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::fifo, L::free, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::fifo, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::canonical, FileKind::fifo, L::unknown, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::fifo, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::canonical, FileKind::socket, L::held, true, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::socket, L::held, false, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::socket, L::free, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::socket, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::canonical, FileKind::socket, L::unknown, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::socket, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::canonical, FileKind::char_device, L::held, true, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::char_device, L::held, false, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::char_device, L::free, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::char_device, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::canonical, FileKind::char_device, L::unknown, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::char_device, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::canonical, FileKind::block_device, L::held, true, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::block_device, L::held, false, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::block_device, L::free, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::block_device, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::canonical, FileKind::block_device, L::unknown, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::block_device, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::canonical, FileKind::unknown, L::held, true, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::unknown, L::held, false, V::live, "lock-held", "lock"},
+    {N::canonical, FileKind::unknown, L::free, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::unknown, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::canonical, FileKind::unknown, L::unknown, true, V::live, "mapped", "maps"},
+    {N::canonical, FileKind::unknown, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::noncanonical, FileKind::regular, L::held, true, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::regular, L::held, false, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::regular, L::free, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::regular, L::free, false, V::foreign, "not-a-pid-name", "name"},
+    {N::noncanonical, FileKind::regular, L::unknown, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::regular, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::noncanonical, FileKind::directory, L::held, true, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::directory, L::held, false, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::directory, L::free, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::directory, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::noncanonical, FileKind::directory, L::unknown, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::directory, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::noncanonical, FileKind::symlink, L::held, true, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::symlink, L::held, false, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::symlink, L::free, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::symlink, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::noncanonical, FileKind::symlink, L::unknown, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::symlink, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::noncanonical, FileKind::fifo, L::held, true, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::fifo, L::held, false, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::fifo, L::free, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::fifo, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::noncanonical, FileKind::fifo, L::unknown, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::fifo, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::noncanonical, FileKind::socket, L::held, true, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::socket, L::held, false, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::socket, L::free, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::socket, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::noncanonical, FileKind::socket, L::unknown, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::socket, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::noncanonical, FileKind::char_device, L::held, true, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::char_device, L::held, false, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::char_device, L::free, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::char_device, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::noncanonical, FileKind::char_device, L::unknown, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::char_device, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::noncanonical, FileKind::block_device, L::held, true, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::block_device, L::held, false, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::block_device, L::free, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::block_device, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::noncanonical, FileKind::block_device, L::unknown, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::block_device, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::noncanonical, FileKind::unknown, L::held, true, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::unknown, L::held, false, V::live, "lock-held", "lock"},
+    {N::noncanonical, FileKind::unknown, L::free, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::unknown, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::noncanonical, FileKind::unknown, L::unknown, true, V::live, "mapped", "maps"},
+    {N::noncanonical, FileKind::unknown, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::out_of_range, FileKind::regular, L::held, true, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::regular, L::held, false, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::regular, L::free, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::regular, L::free, false, V::foreign, "not-a-pid-name", "name"},
+    {N::out_of_range, FileKind::regular, L::unknown, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::regular, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::out_of_range, FileKind::directory, L::held, true, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::directory, L::held, false, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::directory, L::free, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::directory, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::out_of_range, FileKind::directory, L::unknown, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::directory, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::out_of_range, FileKind::symlink, L::held, true, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::symlink, L::held, false, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::symlink, L::free, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::symlink, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::out_of_range, FileKind::symlink, L::unknown, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::symlink, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::out_of_range, FileKind::fifo, L::held, true, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::fifo, L::held, false, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::fifo, L::free, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::fifo, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::out_of_range, FileKind::fifo, L::unknown, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::fifo, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::out_of_range, FileKind::socket, L::held, true, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::socket, L::held, false, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::socket, L::free, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::socket, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::out_of_range, FileKind::socket, L::unknown, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::socket, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::out_of_range, FileKind::char_device, L::held, true, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::char_device, L::held, false, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::char_device, L::free, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::char_device, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::out_of_range, FileKind::char_device, L::unknown, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::char_device, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::out_of_range, FileKind::block_device, L::held, true, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::block_device, L::held, false, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::block_device, L::free, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::block_device, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::out_of_range, FileKind::block_device, L::unknown, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::block_device, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::out_of_range, FileKind::unknown, L::held, true, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::unknown, L::held, false, V::live, "lock-held", "lock"},
+    {N::out_of_range, FileKind::unknown, L::free, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::unknown, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::out_of_range, FileKind::unknown, L::unknown, true, V::live, "mapped", "maps"},
+    {N::out_of_range, FileKind::unknown, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::not_a_pid, FileKind::regular, L::held, true, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::regular, L::held, false, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::regular, L::free, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::regular, L::free, false, V::foreign, "not-a-pid-name", "name"},
+    {N::not_a_pid, FileKind::regular, L::unknown, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::regular, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::not_a_pid, FileKind::directory, L::held, true, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::directory, L::held, false, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::directory, L::free, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::directory, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::not_a_pid, FileKind::directory, L::unknown, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::directory, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::not_a_pid, FileKind::symlink, L::held, true, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::symlink, L::held, false, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::symlink, L::free, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::symlink, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::not_a_pid, FileKind::symlink, L::unknown, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::symlink, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::not_a_pid, FileKind::fifo, L::held, true, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::fifo, L::held, false, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::fifo, L::free, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::fifo, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::not_a_pid, FileKind::fifo, L::unknown, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::fifo, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::not_a_pid, FileKind::socket, L::held, true, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::socket, L::held, false, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::socket, L::free, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::socket, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::not_a_pid, FileKind::socket, L::unknown, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::socket, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::not_a_pid, FileKind::char_device, L::held, true, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::char_device, L::held, false, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::char_device, L::free, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::char_device, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::not_a_pid, FileKind::char_device, L::unknown, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::char_device, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::not_a_pid, FileKind::block_device, L::held, true, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::block_device, L::held, false, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::block_device, L::free, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::block_device, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::not_a_pid, FileKind::block_device, L::unknown, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::block_device, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+    {N::not_a_pid, FileKind::unknown, L::held, true, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::unknown, L::held, false, V::live, "lock-held", "lock"},
+    {N::not_a_pid, FileKind::unknown, L::free, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::unknown, L::free, false, V::foreign, "not-a-regular-file", "file-kind"},
+    {N::not_a_pid, FileKind::unknown, L::unknown, true, V::live, "mapped", "maps"},
+    {N::not_a_pid, FileKind::unknown, L::unknown, false, V::unknown, "lock-unknown", "lock"},
+};
+
+std::string name_of(N n) {
+  switch (n) {
+    case N::canonical: return std::to_string(kPid);
+    case N::noncanonical: return "00" + std::to_string(kPid);  // HotSpot reads 4242, never writes it
+    case N::out_of_range: return "99999999999";
+    case N::not_a_pid: return "java.hprof";
+  }
+  return "";
+}
+
+TEST(LivenessTruthTable, EveryNameKindAndFileKind) {
+  ASSERT_EQ(std::size(kNameTable), 4u * 8u * 3u * 2u);
+  for (const NameRow& row : kNameTable) {
+    const M maps = row.mapped ? M::yes : M::unreadable;
+    const FileFacts file = backing_file(name_of(row.name), row.kind, row.lock,
+                                        {process(kPid, P::alive, maps, S::before)});
+    const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+    SCOPED_TRACE(::testing::Message() << "row name=" << name_of(row.name) << " kind=" << int(row.kind)
+                                      << " lock=" << int(row.lock) << " mapped=" << row.mapped
+                                      << " got " << describe(v));
+    EXPECT_EQ(v.verdict, row.verdict);
+    EXPECT_EQ(v.reason, row.reason);
+    EXPECT_TRUE(evidence_names(v, row.decided_by));
+    EXPECT_TRUE(judge_agrees(file, LivenessSettings{}, v));
+  }
+}
+
+TEST(LivenessTruthTable, OnlyStalePidReusedAndForeignAreReapable) {
+  EXPECT_TRUE(reapable(Verdict::stale));
+  EXPECT_TRUE(reapable(Verdict::pid_reused));
+  EXPECT_TRUE(reapable(Verdict::foreign));
+  EXPECT_FALSE(reapable(Verdict::live));
+  EXPECT_FALSE(reapable(Verdict::unknown));
+  EXPECT_EQ(to_string(Verdict::pid_reused), "pid-reused");
+}
+
+// ---- Containers: candidates found by NSpid in the container's mount namespace -------------
+
+struct ContainerRow {
+  const char* what;
+  L lock;
+  std::vector<ProcessFacts> candidates;
+  std::optional<bool> complete;
+  V verdict;
+  const char* reason;
+  const char* decided_by;
+};
+
+TEST(LivenessTruthTable, ContainerCandidates) {
+  const ProcessFacts gone = process(31001, P::gone, M::unreadable, S::absent);
+  const ProcessFacts reused = process(31002, P::alive, M::no, S::after);
+  const ProcessFacts owner = process(31003, P::alive, M::unreadable, S::before);
+  const ProcessFacts eperm = process(31004, P::eperm, M::unreadable, S::before);
+  ProcessFacts mapped_elsewhere = process(31005, P::alive, M::yes, S::before);
+  mapped_elsewhere.maps_inode_only = true;  // overlayfs: maps show the upper layer's device
+  const ContainerRow rows[] = {
+      {"no process has the nspid", L::free, {}, true, V::stale, "no-process-in-namespace", "process"},
+      {"the /proc scan was incomplete", L::free, {}, false, V::unknown, "process-scan-incomplete", "process"},
+      {"no scan at all", L::free, {}, std::nullopt, V::unknown, "process-scan-incomplete", "process"},
+      {"no process, lock unknown", L::unknown, {}, true, V::unknown, "lock-unknown", "lock"},
+      {"no process, lock held", L::held, {}, true, V::live, "lock-held", "lock"},
+      {"its process is gone", L::free, {gone}, true, V::stale, "process-gone", "process"},
+      {"reused and gone", L::free, {gone, reused}, true, V::pid_reused, "started-after-vm-begin", "start-time"},
+      {"reused and owner", L::free, {reused, owner}, true, V::live, "process-alive", "start-time"},
+      {"gone and EPERM", L::free, {gone, eperm}, true, V::unknown, "process-no-permission", "process"},
+      {"mapped by inode only", L::free, {reused, mapped_elsewhere}, true, V::live, "mapped", "maps"},
+  };
+  LivenessSettings settings;
+  settings.container = true;
+  for (const ContainerRow& row : rows) {
+    FileFacts file = backing_file("7", FileKind::regular, row.lock, row.candidates);
+    file.liveness->candidates_complete = row.complete;
+    const LivenessVerdict v = decide_liveness(file, settings);
+    SCOPED_TRACE(::testing::Message() << row.what << ": got " << describe(v) << " " << v.evidence.dump());
+    EXPECT_EQ(v.verdict, row.verdict);
+    EXPECT_EQ(v.reason, row.reason);
+    EXPECT_TRUE(evidence_names(v, row.decided_by));
+    EXPECT_TRUE(judge_agrees(file, settings, v));
+  }
+}
+
+TEST(LivenessTruthTable, HostRootWithoutCandidateIsUnknown) {
+  const FileFacts file = backing_file("4242", FileKind::regular, L::free, {});
+  const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::unknown);
+  EXPECT_EQ(v.reason, "no-candidate");
+}
+
+// ---- The file itself ------------------------------------------------------------------------
+
+TEST(LivenessFile, UnobservedFileIsUnknown) {
+  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::no, S::absent)});
+  file.lstat.reset();
+  file.opened.reset();
+  const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::unknown);
+  EXPECT_EQ(v.reason, "file-unobserved");
+  EXPECT_TRUE(evidence_names(v, "file"));
+}
+
+TEST(LivenessFile, FileSwappedDuringObservationIsUnknown) {
+  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::no, S::absent)});
+  file.opened->ino = 78;  // lstat saw one inode, the opened fd another
+  const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::unknown);
+  EXPECT_EQ(v.reason, "file-replaced");
+}
+
+TEST(LivenessFile, MountPointIsNeverJudgedStale) {
+  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::no, S::absent)});
+  file.crosses_mount = true;
+  EXPECT_EQ(decide_liveness(file, LivenessSettings{}).reason, "crosses-mount");
+}
+
+TEST(LivenessFile, NoLivenessFactsAtAllIsUnknown) {
+  FileFacts file = backing_file("4242", FileKind::regular, L::free, {});
+  file.liveness.reset();
+  EXPECT_EQ(decide_liveness(file, LivenessSettings{}).verdict, Verdict::unknown);
+  file.name = "java.hprof";
+  file.pid_name = classify_pid_name(file.name);
+  const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::unknown);  // a foreign name, but nobody looked at its lock
+  EXPECT_EQ(v.reason, "lock-unknown");
+}
+
+TEST(LivenessFile, LstatAloneIsEnoughWhenTheFileWasNotOpened) {
+  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::unreadable, S::absent)});
+  file.opened.reset();
+  EXPECT_EQ(decide_liveness(file, LivenessSettings{}).verdict, Verdict::stale);
+}
+
+// ---- Start time: the tolerance boundary ------------------------------------------------------
+
+TEST(LivenessStartTime, ToleranceBoundaryIsExclusive) {
+  LivenessSettings settings;
+  settings.start_time_tolerance_ms = 2000;
+  ProcessFacts p = process(kPid, P::alive, M::unreadable, S::absent);
+  p.start_time_ms = kBegin + 2000;  // btime truncation and tick rounding live in here
+  FileFacts file = backing_file("4242", FileKind::regular, L::free, {p});
+  EXPECT_EQ(decide_liveness(file, settings).verdict, Verdict::live);
+  file.liveness->candidates[0].start_time_ms = kBegin + 2001;
+  const LivenessVerdict v = decide_liveness(file, settings);
+  EXPECT_EQ(v.verdict, Verdict::pid_reused);
+  EXPECT_EQ(v.evidence.at("candidates").at(0).at("start_after_vm_begin_ms"), 2001);
+  settings.start_time_tolerance_ms = 5000;
+  EXPECT_EQ(decide_liveness(file, settings).verdict, Verdict::live);
+}
+
+TEST(LivenessStartTime, BeginTimeThatIsNotAPositiveLongIsAbsent) {
+  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::alive, M::unreadable, S::after)});
+  file.region->region.entries[0].long_value = 0;
+  EXPECT_FALSE(vm_begin_time_ms(file).has_value());
+  EXPECT_EQ(decide_liveness(file, LivenessSettings{}).reason, "no-vm-begin-time");
+  file.region->region.entries[0].long_value = kBegin;
+  file.region->region.entries[0].vector_length = 8;  // a string named like the counter
+  EXPECT_FALSE(vm_begin_time_ms(file).has_value());
+  file.region.reset();
+  EXPECT_EQ(decide_liveness(file, LivenessSettings{}).reason, "no-vm-begin-time");
+}
+
+// A JVM creates its file, then maps it, then records createVmBeginTime: a process that
+// started before the file's last change and does not map it yet may be that JVM.
+TEST(LivenessStartTime, UnmappedFileOfAStartingJvmIsNotCalledReused) {
+  ProcessFacts starting = process(kPid, P::alive, M::no, S::before);
+  FileFacts file = backing_file("4242", FileKind::regular, L::free, {starting}, B::no);
+  LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::unknown);
+  EXPECT_EQ(v.reason, "startup-window");
+  // The same process, started well after the file last changed, cannot have created it.
+  file.liveness->candidates[0].start_time_ms = kFileCtime + 2001;
+  v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::pid_reused);
+  EXPECT_EQ(v.reason, "maps-without-file");
+}
+
+// ---- Adversarial: named after the attack ----------------------------------------------------
+
+// A stale file whose pid now belongs to an unrelated long-running process (the EPERM case
+// HotSpot calls stale): we do not guess.
+TEST(LivenessAttack, PidTakenByAnotherUsersProcessIsUnknownNotStale) {
+  ProcessFacts other = process(kPid, P::eperm, M::unreadable, S::after);
+  const FileFacts file = backing_file("4242", FileKind::regular, L::free, {other});
+  const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::unknown);
+  EXPECT_FALSE(reapable(v.verdict));
+}
+
+// Old JVMs never take the lock: a free lock on a file whose JVM still runs proves nothing.
+TEST(LivenessAttack, FreeLockOfAnOldJvmDoesNotMakeItStale) {
+  const FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::alive, M::yes, S::before)});
+  EXPECT_EQ(decide_liveness(file, LivenessSettings{}).verdict, Verdict::live);
+  const FileFacts unreadable = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::alive, M::unreadable, S::before)});
+  EXPECT_EQ(decide_liveness(unreadable, LivenessSettings{}).verdict, Verdict::live);
+}
+
+// A hard link to a live JVM's file under a name no JVM writes: the inode is in use.
+TEST(LivenessAttack, HardLinkToLiveFileUnderForeignNameStaysLive) {
+  FileFacts file = backing_file("backup", FileKind::regular, L::held, {});
+  const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::live);
+  EXPECT_EQ(v.evidence.at("lock").at("holder_pid"), kPid);
+  EXPECT_EQ(v.evidence.at("lock").at("kind"), "FLOCK WRITE");
+}
+
+// Leading zeros: HotSpot would treat "007" as pid 7's file; no JVM ever wrote it.
+TEST(LivenessAttack, ZeroPaddedNameIsForeignNotPidSeven) {
+  FileFacts file = backing_file("007", FileKind::regular, L::free, {process(7, P::alive, M::unreadable, S::before)});
+  const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
+  EXPECT_EQ(v.verdict, Verdict::foreign);
+  EXPECT_EQ(v.evidence.at("file").at("name_kind"), "noncanonical");
+}
+
+// A forged region claiming a VM began long ago cannot make a live JVM's file reapable
+// while the JVM maps it, nor while its lock is held.
+TEST(LivenessAttack, ForgedEarlyBeginTimeDoesNotBeatMapsOrLock) {
+  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::alive, M::yes, S::after)});
+  file.region->region.entries[0].long_value = 1;
+  EXPECT_EQ(decide_liveness(file, LivenessSettings{}).verdict, Verdict::live);
+  file = backing_file("4242", FileKind::regular, L::held, {process(kPid, P::alive, M::unreadable, S::after)});
+  file.region->region.entries[0].long_value = 1;
+  EXPECT_EQ(decide_liveness(file, LivenessSettings{}).verdict, Verdict::live);
+}
+
+// ---- /proc parsers ----------------------------------------------------------------------------
+
+TEST(ProcfsParse, LocksKeepsHoldersAndSkipsWaiters) {
+  const std::string text =
+      "1: FLOCK  ADVISORY  WRITE 2436 fe:00:10960898 0 EOF\n"
+      "1: -> FLOCK  ADVISORY  WRITE 2437 fe:00:10960898 0 EOF\n"
+      "2: POSIX  ADVISORY  READ 1200 00:1a:2 0 EOF\n"
+      "3: OFDLCK ADVISORY  WRITE -1 103:05:99 0 EOF\n"
+      "4: LEASE  ACTIVE    READ 880 00:2f:12345 0 EOF\n"
+      "5: FLOCK  ADVISORY  WRITE 0 00:1a:3 0 EOF\n"
+      "6: POSIX  ADVISORY  WRITE 77 <none>:0 0 EOF\n"
+      "garbage line\n"
+      "7: FLOCK  ADVISORY  WRITE 12 fe:zz:1 0 EOF";  // no final newline
+  const procfs::LocksParse p = procfs::parse_locks(text);
+  ASSERT_EQ(p.held.size(), 5u);
+  EXPECT_EQ(p.waiters, 1u);
+  EXPECT_EQ(p.malformed, 2u);
+  EXPECT_EQ(p.held[0].kind, "FLOCK");
+  EXPECT_EQ(p.held[0].access, "WRITE");
+  EXPECT_EQ(p.held[0].pid, 2436);
+  EXPECT_EQ(p.held[0].file, (procfs::FileId{0xfe, 0x00, 10960898}));
+  EXPECT_EQ(p.held[1].file, (procfs::FileId{0, 0x1a, 2}));
+  EXPECT_EQ(p.held[2].kind, "OFDLCK");
+  EXPECT_FALSE(p.held[2].pid.has_value());  // OFD locks belong to no process
+  EXPECT_EQ(p.held[2].file.major, 0x103u);
+  EXPECT_EQ(p.held[3].kind, "LEASE");
+  EXPECT_FALSE(p.held[4].pid.has_value());  // holder outside our pid namespace
+}
+
+TEST(ProcfsParse, StatTakesFieldsAfterTheLastParenthesis) {
+  // A command name with spaces and parentheses, as any process may choose.
+  const std::string stat =
+      "4242 (evil) S 1 2 3 (x) R 1 4242 4242 0 -1 4194304 100 0 0 0 5 3 0 0 20 0 19 0 "
+      "123456 1000000 200 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n";
+  const auto f = procfs::parse_stat(stat);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->state, 'R');
+  EXPECT_EQ(f->start_ticks, 123456u);
+  EXPECT_FALSE(procfs::parse_stat("4242 (short) S 1 2 3").has_value());
+  EXPECT_FALSE(procfs::parse_stat("no parenthesis at all").has_value());
+  EXPECT_FALSE(procfs::parse_stat("").has_value());
+}
+
+TEST(ProcfsParse, BtimeAndStartTime) {
+  EXPECT_EQ(procfs::parse_btime("cpu  1 2 3\nintr 5\nbtime 1700000000\nprocesses 9\n"), 1700000000);
+  EXPECT_FALSE(procfs::parse_btime("cpu 1\nbtimeX 5\n").has_value());
+  EXPECT_EQ(procfs::start_time_ms(1700000000, 12345, 100), 1700000000LL * 1000 + 123450);
+  EXPECT_EQ(procfs::start_time_ms(10, 7, 3), 12333);  // 7 ticks of 3 Hz = 2.333 s
+  EXPECT_FALSE(procfs::start_time_ms(10, 7, 0).has_value());
+  EXPECT_FALSE(procfs::start_time_ms(10, ~std::uint64_t{0}, 1).has_value());
+}
+
+TEST(ProcfsParse, StatusUidAndNSpid) {
+  const auto s = procfs::parse_status(
+      "Name:\tjava\nTgid:\t900\nPid:\t900\nUid:\t1000\t1001\t1002\t1003\nNSpid:\t900\t45\t7\n");
+  EXPECT_EQ(s.tgid, 900);
+  EXPECT_EQ(s.real_uid, 1000u);
+  EXPECT_EQ(s.effective_uid, 1001u);
+  EXPECT_EQ(s.ns_pids, (std::vector<std::int32_t>{900, 45, 7}));
+  EXPECT_TRUE(procfs::parse_status("NSpid:\t900\tx\n").ns_pids.empty());  // never a partial list
+}
+
+TEST(ProcfsParse, MapsFilesAndLibjvm) {
+  const std::string maps =
+      "55d0c0a00000-55d0c0a01000 r--p 00000000 fe:00 3944023                    /usr/lib/jvm/bin/java\n"
+      "7f0000000000-7f0000001000 rw-s 00000000 00:1a 2                          /tmp/hsperfdata_a/42\n"
+      "7f0000001000-7f0000002000 r-xp 00000000 fe:00 3944100                    /usr/lib/jvm/lib/server/libjvm.so\n"
+      "7f0000002000-7f0000003000 rw-p 00000000 00:00 0 \n"
+      "7f0000003000-7f0000004000 r--p 00001000 fe:00 3944100                    /usr/lib/jvm/lib/server/libjvm.so\n"
+      "7ffd00000000-7ffd00001000 rw-p 00000000 00:00 0                          [stack]\n";
+  const procfs::MapsSummary m = procfs::parse_maps(maps);
+  EXPECT_EQ(m.lines, 6u);
+  EXPECT_EQ(m.malformed, 0u);
+  EXPECT_TRUE(m.libjvm);
+  ASSERT_EQ(m.files.size(), 3u);
+  EXPECT_EQ(procfs::match_file(m.files, {0, 0x1a, 2}), procfs::Match::exact);
+  EXPECT_EQ(procfs::match_file(m.files, {0, 0x1b, 2}), procfs::Match::inode_only);
+  EXPECT_EQ(procfs::match_file(m.files, {0, 0x1a, 3}), procfs::Match::none);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/libjvm.so.bak\n").libjvm);
+  EXPECT_TRUE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/libjvm.so (deleted)\n").libjvm);
+  EXPECT_EQ(procfs::parse_maps("").lines, 0u);
+  EXPECT_EQ(procfs::parse_maps("7f-8f r--p 0 nodevice 5 /x\n").malformed, 1u);
+}
+
+}  // namespace
+}  // namespace hsperfguard

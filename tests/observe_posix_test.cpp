@@ -1,0 +1,1086 @@
+// System tests of the Linux observation layer: real trees under a private scratch dir,
+// built to look like what an attacker (or a careless admin) leaves in a temp dir. The
+// facts are asserted exactly; the sentinels outside the tree must come out untouched.
+#include <fcntl.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/acl.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "perfdata.hpp"
+#include "platform/observe.hpp"
+#include "platform/posix/acl_posix.hpp"
+#include "platform/posix/posix_util.hpp"
+#include "platform/posix/volume_posix.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard::platform {
+namespace {
+
+using test::ScratchDir;
+using test::to_bytes;
+using test::write_file;
+
+constexpr std::uint32_t kAlice = 4242;
+constexpr std::uint32_t kOther = 4343;
+
+// ---- building trees ---------------------------------------------------------------------------
+
+void make_dir(const std::string& path, mode_t mode = 0755) {
+  ASSERT_EQ(::mkdir(path.c_str(), mode), 0) << path << ": " << std::strerror(errno);
+  ASSERT_EQ(::chmod(path.c_str(), mode), 0);  // whatever the umask
+}
+
+void own(const std::string& path, std::uint32_t uid, std::uint32_t gid) {
+  ASSERT_EQ(::lchown(path.c_str(), uid, gid), 0) << path;
+}
+
+void put(const std::string& path, const std::vector<std::byte>& bytes, mode_t mode = 0600) {
+  write_file(path, bytes);
+  ASSERT_EQ(::chmod(path.c_str(), mode), 0) << path;
+}
+
+void make_socket(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  ASSERT_LT(path.size(), sizeof addr.sun_path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << path;
+  ::close(fd);  // the socket inode stays in the directory
+}
+
+// Sets atime and mtime to fixed old values, so that any read (relatime included) or write
+// would visibly change them.
+void age(const std::string& path) {
+  const timespec times[2] = {{978307200, 111}, {978307200, 222}};  // 2001-01-01
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW), 0) << path;
+}
+
+std::vector<std::byte> small_region(const std::string& command) {
+  perfdata::RegionSpec spec;
+  spec.size = perfdata::kDefaultRegionSize;
+  perfdata::NewEntry begin;
+  begin.name = "sun.rt.createVmBeginTime";
+  begin.units = perfdata::Units::ticks;
+  begin.long_value = 1700000000000;
+  perfdata::NewEntry cmd;
+  cmd.name = "sun.rt.javaCommand";
+  cmd.is_string = true;
+  cmd.string_value = command;
+  spec.entries = {begin, cmd};
+  auto built = perfdata::build_region(spec);
+  EXPECT_FALSE(built.error.has_value());
+  return built.bytes;
+}
+
+std::vector<std::byte> jdk17_region() {
+  return test::read_file(std::string(HSPERFGUARD_SOURCE_DIR) + "/tests/data/jdk17-default.hsperf");
+}
+
+std::int64_t host_max_pid() {
+  std::ifstream in("/proc/sys/kernel/pid_max");
+  std::int64_t v = 0;
+  in >> v;
+  return v - 1;
+}
+
+// Reads a file without touching its atime (we are root: O_NOATIME is allowed), so that a
+// snapshot does not itself change what it records.
+std::vector<std::byte> read_quietly(const std::string& path) {
+  std::vector<std::byte> out;
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOATIME | O_NOFOLLOW | O_CLOEXEC));
+  EXPECT_TRUE(fd.valid()) << path;
+  std::byte buf[4096];
+  for (ssize_t n; fd.valid() && (n = ::read(fd.get(), buf, sizeof buf)) > 0;)
+    out.insert(out.end(), buf, buf + n);
+  return out;
+}
+
+struct Snapshot {
+  std::vector<std::byte> content;
+  struct stat st {};
+};
+
+Snapshot snapshot(const std::string& path) {
+  Snapshot s;
+  EXPECT_EQ(::lstat(path.c_str(), &s.st), 0) << path;
+  if (S_ISREG(s.st.st_mode)) s.content = read_quietly(path);  // never a FIFO: it would block
+  return s;
+}
+
+void expect_unchanged(const Snapshot& before, const std::string& path) {
+  struct stat now {};
+  ASSERT_EQ(::lstat(path.c_str(), &now), 0) << path;
+  EXPECT_EQ(now.st_mode, before.st.st_mode) << path;
+  EXPECT_EQ(now.st_uid, before.st.st_uid) << path;
+  EXPECT_EQ(now.st_nlink, before.st.st_nlink) << path;
+  EXPECT_EQ(now.st_size, before.st.st_size) << path;
+  EXPECT_EQ(now.st_mtim.tv_sec, before.st.st_mtim.tv_sec) << path;
+  EXPECT_EQ(now.st_mtim.tv_nsec, before.st.st_mtim.tv_nsec) << path;
+  EXPECT_EQ(now.st_ctim.tv_sec, before.st.st_ctim.tv_sec) << path;
+  EXPECT_EQ(now.st_ctim.tv_nsec, before.st.st_ctim.tv_nsec) << path;
+  EXPECT_EQ(now.st_atim.tv_sec, before.st.st_atim.tv_sec) << path << ": read without O_NOATIME";
+  EXPECT_EQ(now.st_atim.tv_nsec, before.st.st_atim.tv_nsec) << path;
+  if (S_ISREG(now.st_mode)) {
+    EXPECT_EQ(read_quietly(path), before.content) << path;
+  }
+}
+
+// Records what happens to one inode (inotify): how it was opened, whether it was written.
+class InodeWatch {
+ public:
+  explicit InodeWatch(const std::string& path) : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+    EXPECT_TRUE(fd_.valid());
+    EXPECT_GE(::inotify_add_watch(fd_.get(), path.c_str(), IN_ALL_EVENTS), 0) << path;
+  }
+  // The union of the event bits seen so far.
+  std::uint32_t events() {
+    alignas(inotify_event) char buf[4096];
+    for (ssize_t n; (n = ::read(fd_.get(), buf, sizeof buf)) > 0;) {
+      for (ssize_t at = 0; at < n;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
+        seen_ |= e->mask;
+        at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      }
+    }
+    return seen_;
+  }
+
+ private:
+  UniqueFd fd_;
+  std::uint32_t seen_ = 0;
+};
+
+// ---- reading facts ------------------------------------------------------------------------------
+
+const NamespaceFacts* find_namespace(const TempRootFacts& facts, std::string_view name) {
+  for (const auto& ns : facts.namespaces) {
+    if (ns.name == name) return &ns;
+  }
+  return nullptr;
+}
+
+const FileFacts* find_file(const NamespaceFacts& ns, std::string_view name) {
+  for (const auto& f : ns.files) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const AttachFacts* find_attach(const TempRootFacts& facts, std::string_view name) {
+  for (const auto& a : facts.attach_files) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+std::string describe(const std::vector<ObservationError>& errors) {
+  std::string out;
+  for (const auto& e : errors) out += e.op + "(" + e.path + "): " + e.message + "; ";
+  return out;
+}
+
+bool has_error(const std::vector<ObservationError>& errors, std::string_view op, int code) {
+  for (const auto& e : errors) {
+    if (e.op == op && e.code == code) return true;
+  }
+  return false;
+}
+
+// Runs `body` in a forked child (its own credentials or mount namespace) and returns what it
+// wrote, or a failure text. A child that hangs is killed: a blocked observation fails the test
+// instead of stalling the suite.
+struct ChildResult {
+  bool finished = false;
+  int status = -1;
+  std::string out;
+};
+
+ChildResult run_in_child(const std::function<std::string()>& body,
+                         std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string text;
+    int code = 0;
+    try {
+      text = body();
+    } catch (const std::exception& e) {
+      text = std::string("exception: ") + e.what();
+      code = 2;
+    }
+    for (std::size_t at = 0; at < text.size();) {
+      const ssize_t n = ::write(fds[1], text.data() + at, text.size() - at);
+      if (n <= 0) break;
+      at += static_cast<std::size_t>(n);
+    }
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+  ChildResult result;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  char buf[4096];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd p{fds[0], POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n <= 0) {
+      result.finished = true;
+      break;
+    }
+    result.out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fds[0]);
+  if (!result.finished) ::kill(pid, SIGKILL);
+  ::waitpid(pid, &result.status, 0);
+  return result;
+}
+
+// Drops to uid/gid (and no supplementary groups) in a child; returns false on failure.
+bool become(std::uint32_t uid, std::uint32_t gid) {
+  return ::setgroups(0, nullptr) == 0 && ::setresgid(gid, gid, gid) == 0 &&
+         ::setresuid(uid, uid, uid) == 0;
+}
+
+// ---- the hostile tree ---------------------------------------------------------------------------
+
+// scratch/
+//   outside/            sentinels the observation must never touch
+//     secret            a file (hard-linked and symlinked from inside)
+//     dir/              a directory (a namespace symlinks to it)
+//   tmp/                the temp dir observed (01777, like /tmp)
+class ObserveTree : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!test::is_root()) GTEST_SKIP() << "builds trees with chown, mknod and ACLs: needs root";
+    ASSERT_EQ(::chmod(scratch_.path().c_str(), 0755), 0);
+    outside_ = scratch_ / "outside";
+    tmp_ = scratch_ / "tmp";
+    make_dir(outside_);
+    make_dir(outside_ + "/dir");
+    put(outside_ + "/dir/untouched", to_bytes("sentinel dir content\n"), 0644);
+    put(outside_ + "/secret", to_bytes("sentinel file content\n"), 0644);
+    make_dir(tmp_, 01777);
+  }
+
+  std::string ns(const std::string& user) const { return tmp_ + "/hsperfdata_" + user; }
+
+  TempRootFacts observe(ObserveOptions options = {}) const {
+    RootSpec spec;
+    spec.kind = RootKind::tmpdir;
+    spec.temp_dir = tmp_;
+    return observe_temp_root(spec, options);
+  }
+
+  ScratchDir scratch_;
+  std::string outside_;
+  std::string tmp_;
+};
+
+TEST_F(ObserveTree, EmptyTempDirFactsAreExact) {
+  const TempRootFacts facts = observe();
+  EXPECT_TRUE(facts.errors.empty()) << describe(facts.errors);
+  EXPECT_EQ(facts.kind, RootKind::tmpdir);
+  EXPECT_EQ(facts.platform, Platform::posix);
+  EXPECT_EQ(facts.temp_dir, tmp_);
+  EXPECT_EQ(facts.max_pid, host_max_pid());
+  ASSERT_TRUE(facts.lstat && facts.opened);
+  EXPECT_EQ(facts.lstat->kind, FileKind::directory);
+  EXPECT_EQ(facts.lstat->mode, 01777u);
+  EXPECT_EQ(facts.opened->ino, facts.lstat->ino);
+  EXPECT_EQ(facts.opened->dev, facts.lstat->dev);
+  struct stat st {};
+  ASSERT_EQ(::stat(tmp_.c_str(), &st), 0);
+  EXPECT_EQ(facts.opened->ino, st.st_ino);
+  EXPECT_EQ(facts.opened->dev, static_cast<std::uint64_t>(st.st_dev));
+  ASSERT_TRUE(facts.volume);
+  EXPECT_NE(facts.volume->fs_type, "unknown");
+  EXPECT_FALSE(facts.volume->network);
+  EXPECT_TRUE(facts.volume->mount_id.has_value());
+  EXPECT_TRUE(facts.namespaces.empty());
+  EXPECT_TRUE(facts.attach_files.empty());
+}
+
+TEST_F(ObserveTree, ValidRegionsAreReadUpToUsedAndParsed) {
+  make_dir(ns("alice"));
+  own(ns("alice"), kAlice, kAlice);
+  const auto small = small_region("Main --flag");
+  put(ns("alice") + "/1234", small);
+  own(ns("alice") + "/1234", kAlice, kAlice);
+  put(ns("alice") + "/4567", jdk17_region());  // used = 12320 > 4096: a second read
+  const TempRootFacts facts = observe();
+  EXPECT_TRUE(facts.errors.empty()) << describe(facts.errors);
+  ASSERT_EQ(facts.namespaces.size(), 1u);
+  const NamespaceFacts& alice = facts.namespaces[0];
+  EXPECT_TRUE(alice.errors.empty()) << describe(alice.errors);
+  EXPECT_EQ(alice.name, "hsperfdata_alice");
+  EXPECT_EQ(alice.user_suffix, "alice");
+  EXPECT_EQ(alice.path, tmp_ + "/hsperfdata_alice");
+  ASSERT_TRUE(alice.lstat && alice.opened);
+  EXPECT_EQ(alice.lstat->kind, FileKind::directory);
+  EXPECT_EQ(alice.lstat->uid, kAlice);
+  EXPECT_EQ(alice.lstat->mode, 0755u);
+  EXPECT_TRUE(alice.identity_matches);
+  EXPECT_FALSE(alice.crosses_mount);
+  ASSERT_TRUE(alice.access_acl);
+  EXPECT_FALSE(alice.access_acl->extended());
+  ASSERT_EQ(alice.access_acl->entries.size(), 3u);
+  EXPECT_EQ(alice.access_acl->entries[0].perms, 7);
+  EXPECT_EQ(alice.access_acl->entries[1].perms, 5);
+  EXPECT_EQ(alice.access_acl->entries[2].perms, 5);
+  EXPECT_FALSE(alice.default_acl.has_value());
+  ASSERT_TRUE(alice.volume);
+  EXPECT_EQ(alice.volume->fs_type, facts.volume->fs_type);
+  EXPECT_EQ(alice.volume->mount_id, facts.volume->mount_id);
+
+  ASSERT_EQ(alice.files.size(), 2u);
+  const FileFacts& f1234 = alice.files[0];
+  EXPECT_EQ(f1234.name, "1234");
+  EXPECT_EQ(f1234.path, tmp_ + "/hsperfdata_alice/1234");
+  EXPECT_TRUE(f1234.errors.empty()) << describe(f1234.errors);
+  EXPECT_EQ(f1234.pid_name.kind, PidNameKind::canonical);
+  EXPECT_EQ(f1234.pid_name.pid, 1234);
+  ASSERT_TRUE(f1234.lstat && f1234.opened);
+  EXPECT_EQ(f1234.lstat->kind, FileKind::regular);
+  EXPECT_EQ(f1234.lstat->mode, 0600u);
+  EXPECT_EQ(f1234.lstat->uid, kAlice);
+  EXPECT_EQ(f1234.lstat->size, 32768u);
+  EXPECT_EQ(f1234.opened->ino, f1234.lstat->ino);
+  EXPECT_FALSE(f1234.crosses_mount);
+  ASSERT_TRUE(f1234.access_acl);
+  EXPECT_FALSE(f1234.access_acl->extended());
+  ASSERT_TRUE(f1234.region);
+  EXPECT_EQ(f1234.region->bytes_read, 4096u);  // used is far below 4 KiB: one read
+  EXPECT_TRUE(f1234.region->region.valid());
+  ASSERT_NE(f1234.region->region.find("sun.rt.javaCommand"), nullptr);
+  EXPECT_EQ(f1234.region->region.find("sun.rt.javaCommand")->string_value, "Main --flag");
+  EXPECT_EQ(f1234.region->region.find("sun.rt.createVmBeginTime")->long_value, 1700000000000);
+
+  const FileFacts& f4567 = alice.files[1];
+  ASSERT_TRUE(f4567.region);
+  EXPECT_EQ(f4567.region->bytes_read, 12320u);  // exactly `used`
+  EXPECT_TRUE(f4567.region->region.valid());
+  EXPECT_EQ(f4567.region->region.entries.size(), 187u);
+}
+
+TEST_F(ObserveTree, MaxRegionBytesZeroReadsNoContents) {
+  make_dir(ns("alice"));
+  put(ns("alice") + "/1234", small_region("Main"));
+  ObserveOptions options;
+  options.max_region_bytes = 0;
+  const TempRootFacts facts = observe(options);
+  ASSERT_EQ(facts.namespaces.size(), 1u);
+  ASSERT_EQ(facts.namespaces[0].files.size(), 1u);
+  EXPECT_TRUE(facts.namespaces[0].files[0].opened.has_value());
+  EXPECT_FALSE(facts.namespaces[0].files[0].region.has_value());
+}
+
+TEST_F(ObserveTree, SymlinkedNamespaceIsNotFollowed) {
+  ASSERT_EQ(::symlink((outside_ + "/dir").c_str(), ns("bob").c_str()), 0);
+  const Snapshot dir = snapshot(outside_ + "/dir");
+  const Snapshot content = snapshot(outside_ + "/dir/untouched");
+  InodeWatch watch(outside_ + "/dir");
+  const TempRootFacts facts = observe();
+  EXPECT_EQ(watch.events(), 0u) << "the sentinel directory was opened or listed";
+  const NamespaceFacts* bob = find_namespace(facts, "hsperfdata_bob");
+  ASSERT_NE(bob, nullptr);
+  ASSERT_TRUE(bob->lstat);
+  EXPECT_EQ(bob->lstat->kind, FileKind::symlink);
+  EXPECT_FALSE(bob->opened.has_value());
+  EXPECT_TRUE(bob->files.empty());
+  EXPECT_FALSE(bob->access_acl.has_value());
+  EXPECT_FALSE(bob->volume.has_value());
+  EXPECT_TRUE(bob->errors.empty()) << describe(bob->errors);
+  expect_unchanged(dir, outside_ + "/dir");
+  expect_unchanged(content, outside_ + "/dir/untouched");
+}
+
+TEST_F(ObserveTree, NamespacesThatAreNotDirectoriesAreSeenNotOpened) {
+  put(ns("file"), to_bytes("not a directory"), 0644);
+  ASSERT_EQ(::mkfifo(ns("fifo").c_str(), 0666), 0);
+  make_socket(ns("sock"));
+  ASSERT_EQ(::mknod(ns("dev").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const TempRootFacts facts = observe();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  ASSERT_EQ(facts.namespaces.size(), 4u);
+  const std::pair<const char*, FileKind> expected[] = {
+      {"hsperfdata_dev", FileKind::char_device},
+      {"hsperfdata_fifo", FileKind::fifo},
+      {"hsperfdata_file", FileKind::regular},
+      {"hsperfdata_sock", FileKind::socket},
+  };
+  for (std::size_t i = 0; i < 4; ++i) {
+    const NamespaceFacts& n = facts.namespaces[i];  // sorted by name
+    EXPECT_EQ(n.name, expected[i].first);
+    ASSERT_TRUE(n.lstat) << n.name;
+    EXPECT_EQ(n.lstat->kind, expected[i].second) << n.name;
+    EXPECT_FALSE(n.opened.has_value()) << n.name;
+    EXPECT_TRUE(n.files.empty()) << n.name;
+    EXPECT_TRUE(n.errors.empty()) << describe(n.errors);
+  }
+}
+
+TEST_F(ObserveTree, FifoPlantedInNamespaceDoesNotBlock) {
+  make_dir(ns("alice"));
+  ASSERT_EQ(::mkfifo((ns("alice") + "/1234").c_str(), 0666), 0);
+  ASSERT_EQ(::mkfifo(ns("fifo").c_str(), 0666), 0);
+  const std::string alice = ns("alice");
+  // In a child with a deadline: a blocking open would hang, and be killed, not stall ctest.
+  const ChildResult child = run_in_child(
+      [&] {
+        const TempRootFacts facts = observe();
+        const NamespaceFacts* n = find_namespace(facts, "hsperfdata_alice");
+        if (n == nullptr || n->files.size() != 1) return std::string("missing facts");
+        const FileFacts& f = n->files[0];
+        std::ostringstream out;
+        out << "kind=" << (f.lstat && f.lstat->kind == FileKind::fifo)
+            << " opened=" << f.opened.has_value() << " region=" << f.region.has_value()
+            << " errors=" << f.errors.size() << " pid=" << f.pid_name.pid.value_or(0);
+        return out.str();
+      },
+      std::chrono::seconds(10));
+  ASSERT_TRUE(child.finished) << "observation blocked on a FIFO";
+  EXPECT_EQ(child.out, "kind=1 opened=0 region=0 errors=0 pid=1234");
+}
+
+TEST_F(ObserveTree, DevicesAndSocketsInNamespaceAreNeverOpened) {
+  make_dir(ns("alice"));
+  ASSERT_EQ(::mknod((ns("alice") + "/1000").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  make_socket(ns("alice") + "/1001");
+  // A block device too: opening one could spin up hardware, reading it would leak a disk.
+  ASSERT_EQ(::mknod((ns("alice") + "/1002").c_str(), S_IFBLK | 0600, makedev(7, 0)), 0);
+  const TempRootFacts facts = observe();
+  const NamespaceFacts* n = find_namespace(facts, "hsperfdata_alice");
+  ASSERT_NE(n, nullptr);
+  ASSERT_EQ(n->files.size(), 3u);
+  const FileKind kinds[] = {FileKind::char_device, FileKind::socket, FileKind::block_device};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const FileFacts& f = n->files[i];
+    ASSERT_TRUE(f.lstat) << f.name;
+    EXPECT_EQ(f.lstat->kind, kinds[i]) << f.name;
+    EXPECT_FALSE(f.opened.has_value()) << f.name;
+    EXPECT_FALSE(f.access_acl.has_value()) << f.name;
+    EXPECT_FALSE(f.region.has_value()) << f.name;
+    EXPECT_TRUE(f.errors.empty()) << describe(f.errors);
+  }
+}
+
+TEST_F(ObserveTree, SymlinkToSentinelIsSeenNotFollowed) {
+  make_dir(ns("alice"));
+  ASSERT_EQ(::symlink((outside_ + "/secret").c_str(), (ns("alice") + "/1234").c_str()), 0);
+  age(outside_ + "/secret");
+  const Snapshot secret = snapshot(outside_ + "/secret");
+  InodeWatch watch(outside_ + "/secret");
+  const TempRootFacts facts = observe();
+  EXPECT_EQ(watch.events(), 0u) << "the link's target was touched";
+  const FileFacts* f = find_file(*find_namespace(facts, "hsperfdata_alice"), "1234");
+  ASSERT_NE(f, nullptr);
+  ASSERT_TRUE(f->lstat);
+  EXPECT_EQ(f->lstat->kind, FileKind::symlink);
+  EXPECT_EQ(f->lstat->size, outside_.size() + 7);  // the link's own size: its target's length
+  EXPECT_FALSE(f->opened.has_value());
+  EXPECT_FALSE(f->region.has_value());
+  expect_unchanged(secret, outside_ + "/secret");
+}
+
+TEST_F(ObserveTree, HardLinkToSentinelIsSeenNotOpenedForWrite) {
+  make_dir(ns("alice"));
+  ASSERT_EQ(::link((outside_ + "/secret").c_str(), (ns("alice") + "/1234").c_str()), 0);
+  age(outside_ + "/secret");
+  const Snapshot secret = snapshot(outside_ + "/secret");
+  InodeWatch watch(outside_ + "/secret");
+  const TempRootFacts facts = observe();
+  // Opened and read (it is a regular file), but only for reading: closed without a write.
+  const std::uint32_t events = watch.events();
+  EXPECT_NE(events & IN_OPEN, 0u);
+  EXPECT_NE(events & IN_CLOSE_NOWRITE, 0u);
+  EXPECT_EQ(events & (IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF), 0u);
+  const FileFacts* f = find_file(*find_namespace(facts, "hsperfdata_alice"), "1234");
+  ASSERT_NE(f, nullptr);
+  ASSERT_TRUE(f->lstat && f->opened);
+  EXPECT_EQ(f->lstat->nlink, 2u);
+  EXPECT_EQ(f->opened->nlink, 2u);
+  EXPECT_EQ(f->lstat->ino, secret.st.st_ino);
+  ASSERT_TRUE(f->region);
+  EXPECT_FALSE(f->region->region.prologue.has_value());  // "sentinel file content"
+  EXPECT_EQ(f->region->bytes_read, secret.content.size());
+  // Same content, mode, times (atime too: read with O_NOATIME), link count.
+  expect_unchanged(secret, outside_ + "/secret");
+}
+
+TEST_F(ObserveTree, SparseTerabyteFileIsNotReadWhole) {
+  make_dir(ns("alice"));
+  // A prologue that claims 2,000,000,000 bytes in use, at the start of a 1 TiB hole.
+  auto head = small_region("Main");
+  head.resize(4096);
+  const std::int32_t used = 2000000000;
+  std::memcpy(head.data() + 8, &used, 4);  // little-endian region on a little-endian host
+  const std::string huge = ns("alice") + "/1234";
+  put(huge, head);
+  ASSERT_EQ(::truncate(huge.c_str(), 1LL << 40), 0);
+  const std::string hole = ns("alice") + "/1235";
+  put(hole, {});
+  ASSERT_EQ(::truncate(hole.c_str(), 1LL << 40), 0);
+
+  const auto start = std::chrono::steady_clock::now();
+  const TempRootFacts facts = observe();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  const NamespaceFacts* n = find_namespace(facts, "hsperfdata_alice");
+  ASSERT_NE(n, nullptr);
+  ASSERT_EQ(n->files.size(), 2u);
+  const FileFacts& f = n->files[0];
+  ASSERT_TRUE(f.lstat && f.region);
+  EXPECT_EQ(f.lstat->size, 1ULL << 40);
+  EXPECT_EQ(f.region->bytes_read, perfdata::kMaxRegionSize);  // capped, never the file
+  ASSERT_TRUE(f.region->region.prologue);
+  EXPECT_EQ(f.region->region.prologue->used, used);
+  EXPECT_FALSE(f.region->region.valid());
+  const FileFacts& zeros = n->files[1];
+  ASSERT_TRUE(zeros.region);
+  EXPECT_EQ(zeros.region->bytes_read, 4096u);  // no magic: no second read
+  EXPECT_FALSE(zeros.region->region.prologue.has_value());
+
+  ObserveOptions small;
+  small.max_region_bytes = 65536;
+  const TempRootFacts capped = observe(small);
+  EXPECT_EQ(find_file(*find_namespace(capped, "hsperfdata_alice"), "1234")->region->bytes_read,
+            65536u);
+}
+
+TEST_F(ObserveTree, TruncatedAndGarbageFilesAreFactsNotFailures) {
+  make_dir(ns("alice"));
+  auto truncated = jdk17_region();
+  truncated.resize(64);
+  put(ns("alice") + "/1000", truncated);
+  std::vector<std::byte> garbage(100);
+  for (std::size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<std::byte>(i * 37 + 11);
+  put(ns("alice") + "/1001", garbage);
+  put(ns("alice") + "/1002", {});
+  const TempRootFacts facts = observe();
+  const NamespaceFacts* n = find_namespace(facts, "hsperfdata_alice");
+  ASSERT_NE(n, nullptr);
+  ASSERT_EQ(n->files.size(), 3u);
+  for (const auto& f : n->files) EXPECT_TRUE(f.errors.empty()) << describe(f.errors);
+  ASSERT_TRUE(n->files[0].region);
+  EXPECT_EQ(n->files[0].region->bytes_read, 64u);
+  ASSERT_TRUE(n->files[0].region->region.prologue);  // intact prologue, used beyond the file
+  EXPECT_EQ(n->files[0].region->region.prologue->used, 12320);
+  EXPECT_TRUE(n->files[0].region->region.error.has_value());
+  ASSERT_TRUE(n->files[1].region);
+  EXPECT_EQ(n->files[1].region->bytes_read, 100u);
+  EXPECT_FALSE(n->files[1].region->region.prologue.has_value());
+  ASSERT_TRUE(n->files[2].region);
+  EXPECT_EQ(n->files[2].region->bytes_read, 0u);
+  EXPECT_FALSE(n->files[2].region->region.valid());
+}
+
+TEST_F(ObserveTree, PidNamesAreClassifiedWithTheHostMaxPid) {
+  make_dir(ns("alice"));
+  for (const char* name : {"1", "007", "99999999999", "12x", "-5", "0"})
+    put(ns("alice") + "/" + name, {});
+  const TempRootFacts facts = observe();
+  const NamespaceFacts& n = *find_namespace(facts, "hsperfdata_alice");
+  EXPECT_EQ(find_file(n, "1")->pid_name.kind, PidNameKind::canonical);
+  EXPECT_EQ(find_file(n, "007")->pid_name.kind, PidNameKind::noncanonical);
+  EXPECT_EQ(find_file(n, "007")->pid_name.pid, 7);
+  EXPECT_EQ(find_file(n, "99999999999")->pid_name.kind, PidNameKind::out_of_range);
+  EXPECT_EQ(find_file(n, "0")->pid_name.kind, PidNameKind::out_of_range);
+  EXPECT_EQ(find_file(n, "12x")->pid_name.kind, PidNameKind::not_a_pid);
+  EXPECT_EQ(find_file(n, "-5")->pid_name.kind, PidNameKind::not_a_pid);
+  // Sorted by name (bytewise).
+  std::vector<std::string> names;
+  for (const auto& f : n.files) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"-5", "0", "007", "1", "12x", "99999999999"}));
+}
+
+TEST_F(ObserveTree, ChownedFilesReportTheirArbitraryOwners) {
+  make_dir(ns("alice"), 0700);
+  own(ns("alice"), kAlice, kAlice);
+  put(ns("alice") + "/1234", small_region("Main"), 0644);
+  own(ns("alice") + "/1234", kOther, 4444);
+  make_dir(ns("alice") + "/subdir");
+  const TempRootFacts facts = observe();
+  const NamespaceFacts& n = *find_namespace(facts, "hsperfdata_alice");
+  EXPECT_EQ(n.lstat->uid, kAlice);
+  EXPECT_EQ(n.lstat->gid, kAlice);
+  EXPECT_EQ(n.lstat->mode, 0700u);
+  const FileFacts& f = *find_file(n, "1234");
+  EXPECT_EQ(f.lstat->uid, kOther);
+  EXPECT_EQ(f.lstat->gid, 4444u);
+  EXPECT_EQ(f.opened->uid, kOther);
+  EXPECT_EQ(f.lstat->mode, 0644u);
+  const FileFacts& sub = *find_file(n, "subdir");
+  EXPECT_EQ(sub.lstat->kind, FileKind::directory);
+  EXPECT_FALSE(sub.opened.has_value());  // never recursed into
+}
+
+TEST_F(ObserveTree, ExtendedAndDefaultAclsAreRead) {
+  if (!test::have_program("setfacl")) GTEST_SKIP() << "setfacl is needed";
+  make_dir(ns("acl"));
+  ASSERT_EQ(test::run({"setfacl", "-m", "u:4242:rwx", ns("acl")}).exit_code, 0);
+  ASSERT_EQ(
+      test::run({"setfacl", "-d", "--set", "u::rwx,u:4242:rw-,g::r-x,m::rwx,o::---", ns("acl")})
+          .exit_code,
+      0);
+  put(ns("acl") + "/1234", small_region("Main"), 0600);
+  ASSERT_EQ(test::run({"setfacl", "-m", "u:4343:rw-", ns("acl") + "/1234"}).exit_code, 0);
+  const TempRootFacts facts = observe();
+  const NamespaceFacts& n = *find_namespace(facts, "hsperfdata_acl");
+  EXPECT_TRUE(n.errors.empty()) << describe(n.errors);
+  ASSERT_TRUE(n.volume);
+  EXPECT_EQ(n.volume->acl_support, true);
+  ASSERT_TRUE(n.access_acl);
+  EXPECT_TRUE(n.access_acl->extended());
+  ASSERT_EQ(n.access_acl->entries.size(), 5u);
+  const AclEntry expected_access[] = {{AclTag::user_obj, std::nullopt, 7},
+                                      {AclTag::user, kAlice, 7},
+                                      {AclTag::group_obj, std::nullopt, 5},
+                                      {AclTag::mask, std::nullopt, 7},
+                                      {AclTag::other, std::nullopt, 5}};
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(n.access_acl->entries[i].tag, expected_access[i].tag) << i;
+    EXPECT_EQ(n.access_acl->entries[i].qualifier, expected_access[i].qualifier) << i;
+    EXPECT_EQ(n.access_acl->entries[i].perms, expected_access[i].perms) << i;
+  }
+  ASSERT_TRUE(n.default_acl);
+  const AclEntry expected_default[] = {{AclTag::user_obj, std::nullopt, 7},
+                                       {AclTag::user, kAlice, 6},
+                                       {AclTag::group_obj, std::nullopt, 5},
+                                       {AclTag::mask, std::nullopt, 7},
+                                       {AclTag::other, std::nullopt, 0}};
+  ASSERT_EQ(n.default_acl->entries.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(n.default_acl->entries[i].tag, expected_default[i].tag) << i;
+    EXPECT_EQ(n.default_acl->entries[i].qualifier, expected_default[i].qualifier) << i;
+    EXPECT_EQ(n.default_acl->entries[i].perms, expected_default[i].perms) << i;
+  }
+  const FileFacts& f = *find_file(n, "1234");
+  ASSERT_TRUE(f.access_acl);
+  EXPECT_TRUE(f.access_acl->extended());
+  bool named_other = false;
+  for (const auto& e : f.access_acl->entries) {
+    named_other |= e.tag == AclTag::user && e.qualifier == kOther && e.perms == 6;
+  }
+  EXPECT_TRUE(named_other);
+}
+
+TEST_F(ObserveTree, XattrDecoderAgreesWithLibacl) {
+  if (!test::have_program("setfacl")) GTEST_SKIP() << "setfacl is needed";
+  const std::string file = scratch_ / "aclfile";
+  put(file, {}, 0640);
+  ASSERT_EQ(test::run({"setfacl", "-m", "u:4242:r--,g:4444:rw-,u:0:--x", file}).exit_code, 0);
+  UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  std::vector<std::byte> raw(1024);
+  const ssize_t n = ::fgetxattr(fd.get(), "system.posix_acl_access", raw.data(), raw.size());
+  ASSERT_GT(n, 0);
+  raw.resize(static_cast<std::size_t>(n));
+  const auto decoded = decode_acl_xattr(raw);
+  std::vector<ObservationError> errors;
+  const auto via_libacl = read_access_acl(fd.get(), 0640, file, errors);
+  ASSERT_TRUE(decoded && via_libacl);
+  ASSERT_EQ(decoded->entries.size(), via_libacl->entries.size());
+  for (std::size_t i = 0; i < decoded->entries.size(); ++i) {
+    EXPECT_EQ(decoded->entries[i].tag, via_libacl->entries[i].tag);
+    EXPECT_EQ(decoded->entries[i].qualifier, via_libacl->entries[i].qualifier);
+    EXPECT_EQ(decoded->entries[i].perms, via_libacl->entries[i].perms);
+  }
+  EXPECT_EQ(decoded->entries.size(), 7u);  // u::, u:0, u:4242, g::, g:4444, m::, o::
+  // Malformed values are rejected, never half-read.
+  EXPECT_FALSE(decode_acl_xattr(std::span(raw.data(), raw.size() - 1)).has_value());
+  auto bad_version = raw;
+  bad_version[0] = std::byte{3};
+  EXPECT_FALSE(decode_acl_xattr(bad_version).has_value());
+  auto bad_tag = raw;
+  bad_tag[4] = std::byte{0x40};
+  EXPECT_FALSE(decode_acl_xattr(bad_tag).has_value());
+  EXPECT_FALSE(decode_acl_xattr({}).has_value());
+}
+
+// Sets inode flags with FS_IOC_SETFLAGS; false where the file system has none.
+bool set_inode_flags(const std::string& path, int flags) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  int current = 0;
+  if (!fd.valid() || ::ioctl(fd.get(), FS_IOC_GETFLAGS, &current) != 0) return false;
+  current = (current & ~(FS_NODUMP_FL | FS_APPEND_FL)) | flags;
+  return ::ioctl(fd.get(), FS_IOC_SETFLAGS, &current) == 0;
+}
+
+TEST_F(ObserveTree, InodeFlagsOfNamespaceAndFilesAreRead) {
+  make_dir(ns("alice"));
+  put(ns("alice") + "/1234", small_region("Main"));
+  put(ns("alice") + "/1235", small_region("Main"));
+  if (!set_inode_flags(ns("alice"), FS_NODUMP_FL)) GTEST_SKIP() << "no inode flags here";
+  // Append-only: the reaper could not unlink it. Cleared again before the scratch dir goes.
+  ASSERT_TRUE(set_inode_flags(ns("alice") + "/1234", FS_APPEND_FL | FS_NODUMP_FL));
+  struct Clear {
+    std::string path;
+    ~Clear() { set_inode_flags(path, 0); }
+  } clear{ns("alice") + "/1234"};
+  const TempRootFacts facts = observe();
+  const NamespaceFacts& n = *find_namespace(facts, "hsperfdata_alice");
+  ASSERT_TRUE(n.inode_flags);
+  EXPECT_EQ(*n.inode_flags & FS_NODUMP_FL, static_cast<std::uint32_t>(FS_NODUMP_FL));
+  ASSERT_TRUE(n.volume);
+  EXPECT_EQ(n.volume->compressed, false);
+  const FileFacts& flagged = *find_file(n, "1234");
+  ASSERT_TRUE(flagged.inode_flags);
+  EXPECT_EQ(*flagged.inode_flags & (FS_APPEND_FL | FS_NODUMP_FL),
+            static_cast<std::uint32_t>(FS_APPEND_FL | FS_NODUMP_FL));
+  EXPECT_TRUE(flagged.region && flagged.region->region.valid());  // append-only still reads
+  const FileFacts& plain = *find_file(n, "1235");
+  ASSERT_TRUE(plain.inode_flags);
+  EXPECT_EQ(*plain.inode_flags & (FS_APPEND_FL | FS_NODUMP_FL | FS_IMMUTABLE_FL), 0u);
+}
+
+TEST_F(ObserveTree, AttachFilesBesideTheNamespaces) {
+  make_socket(tmp_ + "/.java_pid123");
+  put(tmp_ + "/.attach_pid123", {}, 0644);
+  put(tmp_ + "/.java_pidabc", {}, 0644);
+  put(tmp_ + "/unrelated", {}, 0644);
+  const TempRootFacts facts = observe();
+  EXPECT_TRUE(facts.namespaces.empty());
+  ASSERT_EQ(facts.attach_files.size(), 3u);
+  const AttachFacts* trigger = find_attach(facts, ".attach_pid123");
+  ASSERT_NE(trigger, nullptr);
+  EXPECT_EQ(trigger->kind, AttachFacts::Kind::trigger_file);
+  EXPECT_EQ(trigger->pid, 123);
+  EXPECT_EQ(trigger->path, tmp_ + "/.attach_pid123");
+  ASSERT_TRUE(trigger->lstat);
+  EXPECT_EQ(trigger->lstat->kind, FileKind::regular);
+  const AttachFacts* listener = find_attach(facts, ".java_pid123");
+  ASSERT_NE(listener, nullptr);
+  EXPECT_EQ(listener->kind, AttachFacts::Kind::listener_socket);
+  EXPECT_EQ(listener->pid, 123);
+  ASSERT_TRUE(listener->lstat);
+  EXPECT_EQ(listener->lstat->kind, FileKind::socket);
+  const AttachFacts* bad = find_attach(facts, ".java_pidabc");
+  ASSERT_NE(bad, nullptr);
+  EXPECT_FALSE(bad->pid.has_value());
+}
+
+TEST_F(ObserveTree, HostUsersResolveThroughNss) {
+  make_dir(ns("root"));
+  make_dir(ns("no-such-user-hsperfguard"));
+  make_dir(tmp_ + "/hsperfdata_");
+  const TempRootFacts facts = observe();
+  ASSERT_EQ(facts.namespaces.size(), 3u);
+  const NamespaceFacts& empty = facts.namespaces[0];
+  EXPECT_EQ(empty.user_suffix, "");
+  EXPECT_FALSE(empty.user.has_value());
+  const NamespaceFacts& nobody = *find_namespace(facts, "hsperfdata_no-such-user-hsperfguard");
+  EXPECT_FALSE(nobody.user.has_value());
+  EXPECT_FALSE(nobody.user_lookup_failed);
+  const NamespaceFacts& root = *find_namespace(facts, "hsperfdata_root");
+  ASSERT_TRUE(root.user);
+  EXPECT_EQ(root.user->name, "root");
+  EXPECT_EQ(root.user->uid, 0u);
+  EXPECT_EQ(root.user->gid, 0u);
+}
+
+TEST_F(ObserveTree, AuditChangesNothingItLooksAt) {
+  make_dir(ns("alice"));
+  own(ns("alice"), kAlice, kAlice);
+  put(ns("alice") + "/1234", small_region("Main"));
+  own(ns("alice") + "/1234", kAlice, kAlice);
+  put(ns("alice") + "/4567", jdk17_region(), 0644);
+  ASSERT_EQ(::mkfifo((ns("alice") + "/fifo").c_str(), 0600), 0);
+  for (const char* p : {"/1234", "/4567", "/fifo", ""}) age(ns("alice") + p);
+  age(tmp_);
+  std::vector<std::pair<std::string, Snapshot>> before;
+  for (const std::string& p :
+       {ns("alice") + "/1234", ns("alice") + "/4567", ns("alice") + "/fifo", ns("alice"), tmp_}) {
+    before.emplace_back(p, snapshot(p));
+  }
+  const TempRootFacts facts = observe();
+  ASSERT_EQ(find_namespace(facts, "hsperfdata_alice")->files.size(), 3u);
+  for (const auto& [path, snap] : before) expect_unchanged(snap, path);
+}
+
+// An unprivileged user sees what it may; the rest is recorded as errors, never an abort.
+TEST_F(ObserveTree, UnprivilegedObserverRecordsWhatItCannotSee) {
+  make_dir(ns("alice"));
+  own(ns("alice"), kAlice, kAlice);
+  put(ns("alice") + "/1234", small_region("Main"), 0600);
+  own(ns("alice") + "/1234", kAlice, kAlice);
+  put(ns("alice") + "/4567", jdk17_region(), 0644);
+  own(ns("alice") + "/4567", kAlice, kAlice);
+  make_dir(ns("private"), 0700);
+  own(ns("private"), kAlice, kAlice);
+  put(ns("private") + "/1234", small_region("Main"), 0600);
+  make_dir(ns("alice") + "/locked", 0700);
+  const ChildResult child = run_in_child([&] {
+    if (!become(kOther, kOther)) return std::string("setresuid failed");
+    const TempRootFacts facts = observe();
+    std::ostringstream out;
+    out << "root-errors=" << facts.errors.size() << "\n";
+    for (const auto& n : facts.namespaces) {
+      out << n.name << " lstat=" << n.lstat.has_value() << " opened=" << n.opened.has_value()
+          << " files=" << n.files.size() << " eacces=" << has_error(n.errors, "openat", EACCES)
+          << "\n";
+      for (const auto& f : n.files) {
+        out << "  " << f.name << " lstat=" << f.lstat.has_value()
+            << " opened=" << f.opened.has_value()
+            << " valid=" << (f.region && f.region->region.valid())
+            << " eacces=" << has_error(f.errors, "openat", EACCES) << "\n";
+      }
+    }
+    return out.str();
+  });
+  ASSERT_TRUE(child.finished);
+  ASSERT_TRUE(WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0) << child.out;
+  EXPECT_EQ(child.out,
+            "root-errors=0\n"
+            "hsperfdata_alice lstat=1 opened=1 files=3 eacces=0\n"
+            "  1234 lstat=1 opened=0 valid=0 eacces=1\n"
+            "  4567 lstat=1 opened=1 valid=1 eacces=0\n"
+            "  locked lstat=1 opened=0 valid=0 eacces=0\n"
+            "hsperfdata_private lstat=1 opened=0 files=0 eacces=1\n");
+}
+
+// A mount planted on a namespace (a user's FUSE server could answer slowly, or lie) and a
+// file bind-mounted over a backing file: recorded, never entered or opened.
+TEST_F(ObserveTree, MountPlantedOnNamespaceIsNotEntered) {
+  make_dir(ns("mnt"));
+  make_dir(ns("alice"));
+  put(ns("alice") + "/1234", small_region("Main"));
+  const std::string mnt = ns("mnt");
+  const std::string bound = ns("alice") + "/1234";
+  const std::string secret = outside_ + "/secret";
+  const ChildResult child = run_in_child([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0) return "skip: unshare: " + std::string(std::strerror(errno));
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "skip: private";
+    if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=1m") != 0) return "skip: mount tmpfs";
+    write_file(mnt + "/4321", to_bytes("inside the mount"));
+    if (::mount(secret.c_str(), bound.c_str(), nullptr, MS_BIND, nullptr) != 0) return "skip: bind";
+    const TempRootFacts facts = observe();
+    const NamespaceFacts* m = find_namespace(facts, "hsperfdata_mnt");
+    const NamespaceFacts* a = find_namespace(facts, "hsperfdata_alice");
+    if (m == nullptr || a == nullptr || a->files.size() != 1) return "missing facts";
+    const FileFacts& f = a->files[0];
+    std::ostringstream out;
+    out << "mnt crosses=" << m->crosses_mount << " opened=" << m->opened.has_value()
+        << " files=" << m->files.size() << " exdev=" << has_error(m->errors, "openat", EXDEV)
+        << " kind=" << (m->lstat && m->lstat->kind == FileKind::directory) << "\n"
+        << "alice crosses=" << a->crosses_mount << "\n"
+        << "file crosses=" << f.crosses_mount << " opened=" << f.opened.has_value()
+        << " region=" << f.region.has_value() << "\n";
+    return out.str();
+  });
+  ASSERT_TRUE(child.finished);
+  if (child.out.starts_with("skip:")) GTEST_SKIP() << child.out;
+  EXPECT_EQ(child.out,
+            "mnt crosses=1 opened=0 files=0 exdev=1 kind=1\n"
+            "alice crosses=0\n"
+            "file crosses=1 opened=0 region=0\n");
+}
+
+// ---- foreign roots
+// --------------------------------------------------------------------------------
+
+class ObserveForeignRoot : public ObserveTree {
+ protected:
+  void SetUp() override {
+    ObserveTree::SetUp();
+    if (IsSkipped()) return;
+    root_ = scratch_ / "root";
+    make_dir(root_);
+    make_dir(root_ + "/etc");
+    make_dir(root_ + "/tmp", 01777);
+    put(root_ + "/etc/passwd",
+        to_bytes("root:x:0:0::/root:/bin/sh\nalice:x:4242:4343::/home/alice:/bin/sh\n"), 0644);
+  }
+  TempRootFacts observe_root(RootKind kind = RootKind::root) const {
+    RootSpec spec;
+    spec.kind = kind;
+    spec.root = root_;
+    spec.temp_dir = "/tmp";
+    return observe_temp_root(spec, {});
+  }
+  std::string root_;
+};
+
+TEST_F(ObserveForeignRoot, UsersComeFromTheRootsPasswd) {
+  make_dir(root_ + "/tmp/hsperfdata_alice");
+  make_dir(root_ + "/tmp/hsperfdata_nobody");
+  put(root_ + "/tmp/hsperfdata_alice/1234", small_region("Main"));
+  for (RootKind kind : {RootKind::root, RootKind::container}) {
+    const TempRootFacts facts = observe_root(kind);
+    EXPECT_TRUE(facts.errors.empty()) << describe(facts.errors);
+    EXPECT_EQ(facts.root, root_);
+    ASSERT_EQ(facts.namespaces.size(), 2u);
+    const NamespaceFacts& alice = facts.namespaces[0];
+    EXPECT_EQ(alice.path, root_ + "/tmp/hsperfdata_alice");
+    ASSERT_TRUE(alice.user);
+    EXPECT_EQ(alice.user->uid, kAlice);
+    EXPECT_EQ(alice.user->gid, kOther);
+    EXPECT_FALSE(alice.user_lookup_failed);
+    ASSERT_EQ(alice.files.size(), 1u);
+    EXPECT_EQ(alice.files[0].path, root_ + "/tmp/hsperfdata_alice/1234");
+    EXPECT_TRUE(alice.files[0].region && alice.files[0].region->region.valid());
+    // "nobody" exists on the host, not in this root.
+    EXPECT_FALSE(facts.namespaces[1].user.has_value());
+    EXPECT_FALSE(facts.namespaces[1].user_lookup_failed);
+  }
+}
+
+TEST_F(ObserveForeignRoot, MissingPasswdIsAFailedLookupNotAMissingUser) {
+  make_dir(root_ + "/tmp/hsperfdata_alice");
+  ASSERT_EQ(::unlink((root_ + "/etc/passwd").c_str()), 0);
+  const TempRootFacts facts = observe_root();
+  ASSERT_EQ(facts.namespaces.size(), 1u);
+  EXPECT_FALSE(facts.namespaces[0].user.has_value());
+  EXPECT_TRUE(facts.namespaces[0].user_lookup_failed);
+  EXPECT_TRUE(has_error(facts.errors, "openat2", ENOENT) ||
+              has_error(facts.errors, "openat", ENOENT))
+      << describe(facts.errors);
+}
+
+TEST_F(ObserveForeignRoot, TmpSymlinkedToHostDirectoryIsNotFollowed) {
+  ASSERT_EQ(::rmdir((root_ + "/tmp").c_str()), 0);
+  // On the host, /<scratch>/tmp holds a namespace: the root's tmp must not lead there.
+  make_dir(ns("alice"));
+  ASSERT_EQ(::symlink(tmp_.c_str(), (root_ + "/tmp").c_str()), 0);
+  const TempRootFacts facts = observe_root();
+  EXPECT_TRUE(facts.namespaces.empty());
+  EXPECT_FALSE(facts.opened.has_value());
+  ASSERT_TRUE(facts.lstat);
+  EXPECT_EQ(facts.lstat->kind, FileKind::symlink);
+  // O_DIRECTORY|O_NOFOLLOW on a symlink: openat2 says ENOTDIR, the walk ELOOP.
+  EXPECT_TRUE(has_error(facts.errors, "openat2", ENOTDIR) ||
+              has_error(facts.errors, "openat", ELOOP))
+      << describe(facts.errors);
+}
+
+TEST_F(ObserveForeignRoot, EtcPasswdSymlinkedToHostSentinelIsNotRead) {
+  make_dir(root_ + "/tmp/hsperfdata_sentinel");
+  put(outside_ + "/passwd", to_bytes("sentinel:x:4444:4444::/:/bin/sh\n"), 0644);
+  ASSERT_EQ(::unlink((root_ + "/etc/passwd").c_str()), 0);
+  ASSERT_EQ(::symlink((outside_ + "/passwd").c_str(), (root_ + "/etc/passwd").c_str()), 0);
+  InodeWatch watch(outside_ + "/passwd");
+  const TempRootFacts facts = observe_root();
+  EXPECT_EQ(watch.events(), 0u) << "the host's sentinel passwd was opened";
+  ASSERT_EQ(facts.namespaces.size(), 1u);
+  EXPECT_FALSE(facts.namespaces[0].user.has_value());
+  EXPECT_TRUE(facts.namespaces[0].user_lookup_failed);
+}
+
+TEST_F(ObserveForeignRoot, MissingRootIsAnErrorNotACrash) {
+  RootSpec spec;
+  spec.kind = RootKind::root;
+  spec.root = scratch_ / "no-such-root";
+  const TempRootFacts facts = observe_temp_root(spec, {});
+  EXPECT_TRUE(has_error(facts.errors, "open", ENOENT)) << describe(facts.errors);
+  EXPECT_TRUE(facts.namespaces.empty());
+}
+
+TEST(ObserveHost, MissingTempDirIsAnErrorNotACrash) {
+  ScratchDir scratch;
+  RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = scratch / "missing";
+  const TempRootFacts facts = observe_temp_root(spec, {});
+  EXPECT_TRUE(has_error(facts.errors, "open", ENOENT)) << describe(facts.errors);
+  EXPECT_FALSE(facts.lstat.has_value());
+}
+
+TEST(Volume, FsTypeTableNamesNetworkFileSystems) {
+  EXPECT_EQ(fs_type_from_magic(0x01021994).name, "tmpfs");
+  EXPECT_FALSE(fs_type_from_magic(0x01021994).network);
+  EXPECT_FALSE(fs_type_from_magic(0xEF53).network);
+  for (std::uint64_t magic : {0x6969ULL, 0xFF534D42ULL, 0xFE534D42ULL, 0x65735546ULL, 0x01021997ULL,
+                              0x00c36400ULL, 0x01161970ULL, 0x7461636fULL}) {
+    EXPECT_TRUE(fs_type_from_magic(magic).network) << std::hex << magic;
+  }
+  EXPECT_EQ(fs_type_from_magic(0x12345678).name, "unknown");
+}
+
+// ---- scale (run by hand; see the report for numbers)
+// ----------------------------------------------
+//
+//   TMPDIR=/dev/shm hsperfguard_tests --gtest_also_run_disabled_tests
+//       --gtest_filter='ObserveScale.*'
+TEST(ObserveScale, DISABLED_HundredNamespacesOfAThousandRegions) {
+  ScratchDir scratch;
+  const std::string tmp = scratch / "tmp";
+  make_dir(tmp, 01777);
+  // Templates: 32 KiB regions whose `used` spans about 1 to 12 KiB (the last a real JDK 17
+  // region: 187 entries, used 12320).
+  std::vector<std::vector<std::byte>> templates;
+  for (int entries : {20, 60, 120}) {  // used 1312, 3872, 7712
+    perfdata::RegionSpec spec;
+    for (int i = 0; i < entries; ++i) {
+      perfdata::NewEntry e;
+      e.name = "sun.gc.collector." + std::to_string(i) + ".invocations";
+      e.long_value = i;
+      spec.entries.push_back(e);
+    }
+    templates.push_back(perfdata::build_region(spec).bytes);
+  }
+  templates.push_back(jdk17_region());
+  const auto build_start = std::chrono::steady_clock::now();
+  for (int n = 0; n < 100; ++n) {
+    const std::string dir = tmp + "/hsperfdata_user" + std::to_string(n);
+    make_dir(dir);
+    for (int f = 0; f < 1000; ++f) {
+      const auto& bytes = templates[static_cast<std::size_t>(f) % templates.size()];
+      const std::string path = dir + "/" + std::to_string(1000 + f);
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      ASSERT_GE(fd, 0);
+      ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+      ::close(fd);
+    }
+  }
+  std::cout << "built in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count()
+            << " s\n";
+  RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = tmp;
+  for (int round = 0; round < 3; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    const TempRootFacts facts = observe_temp_root(spec, {});
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::size_t files = 0, valid = 0;
+    for (const auto& n : facts.namespaces) {
+      files += n.files.size();
+      for (const auto& f : n.files) valid += f.region && f.region->region.valid();
+    }
+    std::cout << "observed " << files << " files (" << valid << " valid regions) in " << seconds
+              << " s\n";
+    EXPECT_EQ(files, 100000u);
+    EXPECT_EQ(valid, 100000u);
+  }
+}
+
+}  // namespace
+}  // namespace hsperfguard::platform

@@ -1,0 +1,111 @@
+#include "passwd.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace hsperfguard::passwd {
+namespace {
+
+TEST(Passwd, ParsesTheSevenFields) {
+  const Database db = parse(
+      "root:x:0:0:root:/root:/bin/bash\n"
+      "alice:x:1000:1000:Alice,,,:/home/alice:/bin/sh\n"
+      "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+  ASSERT_EQ(db.entries.size(), 3u);
+  EXPECT_EQ(db.malformed_lines, 0u);
+  const Entry& alice = db.entries[1];
+  EXPECT_EQ(alice.name, "alice");
+  EXPECT_EQ(alice.uid, 1000u);
+  EXPECT_EQ(alice.gid, 1000u);
+  EXPECT_EQ(alice.home, "/home/alice");
+  EXPECT_EQ(alice.shell, "/bin/sh");
+  EXPECT_EQ(db.entries[2].uid, 65534u);
+}
+
+TEST(Passwd, EmptyFieldsAreAllowedExceptTheName) {
+  const Database db = parse("svc::4242:4242:::\n:x:1:1:::\n");
+  ASSERT_EQ(db.entries.size(), 1u);
+  EXPECT_EQ(db.entries[0].name, "svc");
+  EXPECT_EQ(db.entries[0].home, "");
+  EXPECT_EQ(db.entries[0].shell, "");
+  EXPECT_EQ(db.malformed_lines, 1u);
+}
+
+TEST(Passwd, SkipsCommentsAndBlankLinesWithoutCountingThem) {
+  const Database db =
+      parse("# a comment\n\n   \n\t# indented comment\nbob:x:1001:1001::/home/bob:/bin/sh");
+  ASSERT_EQ(db.entries.size(), 1u);  // the last line has no newline
+  EXPECT_EQ(db.entries[0].name, "bob");
+  EXPECT_EQ(db.malformed_lines, 0u);
+}
+
+TEST(Passwd, CrLfLineEndingsAndLeadingBlanks) {
+  const Database db = parse("  carol:x:7:8::/home/carol:/bin/zsh\r\n");
+  ASSERT_EQ(db.entries.size(), 1u);
+  EXPECT_EQ(db.entries[0].name, "carol");
+  EXPECT_EQ(db.entries[0].shell, "/bin/zsh");
+}
+
+TEST(Passwd, NisCompatLinesAreSkippedAndCountedApart) {
+  const Database db = parse("+@admins::::::\n-mallory::::::\n+\nroot:x:0:0::/root:/bin/sh\n");
+  ASSERT_EQ(db.entries.size(), 1u);
+  EXPECT_EQ(db.nis_lines, 3u);
+  EXPECT_EQ(db.malformed_lines, 0u);
+}
+
+TEST(Passwd, MalformedLinesAreCountedNeverTrusted) {
+  const std::string text =
+      "too:few:1:1\n"
+      "too:many:1:1:x:/h:/s:extra\n"
+      "neg:x:-1:0::/:/bin/sh\n"
+      "plus:x:+5:0::/:/bin/sh\n"
+      "hex:x:0x10:0::/:/bin/sh\n"
+      "space:x: 5:0::/:/bin/sh\n"
+      "big:x:4294967296:0::/:/bin/sh\n"
+      "minus1:x:4294967295:0::/:/bin/sh\n"
+      "nogid:x:5::::\n"
+      "ok:x:4294967294:0::/:/bin/sh\n"
+      "zeros:x:000000000001:0::/:/bin/sh\n";
+  const Database db = parse(text);
+  ASSERT_EQ(db.entries.size(), 2u);
+  EXPECT_EQ(db.entries[0].name, "ok");
+  EXPECT_EQ(db.entries[0].uid, 4294967294u);
+  EXPECT_EQ(db.entries[1].uid, 1u);  // leading zeros are still plain decimal
+  EXPECT_EQ(db.malformed_lines, 9u);
+}
+
+TEST(Passwd, EmbeddedNulMakesTheLineMalformed) {
+  using namespace std::string_literals;
+  const std::string text = "evil\0root:x:0:0::/:/bin/sh\nfine:x:1:1::/:/bin/sh\n"s;
+  const Database db = parse(text);
+  ASSERT_EQ(db.entries.size(), 1u);
+  EXPECT_EQ(db.entries[0].name, "fine");
+  EXPECT_EQ(db.malformed_lines, 1u);
+}
+
+TEST(Passwd, FirstEntryWinsLikeGlibc) {
+  const Database db =
+      parse("dup:x:10:10::/a:/bin/sh\ndup:x:20:20::/b:/bin/sh\nother:x:10:3::/c:/bin/sh\n");
+  ASSERT_NE(db.find_name("dup"), nullptr);
+  EXPECT_EQ(db.find_name("dup")->uid, 10u);
+  ASSERT_NE(db.find_uid(10), nullptr);
+  EXPECT_EQ(db.find_uid(10)->name, "dup");
+  EXPECT_EQ(db.find_name("nobody-here"), nullptr);
+  EXPECT_EQ(db.find_uid(99), nullptr);
+}
+
+TEST(Passwd, EmptyAndGarbageInputNeverThrow) {
+  EXPECT_TRUE(parse("").entries.empty());
+  EXPECT_TRUE(parse("\n\n\n").entries.empty());
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i) garbage.push_back(static_cast<char>((i * 131) & 0xff));
+  const Database db = parse(garbage);
+  EXPECT_TRUE(db.entries.empty());
+  const Database colons = parse(std::string(100000, ':'));
+  EXPECT_TRUE(colons.entries.empty());
+  EXPECT_EQ(colons.malformed_lines, 1u);
+}
+
+}  // namespace
+}  // namespace hsperfguard::passwd

@@ -1,0 +1,205 @@
+// The JSON report: shape (validated against reports/report.schema.json), golden examples,
+// hostile names, and the summary arithmetic.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "audit.hpp"
+#include "report_json.hpp"
+#include "report_text.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+std::string source_path(const std::string& relative) {
+  return std::string(HSPERFGUARD_SOURCE_DIR) + "/" + relative;
+}
+
+InodeFacts dir_inode(std::uint32_t mode, std::uint32_t uid) {
+  InodeFacts i;
+  i.kind = FileKind::directory;
+  i.mode = mode;
+  i.uid = uid;
+  i.gid = uid;
+  i.nlink = 2;
+  i.size = 4096;
+  i.dev = 42;
+  i.ino = 1000 + mode;
+  i.mtime = {1795379894, 0};
+  return i;
+}
+
+FileFacts backing_file(const std::string& ns_path, const std::string& name, std::uint32_t mode,
+                       std::uint32_t uid) {
+  FileFacts f;
+  f.name = name;
+  f.path = ns_path + "/" + name;
+  InodeFacts i;
+  i.kind = FileKind::regular;
+  i.mode = mode;
+  i.uid = uid;
+  i.gid = uid;
+  i.size = 32768;
+  i.dev = 42;
+  i.ino = 5000;
+  i.mtime = {1795379894, 540000000};
+  f.lstat = i;
+  f.opened = i;
+  f.pid_name = classify_pid_name(name);
+  perfdata::RegionSpec spec;
+  perfdata::NewEntry begin;
+  begin.name = "sun.rt.createVmBeginTime";
+  begin.long_value = 1795379894540;
+  spec.entries.push_back(begin);
+  const auto built = perfdata::build_region(spec);
+  f.region = RegionSummary{perfdata::parse_region(built.bytes), built.bytes.size()};
+  return f;
+}
+
+// A host /tmp with a clean namespace, an insecure one, and a hostile, non-UTF-8 name.
+std::vector<TempRootFacts> example_roots() {
+  TempRootFacts root;
+  root.kind = RootKind::tmpdir;
+  root.root = "/";
+  root.temp_dir = "/scratch/tmp";
+  root.lstat = root.opened = dir_inode(01777, 0);
+  root.volume = VolumeFacts{"tmpfs", 0x01021994, false, true, std::nullopt, false, std::nullopt};
+
+  NamespaceFacts clean;
+  clean.name = "hsperfdata_alice";
+  clean.user_suffix = "alice";
+  clean.path = "/scratch/tmp/hsperfdata_alice";
+  clean.lstat = clean.opened = dir_inode(0755, 1001);
+  clean.user = UserFacts{"alice", 1001, 1001, std::nullopt};
+  clean.volume = root.volume;
+  clean.files.push_back(backing_file(clean.path, "4242", 0600, 1001));
+  root.namespaces.push_back(clean);
+
+  NamespaceFacts open;
+  open.name = "hsperfdata_bob";
+  open.user_suffix = "bob";
+  open.path = "/scratch/tmp/hsperfdata_bob";
+  open.lstat = open.opened = dir_inode(0777, 1002);
+  open.user = UserFacts{"bob", 1002, 1002, std::nullopt};
+  open.volume = root.volume;
+  open.files.push_back(backing_file(open.path, "77", 0644, 1002));
+  open.files.push_back(backing_file(open.path, "not\xff" "a-pid", 0600, 1002));
+  root.namespaces.push_back(open);
+
+  NamespaceFacts hostile;
+  hostile.name = "hsperfdata_\xc3\x28";
+  hostile.user_suffix = "\xc3\x28";
+  hostile.path = "/scratch/tmp/hsperfdata_\xc3\x28";
+  hostile.lstat = dir_inode(0755, 0);
+  hostile.lstat->kind = FileKind::symlink;
+  hostile.volume = root.volume;
+  root.namespaces.push_back(hostile);
+  return {root};
+}
+
+AuditResult example_result() {
+  AuditResult result;
+  result.roots = example_roots();
+  result.policy = *builtin_profile("default");
+  result.judgements = judge(result.roots, result.policy);
+  result.started_at_ms = 1795379900000;
+  result.finished_at_ms = 1795379900012;
+  return result;
+}
+
+ReportContext example_context() {
+  ReportContext context;
+  context.host = HostInfo{"example-host", "linux", "6.1.0", 0};
+  return context;
+}
+
+// Fields that depend on the build, not on the facts.
+nlohmann::json without_volatile(nlohmann::json report) {
+  report["tool"]["version"] = "*";
+  report["tool"]["build"] = "*";
+  return report;
+}
+
+void expect_schema_valid(const std::string& document) {
+  test::ScratchDir dir;
+  const std::string path = dir / "report.json";
+  std::ofstream(path) << document;
+  const auto result = test::run({"/usr/bin/python3", source_path("tests/validate_json.py"),
+                                 source_path("reports/report.schema.json"), path});
+  EXPECT_EQ(result.exit_code, 0) << result.err << result.out;
+}
+
+TEST(Report, ExampleMatchesGoldenFileAndSchema) {
+  const auto report = without_volatile(audit_report_json(example_result(), example_context()));
+  const std::string golden_path = source_path("reports/examples/mixed.json");
+  if (std::getenv("HSPERFGUARD_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(golden_path) << dump_json(report) << "\n";
+  }
+  std::ifstream in(golden_path);
+  ASSERT_TRUE(in.good()) << "missing golden file " << golden_path;
+  const auto golden = nlohmann::json::parse(in);
+  EXPECT_EQ(report, golden) << "regenerate with HSPERFGUARD_UPDATE_GOLDEN=1 if the change is intended\n"
+                            << dump_json(report);
+  expect_schema_valid(dump_json(report));
+}
+
+TEST(Report, GoldenExamplesInTheTreeAreSchemaValid) {
+  test::ScratchDir dir;
+  const auto result = test::run({"sh", "-c",
+                                 "/usr/bin/python3 " + source_path("tests/validate_json.py") + " " +
+                                     source_path("reports/report.schema.json") + " " +
+                                     source_path("reports/examples") + "/*.json"});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+}
+
+TEST(Report, HostileNamesAreEscapedAndKeptExactlyInHex) {
+  const auto report = audit_report_json(example_result(), example_context());
+  const auto& hostile = report["namespaces"][2];
+  EXPECT_EQ(hostile["name"], "hsperfdata_\\xc3(");
+  EXPECT_EQ(hostile["name_hex"], "687370657266646174615fc328");
+  const auto& file = report["namespaces"][1]["files"][1];
+  EXPECT_EQ(file["name"], "not\\xffa-pid");
+  EXPECT_EQ(file["name_hex"], "6e6f74ff612d706964");
+  // Serialising never throws and yields valid UTF-8.
+  const auto reparsed = nlohmann::json::parse(dump_json(report), nullptr, false);
+  EXPECT_FALSE(reparsed.is_discarded());
+}
+
+TEST(Report, SummaryCountsEveryFindingOnce) {
+  const auto result = example_result();
+  const auto report = audit_report_json(result, example_context());
+  std::size_t total = 0;
+  for_each_finding(result, [&](const Finding&) { ++total; });
+  EXPECT_GT(total, 0u);
+  EXPECT_EQ(report["summary"]["findings"], total);
+  std::size_t by_severity = 0;
+  for (const auto& [k, v] : report["summary"]["by_severity"].items()) by_severity += v.get<std::size_t>();
+  EXPECT_EQ(by_severity, total);
+  std::size_t by_rule = 0;
+  for (const auto& [k, v] : report["summary"]["by_rule"].items()) by_rule += v.get<std::size_t>();
+  EXPECT_EQ(by_rule, total);
+  EXPECT_EQ(report["summary"]["files"], 3);
+  EXPECT_EQ(report["summary"]["namespaces"], 3);
+  // The clean namespace has no finding, on it or its file.
+  EXPECT_TRUE(report["namespaces"][0]["findings"].empty());
+  EXPECT_TRUE(report["namespaces"][0]["files"][0]["findings"].empty());
+}
+
+TEST(Report, TextNamesEveryFindingRule) {
+  const auto result = example_result();
+  const auto text = audit_report_text(result, example_context());
+  for_each_finding(result, [&](const Finding& f) {
+    EXPECT_NE(text.find(f.rule), std::string::npos) << f.rule;
+  });
+  EXPECT_NE(text.find("hsperfdata_alice  1 file(s)  ok"), std::string::npos) << text;
+}
+
+TEST(Report, TimestampsAreUtcWithMilliseconds) {
+  EXPECT_EQ(format_utc_millis(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(format_utc_millis(1795379894540), "2026-11-22T20:38:14.540Z");
+}
+
+}  // namespace
+}  // namespace hsperfguard

@@ -1,0 +1,85 @@
+// Test helpers, POSIX: scratch directories (Boost.Filesystem) and posix_spawn.
+#include "test_support.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/filesystem.hpp>
+#include <cstring>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace hsperfguard::test {
+
+ScratchDir::ScratchDir() {
+  auto base = boost::filesystem::temp_directory_path() /
+              boost::filesystem::unique_path("hsperfguard-test-%%%%-%%%%-%%%%");
+  boost::filesystem::create_directories(base);
+  path_ = base.string();
+}
+
+ScratchDir::~ScratchDir() {
+  boost::system::error_code ec;
+  boost::filesystem::remove_all(path_, ec);
+}
+
+CommandResult run(const std::vector<std::string>& argv) {
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    throw std::runtime_error("pipe");
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  CommandResult result;
+  if (rc != 0) {
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    result.err = std::string("spawn failed: ") + std::strerror(rc);
+    return result;
+  }
+  std::array<pollfd, 2> fds{{{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}}};
+  int open_fds = 2;
+  std::array<char, 65536> buf;
+  while (open_fds > 0) {
+    if (::poll(fds.data(), fds.size(), -1) < 0) break;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = ::read(fds[i].fd, buf.data(), buf.size());
+      if (n <= 0) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        (i == 0 ? result.out : result.err).append(buf.data(), static_cast<std::size_t>(n));
+      }
+    }
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+bool is_root() { return ::geteuid() == 0; }
+
+bool have_program(const std::string& name) {
+  return run({"sh", "-c", "command -v " + name + " >/dev/null"}).exit_code == 0;
+}
+
+}  // namespace hsperfguard::test

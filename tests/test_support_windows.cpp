@@ -1,0 +1,134 @@
+// Test helpers, Windows: scratch directories (std::filesystem) and CreateProcessW.
+#include <windows.h>
+
+#include <array>
+#include <atomic>
+#include <filesystem>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "platform/windows/win_util.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard::test {
+
+namespace fs = std::filesystem;
+using platform::win::narrow;
+using platform::win::UniqueHandle;
+using platform::win::widen;
+
+ScratchDir::ScratchDir() {
+  std::random_device random;
+  const auto name = L"hsperfguard-test-" + std::to_wstring(::GetCurrentProcessId()) + L"-" +
+                    std::to_wstring(random());
+  const fs::path base = fs::temp_directory_path() / name;
+  fs::create_directories(base);
+  path_ = narrow(base.native());
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  fs::remove_all(fs::path(widen(path_)), ec);
+}
+
+namespace {
+
+// Quotes one argument the way CommandLineToArgvW and the C runtime split it again.
+std::wstring quote_argument(const std::wstring& arg) {
+  if (!arg.empty() && arg.find_first_of(L" \t\n\v\"") == std::wstring::npos) return arg;
+  std::wstring out = L"\"";
+  std::size_t backslashes = 0;
+  for (const wchar_t c : arg) {
+    if (c == L'\\') {
+      ++backslashes;
+    } else if (c == L'"') {
+      out.append(2 * backslashes + 1, L'\\');
+      out.push_back(c);
+      backslashes = 0;
+    } else {
+      out.append(backslashes, L'\\');
+      out.push_back(c);
+      backslashes = 0;
+    }
+  }
+  out.append(2 * backslashes, L'\\');
+  out.push_back(L'"');
+  return out;
+}
+
+void drain(HANDLE pipe, std::string& into) {
+  std::array<char, 65536> buf;
+  DWORD n = 0;
+  while (::ReadFile(pipe, buf.data(), static_cast<DWORD>(buf.size()), &n, nullptr) && n > 0) {
+    into.append(buf.data(), n);
+  }
+}
+
+}  // namespace
+
+CommandResult run(const std::vector<std::string>& argv) {
+  CommandResult result;
+  SECURITY_ATTRIBUTES inherit{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+  HANDLE out_read = nullptr, out_write = nullptr, err_read = nullptr, err_write = nullptr;
+  if (!::CreatePipe(&out_read, &out_write, &inherit, 0) || !::CreatePipe(&err_read, &err_write, &inherit, 0)) {
+    throw std::runtime_error("CreatePipe");
+  }
+  UniqueHandle out_r(out_read), out_w(out_write), err_r(err_read), err_w(err_write);
+  ::SetHandleInformation(out_r.get(), HANDLE_FLAG_INHERIT, 0);
+  ::SetHandleInformation(err_r.get(), HANDLE_FLAG_INHERIT, 0);
+  UniqueHandle null_in(::CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherit,
+                                     OPEN_EXISTING, 0, nullptr));
+
+  std::wstring command_line;
+  for (const auto& arg : argv) {
+    if (!command_line.empty()) command_line.push_back(L' ');
+    command_line += quote_argument(widen(arg));
+  }
+  STARTUPINFOW startup{};
+  startup.cb = sizeof startup;
+  startup.dwFlags = STARTF_USESTDHANDLES;
+  startup.hStdInput = null_in.get();
+  startup.hStdOutput = out_w.get();
+  startup.hStdError = err_w.get();
+  PROCESS_INFORMATION info{};
+  if (!::CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, CREATE_NO_WINDOW, nullptr,
+                        nullptr, &startup, &info)) {
+    result.err = "spawn failed: " + platform::win::error_message(::GetLastError());
+    return result;
+  }
+  UniqueHandle process(info.hProcess), thread(info.hThread);
+  out_w.reset();
+  err_w.reset();
+  // Both pipes are drained at once so that a child filling one of them cannot block.
+  std::thread err_reader([&] { drain(err_r.get(), result.err); });
+  drain(out_r.get(), result.out);
+  err_reader.join();
+  ::WaitForSingleObject(process.get(), INFINITE);
+  DWORD exit_code = 0;
+  ::GetExitCodeProcess(process.get(), &exit_code);
+  result.exit_code = static_cast<int>(exit_code);
+  return result;
+}
+
+bool is_root() {
+  // The Windows counterpart: a member of BUILTIN\Administrators with the group enabled.
+  SID_IDENTIFIER_AUTHORITY nt = SECURITY_NT_AUTHORITY;
+  PSID admins = nullptr;
+  if (!::AllocateAndInitializeSid(&nt, 2, SECURITY_BUILTIN_DOMAIN_RID, DOMAIN_ALIAS_RID_ADMINS, 0, 0, 0, 0,
+                                  0, 0, &admins)) {
+    return false;
+  }
+  BOOL member = FALSE;
+  const bool ok = ::CheckTokenMembership(nullptr, admins, &member);
+  ::FreeSid(admins);
+  return ok && member;
+}
+
+bool have_program(const std::string& name) {
+  const std::wstring wide = widen(name);
+  wchar_t found[MAX_PATH];
+  return ::SearchPathW(nullptr, wide.c_str(), L".exe", MAX_PATH, found, nullptr) != 0;
+}
+
+}  // namespace hsperfguard::test
