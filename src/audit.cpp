@@ -15,8 +15,17 @@ std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const 
       NamespaceJudgement nj;
       nj.findings = apply_policy_to_findings(checks::check_namespace(root, ns), policy);
       nj.files.reserve(ns.files.size());
+      LivenessSettings liveness;
+      liveness.container = root.kind == RootKind::container;
       for (const auto& file : ns.files) {
-        nj.files.push_back({apply_policy_to_findings(checks::check_file(root, ns, file), policy)});
+        FileJudgement fj;
+        Findings findings = checks::check_file(root, ns, file);
+        if (file.liveness) {
+          fj.verdict = decide_liveness(file, liveness);
+          for (auto& f : checks::check_verdict(ns, file, *fj.verdict)) findings.push_back(std::move(f));
+        }
+        fj.findings = apply_policy_to_findings(std::move(findings), policy);
+        nj.files.push_back(std::move(fj));
       }
       rj.namespaces.push_back(std::move(nj));
     }

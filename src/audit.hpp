@@ -7,6 +7,7 @@
 
 #include "facts.hpp"
 #include "finding.hpp"
+#include "liveness.hpp"
 #include "rule_catalog.hpp"
 
 namespace hsperfguard {
@@ -14,6 +15,8 @@ namespace hsperfguard {
 // Judgements mirror the facts tree, index for index.
 struct FileJudgement {
   Findings findings;
+  // Present when liveness evidence was gathered for the file.
+  std::optional<LivenessVerdict> verdict;
 };
 
 struct NamespaceJudgement {

@@ -7,6 +7,7 @@
 #include "exit_codes.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
+#include "platform/liveness.hpp"
 #include "platform/observe.hpp"
 #include "report_json.hpp"
 #include "report_text.hpp"
@@ -42,10 +43,12 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   discover.tmpdir = options.tmpdir;
   discover.root = options.root;
   discover.host_temp_dir = platform::default_temp_dir();
+  platform::LivenessGatherer liveness;
   for (const auto& spec : discover_roots(discover)) {
     result.roots.push_back(platform::observe_temp_root(spec, platform::ObserveOptions{}));
     // A temp dir that could not be opened leaves nothing judged beneath it.
     if (!result.roots.back().opened) result.incomplete = true;
+    liveness.gather(result.roots.back());
   }
   result.judgements = judge(result.roots, result.policy);
   result.finished_at_ms = platform::now_epoch_ms();

@@ -123,7 +123,7 @@ struct ProcessFacts {
 // Evidence about one backing file's owner process.
 struct LivenessFacts {
   std::optional<bool> lock_held;  // from /proc/locks by (dev, ino), or a probe
-  std::string lock_source;        // "proc-locks", "probe", "file-mapping", ...
+  std::string lock_source;        // "proc-locks", "probe", "file-mapping", "none" (not looked at)
   std::optional<std::int32_t> lock_holder_pid;
   std::string lock_kind;          // as /proc/locks names it: "FLOCK WRITE", "POSIX READ", ...
   bool lock_inode_only = false;   // matched by inode number, the device differed (see above)

@@ -97,10 +97,14 @@ Outcome judge_candidate(const ProcessFacts& p, std::optional<std::int64_t> begin
                         std::int64_t file_ctime_ms, std::int64_t tolerance) {
   auto out = [&](Verdict v, Reason r) { return Outcome{v, r, &p, Verdict::unknown}; };
   switch (p.existence) {
-    case Existence::gone: return out(Verdict::stale, Reason::process_gone);
-    case Existence::no_permission: return out(Verdict::unknown, Reason::process_no_permission);
-    case Existence::unknown: return out(Verdict::unknown, Reason::process_unknown);
-    case Existence::alive: break;
+    case Existence::gone:
+      return out(Verdict::stale, Reason::process_gone);
+    case Existence::no_permission:
+      return out(Verdict::unknown, Reason::process_no_permission);
+    case Existence::unknown:
+      return out(Verdict::unknown, Reason::process_unknown);
+    case Existence::alive:
+      break;
   }
   if (p.maps_backing_file.value_or(false)) return out(Verdict::live, Reason::mapped);
   if (begin && p.start_time_ms && *p.start_time_ms > *begin + tolerance) {
@@ -173,33 +177,48 @@ Outcome decide(const FileFacts& file, const LivenessSettings& settings, const In
 
 std::string_view lock_state_name(LockState s) {
   switch (s) {
-    case LockState::held: return "held";
-    case LockState::free: return "free";
-    case LockState::unknown: return "unknown";
+    case LockState::held:
+      return "held";
+    case LockState::free:
+      return "free";
+    case LockState::unknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 std::string_view existence_name(Existence e) {
   switch (e) {
-    case Existence::alive: return "alive";
-    case Existence::gone: return "gone";
-    case Existence::no_permission: return "no-permission";
-    case Existence::unknown: return "unknown";
+    case Existence::alive:
+      return "alive";
+    case Existence::gone:
+      return "gone";
+    case Existence::no_permission:
+      return "no-permission";
+    case Existence::unknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 std::string_view file_kind_name(FileKind k) {
   switch (k) {
-    case FileKind::regular: return "regular";
-    case FileKind::directory: return "directory";
-    case FileKind::symlink: return "symlink";
-    case FileKind::fifo: return "fifo";
-    case FileKind::socket: return "socket";
-    case FileKind::char_device: return "char-device";
-    case FileKind::block_device: return "block-device";
-    case FileKind::unknown: return "unknown";
+    case FileKind::regular:
+      return "regular";
+    case FileKind::directory:
+      return "directory";
+    case FileKind::symlink:
+      return "symlink";
+    case FileKind::fifo:
+      return "fifo";
+    case FileKind::socket:
+      return "socket";
+    case FileKind::char_device:
+      return "char-device";
+    case FileKind::block_device:
+      return "block-device";
+    case FileKind::unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -207,15 +226,19 @@ std::string_view file_kind_name(FileKind k) {
 std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& in) {
   const std::string pid = o.subject ? "pid " + std::to_string(o.subject->pid) : "the pid";
   switch (o.reason) {
-    case Reason::file_unobserved: return "the file could not be stat'ed";
-    case Reason::file_replaced: return "the file was replaced while being observed";
-    case Reason::crosses_mount: return "something is mounted on this name";
+    case Reason::file_unobserved:
+      return "the file could not be stat'ed";
+    case Reason::file_replaced:
+      return "the file was replaced while being observed";
+    case Reason::crosses_mount:
+      return "something is mounted on this name";
     case Reason::lock_held: {
       std::string m = "its lock is held";
       if (in.facts->lock_holder_pid) m += " by pid " + std::to_string(*in.facts->lock_holder_pid);
       return m + " (" + in.facts->lock_source + ")";
     }
-    case Reason::mapped: return pid + " maps this file";
+    case Reason::mapped:
+      return pid + " maps this file";
     case Reason::not_a_regular_file:
       return "a " + std::string(file_kind_name(in.inode->kind)) + " is never a JVM's backing file";
     case Reason::not_a_pid_name:
@@ -223,15 +246,19 @@ std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& i
     case Reason::lock_unknown:
       return "its lock state is unknown, and a JVM since 17.0.7 holds it for its lifetime: not " +
              std::string(to_string(o.would_be));
-    case Reason::no_candidate: return "no process was observed for this pid";
+    case Reason::no_candidate:
+      return "no process was observed for this pid";
     case Reason::no_process_in_namespace:
       return "no process of the container's mount namespace has pid " +
              std::to_string(file.pid_name.pid.value_or(0)) + " there";
     case Reason::process_scan_incomplete:
       return "not every process could be placed in or out of the container's mount namespace";
-    case Reason::process_gone: return pid + " no longer exists";
-    case Reason::process_no_permission: return pid + " exists but may not be inspected (EPERM)";
-    case Reason::process_unknown: return "whether " + pid + " exists could not be determined";
+    case Reason::process_gone:
+      return pid + " no longer exists";
+    case Reason::process_no_permission:
+      return pid + " exists but may not be inspected (EPERM)";
+    case Reason::process_unknown:
+      return "whether " + pid + " exists could not be determined";
     case Reason::started_after_vm_begin:
       return pid + " started " + std::to_string(*o.subject->start_time_ms - *in.begin) +
              " ms after the VM that wrote this file began: it is another process";
@@ -239,8 +266,9 @@ std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& i
       return in.begin ? pid + " is alive but does not map this file"
                       : pid + " does not map this file and started after it last changed";
     case Reason::startup_window:
-      return pid + " does not map this file, which has no VM begin time yet: it may belong to a "
-                   "JVM that is still starting";
+      return pid +
+             " does not map this file, which has no VM begin time yet: it may belong to a "
+             "JVM that is still starting";
     case Reason::no_vm_begin_time:
       return pid + " is alive, its maps are unreadable and the region has no VM begin time";
     case Reason::process_unreadable:
@@ -268,15 +296,19 @@ json process_json(const ProcessFacts& p, const Inputs& in, std::int64_t ctime_ms
   if (!p.ns_pids.empty()) j["ns_pids"] = p.ns_pids;
   put_if(j, "mount_namespace", p.mount_namespace);
   if (p.error) {
-    j["error"] = {{"path", p.error->path}, {"op", p.error->op}, {"code", p.error->code},
+    j["error"] = {{"path", p.error->path},
+                  {"op", p.error->op},
+                  {"code", p.error->code},
                   {"message", p.error->message}};
   }
   // What this candidate alone says (the file's verdict may have been settled before).
-  j["judgement"] = info(judge_candidate(p, in.begin, ctime_ms, settings.start_time_tolerance_ms).reason).code;
+  j["judgement"] =
+      info(judge_candidate(p, in.begin, ctime_ms, settings.start_time_tolerance_ms).reason).code;
   return j;
 }
 
-json evidence_of(const Outcome& o, const FileFacts& file, const LivenessSettings& settings, const Inputs& in) {
+json evidence_of(const Outcome& o, const FileFacts& file, const LivenessSettings& settings,
+                 const Inputs& in) {
   json ev = json::object();
   json& f = ev["file"];
   f["name_kind"] = to_string(file.pid_name.kind);
@@ -299,9 +331,11 @@ json evidence_of(const Outcome& o, const FileFacts& file, const LivenessSettings
     if (!in.facts->lock_kind.empty()) l["kind"] = in.facts->lock_kind;
     if (in.facts->lock_inode_only) l["inode_only"] = true;
     const std::int64_t ctime_ms = in.inode ? in.inode->ctime.millis() : 0;
-    for (const auto& p : in.facts->candidates) candidates.push_back(process_json(p, in, ctime_ms, settings));
+    for (const auto& p : in.facts->candidates)
+      candidates.push_back(process_json(p, in, ctime_ms, settings));
     if (settings.container) {
-      ev["candidates_complete"] = in.facts->candidates_complete ? json(*in.facts->candidates_complete) : json(nullptr);
+      ev["candidates_complete"] =
+          in.facts->candidates_complete ? json(*in.facts->candidates_complete) : json(nullptr);
     }
   }
   if (o.subject) ev["decided_by_pid"] = o.subject->pid;
@@ -315,11 +349,16 @@ json evidence_of(const Outcome& o, const FileFacts& file, const LivenessSettings
 
 std::string_view to_string(Verdict verdict) {
   switch (verdict) {
-    case Verdict::live: return "live";
-    case Verdict::stale: return "stale";
-    case Verdict::pid_reused: return "pid-reused";
-    case Verdict::foreign: return "foreign";
-    case Verdict::unknown: return "unknown";
+    case Verdict::live:
+      return "live";
+    case Verdict::stale:
+      return "stale";
+    case Verdict::pid_reused:
+      return "pid-reused";
+    case Verdict::foreign:
+      return "foreign";
+    case Verdict::unknown:
+      return "unknown";
   }
   return "unknown";
 }

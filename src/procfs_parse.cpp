@@ -54,7 +54,8 @@ std::optional<std::int64_t> parse_signed(std::string_view s) {
     s.remove_prefix(1);
   }
   const auto magnitude = parse_unsigned(s, 10);
-  if (!magnitude || *magnitude > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+  if (!magnitude ||
+      *magnitude > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
     return std::nullopt;
   }
   const auto value = static_cast<std::int64_t>(*magnitude);
@@ -63,7 +64,8 @@ std::optional<std::int64_t> parse_signed(std::string_view s) {
 
 std::optional<std::int32_t> parse_pid(std::string_view s) {
   const auto v = parse_signed(s);
-  if (!v || *v < std::numeric_limits<std::int32_t>::min() || *v > std::numeric_limits<std::int32_t>::max()) {
+  if (!v || *v < std::numeric_limits<std::int32_t>::min() ||
+      *v > std::numeric_limits<std::int32_t>::max()) {
     return std::nullopt;
   }
   return static_cast<std::int32_t>(*v);
@@ -92,8 +94,9 @@ template <typename Fn>
 void for_each_line(std::string_view text, Fn&& fn) {
   while (!text.empty()) {
     const void* nl = std::memchr(text.data(), '\n', text.size());
-    const std::size_t len = nl == nullptr ? text.size()
-                                          : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());
+    const std::size_t len =
+        nl == nullptr ? text.size()
+                      : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data());
     fn(text.substr(0, len));
     text.remove_prefix(nl == nullptr ? len : len + 1);
   }
@@ -181,7 +184,8 @@ std::optional<std::int64_t> start_time_ms(std::int64_t btime_sec, std::uint64_t 
   const std::uint64_t seconds = start_ticks / hz;
   if (seconds > static_cast<std::uint64_t>(kMaxSeconds)) return std::nullopt;
   const std::uint64_t millis = (start_ticks % hz) * 1000 / hz;
-  return (btime_sec + static_cast<std::int64_t>(seconds)) * 1000 + static_cast<std::int64_t>(millis);
+  return (btime_sec + static_cast<std::int64_t>(seconds)) * 1000 +
+         static_cast<std::int64_t>(millis);
 }
 
 StatusFields parse_status(std::string_view text) {
@@ -248,8 +252,8 @@ MapsSummary parse_maps(std::string_view text) {
 
 Match match_file(const std::vector<FileId>& files, const FileId& wanted) {
   if (std::binary_search(files.begin(), files.end(), wanted)) return Match::exact;
-  const bool same_inode = std::any_of(files.begin(), files.end(),
-                                      [&](const FileId& f) { return f.ino == wanted.ino; });
+  const bool same_inode =
+      std::any_of(files.begin(), files.end(), [&](const FileId& f) { return f.ino == wanted.ino; });
   return same_inode ? Match::inode_only : Match::none;
 }
 

@@ -44,7 +44,7 @@ LocksParse parse_locks(std::string_view text);
 // /proc/<pid>/stat: the fields after the command name, which may itself contain spaces and
 // parentheses (the last ')' ends it).
 struct StatFields {
-  char state = '?';              // field 3: R, S, D, Z, T, ...
+  char state = '?';               // field 3: R, S, D, Z, T, ...
   std::uint64_t start_ticks = 0;  // field 22: clock ticks after boot
 };
 std::optional<StatFields> parse_stat(std::string_view text);
@@ -60,9 +60,9 @@ std::optional<std::int64_t> start_time_ms(std::int64_t btime_sec, std::uint64_t 
 // /proc/<pid>/status: the lines liveness needs.
 struct StatusFields {
   std::optional<std::int32_t> tgid;
-  std::optional<std::uint32_t> real_uid;      // first field of Uid:
+  std::optional<std::uint32_t> real_uid;       // first field of Uid:
   std::optional<std::uint32_t> effective_uid;  // second field of Uid:
-  std::vector<std::int32_t> ns_pids;          // NSpid:, outermost (ours) first
+  std::vector<std::int32_t> ns_pids;           // NSpid:, outermost (ours) first
 };
 StatusFields parse_status(std::string_view text);
 

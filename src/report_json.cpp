@@ -188,6 +188,7 @@ json audit_report_json(const AuditResult& result, const ReportContext& context) 
   json attach = json::array();
   Counts counts;
   std::size_t file_count = 0;
+  std::map<std::string, std::size_t> by_verdict;
 
   for (std::size_t r = 0; r < result.roots.size(); ++r) {
     const auto& root = result.roots[r];
@@ -237,9 +238,18 @@ json audit_report_json(const AuditResult& result, const ReportContext& context) 
         jf["pid_name"] = to_string(file.pid_name.kind);
         jf["inode"] = inode_json(fi);
         jf["region"] = region_summary_json(file.region);
+        if (fj.verdict) {
+          jf["verdict"] = {{"verdict", to_string(fj.verdict->verdict)},
+                           {"reason", fj.verdict->reason},
+                           {"message", escape_non_utf8(fj.verdict->message)},
+                           {"evidence", sanitize_json(fj.verdict->evidence)}};
+        } else {
+          jf["verdict"] = nullptr;
+        }
         jf["findings"] = findings_json(fj.findings);
         jf["errors"] = errors_json(file.errors, all_errors);
         counts.add(fj.findings);
+        if (fj.verdict) ++by_verdict[std::string(to_string(fj.verdict->verdict))];
         files.push_back(std::move(jf));
       }
       file_count += ns.files.size();
@@ -277,6 +287,7 @@ json audit_report_json(const AuditResult& result, const ReportContext& context) 
                        {"roots", result.roots.size()},
                        {"namespaces", report["namespaces"].size()},
                        {"files", file_count},
+                       {"files_by_verdict", by_verdict},
                        {"errors", all_errors.size()},
                        {"highest_severity", worst ? json(to_string(*worst)) : json(nullptr)}};
   report["errors"] = std::move(all_errors);

@@ -2,6 +2,7 @@
 // report validated against the schema, and the documented exit codes.
 #include <fcntl.h>
 #include <pwd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,18 +37,24 @@ void write_region(const std::string& path, mode_t mode) {
   ASSERT_EQ(::chmod(path.c_str(), mode), 0);
 }
 
-// A temp dir with one compliant namespace of the current user and one backing file.
+// A temp dir with one compliant namespace of the current user and one backing file, which
+// this process holds locked the way a live JVM does, so that it is judged live.
 struct Tree {
   test::ScratchDir scratch;
   std::string tmp = scratch / "tmp";
   std::string ns = tmp + "/hsperfdata_" + my_user_name();
+  std::string file = ns + "/" + std::to_string(::getpid());
+  int lock_fd = -1;
   Tree() {
     ::mkdir(tmp.c_str(), 01777);
     ::chmod(tmp.c_str(), 01777);
     ::mkdir(ns.c_str(), 0755);
     ::chmod(ns.c_str(), 0755);
-    write_region(ns + "/" + std::to_string(::getpid()), 0600);
+    write_region(file, 0600);
+    lock_fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    EXPECT_EQ(::flock(lock_fd, LOCK_EX | LOCK_NB), 0);
   }
+  ~Tree() { ::close(lock_fd); }
 };
 
 nlohmann::json audit_json(const std::string& tmp, std::vector<std::string> extra, int* exit_code) {
@@ -79,6 +86,8 @@ TEST(AuditCli, CompliantTreeIsCleanAndExitsZero) {
   EXPECT_EQ(report["summary"]["namespaces"], 1);
   EXPECT_EQ(report["summary"]["files"], 1);
   EXPECT_EQ(report["namespaces"][0]["files"][0]["region"]["valid"], true);
+  EXPECT_EQ(report["namespaces"][0]["files"][0]["verdict"]["verdict"], "live");
+  EXPECT_EQ(report["namespaces"][0]["files"][0]["verdict"]["reason"], "lock-held");
 }
 
 TEST(AuditCli, WorldWritableNamespaceFailsAtDefaultThreshold) {

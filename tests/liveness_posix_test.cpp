@@ -3,8 +3,11 @@
 // Stale files are never left in a real /tmp/hsperfdata_<user>: the same user's next JVM
 // would delete them, and they are not ours to leave. Tests copy a JVM's file into a private
 // namespace directory under a ScratchDir and judge the copy.
+#include "platform/posix/liveness_posix.hpp"
+
 #include <fcntl.h>
 #include <grp.h>
+#include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -16,9 +19,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -34,7 +34,6 @@
 #include "perfdata.hpp"
 #include "pid_name.hpp"
 #include "platform/liveness.hpp"
-#include "platform/posix/liveness_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
 #include "platform/process.hpp"
@@ -138,7 +137,9 @@ class Child {
     pid_ = ::fork();
     if (pid_ == 0) {
       ::close(ready[0]);
-      if (::setgroups(1, &gid) != 0 || ::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0) ::_exit(1);
+      if (::setgroups(1, &gid) != 0 || ::setresgid(gid, gid, gid) != 0 ||
+          ::setresuid(uid, uid, uid) != 0)
+        ::_exit(1);
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);
       ::prctl(PR_SET_DUMPABLE, 0);
@@ -173,7 +174,8 @@ std::string run_as(uid_t uid, gid_t gid, const std::function<std::string()>& fn)
   const pid_t child = ::fork();
   if (child == 0) {
     ::close(out[0]);
-    if (::setgroups(1, &gid) != 0 || ::setresgid(gid, gid, gid) != 0 || ::setresuid(uid, uid, uid) != 0) {
+    if (::setgroups(1, &gid) != 0 || ::setresgid(gid, gid, gid) != 0 ||
+        ::setresuid(uid, uid, uid) != 0) {
       (void)!::write(out[1], "setresuid failed", 16);
       ::_exit(1);
     }
@@ -184,7 +186,8 @@ std::string run_as(uid_t uid, gid_t gid, const std::function<std::string()>& fn)
   ::close(out[1]);
   std::string result;
   char buf[4096];
-  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) result.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;)
+    result.append(buf, static_cast<std::size_t>(n));
   ::close(out[0]);
   ::waitpid(child, nullptr, 0);
   return result;
@@ -198,7 +201,7 @@ std::optional<std::int64_t> begin_time(const std::string& path) {
 }
 
 #define REQUIRE_JDK()                                        \
-  do {                                                      \
+  do {                                                       \
     if (!test::have_jdk()) GTEST_SKIP() << "no JDK on PATH"; \
   } while (0)
 
@@ -364,17 +367,22 @@ TEST(LivenessPosix, UnreadableProcessIsUnknownNeverStale) {
     for (const auto& f : ns.files) {
       const LivenessVerdict v = decide_liveness(f, LivenessSettings{});
       const ProcessFacts& p = f.liveness->candidates.at(0);
-      out << f.name << " " << to_string(v.verdict) << " " << v.reason << " existence="
-          << static_cast<int>(p.existence) << " maps=" << (p.maps_backing_file ? "read" : "unreadable")
-          << " error=" << (p.error ? p.error->op + ":" + std::to_string(p.error->code) : "none") << "\n";
+      out << f.name << " " << to_string(v.verdict) << " " << v.reason
+          << " existence=" << static_cast<int>(p.existence)
+          << " maps=" << (p.maps_backing_file ? "read" : "unreadable")
+          << " error=" << (p.error ? p.error->op + ":" + std::to_string(p.error->code) : "none")
+          << "\n";
     }
     return out.str();
   });
-  EXPECT_NE(result.find(hidden + " unknown no-vm-begin-time existence=0 maps=unreadable error=read:" +
-                        std::to_string(EACCES)),
+  EXPECT_NE(
+      result.find(hidden + " unknown no-vm-begin-time existence=0 maps=unreadable error=read:" +
+                  std::to_string(EACCES)),
+      std::string::npos)
+      << result;
+  EXPECT_NE(result.find(other_user + " unknown process-no-permission existence=2"),
             std::string::npos)
       << result;
-  EXPECT_NE(result.find(other_user + " unknown process-no-permission existence=2"), std::string::npos) << result;
 }
 
 // ---- The probe: the fallback when /proc/locks is unreadable ---------------------------------
@@ -398,7 +406,8 @@ TEST(LivenessPosix, ProbeAgreesWithProcLocksForLiveJvm) {
   EXPECT_EQ(by_probe.files[0].liveness->lock_source, "probe");
   EXPECT_EQ(by_table.files[0].liveness->lock_held, true);
   EXPECT_EQ(by_probe.files[0].liveness->lock_held, true);
-  EXPECT_FALSE(by_probe.files[0].liveness->lock_holder_pid.has_value()) << "a probe cannot name the holder";
+  EXPECT_FALSE(by_probe.files[0].liveness->lock_holder_pid.has_value())
+      << "a probe cannot name the holder";
   EXPECT_EQ(decide_liveness(by_probe.files[0], LivenessSettings{}).verdict, Verdict::live);
 
   platform::UniqueFd dirfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -538,8 +547,8 @@ TEST(LivenessPosix, ContainerFileIsMatchedByNSpidNotByHostPid) {
   const std::string unshare = test::find_program("unshare");
   if (unshare.empty()) GTEST_SKIP() << "no unshare";
   Child container;
-  ASSERT_TRUE(container.exec({unshare, "--pid", "--mount", "--fork", "--kill-child", "--mount-proc",
-                              "sleep", "60"}));
+  ASSERT_TRUE(container.exec(
+      {unshare, "--pid", "--mount", "--fork", "--kill-child", "--mount-proc", "sleep", "60"}));
   // The forked child of unshare is pid 1 of the new pid namespace.
   pid_t inner = -1;
   const std::string children = "/proc/" + std::to_string(container.pid()) + "/task/" +
@@ -584,7 +593,8 @@ TEST(LivenessPosix, ContainerFileIsMatchedByNSpidNotByHostPid) {
   LivenessSettings settings;
   settings.container = true;
   const LivenessVerdict v1 = decide_liveness(ns.files[0], settings);
-  EXPECT_FALSE(reapable(v1.verdict)) << "sleep started before this file was written: " << v1.message;
+  EXPECT_FALSE(reapable(v1.verdict))
+      << "sleep started before this file was written: " << v1.message;
 
   const LivenessFacts& two = *ns.files[1].liveness;
   EXPECT_TRUE(two.candidates.empty());
@@ -612,7 +622,8 @@ TEST(LivenessPosix, OverlayfsMappedFileIsLiveThoughMapsShowAnotherDevice) {
     if (::mount("tmpfs", (base + "/t").c_str(), "tmpfs", 0, nullptr) != 0) return "skip: tmpfs";
     ::mkdir((base + "/t/upper").c_str(), 0755);
     ::mkdir((base + "/t/work").c_str(), 0755);
-    const std::string options = "lowerdir=" + base + "/lower,upperdir=" + base + "/t/upper,workdir=" + base + "/t/work";
+    const std::string options =
+        "lowerdir=" + base + "/lower,upperdir=" + base + "/t/upper,workdir=" + base + "/t/work";
     if (::mount("overlay", (base + "/merged").c_str(), "overlay", 0, options.c_str()) != 0) {
       return "skip: overlay " + std::string(std::strerror(errno));
     }
@@ -621,7 +632,8 @@ TEST(LivenessPosix, OverlayfsMappedFileIsLiveThoughMapsShowAnotherDevice) {
     // What HotSpot does: open, flock, size, map shared, close the descriptor.
     const std::string name = std::to_string(::getpid());
     const int fd = ::open((dir + "/" + name).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
-    if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0 || ::ftruncate(fd, 32768) != 0) return "setup failed";
+    if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0 || ::ftruncate(fd, 32768) != 0)
+      return "setup failed";
     void* region = ::mmap(nullptr, 32768, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     ::close(fd);
     if (region == MAP_FAILED) return "mmap failed";
@@ -653,7 +665,8 @@ TEST(LivenessPosix, LockTableSeesOurFlockAndNotOurWaiters) {
   ObservationError err;
   const auto table = platform::LockTable::read("/proc/locks", &err);
   ASSERT_TRUE(table.has_value()) << err.message;
-  const auto found = table->find(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+  const auto found =
+      table->find(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
   ASSERT_NE(found.holder, nullptr);
   EXPECT_EQ(found.holder->kind, "FLOCK READ");
   EXPECT_EQ(found.holder->pid, ::getpid());

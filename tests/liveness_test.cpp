@@ -17,17 +17,17 @@ namespace {
 using nlohmann::json;
 using Existence = ProcessFacts::Existence;
 
-constexpr std::int64_t kBegin = 1'700'000'000'000;    // sun.rt.createVmBeginTime
-constexpr std::int64_t kFileCtime = kBegin + 50;      // the JVM created its file just after
-constexpr std::int64_t kStartBefore = kBegin - 500;   // the JVM's own process
+constexpr std::int64_t kBegin = 1'700'000'000'000;     // sun.rt.createVmBeginTime
+constexpr std::int64_t kFileCtime = kBegin + 50;       // the JVM created its file just after
+constexpr std::int64_t kStartBefore = kBegin - 500;    // the JVM's own process
 constexpr std::int64_t kStartAfter = kBegin + 60'000;  // a later process with the same pid
 constexpr std::int32_t kPid = 4242;
 
-enum class L { held, free, unknown };                  // lock
-enum class P { alive, gone, eperm, unknown };          // kill(pid, 0)
-enum class M { yes, no, unreadable };                  // maps the file's (dev, ino)
-enum class S { before, after, absent };                // process start vs. VM begin (and ctime)
-enum class B { yes, no };                              // region has createVmBeginTime
+enum class L { held, free, unknown };          // lock
+enum class P { alive, gone, eperm, unknown };  // kill(pid, 0)
+enum class M { yes, no, unreadable };          // maps the file's (dev, ino)
+enum class S { before, after, absent };        // process start vs. VM begin (and ctime)
+enum class B { yes, no };                      // region has createVmBeginTime
 enum class N { canonical, noncanonical, out_of_range, not_a_pid };
 using V = Verdict;
 
@@ -61,8 +61,8 @@ InodeFacts file_inode(FileKind kind = FileKind::regular) {
 ProcessFacts process(std::int32_t pid, P p, M m, S s) {
   ProcessFacts f;
   f.pid = pid;
-  f.existence = p == P::alive ? Existence::alive
-                : p == P::gone ? Existence::gone
+  f.existence = p == P::alive   ? Existence::alive
+                : p == P::gone  ? Existence::gone
                 : p == P::eperm ? Existence::no_permission
                                 : Existence::unknown;
   if (m != M::unreadable) f.maps_backing_file = m == M::yes;
@@ -70,15 +70,16 @@ ProcessFacts process(std::int32_t pid, P p, M m, S s) {
   return f;
 }
 
-FileFacts backing_file(std::string name, FileKind kind, L lock, std::vector<ProcessFacts> candidates,
-                       B begin = B::yes) {
+FileFacts backing_file(std::string name, FileKind kind, L lock,
+                       std::vector<ProcessFacts> candidates, B begin = B::yes) {
   FileFacts f;
   f.name = name;
   f.path = "/tmp/hsperfdata_alice/" + name;
   f.pid_name = classify_pid_name(name);
   f.lstat = file_inode(kind);
   f.opened = f.lstat;
-  f.region = RegionSummary{region_with_begin(begin == B::yes ? std::optional(kBegin) : std::nullopt), 32768};
+  f.region = RegionSummary{
+      region_with_begin(begin == B::yes ? std::optional(kBegin) : std::nullopt), 32768};
   LivenessFacts lf;
   lf.lock_source = "proc-locks";
   if (lock != L::unknown) lf.lock_held = lock == L::held;
@@ -102,8 +103,8 @@ bool any_candidate_has(const json& ev, const char* key) {
 ::testing::AssertionResult evidence_names(const LivenessVerdict& v, const std::string& decided_by) {
   const json& ev = v.evidence;
   if (ev.value("decided_by", "") != decided_by) {
-    return ::testing::AssertionFailure() << "decided_by " << ev.value("decided_by", "?") << ", want "
-                                         << decided_by << "; evidence " << ev.dump();
+    return ::testing::AssertionFailure() << "decided_by " << ev.value("decided_by", "?")
+                                         << ", want " << decided_by << "; evidence " << ev.dump();
   }
   if (ev.value("reason", "") != v.reason) return ::testing::AssertionFailure() << "reason missing";
   bool ok = false;
@@ -125,7 +126,8 @@ bool any_candidate_has(const json& ev, const char* key) {
   } else if (decided_by == "file") {
     ok = ev.contains("file");
   }
-  if (!ok) return ::testing::AssertionFailure() << "evidence lacks " << decided_by << ": " << ev.dump();
+  if (!ok)
+    return ::testing::AssertionFailure() << "evidence lacks " << decided_by << ": " << ev.dump();
   return ::testing::AssertionSuccess();
 }
 
@@ -133,10 +135,12 @@ bool any_candidate_has(const json& ev, const char* key) {
 ::testing::AssertionResult judge_agrees(const FileFacts& file, const LivenessSettings& settings,
                                         const LivenessVerdict& v) {
   const LivenessJudgement j = judge_liveness(file, settings);
-  if (j.verdict == v.verdict && j.reason == v.reason && j.decided_by == v.evidence.value("decided_by", "")) {
+  if (j.verdict == v.verdict && j.reason == v.reason &&
+      j.decided_by == v.evidence.value("decided_by", "")) {
     return ::testing::AssertionSuccess();
   }
-  return ::testing::AssertionFailure() << "judge_liveness says " << to_string(j.verdict) << "/" << j.reason;
+  return ::testing::AssertionFailure()
+         << "judge_liveness says " << to_string(j.verdict) << "/" << j.reason;
 }
 
 std::string describe(const LivenessVerdict& v) {
@@ -158,6 +162,7 @@ struct CoreRow {
 
 // lock x existence x maps x start time x VM begin time present: 3 x 4 x 3 x 3 x 2 rows.
 // Without a begin time, "after" means after the file's ctime (+ tolerance), "before" before it.
+// clang-format off
 const CoreRow kCoreTable[] = {
     {L::held, P::alive, M::yes, S::before, B::yes, V::live, "lock-held", "lock"},
     {L::held, P::alive, M::yes, S::after, B::yes, V::live, "lock-held", "lock"},
@@ -376,16 +381,19 @@ const CoreRow kCoreTable[] = {
     {L::unknown, P::unknown, M::unreadable, S::after, B::no, V::unknown, "process-unknown", "process"},
     {L::unknown, P::unknown, M::unreadable, S::absent, B::no, V::unknown, "process-unknown", "process"},
 };
+// clang-format on
 
 TEST(LivenessTruthTable, EveryCombinationOfEvidence) {
   ASSERT_EQ(std::size(kCoreTable), 3u * 4u * 3u * 3u * 2u);
   for (const CoreRow& row : kCoreTable) {
-    const FileFacts file = backing_file(std::to_string(kPid), FileKind::regular, row.lock,
-                                        {process(kPid, row.process, row.maps, row.start)}, row.begin);
+    const FileFacts file =
+        backing_file(std::to_string(kPid), FileKind::regular, row.lock,
+                     {process(kPid, row.process, row.maps, row.start)}, row.begin);
     const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
-    SCOPED_TRACE(::testing::Message() << "row lock=" << int(row.lock) << " process=" << int(row.process)
-                                      << " maps=" << int(row.maps) << " start=" << int(row.start)
-                                      << " begin=" << int(row.begin) << " got " << describe(v));
+    SCOPED_TRACE(::testing::Message()
+                 << "row lock=" << int(row.lock) << " process=" << int(row.process)
+                 << " maps=" << int(row.maps) << " start=" << int(row.start)
+                 << " begin=" << int(row.begin) << " got " << describe(v));
     EXPECT_EQ(v.verdict, row.verdict);
     EXPECT_EQ(v.reason, row.reason);
     EXPECT_TRUE(evidence_names(v, row.decided_by));
@@ -406,6 +414,7 @@ struct NameRow {
   const char* decided_by;
 };
 
+// clang-format off
 const NameRow kNameTable[] = {
     {N::canonical, FileKind::regular, L::held, true, V::live, "lock-held", "lock"},
     {N::canonical, FileKind::regular, L::held, false, V::live, "lock-held", "lock"},
@@ -600,13 +609,18 @@ const NameRow kNameTable[] = {
     {N::not_a_pid, FileKind::unknown, L::unknown, true, V::live, "mapped", "maps"},
     {N::not_a_pid, FileKind::unknown, L::unknown, false, V::unknown, "lock-unknown", "lock"},
 };
+// clang-format on
 
 std::string name_of(N n) {
   switch (n) {
-    case N::canonical: return std::to_string(kPid);
-    case N::noncanonical: return "00" + std::to_string(kPid);  // HotSpot reads 4242, never writes it
-    case N::out_of_range: return "99999999999";
-    case N::not_a_pid: return "java.hprof";
+    case N::canonical:
+      return std::to_string(kPid);
+    case N::noncanonical:
+      return "00" + std::to_string(kPid);  // HotSpot reads 4242, never writes it
+    case N::out_of_range:
+      return "99999999999";
+    case N::not_a_pid:
+      return "java.hprof";
   }
   return "";
 }
@@ -618,9 +632,9 @@ TEST(LivenessTruthTable, EveryNameKindAndFileKind) {
     const FileFacts file = backing_file(name_of(row.name), row.kind, row.lock,
                                         {process(kPid, P::alive, maps, S::before)});
     const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
-    SCOPED_TRACE(::testing::Message() << "row name=" << name_of(row.name) << " kind=" << int(row.kind)
-                                      << " lock=" << int(row.lock) << " mapped=" << row.mapped
-                                      << " got " << describe(v));
+    SCOPED_TRACE(::testing::Message() << "row name=" << name_of(row.name)
+                                      << " kind=" << int(row.kind) << " lock=" << int(row.lock)
+                                      << " mapped=" << row.mapped << " got " << describe(v));
     EXPECT_EQ(v.verdict, row.verdict);
     EXPECT_EQ(v.reason, row.reason);
     EXPECT_TRUE(evidence_names(v, row.decided_by));
@@ -657,16 +671,52 @@ TEST(LivenessTruthTable, ContainerCandidates) {
   ProcessFacts mapped_elsewhere = process(31005, P::alive, M::yes, S::before);
   mapped_elsewhere.maps_inode_only = true;  // overlayfs: maps show the upper layer's device
   const ContainerRow rows[] = {
-      {"no process has the nspid", L::free, {}, true, V::stale, "no-process-in-namespace", "process"},
-      {"the /proc scan was incomplete", L::free, {}, false, V::unknown, "process-scan-incomplete", "process"},
-      {"no scan at all", L::free, {}, std::nullopt, V::unknown, "process-scan-incomplete", "process"},
+      {"no process has the nspid",
+       L::free,
+       {},
+       true,
+       V::stale,
+       "no-process-in-namespace",
+       "process"},
+      {"the /proc scan was incomplete",
+       L::free,
+       {},
+       false,
+       V::unknown,
+       "process-scan-incomplete",
+       "process"},
+      {"no scan at all",
+       L::free,
+       {},
+       std::nullopt,
+       V::unknown,
+       "process-scan-incomplete",
+       "process"},
       {"no process, lock unknown", L::unknown, {}, true, V::unknown, "lock-unknown", "lock"},
       {"no process, lock held", L::held, {}, true, V::live, "lock-held", "lock"},
       {"its process is gone", L::free, {gone}, true, V::stale, "process-gone", "process"},
-      {"reused and gone", L::free, {gone, reused}, true, V::pid_reused, "started-after-vm-begin", "start-time"},
+      {"reused and gone",
+       L::free,
+       {gone, reused},
+       true,
+       V::pid_reused,
+       "started-after-vm-begin",
+       "start-time"},
       {"reused and owner", L::free, {reused, owner}, true, V::live, "process-alive", "start-time"},
-      {"gone and EPERM", L::free, {gone, eperm}, true, V::unknown, "process-no-permission", "process"},
-      {"mapped by inode only", L::free, {reused, mapped_elsewhere}, true, V::live, "mapped", "maps"},
+      {"gone and EPERM",
+       L::free,
+       {gone, eperm},
+       true,
+       V::unknown,
+       "process-no-permission",
+       "process"},
+      {"mapped by inode only",
+       L::free,
+       {reused, mapped_elsewhere},
+       true,
+       V::live,
+       "mapped",
+       "maps"},
   };
   LivenessSettings settings;
   settings.container = true;
@@ -674,7 +724,8 @@ TEST(LivenessTruthTable, ContainerCandidates) {
     FileFacts file = backing_file("7", FileKind::regular, row.lock, row.candidates);
     file.liveness->candidates_complete = row.complete;
     const LivenessVerdict v = decide_liveness(file, settings);
-    SCOPED_TRACE(::testing::Message() << row.what << ": got " << describe(v) << " " << v.evidence.dump());
+    SCOPED_TRACE(::testing::Message()
+                 << row.what << ": got " << describe(v) << " " << v.evidence.dump());
     EXPECT_EQ(v.verdict, row.verdict);
     EXPECT_EQ(v.reason, row.reason);
     EXPECT_TRUE(evidence_names(v, row.decided_by));
@@ -692,7 +743,8 @@ TEST(LivenessTruthTable, HostRootWithoutCandidateIsUnknown) {
 // ---- The file itself ------------------------------------------------------------------------
 
 TEST(LivenessFile, UnobservedFileIsUnknown) {
-  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::no, S::absent)});
+  FileFacts file =
+      backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::no, S::absent)});
   file.lstat.reset();
   file.opened.reset();
   const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
@@ -702,7 +754,8 @@ TEST(LivenessFile, UnobservedFileIsUnknown) {
 }
 
 TEST(LivenessFile, FileSwappedDuringObservationIsUnknown) {
-  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::no, S::absent)});
+  FileFacts file =
+      backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::no, S::absent)});
   file.opened->ino = 78;  // lstat saw one inode, the opened fd another
   const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
   EXPECT_EQ(v.verdict, Verdict::unknown);
@@ -710,7 +763,8 @@ TEST(LivenessFile, FileSwappedDuringObservationIsUnknown) {
 }
 
 TEST(LivenessFile, MountPointIsNeverJudgedStale) {
-  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::no, S::absent)});
+  FileFacts file =
+      backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::no, S::absent)});
   file.crosses_mount = true;
   EXPECT_EQ(decide_liveness(file, LivenessSettings{}).reason, "crosses-mount");
 }
@@ -727,7 +781,8 @@ TEST(LivenessFile, NoLivenessFactsAtAllIsUnknown) {
 }
 
 TEST(LivenessFile, LstatAloneIsEnoughWhenTheFileWasNotOpened) {
-  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::gone, M::unreadable, S::absent)});
+  FileFacts file = backing_file("4242", FileKind::regular, L::free,
+                                {process(kPid, P::gone, M::unreadable, S::absent)});
   file.opened.reset();
   EXPECT_EQ(decide_liveness(file, LivenessSettings{}).verdict, Verdict::stale);
 }
@@ -750,7 +805,8 @@ TEST(LivenessStartTime, ToleranceBoundaryIsExclusive) {
 }
 
 TEST(LivenessStartTime, BeginTimeThatIsNotAPositiveLongIsAbsent) {
-  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::alive, M::unreadable, S::after)});
+  FileFacts file = backing_file("4242", FileKind::regular, L::free,
+                                {process(kPid, P::alive, M::unreadable, S::after)});
   file.region->region.entries[0].long_value = 0;
   EXPECT_FALSE(vm_begin_time_ms(file).has_value());
   EXPECT_EQ(decide_liveness(file, LivenessSettings{}).reason, "no-vm-begin-time");
@@ -790,9 +846,11 @@ TEST(LivenessAttack, PidTakenByAnotherUsersProcessIsUnknownNotStale) {
 
 // Old JVMs never take the lock: a free lock on a file whose JVM still runs proves nothing.
 TEST(LivenessAttack, FreeLockOfAnOldJvmDoesNotMakeItStale) {
-  const FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::alive, M::yes, S::before)});
+  const FileFacts file = backing_file("4242", FileKind::regular, L::free,
+                                      {process(kPid, P::alive, M::yes, S::before)});
   EXPECT_EQ(decide_liveness(file, LivenessSettings{}).verdict, Verdict::live);
-  const FileFacts unreadable = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::alive, M::unreadable, S::before)});
+  const FileFacts unreadable = backing_file("4242", FileKind::regular, L::free,
+                                            {process(kPid, P::alive, M::unreadable, S::before)});
   EXPECT_EQ(decide_liveness(unreadable, LivenessSettings{}).verdict, Verdict::live);
 }
 
@@ -807,7 +865,8 @@ TEST(LivenessAttack, HardLinkToLiveFileUnderForeignNameStaysLive) {
 
 // Leading zeros: HotSpot would treat "007" as pid 7's file; no JVM ever wrote it.
 TEST(LivenessAttack, ZeroPaddedNameIsForeignNotPidSeven) {
-  FileFacts file = backing_file("007", FileKind::regular, L::free, {process(7, P::alive, M::unreadable, S::before)});
+  FileFacts file = backing_file("007", FileKind::regular, L::free,
+                                {process(7, P::alive, M::unreadable, S::before)});
   const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
   EXPECT_EQ(v.verdict, Verdict::foreign);
   EXPECT_EQ(v.evidence.at("file").at("name_kind"), "noncanonical");
@@ -816,10 +875,12 @@ TEST(LivenessAttack, ZeroPaddedNameIsForeignNotPidSeven) {
 // A forged region claiming a VM began long ago cannot make a live JVM's file reapable
 // while the JVM maps it, nor while its lock is held.
 TEST(LivenessAttack, ForgedEarlyBeginTimeDoesNotBeatMapsOrLock) {
-  FileFacts file = backing_file("4242", FileKind::regular, L::free, {process(kPid, P::alive, M::yes, S::after)});
+  FileFacts file =
+      backing_file("4242", FileKind::regular, L::free, {process(kPid, P::alive, M::yes, S::after)});
   file.region->region.entries[0].long_value = 1;
   EXPECT_EQ(decide_liveness(file, LivenessSettings{}).verdict, Verdict::live);
-  file = backing_file("4242", FileKind::regular, L::held, {process(kPid, P::alive, M::unreadable, S::after)});
+  file = backing_file("4242", FileKind::regular, L::held,
+                      {process(kPid, P::alive, M::unreadable, S::after)});
   file.region->region.entries[0].long_value = 1;
   EXPECT_EQ(decide_liveness(file, LivenessSettings{}).verdict, Verdict::live);
 }
@@ -888,11 +949,15 @@ TEST(ProcfsParse, StatusUidAndNSpid) {
 
 TEST(ProcfsParse, MapsFilesAndLibjvm) {
   const std::string maps =
-      "55d0c0a00000-55d0c0a01000 r--p 00000000 fe:00 3944023                    /usr/lib/jvm/bin/java\n"
-      "7f0000000000-7f0000001000 rw-s 00000000 00:1a 2                          /tmp/hsperfdata_a/42\n"
-      "7f0000001000-7f0000002000 r-xp 00000000 fe:00 3944100                    /usr/lib/jvm/lib/server/libjvm.so\n"
+      "55d0c0a00000-55d0c0a01000 r--p 00000000 fe:00 3944023                    "
+      "/usr/lib/jvm/bin/java\n"
+      "7f0000000000-7f0000001000 rw-s 00000000 00:1a 2                          "
+      "/tmp/hsperfdata_a/42\n"
+      "7f0000001000-7f0000002000 r-xp 00000000 fe:00 3944100                    "
+      "/usr/lib/jvm/lib/server/libjvm.so\n"
       "7f0000002000-7f0000003000 rw-p 00000000 00:00 0 \n"
-      "7f0000003000-7f0000004000 r--p 00001000 fe:00 3944100                    /usr/lib/jvm/lib/server/libjvm.so\n"
+      "7f0000003000-7f0000004000 r--p 00001000 fe:00 3944100                    "
+      "/usr/lib/jvm/lib/server/libjvm.so\n"
       "7ffd00000000-7ffd00001000 rw-p 00000000 00:00 0                          [stack]\n";
   const procfs::MapsSummary m = procfs::parse_maps(maps);
   EXPECT_EQ(m.lines, 6u);

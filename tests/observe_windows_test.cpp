@@ -73,10 +73,10 @@ std::optional<std::string> unix_path(const std::string& windows_path) {
   return out;
 }
 
-// `ln -s target link` on the Unix side: wine runs ELF executables through CreateProcessW.
-// Their handles cannot be waited on under wine, so the link's appearance is polled.
-bool unix_symlink(const std::string& unix_target, const std::string& unix_link, const std::string& windows_link) {
-  std::wstring command = L"/bin/ln -s \"" + widen(unix_target) + L"\" \"" + widen(unix_link) + L"\"";
+// Runs a Unix command (wine runs ELF executables through CreateProcessW) and waits until
+// `windows_path` exists (or no longer does): handles of Unix processes cannot be waited on
+// under wine, so the effect is polled.
+bool run_unix(std::wstring command, const std::string& windows_path, bool want_present) {
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
   PROCESS_INFORMATION info{};
@@ -85,13 +85,25 @@ bool unix_symlink(const std::string& unix_target, const std::string& unix_link, 
     return false;
   }
   win::UniqueHandle process(info.hProcess), thread(info.hThread);
-  const std::wstring link = widen(windows_link);
+  const std::wstring path = widen(windows_path);
   for (int i = 0; i < 500; ++i) {
-    if (::GetFileAttributesW(link.c_str()) != INVALID_FILE_ATTRIBUTES) return true;
+    if ((::GetFileAttributesW(path.c_str()) != INVALID_FILE_ATTRIBUTES) == want_present) return true;
     ::Sleep(20);
   }
   return false;
 }
+
+bool unix_symlink(const std::string& unix_target, const std::string& unix_link, const std::string& windows_link) {
+  return run_unix(L"/bin/ln -s \"" + widen(unix_target) + L"\" \"" + widen(unix_link) + L"\"", windows_link, true);
+}
+
+// Wine cannot delete a Unix symlink to a directory (RemoveDirectoryW and DeleteFileW both
+// fail), so the link goes the way it came.
+struct UnixLinkRemover {
+  std::string unix_link;
+  std::string windows_link;
+  ~UnixLinkRemover() { run_unix(L"/bin/rm -f \"" + widen(unix_link) + L"\"", windows_link, false); }
+};
 
 class ObserveWindows : public ::testing::Test {
  protected:
@@ -259,6 +271,7 @@ TEST_F(ObserveWindows, UnixSymlinkIsAReparsePointNamespace) {
   const auto link = unix_path(in_scratch("hsperfdata_mallory"));
   ASSERT_TRUE(link.has_value());
   ASSERT_TRUE(unix_symlink(*target, *link, in_scratch("hsperfdata_mallory")));
+  const UnixLinkRemover remover{*link, in_scratch("hsperfdata_mallory")};
 
   const auto root = observe();
   const NamespaceFacts* ns = find_namespace(root, "hsperfdata_mallory");
@@ -318,6 +331,27 @@ TEST(ObserveWindowsRoot, MissingTempDirIsAnError) {
   EXPECT_EQ(root.platform, Platform::windows);
   ASSERT_FALSE(root.errors.empty());
   EXPECT_TRUE(root.namespaces.empty());
+}
+
+TEST(ObserveWindowsRoot, ForeignRootUsesItsTmpAndItsPasswd) {
+  test::ScratchDir scratch;
+  for (const char* dir : {"\\etc", "\\tmp", "\\tmp\\hsperfdata_alice"}) {
+    ASSERT_TRUE(::CreateDirectoryW(widen(scratch.path() + dir).c_str(), nullptr)) << dir;
+  }
+  test::write_file(scratch.path() + "\\etc\\passwd", test::to_bytes("alice:x:1000:1000::/home/alice:/bin/sh\n"));
+  RootSpec spec;
+  spec.kind = RootKind::root;
+  spec.root = scratch.path();
+  spec.temp_dir = "/tmp";
+  const auto root = observe_temp_root(spec, ObserveOptions{});
+  EXPECT_EQ(root.temp_dir, "/tmp");
+  EXPECT_TRUE(root.errors.empty()) << root.errors.front().path << ": " << root.errors.front().message;
+  ASSERT_EQ(root.namespaces.size(), 1u);
+  const auto& ns = root.namespaces[0];
+  EXPECT_EQ(ns.path, scratch.path() + "\\tmp\\hsperfdata_alice");
+  ASSERT_TRUE(ns.user.has_value());
+  EXPECT_EQ(ns.user->uid, 1000u);
+  EXPECT_FALSE(ns.user_lookup_failed);
 }
 
 TEST(DefaultTempDir, IsGetTempPathWithoutTheTrailingSeparator) {

@@ -85,6 +85,15 @@ std::vector<TempRootFacts> example_roots() {
   open.user = UserFacts{"bob", 1002, 1002, std::nullopt};
   open.volume = root.volume;
   open.files.push_back(backing_file(open.path, "77", 0644, 1002));
+  // Its JVM is gone: the lock is free and no process 77 exists.
+  LivenessFacts gone;
+  gone.lock_held = false;
+  gone.lock_source = "proc-locks";
+  ProcessFacts p77;
+  p77.pid = 77;
+  p77.existence = ProcessFacts::Existence::gone;
+  gone.candidates.push_back(p77);
+  open.files.back().liveness = gone;
   open.files.push_back(backing_file(open.path, "not\xff" "a-pid", 0600, 1002));
   root.namespaces.push_back(open);
 
@@ -182,6 +191,8 @@ TEST(Report, SummaryCountsEveryFindingOnce) {
   EXPECT_EQ(by_rule, total);
   EXPECT_EQ(report["summary"]["files"], 3);
   EXPECT_EQ(report["summary"]["namespaces"], 3);
+  EXPECT_EQ(report["summary"]["files_by_verdict"]["stale"], 1);
+  EXPECT_EQ(report["namespaces"][1]["files"][0]["verdict"]["verdict"], "stale");
   // The clean namespace has no finding, on it or its file.
   EXPECT_TRUE(report["namespaces"][0]["findings"].empty());
   EXPECT_TRUE(report["namespaces"][0]["files"][0]["findings"].empty());

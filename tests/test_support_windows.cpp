@@ -2,11 +2,12 @@
 #include <windows.h>
 
 #include <array>
-#include <atomic>
 #include <filesystem>
 #include <random>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "platform/windows/win_util.hpp"
 #include "test_support.hpp"
@@ -27,10 +28,43 @@ ScratchDir::ScratchDir() {
   path_ = narrow(base.native());
 }
 
-ScratchDir::~ScratchDir() {
-  std::error_code ec;
-  fs::remove_all(fs::path(widen(path_)), ec);
+namespace {
+
+// Removes `path` and everything below it without ever entering a reparse point: a link
+// planted in a scratch dir (the tests make some) is removed itself, never its target.
+// std::filesystem::remove_all cannot be used: libstdc++ on Windows does not know reparse
+// points and follows them.
+void remove_tree(const std::wstring& path) {
+  const DWORD attributes = ::GetFileAttributesW(path.c_str());
+  if (attributes == INVALID_FILE_ATTRIBUTES) return;
+  if ((attributes & FILE_ATTRIBUTE_READONLY) != 0) {
+    ::SetFileAttributesW(path.c_str(), attributes & ~FILE_ATTRIBUTE_READONLY);
+  }
+  if ((attributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0) {
+    if (!::RemoveDirectoryW(path.c_str())) ::DeleteFileW(path.c_str());
+    return;
+  }
+  if ((attributes & FILE_ATTRIBUTE_DIRECTORY) == 0) {
+    ::DeleteFileW(path.c_str());
+    return;
+  }
+  std::vector<std::wstring> children;
+  WIN32_FIND_DATAW entry{};
+  HANDLE search = ::FindFirstFileW(platform::win::join(path, L"*").c_str(), &entry);
+  if (search != INVALID_HANDLE_VALUE) {
+    do {
+      const std::wstring_view name = entry.cFileName;
+      if (name != L"." && name != L"..") children.push_back(platform::win::join(path, std::wstring(name)));
+    } while (::FindNextFileW(search, &entry));
+    ::FindClose(search);
+  }
+  for (const auto& child : children) remove_tree(child);
+  ::RemoveDirectoryW(path.c_str());
 }
+
+}  // namespace
+
+ScratchDir::~ScratchDir() { remove_tree(widen(path_)); }
 
 namespace {
 

@@ -4,6 +4,7 @@
 
 #include "facts.hpp"
 #include "finding.hpp"
+#include "liveness.hpp"
 
 namespace hsperfguard::checks {
 
@@ -18,6 +19,10 @@ Findings check_attach(const TempRootFacts& root, const AttachFacts& attach);
 // All of the above for one temp root, in report order: the temp dir, then each namespace
 // followed by its files, then the attach files.
 Findings check_all(const TempRootFacts& root);
+
+// Findings that follow from a backing file's liveness verdict (file.stale, file.pid-reused).
+Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file,
+                       const LivenessVerdict& verdict);
 
 // Builds a finding with the catalogue's default severity and remediation for `rule`.
 Finding make_finding(std::string_view rule, std::string path, std::string message,

@@ -85,7 +85,8 @@ struct LivenessGatherer::Impl {
   }
 
   bool known_gone(std::int32_t pid) const {
-    return pid > 0 && static_cast<std::size_t>(pid) < gone.size() && gone[static_cast<std::size_t>(pid)];
+    return pid > 0 && static_cast<std::size_t>(pid) < gone.size() &&
+           gone[static_cast<std::size_t>(pid)];
   }
 
   // Reads `pid` unless it is cached; returns null when it is gone.
@@ -164,7 +165,8 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
       index = &impl.namespace_index(scope.container->mount_namespace);
       for (const auto& e : index->errors) ns.errors.push_back(e);
     } else {
-      ns.errors.push_back(ObservationError{ns.path, "liveness", 0, "container root without a mount namespace"});
+      ns.errors.push_back(
+          ObservationError{ns.path, "liveness", 0, "container root without a mount namespace"});
     }
   }
 
@@ -226,14 +228,17 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
       if (!container) {
         lf.candidates.push_back(impl.candidate(name_pid, id));
       } else if (index != nullptr) {
-        if (auto it = index->host_pids_by_nspid.find(name_pid); it != index->host_pids_by_nspid.end()) {
-          for (const std::int32_t host_pid : it->second) lf.candidates.push_back(impl.candidate(host_pid, id));
+        if (auto it = index->host_pids_by_nspid.find(name_pid);
+            it != index->host_pids_by_nspid.end()) {
+          for (const std::int32_t host_pid : it->second)
+            lf.candidates.push_back(impl.candidate(host_pid, id));
         }
       }
     }
     if (container) {
-      lf.candidates_complete = index != nullptr && (file.pid_name.pid ? index->complete_for(*file.pid_name.pid)
-                                                                      : index->complete);
+      lf.candidates_complete =
+          index != nullptr &&
+          (file.pid_name.pid ? index->complete_for(*file.pid_name.pid) : index->complete);
     }
     file.liveness = std::move(lf);
   }

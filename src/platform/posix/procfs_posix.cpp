@@ -133,8 +133,10 @@ ProcessRecord ProcReader::read(std::int32_t pid) {
       exited = exited || vanished(e);
       errors.push_back(make_error(dir + "/stat", "read", e));
     } else if (const auto stat = procfs::parse_stat(buffer_)) {
-      if (btime_sec_) f.start_time_ms = procfs::start_time_ms(*btime_sec_, stat->start_ticks, clk_tck_);
-      if (!f.start_time_ms) errors.push_back(ObservationError{proc_ + "/stat", "read", 0, "no btime"});
+      if (btime_sec_)
+        f.start_time_ms = procfs::start_time_ms(*btime_sec_, stat->start_ticks, clk_tck_);
+      if (!f.start_time_ms)
+        errors.push_back(ObservationError{proc_ + "/stat", "read", 0, "no btime"});
     } else {
       errors.push_back(ObservationError{dir + "/stat", "read", 0, "unparseable"});
     }

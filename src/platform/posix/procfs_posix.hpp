@@ -52,7 +52,8 @@ class LockTable {
  private:
   struct FileHash {
     std::size_t operator()(const procfs::FileId& f) const noexcept {
-      return std::hash<std::uint64_t>{}(f.ino * 0x9e3779b97f4a7c15ull ^ (std::uint64_t{f.major} << 32 | f.minor));
+      return std::hash<std::uint64_t>{}(f.ino * 0x9e3779b97f4a7c15ull ^
+                                        (std::uint64_t{f.major} << 32 | f.minor));
     }
   };
   std::unordered_map<procfs::FileId, Holder, FileHash> by_file_;  // the first holder of each file
@@ -76,7 +77,9 @@ struct NamespaceIndex {
   std::vector<ObservationError> errors;
 
   // Whether "no candidate" proves that no process of the namespace has this innermost pid.
-  bool complete_for(std::int32_t nspid) const { return complete && !uncertain_nspids.contains(nspid); }
+  bool complete_for(std::int32_t nspid) const {
+    return complete && !uncertain_nspids.contains(nspid);
+  }
 };
 
 class ProcReader {

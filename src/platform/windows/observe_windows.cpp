@@ -14,6 +14,7 @@
 #include "perfdata.hpp"
 #include "pid_name.hpp"
 #include "platform/observe.hpp"
+#include "platform/users.hpp"
 #include "platform/windows/security_windows.hpp"
 #include "platform/windows/volume_windows.hpp"
 #include "platform/windows/win_util.hpp"
@@ -164,8 +165,8 @@ FileFacts observe_file(const std::wstring& ns_path, const WIN32_FIND_DATAW& entr
   return file;
 }
 
-NamespaceFacts observe_namespace(const TempRootFacts& root, const std::wstring& temp,
-                                 const WIN32_FIND_DATAW& entry, const ObserveOptions& options) {
+NamespaceFacts observe_namespace(const TempRootFacts& root, const std::wstring& temp, const WIN32_FIND_DATAW& entry,
+                                 UserDatabase& users, const ObserveOptions& options) {
   NamespaceFacts ns;
   const std::wstring wide_path = win::join(temp, entry.cFileName);
   ns.name = narrow(entry.cFileName);
@@ -173,12 +174,10 @@ NamespaceFacts observe_namespace(const TempRootFacts& root, const std::wstring& 
   ns.path = narrow(wide_path);
   ns.lstat = win::to_inode_facts(entry);
 
-  const win::AccountLookup account = win::lookup_account(ns.user_suffix);
-  if (account.found) {
-    ns.user = UserFacts{ns.user_suffix, std::nullopt, std::nullopt, account.sid};
-  } else if (account.error) {
+  ns.user = users.find_user(ns.user_suffix);
+  if (users.failed()) {
     ns.user_lookup_failed = true;
-    ns.errors.push_back(*account.error);
+    if (auto error = users.error()) ns.errors.push_back(*error);
   }
 
   // A reparse point (symlink, junction, mount point) is reported, never entered.
@@ -226,10 +225,18 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   // test narrows to int, so that is the largest name a JVM can produce.
   root.max_pid = std::numeric_limits<std::int32_t>::max();
 
-  const std::wstring temp = widen(spec.temp_dir);
+  // A foreign root's temp dir ("/tmp") lies beneath that root.
+  std::wstring temp = widen(spec.temp_dir);
+  if (spec.kind == RootKind::root) {
+    std::wstring inside = temp;
+    std::replace(inside.begin(), inside.end(), L'/', L'\\');
+    while (!inside.empty() && inside.front() == L'\\') inside.erase(inside.begin());
+    temp = win::join(widen(spec.root), inside);
+  }
+  const std::string temp_path = narrow(temp);
   WIN32_FILE_ATTRIBUTE_DATA attributes{};
   if (!::GetFileAttributesExW(temp.c_str(), GetFileExInfoStandard, &attributes)) {
-    root.errors.push_back(win::make_error(spec.temp_dir, "GetFileAttributesExW", ::GetLastError()));
+    root.errors.push_back(win::make_error(temp_path, "GetFileAttributesExW", ::GetLastError()));
     return root;
   }
   InodeFacts listed;
@@ -244,19 +251,21 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
                                     OPEN_EXISTING, kNoFollow, nullptr));
   if (handle.valid()) {
     ObservationError error;
-    root.opened = win::inode_facts_of(handle.get(), spec.temp_dir, &error);
+    root.opened = win::inode_facts_of(handle.get(), temp_path, &error);
     if (!root.opened) root.errors.push_back(error);
   } else {
-    root.errors.push_back(win::make_error(spec.temp_dir, "CreateFileW", ::GetLastError()));
+    root.errors.push_back(win::make_error(temp_path, "CreateFileW", ::GetLastError()));
   }
   std::optional<ObservationError> volume_error;
-  root.volume = win::observe_volume(spec.temp_dir, &volume_error);
+  root.volume = win::observe_volume(temp_path, &volume_error);
   if (volume_error) root.errors.push_back(*volume_error);
   if (listed.kind != FileKind::directory) return root;  // a reparse point is not entered
 
+  // Suffixes are this host's account names; a foreign root's come from its etc/passwd.
+  const auto users = spec.kind == RootKind::root ? root_user_database(spec.root) : host_user_database();
   const auto list_error = list_directory(temp, [&](const WIN32_FIND_DATAW& entry) {
     if (is_namespace_name(entry.cFileName)) {
-      root.namespaces.push_back(observe_namespace(root, temp, entry, options));
+      root.namespaces.push_back(observe_namespace(root, temp, entry, *users, options));
     }
   });
   if (list_error) root.errors.push_back(*list_error);

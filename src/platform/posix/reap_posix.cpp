@@ -1,0 +1,622 @@
+// The reap executor on Linux. See platform/reap.hpp for the sequence; the reasons are here.
+//
+// Identity: setfsuid/setfsgid and the raw setgroups system call change only the calling
+// thread's credentials (glibc's setgroups() would change every thread's), so two acting
+// threads can each be a different user, and the main thread stays root. Moving the fsuid
+// from 0 to another uid also drops the file-system capabilities (CAP_DAC_OVERRIDE,
+// CAP_FOWNER, ...) from that thread's effective set: a raced path then meets exactly the
+// permission checks the namespace owner would.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "platform/posix/beneath_posix.hpp"
+#include "platform/posix/posix_util.hpp"
+#include "platform/reap.hpp"
+
+namespace hsperfguard::platform {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+constexpr unsigned kStatxMask = STATX_BASIC_STATS | STATX_MNT_ID;
+constexpr int kNameStat = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC;
+
+std::int64_t epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+struct Seen {
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  FileKind kind = FileKind::unknown;
+  std::uint32_t uid = 0;
+  std::uint32_t mode = 0;
+  std::uint64_t nlink = 0;
+  std::optional<std::uint64_t> mount_id;
+};
+
+int stat_at(int dirfd, const char* name, int flags, Seen& out) {
+  struct statx stx {};
+  if (::statx(dirfd, name, flags, kStatxMask, &stx) != 0) return errno;
+  out.dev = static_cast<std::uint64_t>(makedev(stx.stx_dev_major, stx.stx_dev_minor));
+  out.ino = stx.stx_ino;
+  out.kind = kind_from_mode(stx.stx_mode);
+  out.uid = stx.stx_uid;
+  out.mode = static_cast<std::uint32_t>(stx.stx_mode & 07777);
+  out.nlink = stx.stx_nlink;
+  out.mount_id.reset();
+  if ((stx.stx_mask & STATX_MNT_ID) != 0) out.mount_id = stx.stx_mnt_id;
+  return 0;
+}
+
+bool same_entry(const Seen& s, const ExpectedInode& e) {
+  return s.dev == e.dev && s.ino == e.ino && s.kind == e.kind && s.uid == e.uid;
+}
+
+// The directory an entry lives in: its device and mount, which the entry must share.
+struct Place {
+  std::uint64_t dev = 0;
+  std::optional<std::uint64_t> mount_id;
+  bool contains(const Seen& s) const {
+    return s.dev == dev && (!mount_id || !s.mount_id || *mount_id == *s.mount_id);
+  }
+};
+
+// ---- Per-thread file-system identity --------------------------------------------------------
+
+class ThreadIdentity {
+ public:
+  ThreadIdentity() = default;
+  ThreadIdentity(const ThreadIdentity&) = delete;
+  ThreadIdentity& operator=(const ThreadIdentity&) = delete;
+  ~ThreadIdentity() { restore(); }
+
+  // Takes (uid, gid) as this thread's fsuid/fsgid with no supplementary groups, and checks
+  // that the kernel applied it. On failure everything is restored and the error returned.
+  std::optional<ObservationError> assume(std::uint32_t uid, std::uint32_t gid,
+                                         const std::string& where) {
+    restore();
+    saved_fsuid_ = static_cast<uid_t>(::setfsuid(static_cast<uid_t>(-1)));
+    saved_fsgid_ = static_cast<gid_t>(::setfsgid(static_cast<gid_t>(-1)));
+    const int n = ::getgroups(0, nullptr);
+    if (n < 0) return make_error(where, "getgroups", errno);
+    saved_groups_.resize(static_cast<std::size_t>(n));
+    if (n > 0 && ::getgroups(n, saved_groups_.data()) < 0) {
+      return make_error(where, "getgroups", errno);
+    }
+    active_ = true;
+    if (::syscall(SYS_setgroups, 0, nullptr) != 0) {
+      const int err = errno;
+      restore();
+      return make_error(where, "setgroups", err);
+    }
+    ::setfsgid(static_cast<gid_t>(gid));
+    ::setfsuid(static_cast<uid_t>(uid));
+    // Each call returns the previous value: asking again reads back what is in effect.
+    const auto fsgid = static_cast<gid_t>(::setfsgid(static_cast<gid_t>(gid)));
+    const auto fsuid = static_cast<uid_t>(::setfsuid(static_cast<uid_t>(uid)));
+    if (fsuid != uid || fsgid != gid) {
+      restore();
+      return ObservationError{where, "setfsuid", EPERM,
+                              "could not take the file-system identity " + std::to_string(uid) +
+                                  ":" + std::to_string(gid)};
+    }
+    return std::nullopt;
+  }
+
+  void restore() {
+    if (!active_) return;
+    active_ = false;
+    ::setfsuid(saved_fsuid_);
+    ::setfsgid(saved_fsgid_);
+    ::syscall(SYS_setgroups, saved_groups_.size(), saved_groups_.data());
+  }
+
+ private:
+  bool active_ = false;
+  uid_t saved_fsuid_ = 0;
+  gid_t saved_fsgid_ = 0;
+  std::vector<gid_t> saved_groups_;
+};
+
+// ---- The executor ----------------------------------------------------------------------------
+
+class Executor {
+ public:
+  Executor(const Plan& plan, const ExecuteOptions& options, ExecutionResult& result)
+      : plan_(plan), options_(options), result_(result) {}
+
+  void run() {
+    // Every removal gets a record, in plan order; those never reached stay not_attempted.
+    slot_of_.assign(plan_.items.size(), kNoSlot);
+    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+      if (plan_.items[i].action != ReapAction::remove) continue;
+      slot_of_[i] = result_.actions.size();
+      ReapActionRecord& r = result_.actions.emplace_back();
+      r.item = i;
+      r.outcome = ReapOutcome::not_attempted;
+    }
+    if (result_.actions.empty()) return;
+    proc_fds_.reset(::open("/proc/self/fd", kDirFlags));
+
+    for (const RootPlan& root : plan_.roots) run_root(root);
+    if (halted_reason_ == "deadline") result_.deadline_reached = true;
+    if (halted_reason_ == "interrupted") result_.interrupted = true;
+    for (auto& r : result_.actions) {
+      if (r.outcome == ReapOutcome::not_attempted && r.detail.empty()) {
+        r.detail = halted_reason_.empty() ? "not-reached" : halted_reason_;
+      }
+    }
+  }
+
+ private:
+  static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+
+  // Items of one namespace (its files, then its directory) or the attach files of a root.
+  struct Batch {
+    std::optional<std::size_t> ns;  // Plan::namespaces index
+    std::vector<std::size_t> items;
+  };
+
+  void run_root(const RootPlan& root) {
+    std::vector<Batch> batches;
+    Batch attach;
+    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+      const PlanItem& item = plan_.items[i];
+      if (item.root != root.root || item.action != ReapAction::remove) continue;
+      if (item.subject == ReapSubject::attach_file) {
+        attach.items.push_back(i);
+      } else if (batches.empty() || batches.back().ns != item.ns) {
+        batches.push_back(Batch{item.ns, {i}});
+      } else {
+        batches.back().items.push_back(i);
+      }
+    }
+    if (batches.empty() && attach.items.empty()) return;
+
+    UniqueFd temp = open_temp_dir(root);
+    if (!temp.valid()) return;
+    Seen temp_seen;
+    if (const int err = stat_at(temp.get(), "", AT_EMPTY_PATH, temp_seen); err != 0) {
+      fail_root(root, make_error(root.temp_dir, "statx", err), "temp-dir-changed");
+      return;
+    }
+    if (!root.expected || temp_seen.dev != root.expected->dev ||
+        temp_seen.ino != root.expected->ino || temp_seen.kind != FileKind::directory) {
+      fail_root(root, ObservationError{root.temp_dir, "open", 0, "replaced since it was observed"},
+                "temp-dir-changed");
+      return;
+    }
+    const Place temp_place{temp_seen.dev, temp_seen.mount_id};
+
+    // Namespaces are shared between acting threads; each thread has its own identity.
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      ThreadIdentity identity;
+      for (;;) {
+        const std::size_t b = next.fetch_add(1, std::memory_order_relaxed);
+        if (b >= batches.size()) break;
+        run_namespace(temp.get(), temp_place, batches[b], identity);
+        identity.restore();
+      }
+    };
+    const unsigned threads = static_cast<unsigned>(
+        std::min<std::size_t>({std::max(1u, options_.max_threads), batches.size(),
+                               std::max(1u, std::thread::hardware_concurrency())}));
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < threads; ++t) {
+      try {
+        helpers.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // no thread: this one does all the work
+      }
+    }
+    work();
+    for (auto& t : helpers) t.join();
+
+    ThreadIdentity identity;
+    for (const std::size_t i : attach.items) {
+      if (halted()) break;
+      const PlanItem& item = plan_.items[i];
+      if (item.acting) {
+        if (auto e = identity.assume(item.acting->uid, item.acting->gid, item.path)) {
+          settle(i, ReapOutcome::failed, "identity-switch-failed", std::move(e));
+          continue;
+        }
+      }
+      remove_entry(temp.get(), temp_place, i);
+      identity.restore();
+    }
+  }
+
+  UniqueFd open_temp_dir(const RootPlan& root) {
+    UniqueFd temp;
+    ObservationError err;
+    if (root.kind == RootKind::root || root.kind == RootKind::container) {
+      // The root itself is followed (/proc/<pid>/root is a link by design); the temp dir is
+      // resolved beneath it, as observation did.
+      UniqueFd root_fd(::open(root.root_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      if (!root_fd.valid()) {
+        fail_root(root, make_error(root.root_dir, "open", errno), "temp-dir-changed");
+        return temp;
+      }
+      temp = open_beneath(root_fd.get(), root.temp_dir, kDirFlags, &err);
+    } else {
+      temp.reset(::open(root.temp_dir.c_str(), kDirFlags));
+      if (!temp.valid()) err = make_error(root.temp_dir, "open", errno);
+    }
+    if (!temp.valid()) fail_root(root, err, "temp-dir-changed");
+    return temp;
+  }
+
+  void run_namespace(int temp_fd, const Place& temp_place, const Batch& batch,
+                     ThreadIdentity& identity) {
+    if (!batch.ns) return;
+    const NamespacePlan& ns = plan_.namespaces[*batch.ns];
+    auto fail_all = [&](ObservationError e, const char* detail) {
+      record_error(e);
+      for (const std::size_t i : batch.items) settle(i, ReapOutcome::failed, detail, e);
+    };
+    if (!ns.expected) return fail_all(ObservationError{ns.path, "open", 0, "never observed"}, "namespace-changed");
+
+    // A direct child of the verified temp dir: one component, never followed.
+    UniqueFd dir(::openat(temp_fd, ns.name.c_str(), kDirFlags));
+    if (!dir.valid()) return fail_all(make_error(ns.path, "openat", errno), "namespace-changed");
+    Seen seen;
+    if (const int err = stat_at(dir.get(), "", AT_EMPTY_PATH, seen); err != 0) {
+      return fail_all(make_error(ns.path, "statx", err), "namespace-changed");
+    }
+    const ExpectedInode& want = *ns.expected;
+    if (seen.dev != want.dev || seen.ino != want.ino || seen.kind != FileKind::directory ||
+        seen.uid != want.uid || seen.mode != want.mode) {
+      return fail_all(ObservationError{ns.path, "openat", 0,
+                                       "not the directory that was observed (dev, ino, owner "
+                                       "or mode changed)"},
+                      "namespace-changed");
+    }
+    if (!temp_place.contains(seen)) {
+      return fail_all(ObservationError{ns.path, "openat", EXDEV, "on another mount than its temp dir"},
+                      "crosses-mount");
+    }
+    if (ns.acting) {
+      if (auto e = identity.assume(ns.acting->uid, ns.acting->gid, ns.path)) {
+        return fail_all(std::move(*e), "identity-switch-failed");
+      }
+    }
+    const Place ns_place{seen.dev, seen.mount_id};
+    for (const std::size_t i : batch.items) {
+      if (halted()) break;
+      if (plan_.items[i].subject == ReapSubject::namespace_dir) {
+        remove_namespace_dir(temp_fd, temp_place, i);
+      } else {
+        remove_entry(dir.get(), ns_place, i);
+      }
+    }
+  }
+
+  // One entry of `dirfd` (a namespace, or the temp dir for attach files).
+  void remove_entry(int dirfd, const Place& place, std::size_t i) {
+    const PlanItem& item = plan_.items[i];
+    if (!item.expected) return settle(i, ReapOutcome::changed, "identity-changed");
+    const ExpectedInode& want = *item.expected;
+    const char* name = item.name.c_str();
+
+    if (want.kind != FileKind::regular) {
+      // A link, FIFO, socket or device is never opened: compare by name, then unlink.
+      Seen seen;
+      if (const int err = stat_at(dirfd, name, kNameStat, seen); err != 0) {
+        return settle_errno(i, err, "statx");
+      }
+      if (!same_entry(seen, want)) return settle(i, ReapOutcome::changed, "identity-changed");
+      if (!place.contains(seen)) return settle(i, ReapOutcome::changed, "crosses-mount");
+      return unlink_checked(dirfd, i);
+    }
+
+    // A regular file: hold the very inode (O_PATH opens nothing, so a swapped-in device or
+    // FIFO is never opened), check it, reopen it through that handle, lock, recheck, unlink.
+    UniqueFd handle(::openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!handle.valid()) return settle_errno(i, errno, "openat");
+    Seen seen;
+    if (const int err = stat_at(handle.get(), "", AT_EMPTY_PATH, seen); err != 0) {
+      return settle_errno(i, err, "statx");
+    }
+    if (!same_entry(seen, want)) return settle(i, ReapOutcome::changed, "identity-changed");
+    if (!place.contains(seen)) return settle(i, ReapOutcome::changed, "crosses-mount");
+    if (seen.nlink > 1) return settle(i, ReapOutcome::changed, "hard-linked");
+
+    UniqueFd file = reopen(handle.get());
+    if (!file.valid()) return settle_errno(i, errno, "open");
+    if (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) return settle(i, ReapOutcome::became_live, "lock-held");
+      return settle_errno(i, errno, "flock");
+    }
+    // Locked. The name must still lead to this inode, or we would unlink another file.
+    Seen again;
+    if (const int err = stat_at(dirfd, name, kNameStat, again); err != 0) {
+      return settle_errno(i, err, "statx");
+    }
+    if (again.dev != seen.dev || again.ino != seen.ino) {
+      return settle(i, ReapOutcome::changed, "renamed-while-locked");
+    }
+    unlink_checked(dirfd, i);
+    // `file` closes after the unlink: the lock was held across it.
+  }
+
+  void remove_namespace_dir(int temp_fd, const Place& temp_place, std::size_t i) {
+    const PlanItem& item = plan_.items[i];
+    if (!item.expected) return settle(i, ReapOutcome::changed, "identity-changed");
+    Seen seen;
+    if (const int err = stat_at(temp_fd, item.name.c_str(), kNameStat, seen); err != 0) {
+      return settle_errno(i, err, "statx");
+    }
+    if (!same_entry(seen, *item.expected) || seen.mode != item.expected->mode) {
+      return settle(i, ReapOutcome::changed, "identity-changed");
+    }
+    if (!temp_place.contains(seen)) return settle(i, ReapOutcome::changed, "crosses-mount");
+    if (!write_ahead(i)) return;
+    // rmdir only removes an empty directory; whatever appeared in it since keeps it.
+    if (::unlinkat(temp_fd, item.name.c_str(), AT_REMOVEDIR) != 0) {
+      return settle_errno(i, errno, "unlinkat");
+    }
+    settle(i, ReapOutcome::removed, "removed-directory");
+  }
+
+  void unlink_checked(int dirfd, std::size_t i) {
+    if (!write_ahead(i)) return;
+    if (::unlinkat(dirfd, plan_.items[i].name.c_str(), 0) != 0) {
+      return settle_errno(i, errno, "unlinkat");
+    }
+    settle(i, ReapOutcome::removed, "unlinked");
+  }
+
+  // The same open file description's inode, opened for reading through /proc/self/fd: no
+  // name is resolved, so no race can substitute another file.
+  UniqueFd reopen(int handle) const {
+    if (!proc_fds_.valid()) {
+      errno = ENOENT;
+      return UniqueFd();
+    }
+    char name[16];
+    const int n = std::snprintf(name, sizeof name, "%d", handle);
+    if (n <= 0) return UniqueFd();
+    return UniqueFd(::openat(proc_fds_.get(), name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  }
+
+  bool write_ahead(std::size_t i) {
+    if (!options_.before_unlink) return true;
+    std::lock_guard<std::mutex> lock(callback_mutex_);
+    if (options_.before_unlink(plan_.items[i])) return true;
+    halt("journal-failed");
+    settle_locked(i, ReapOutcome::not_attempted, "journal-failed", std::nullopt);
+    return false;
+  }
+
+  void settle_errno(std::size_t i, int err, const char* op) {
+    if (err == ENOENT) return settle(i, ReapOutcome::vanished, "not-found");
+    // O_NOFOLLOW met a symlink, or a directory where a file was: not what was judged.
+    if (err == ELOOP || err == EISDIR || err == ENOTDIR) {
+      return settle(i, ReapOutcome::changed, "identity-changed");
+    }
+    settle(i, ReapOutcome::failed, op, make_error(plan_.items[i].path, op, err));
+  }
+
+  void settle(std::size_t i, ReapOutcome outcome, const char* detail,
+              std::optional<ObservationError> error = std::nullopt) {
+    std::lock_guard<std::mutex> lock(callback_mutex_);
+    settle_locked(i, outcome, detail, std::move(error));
+  }
+
+  void settle_locked(std::size_t i, ReapOutcome outcome, const char* detail,
+                     std::optional<ObservationError> error) {
+    if (slot_of_[i] == kNoSlot) return;
+    ReapActionRecord& r = result_.actions[slot_of_[i]];
+    r.outcome = outcome;
+    r.detail = detail;
+    r.error = std::move(error);
+    r.at_ms = epoch_ms();
+    if (options_.on_action && outcome != ReapOutcome::not_attempted) {
+      options_.on_action(plan_.items[i], r);
+    }
+  }
+
+  void fail_root(const RootPlan& root, const ObservationError& e, const char* detail) {
+    record_error(e);
+    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+      if (plan_.items[i].root == root.root && plan_.items[i].action == ReapAction::remove) {
+        settle(i, ReapOutcome::failed, detail, e);
+      }
+    }
+  }
+
+  void record_error(const ObservationError& e) {
+    std::lock_guard<std::mutex> lock(callback_mutex_);
+    result_.errors.push_back(e);
+  }
+
+  bool halted() {
+    if (stopped_.load(std::memory_order_relaxed)) return true;
+    if (options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed)) {
+      halt("interrupted");
+      return true;
+    }
+    if (options_.deadline && Clock::now() >= *options_.deadline) {
+      halt("deadline");
+      return true;
+    }
+    return false;
+  }
+
+  void halt(const char* why) {
+    std::lock_guard<std::mutex> lock(halt_mutex_);
+    if (!stopped_.exchange(true)) halted_reason_ = why;
+  }
+
+  const Plan& plan_;
+  const ExecuteOptions& options_;
+  ExecutionResult& result_;
+  std::vector<std::size_t> slot_of_;
+  UniqueFd proc_fds_;
+  std::mutex callback_mutex_;
+  std::mutex halt_mutex_;
+  std::atomic<bool> stopped_{false};
+  std::string halted_reason_;
+};
+
+}  // namespace
+
+std::string_view to_string(ReapOutcome outcome) {
+  switch (outcome) {
+    case ReapOutcome::removed: return "removed";
+    case ReapOutcome::vanished: return "vanished";
+    case ReapOutcome::became_live: return "became-live";
+    case ReapOutcome::changed: return "changed";
+    case ReapOutcome::failed: return "failed";
+    case ReapOutcome::not_attempted: return "not-attempted";
+  }
+  return "not-attempted";
+}
+
+ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options) {
+  ExecutionResult result;
+  Executor(plan, options, result).run();
+  return result;
+}
+
+// ---- Single-instance lock ---------------------------------------------------------------------
+
+struct InstanceLock::Impl {
+  UniqueFd fd;
+};
+
+InstanceLock::InstanceLock() : impl_(std::make_unique<Impl>()) {}
+InstanceLock::~InstanceLock() = default;
+InstanceLock::InstanceLock(InstanceLock&&) noexcept = default;
+InstanceLock& InstanceLock::operator=(InstanceLock&&) noexcept = default;
+
+namespace {
+
+std::optional<std::int32_t> read_holder(int fd) {
+  char text[32] = {};
+  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+  if (n <= 0) return std::nullopt;
+  std::int64_t pid = 0;
+  bool any = false;
+  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9' && pid < (1LL << 31); ++i) {
+    pid = pid * 10 + (text[i] - '0');
+    any = true;
+  }
+  if (!any || pid <= 0 || pid > INT32_MAX) return std::nullopt;
+  return static_cast<std::int32_t>(pid);
+}
+
+}  // namespace
+
+InstanceLock InstanceLock::acquire(const std::string& path, bool wait,
+                                   std::optional<Clock::time_point> deadline,
+                                   const std::atomic<bool>* stop) {
+  InstanceLock lock;
+  auto fail = [&](ObservationError e) {
+    lock.status_ = Status::error;
+    lock.error_ = std::move(e);
+    return std::move(lock);
+  };
+  // The parent directory, if missing (/run/hsperfguard after a reboot): one level only.
+  if (const auto slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
+    const std::string parent = path.substr(0, slash);
+    if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) {
+      return fail(make_error(parent, "mkdir", errno));
+    }
+  }
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
+                     0600));
+  if (!fd.valid()) return fail(make_error(path, "open", errno));
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return fail(make_error(path, "fstat", errno));
+  // Someone else's file (planted in a shared directory) could be held by them forever.
+  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) {
+    return fail(ObservationError{path, "open", EPERM,
+                                 "not a regular file owned by this user and writable only by it"});
+  }
+  for (;;) {
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) break;
+    if (errno != EWOULDBLOCK && errno != EINTR) return fail(make_error(path, "flock", errno));
+    lock.holder_pid_ = read_holder(fd.get());
+    const bool give_up = !wait || (deadline && Clock::now() >= *deadline) ||
+                         (stop != nullptr && stop->load(std::memory_order_relaxed));
+    if (give_up) {
+      lock.status_ = Status::busy;
+      return lock;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // Who holds it, for the next run's message.
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd.get(), 0) == 0) {
+    (void)!::pwrite(fd.get(), pid.data(), pid.size(), 0);
+  }
+  lock.holder_pid_ = ::getpid();
+  lock.impl_->fd = std::move(fd);
+  lock.status_ = Status::acquired;
+  return lock;
+}
+
+// ---- Append-only journal ----------------------------------------------------------------------
+
+struct AppendLog::Impl {
+  UniqueFd fd;
+};
+
+AppendLog::AppendLog() : impl_(std::make_unique<Impl>()) {}
+AppendLog::~AppendLog() = default;
+AppendLog::AppendLog(AppendLog&&) noexcept = default;
+AppendLog& AppendLog::operator=(AppendLog&&) noexcept = default;
+
+std::optional<AppendLog> AppendLog::open(const std::string& path, ObservationError* error) {
+  AppendLog log;
+  log.impl_->fd.reset(
+      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600));
+  if (!log.impl_->fd.valid()) {
+    if (error != nullptr) *error = make_error(path, "open", errno);
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstat(log.impl_->fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (error != nullptr) *error = ObservationError{path, "open", EINVAL, "not a regular file"};
+    return std::nullopt;
+  }
+  return log;
+}
+
+std::optional<ObservationError> AppendLog::append(std::string_view line) {
+  std::string buffer;
+  buffer.reserve(line.size() + 1);
+  buffer.append(line);
+  buffer.push_back('\n');
+  std::size_t done = 0;
+  while (done < buffer.size()) {
+    const ssize_t n = ::write(impl_->fd.get(), buffer.data() + done, buffer.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return make_error("journal", "write", errno);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return std::nullopt;
+}
+
+}  // namespace hsperfguard::platform

@@ -1,0 +1,135 @@
+// The reap executor, the neutral interface: carries out a Plan (reaper.hpp) with the
+// hardened primitives of the platform, and the single-instance lock a cron or timer run
+// takes. Judges nothing: every decision is in the plan; the executor only refuses to act
+// when what it finds is no longer what was judged.
+//
+// POSIX (platform/posix/reap_posix.cpp), for each namespace with something to remove:
+// - the temp dir is reopened and compared (dev, ino) with the plan; the namespace is
+//   reopened beneath it O_DIRECTORY|O_NOFOLLOW and its fstat compared (dev, ino, owner,
+//   mode); it must be on the temp dir's mount;
+// - as root, the acting thread takes the namespace owner's file-system identity (setfsuid,
+//   setfsgid, no supplementary groups), checked by reading it back, restored afterwards;
+// - each entry is looked up without following (O_PATH|O_NOFOLLOW, statx) and compared
+//   (dev, ino, kind, owner, link count, mount) with the plan; a regular file is then
+//   reopened through its O_PATH descriptor (never by name: a device swapped in is never
+//   opened), its flock taken non-blocking (held by someone: it became live, keep it), the
+//   name looked up again to be sure it still names the locked inode, and unlinked while
+//   the lock is held, as the JVM does;
+// - nothing recurses, nothing removes a directory but an empty namespace directory the plan
+//   names, and nothing crosses a mount.
+// Every unlink is one atomic system call: a run killed at any point leaves each entry
+// either removed or untouched, and the journal callback has been told before each unlink.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "facts.hpp"
+#include "reaper.hpp"
+
+namespace hsperfguard::platform {
+
+enum class ReapOutcome {
+  removed,        // unlinked (or, for a namespace directory, removed)
+  vanished,       // already gone when we got there: someone else removed it
+  became_live,    // its lock was held when we tried to take it: a JVM owns it now
+  changed,        // not the entry that was judged (other inode, kind, owner, links, mount)
+  failed,         // a system call failed (EACCES, EPERM, EBUSY, ENOTEMPTY, ...)
+  not_attempted,  // the deadline passed, or the run was interrupted, before its turn
+};
+
+std::string_view to_string(ReapOutcome outcome);
+
+struct ReapActionRecord {
+  std::size_t item = 0;  // index into Plan::items
+  ReapOutcome outcome = ReapOutcome::not_attempted;
+  // Stable code: "unlinked", "removed-directory", "not-found", "lock-held", "identity-changed",
+  // "hard-linked", "crosses-mount", "renamed-while-locked", "namespace-changed",
+  // "temp-dir-changed", "identity-switch-failed", "deadline", "interrupted", "journal-failed",
+  // or the failing operation ("openat", "unlinkat", ...).
+  std::string detail;
+  std::optional<ObservationError> error;
+  std::int64_t at_ms = 0;  // epoch ms when it was settled
+};
+
+struct ExecuteOptions {
+  // Checked before each item: once passed, the remaining items are not attempted.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  const std::atomic<bool>* stop = nullptr;  // set by a signal handler
+  // Called (serialised, from the acting thread) when an item passed every check, right
+  // before its unlink; returning false stops the run before that unlink (a journal that
+  // cannot be written must not let removals go unrecorded).
+  std::function<bool(const PlanItem&)> before_unlink;
+  // Called (serialised) once per attempted item, as soon as it is settled.
+  std::function<void(const PlanItem&, const ReapActionRecord&)> on_action;
+  unsigned max_threads = 2;  // namespaces are shared between this many acting threads
+};
+
+struct ExecutionResult {
+  std::vector<ReapActionRecord> actions;  // every item planned for removal, in plan order
+  bool deadline_reached = false;
+  bool interrupted = false;
+  std::vector<ObservationError> errors;  // temp dirs, namespaces, identity switches
+};
+
+// Carries out every `remove` item of the plan; keeps and skips are not touched.
+ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options);
+
+// One reap at a time per host: an exclusive flock on a lock file (created 0600 if missing,
+// its parent directory too, 0755; refused if it is not a regular file owned by us). The lock
+// is released when the object is destroyed, or by the kernel when the process dies.
+class InstanceLock {
+ public:
+  enum class Status { acquired, busy, error };
+
+  InstanceLock();
+  ~InstanceLock();
+  InstanceLock(InstanceLock&&) noexcept;
+  InstanceLock& operator=(InstanceLock&&) noexcept;
+
+  // wait=false: one attempt. wait=true: retries until acquired, `deadline` (if any) passes
+  // or `stop` is set. The holder's pid, when the lock is busy, is read from the file.
+  static InstanceLock acquire(const std::string& path, bool wait,
+                              std::optional<std::chrono::steady_clock::time_point> deadline,
+                              const std::atomic<bool>* stop);
+
+  Status status() const { return status_; }
+  const std::optional<ObservationError>& error() const { return error_; }
+  std::optional<std::int32_t> holder_pid() const { return holder_pid_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  Status status_ = Status::error;
+  std::optional<ObservationError> error_;
+  std::optional<std::int32_t> holder_pid_;
+};
+
+// An append-only log of JSON lines (the reap journal): opened O_APPEND, created 0600, each
+// line written with one write() so that it is on disk (in the page cache) before the next
+// action starts and survives the process being killed.
+class AppendLog {
+ public:
+  AppendLog();
+  ~AppendLog();
+  AppendLog(AppendLog&&) noexcept;
+  AppendLog& operator=(AppendLog&&) noexcept;
+
+  static std::optional<AppendLog> open(const std::string& path, ObservationError* error);
+  // `line` must not contain a newline; one is added. Returns the error, if any.
+  std::optional<ObservationError> append(std::string_view line);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hsperfguard::platform

@@ -1,0 +1,356 @@
+#include "reaper.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace hsperfguard {
+namespace {
+
+using nlohmann::json;
+using Existence = ProcessFacts::Existence;
+
+bool special_kind(FileKind kind) {
+  return kind == FileKind::fifo || kind == FileKind::socket || kind == FileKind::char_device ||
+         kind == FileKind::block_device;
+}
+
+// How long ago the entry last changed: its data (mtime) or its inode (ctime, which a
+// rename or chmod also moves and which cannot be set from user space). Both count, so a
+// file being created, or just renamed into place, is young.
+std::int64_t age_of(const InodeFacts& inode, std::int64_t now_ms) {
+  return now_ms - std::max(inode.ctime.millis(), inode.mtime.millis());
+}
+
+std::string_view kind_name(FileKind kind) {
+  switch (kind) {
+    case FileKind::regular: return "regular";
+    case FileKind::directory: return "directory";
+    case FileKind::symlink: return "symlink";
+    case FileKind::fifo: return "fifo";
+    case FileKind::socket: return "socket";
+    case FileKind::char_device: return "char-device";
+    case FileKind::block_device: return "block-device";
+    case FileKind::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::string_view existence_name(Existence e) {
+  switch (e) {
+    case Existence::alive: return "alive";
+    case Existence::gone: return "gone";
+    case Existence::no_permission: return "no-permission";
+    case Existence::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+NamespacePlan plan_namespace(const TempRootFacts& root, const RootPlan& root_plan,
+                             std::size_t r, std::size_t n, std::uint32_t euid) {
+  const NamespaceFacts& ns = root.namespaces[n];
+  NamespacePlan p;
+  p.root = r;
+  p.ns = n;
+  p.name = ns.name;
+  p.path = ns.path;
+  p.user = ns.user_suffix;
+  if (!ns.user_lookup_failed) p.user_exists = ns.user.has_value();
+  if (ns.opened) p.expected = expected_from(*ns.opened);
+
+  auto refuse = [&](std::string why) {
+    p.actionable = false;
+    p.why = std::move(why);
+    return p;
+  };
+  if (!ns.lstat) return refuse("unobserved");
+  if (ns.lstat->kind != FileKind::directory) return refuse("not-a-directory");
+  if (ns.crosses_mount) return refuse("crosses-mount");
+  if (!ns.opened) return refuse("unobserved");
+  if (!ns.identity_matches || ns.opened->kind != FileKind::directory) return refuse("replaced");
+  if (!root_plan.actionable) return refuse("temp-dir-unobserved");
+  if (euid == 0) {
+    p.acting = ActingIdentity{ns.opened->uid, ns.opened->gid};
+  } else if (ns.opened->uid != euid) {
+    return refuse("not-owner");  // only root may act as another user
+  }
+  p.actionable = true;
+  p.why = "ok";
+  return p;
+}
+
+// The action for a reapable entry of an actionable directory: every reason not to act,
+// in the order they are checked.
+std::pair<ReapAction, std::string> gate(const InodeFacts& inode, std::int64_t age_ms,
+                                        const ReapOptions& options) {
+  if (inode.kind == FileKind::directory) return {ReapAction::skip, "directory"};
+  if (special_kind(inode.kind) && !options.include_special) {
+    return {ReapAction::skip, "special-file"};
+  }
+  if (inode.kind == FileKind::unknown) return {ReapAction::skip, "unexpected-kind"};
+  // Removing one name of a hard-linked file changes the other file (its link count), and
+  // a JVM refuses such a file anyway: an operator decides.
+  if (inode.kind == FileKind::regular && inode.nlink > 1) return {ReapAction::skip, "hard-linked"};
+  if (age_ms < options.min_age_ms) return {ReapAction::skip, "too-young"};
+  return {ReapAction::remove, "reapable"};
+}
+
+PlanItem plan_file(const TempRootFacts& root, const NamespacePlan& ns_plan, std::size_t ns_index,
+                   std::size_t f, const ReapOptions& options, std::int64_t now_ms) {
+  const FileFacts& file = root.namespaces[ns_plan.ns].files[f];
+  PlanItem item;
+  item.subject = ReapSubject::namespace_file;
+  item.root = ns_plan.root;
+  item.ns = ns_index;
+  item.index = f;
+  item.name = file.name;
+  item.path = file.path;
+  item.acting = ns_plan.acting;
+
+  LivenessSettings settings;
+  settings.start_time_tolerance_ms = options.start_time_tolerance_ms;
+  settings.container = root.kind == RootKind::container;
+  LivenessVerdict v = decide_liveness(file, settings);
+  item.verdict = v.verdict;
+  item.reason = std::move(v.reason);
+  item.message = std::move(v.message);
+  item.evidence = std::move(v.evidence);
+  if (file.lstat) {
+    item.expected = expected_from(*file.lstat);
+    item.age_ms = age_of(*file.lstat, now_ms);
+  }
+
+  if (!reapable(item.verdict) || !file.lstat) {
+    item.action = ReapAction::keep;
+    item.why = item.verdict == Verdict::live ? "live" : "unknown";
+  } else if (!ns_plan.actionable) {
+    item.action = ReapAction::skip;
+    item.why = "namespace-not-actionable";
+  } else {
+    std::tie(item.action, item.why) = gate(*file.lstat, *item.age_ms, options);
+  }
+  return item;
+}
+
+// An empty namespace directory of a user that no longer exists (only when asked): after its
+// files, if every one of them is planned for removal. The executor's rmdir fails, changing
+// nothing, if anything else is left in it by then.
+PlanItem plan_namespace_dir(const NamespacePlan& ns_plan, std::size_t ns_index,
+                            std::size_t planned_files, std::size_t removable_files,
+                            const InodeFacts& dir, const ReapOptions& options,
+                            std::int64_t now_ms) {
+  PlanItem item;
+  item.subject = ReapSubject::namespace_dir;
+  item.root = ns_plan.root;
+  item.ns = ns_index;
+  item.index = ns_plan.ns;
+  item.name = ns_plan.name;
+  item.path = ns_plan.path;
+  item.acting = ns_plan.acting;
+  item.expected = expected_from(dir);
+  item.age_ms = age_of(dir, now_ms);
+  item.verdict = Verdict::stale;
+  item.reason = "user-gone";
+  item.message = "no user '" + ns_plan.user + "' exists: no JVM can use this directory";
+  item.evidence = {{"user", ns_plan.user},
+                   {"user_exists", false},
+                   {"entries", planned_files},
+                   {"entries_planned_for_removal", removable_files},
+                   {"decided_by", "user"},
+                   {"reason", item.reason}};
+  if (!ns_plan.actionable) {
+    item.action = ReapAction::skip;
+    item.why = "namespace-not-actionable";
+  } else if (removable_files != planned_files) {
+    item.action = ReapAction::skip;
+    item.why = "not-empty";
+  } else if (*item.age_ms < options.min_age_ms) {
+    item.action = ReapAction::skip;
+    item.why = "too-young";
+  } else {
+    item.action = ReapAction::remove;
+    item.why = "reapable";
+  }
+  return item;
+}
+
+PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, std::size_t a,
+                     const ReapOptions& options, std::int64_t now_ms, std::uint32_t euid) {
+  const AttachFacts& attach = root.attach_files[a];
+  PlanItem item;
+  item.subject = ReapSubject::attach_file;
+  item.root = root_plan.root;
+  item.index = a;
+  item.name = attach.name;
+  item.path = attach.path;
+  LivenessVerdict v = judge_attach_file(attach);
+  item.verdict = v.verdict;
+  item.reason = std::move(v.reason);
+  item.message = std::move(v.message);
+  item.evidence = std::move(v.evidence);
+  if (attach.lstat) {
+    item.expected = expected_from(*attach.lstat);
+    item.age_ms = age_of(*attach.lstat, now_ms);
+    if (euid == 0) item.acting = ActingIdentity{attach.lstat->uid, attach.lstat->gid};
+  }
+
+  if (item.verdict == Verdict::foreign) {
+    item.action = ReapAction::skip;  // not what a JVM leaves behind: the audit reports it
+    item.why = item.reason;
+  } else if (!reapable(item.verdict) || !attach.lstat) {
+    item.action = ReapAction::keep;
+    item.why = item.verdict == Verdict::live ? "live" : "unknown";
+  } else if (!root_plan.actionable) {
+    item.action = ReapAction::skip;
+    item.why = "temp-dir-not-actionable";
+  } else if (euid != 0 && attach.lstat->uid != euid) {
+    item.action = ReapAction::skip;  // the temp dir is sticky: only the owner may remove it
+    item.why = "not-owner";
+  } else {
+    std::tie(item.action, item.why) = gate(*attach.lstat, *item.age_ms, options);
+  }
+  return item;
+}
+
+}  // namespace
+
+std::string_view to_string(ReapAction action) {
+  switch (action) {
+    case ReapAction::remove: return "remove";
+    case ReapAction::keep: return "keep";
+    case ReapAction::skip: return "skip";
+  }
+  return "keep";
+}
+
+std::string_view to_string(ReapSubject subject) {
+  switch (subject) {
+    case ReapSubject::namespace_file: return "namespace-file";
+    case ReapSubject::attach_file: return "attach-file";
+    case ReapSubject::namespace_dir: return "namespace-dir";
+  }
+  return "namespace-file";
+}
+
+ExpectedInode expected_from(const InodeFacts& inode) {
+  ExpectedInode e;
+  e.dev = inode.dev;
+  e.ino = inode.ino;
+  e.kind = inode.kind;
+  e.uid = inode.uid;
+  e.gid = inode.gid;
+  e.mode = inode.mode;
+  e.nlink = inode.nlink;
+  return e;
+}
+
+PlanCounts Plan::counts() const {
+  PlanCounts c;
+  for (const auto& item : items) {
+    switch (item.action) {
+      case ReapAction::remove: ++c.remove; break;
+      case ReapAction::keep: ++c.keep; break;
+      case ReapAction::skip: ++c.skip; break;
+    }
+  }
+  return c;
+}
+
+LivenessVerdict judge_attach_file(const AttachFacts& attach) {
+  LivenessVerdict v;
+  json file = {{"attach_kind", attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket"
+                                                                                : "trigger-file"}};
+  if (attach.pid) file["pid"] = *attach.pid;
+  if (attach.lstat) {
+    file["kind"] = kind_name(attach.lstat->kind);
+    file["dev"] = attach.lstat->dev;
+    file["ino"] = attach.lstat->ino;
+  }
+  v.evidence = {{"file", file}};
+  auto decide = [&](Verdict verdict, std::string reason, std::string decided_by,
+                    std::string message) {
+    v.verdict = verdict;
+    v.reason = std::move(reason);
+    v.message = std::move(message);
+    v.evidence["decided_by"] = std::move(decided_by);
+    v.evidence["reason"] = v.reason;
+    return v;
+  };
+
+  if (!attach.lstat) return decide(Verdict::unknown, "file-unobserved", "file", "the file could not be stat'ed");
+  if (!attach.pid) {
+    return decide(Verdict::foreign, "not-a-pid-name", "name", "the name does not end in a pid");
+  }
+  const FileKind want = attach.kind == AttachFacts::Kind::listener_socket ? FileKind::socket
+                                                                          : FileKind::regular;
+  if (attach.lstat->kind != want) {
+    return decide(Verdict::foreign, "unexpected-kind", "file-kind",
+                  "a " + std::string(kind_name(attach.lstat->kind)) + " where the JVM puts a " +
+                      std::string(kind_name(want)));
+  }
+  if (!attach.process) {
+    return decide(Verdict::unknown, "process-unobserved", "process",
+                  "pid " + std::to_string(*attach.pid) + " was not looked up");
+  }
+  const ProcessFacts& p = *attach.process;
+  json& process = v.evidence["process"] = {{"pid", p.pid}, {"existence", existence_name(p.existence)}};
+  if (p.start_time_ms) process["start_time_ms"] = *p.start_time_ms;
+  const std::string pid = "pid " + std::to_string(p.pid);
+  switch (p.existence) {
+    case Existence::gone:
+      return decide(Verdict::stale, "process-gone", "process", pid + " no longer exists");
+    case Existence::alive:
+      return decide(Verdict::live, "process-alive", "process", pid + " is alive");
+    case Existence::no_permission:
+      return decide(Verdict::unknown, "process-no-permission", "process",
+                    pid + " exists but may not be inspected (EPERM)");
+    case Existence::unknown:
+      break;
+  }
+  return decide(Verdict::unknown, "process-unknown", "process",
+                "whether " + pid + " exists could not be determined");
+}
+
+Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& options,
+               std::int64_t now_ms, std::uint32_t euid) {
+  Plan plan;
+  std::size_t total_files = 0;
+  for (const auto& root : roots) {
+    for (const auto& ns : root.namespaces) total_files += ns.files.size() + 1;
+    total_files += root.attach_files.size();
+  }
+  plan.items.reserve(total_files);
+
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    const TempRootFacts& root = roots[r];
+    RootPlan& rp = plan.roots.emplace_back();
+    rp.root = r;
+    rp.kind = root.kind;
+    rp.root_dir = root.root;
+    rp.temp_dir = root.temp_dir;
+    if (root.opened) rp.expected = expected_from(*root.opened);
+    rp.actionable = root.opened.has_value() && root.opened->kind == FileKind::directory;
+    rp.why = rp.actionable ? "ok" : "temp-dir-unobserved";
+
+    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
+      const std::size_t ns_index = plan.namespaces.size();
+      plan.namespaces.push_back(plan_namespace(root, rp, r, n, euid));
+      const NamespacePlan& ns_plan = plan.namespaces.back();
+      const NamespaceFacts& ns = root.namespaces[n];
+      std::size_t removable = 0;
+      for (std::size_t f = 0; f < ns.files.size(); ++f) {
+        plan.items.push_back(plan_file(root, ns_plan, ns_index, f, options, now_ms));
+        if (plan.items.back().action == ReapAction::remove) ++removable;
+      }
+      if (options.remove_empty_namespaces && ns_plan.user_exists == false && ns.opened) {
+        plan.items.push_back(plan_namespace_dir(ns_plan, ns_index, ns.files.size(), removable,
+                                                *ns.opened, options, now_ms));
+      }
+    }
+    for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
+      plan.items.push_back(plan_attach(root, rp, a, options, now_ms, euid));
+    }
+  }
+  return plan;
+}
+
+}  // namespace hsperfguard

@@ -1,0 +1,120 @@
+// Verdict rules (file.stale, file.pid-reused) as the audit applies them: the verdict is
+// decided once per file and shared between the findings and the report.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "audit.hpp"
+#include "checks/checks.hpp"
+
+namespace hsperfguard {
+namespace {
+
+constexpr std::int64_t kVmBegin = 1795379894540;
+
+FileFacts backing_file(std::int32_t pid) {
+  FileFacts f;
+  f.name = std::to_string(pid);
+  f.path = "/tmp/hsperfdata_alice/" + f.name;
+  InodeFacts i;
+  i.kind = FileKind::regular;
+  i.mode = 0600;
+  i.uid = 1001;
+  i.size = 32768;
+  i.dev = 7;
+  i.ino = 99;
+  f.lstat = f.opened = i;
+  f.pid_name = classify_pid_name(f.name);
+  perfdata::RegionSpec spec;
+  perfdata::NewEntry begin;
+  begin.name = "sun.rt.createVmBeginTime";
+  begin.long_value = kVmBegin;
+  spec.entries.push_back(begin);
+  const auto built = perfdata::build_region(spec);
+  f.region = RegionSummary{perfdata::parse_region(built.bytes), built.bytes.size()};
+  return f;
+}
+
+LivenessFacts evidence(std::int32_t pid, ProcessFacts::Existence existence,
+                       std::optional<std::int64_t> start, std::optional<bool> maps) {
+  LivenessFacts l;
+  l.lock_held = false;
+  l.lock_source = "proc-locks";
+  ProcessFacts p;
+  p.pid = pid;
+  p.existence = existence;
+  p.start_time_ms = start;
+  p.maps_backing_file = maps;
+  l.candidates.push_back(p);
+  return l;
+}
+
+std::set<std::string> rules_of(const FileFacts& file) {
+  TempRootFacts root;
+  root.temp_dir = "/tmp";
+  NamespaceFacts ns;
+  ns.name = "hsperfdata_alice";
+  ns.user_suffix = "alice";
+  ns.path = "/tmp/hsperfdata_alice";
+  InodeFacts d;
+  d.kind = FileKind::directory;
+  d.mode = 0755;
+  d.uid = 1001;
+  ns.lstat = ns.opened = d;
+  ns.user = UserFacts{"alice", 1001, 1001, std::nullopt};
+  ns.files.push_back(file);
+  root.namespaces.push_back(ns);
+  const auto judged = judge({root}, *builtin_profile("default"));
+  std::set<std::string> rules;
+  for (const auto& f : judged[0].namespaces[0].files[0].findings) rules.insert(f.rule);
+  return rules;
+}
+
+TEST(VerdictRules, GoneProcessMakesTheFileStale) {
+  auto file = backing_file(4242);
+  file.liveness = evidence(4242, ProcessFacts::Existence::gone, std::nullopt, std::nullopt);
+  const auto rules = rules_of(file);
+  EXPECT_TRUE(rules.count("file.stale"));
+  EXPECT_FALSE(rules.count("file.pid-reused"));
+}
+
+TEST(VerdictRules, LaterStartedProcessMakesThePidReused) {
+  auto file = backing_file(4242);
+  file.liveness = evidence(4242, ProcessFacts::Existence::alive, kVmBegin + 60000, false);
+  const auto rules = rules_of(file);
+  EXPECT_TRUE(rules.count("file.pid-reused"));
+  EXPECT_FALSE(rules.count("file.stale"));
+}
+
+TEST(VerdictRules, LiveOrUnknownFilesRaiseNeither) {
+  auto live = backing_file(4242);
+  live.liveness = evidence(4242, ProcessFacts::Existence::alive, kVmBegin - 500, true);
+  EXPECT_TRUE(rules_of(live).empty());
+  auto locked = backing_file(4242);
+  locked.liveness = evidence(4242, ProcessFacts::Existence::gone, std::nullopt, std::nullopt);
+  locked.liveness->lock_held = true;
+  EXPECT_TRUE(rules_of(locked).empty());
+  auto denied = backing_file(4242);
+  denied.liveness = evidence(4242, ProcessFacts::Existence::no_permission, std::nullopt, std::nullopt);
+  EXPECT_TRUE(rules_of(denied).empty());
+}
+
+TEST(VerdictRules, NoEvidenceMeansNoVerdict) {
+  const auto file = backing_file(4242);
+  EXPECT_TRUE(rules_of(file).empty());
+}
+
+TEST(VerdictRules, FindingCarriesTheDecidingEvidence) {
+  auto file = backing_file(4242);
+  file.liveness = evidence(4242, ProcessFacts::Existence::gone, std::nullopt, std::nullopt);
+  const auto verdict = decide_liveness(file, LivenessSettings{});
+  ASSERT_EQ(verdict.verdict, Verdict::stale);
+  const auto findings = checks::check_verdict(NamespaceFacts{}, file, verdict);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].evidence["reason"], verdict.reason);
+  EXPECT_TRUE(findings[0].evidence.contains("decided_by"));
+  EXPECT_EQ(findings[0].path, file.path);
+}
+
+}  // namespace
+}  // namespace hsperfguard
