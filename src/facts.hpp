@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "perfdata.hpp"
@@ -134,6 +135,13 @@ struct LivenessFacts {
 };
 
 // ---- The namespace and its contents --------------------------------------------------------
+// The counters observation keeps from each region: what the rules, liveness and `ps` read.
+// Every other entry is still walked and checked, but not kept, so that observing 100,000
+// regions costs no memory per entry.
+inline constexpr std::string_view kObservedCounters[] = {
+    "sun.rt.createVmBeginTime", "sun.rt.createVmEndTime", "sun.rt.javaCommand",
+    "java.property.java.vm.version", "java.property.java.version"};
+
 struct RegionSummary {
   perfdata::Region region;  // parsed prefix (prologue + entries) or the parse error
   std::size_t bytes_read = 0;

@@ -5,6 +5,7 @@
 #include "audit_command.hpp"
 #include "exit_codes.hpp"
 #include "inspect.hpp"
+#include "reap_command.hpp"
 #include "rule_catalog.hpp"
 #include "rules_command.hpp"
 #include "version.hpp"
@@ -56,6 +57,58 @@ int main(int argc, char** argv) {
                         "snap: only counters flagged supported (like jstat without showUnsupported)");
   inspect_cmd->add_option("--tmpdir", inspect.temp_dir, "Where to resolve a pid (default: /tmp)");
 
+  // reap
+  hg::ReapCommandOptions reap;
+  std::string reap_tmpdir, reap_root, reap_format, reap_output, reap_journal;
+  std::string reap_lock_file = hg::kDefaultReapLockFile;
+  std::string min_age = "60s", max_runtime;
+  bool reap_no_lock = false, reap_no_wait = false;
+  const auto duration_check = CLI::Validator(
+      [](std::string& text) {
+        return hg::parse_duration_ms(text) ? std::string() : "not a duration: " + text;
+      },
+      "DURATION");
+  auto* reap_cmd = app.add_subcommand(
+      "reap", "Remove stale and foreign hsperfdata files safely (plan first, then act)");
+  reap_cmd->footer(
+      "The plan (every entry, its verdict, the evidence and the action) is made first and\n"
+      "printed as is by --dry-run; execution then re-checks each entry before unlinking it.\n"
+      "DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d.\n"
+      "Lock: one reap at a time per host. Without --wait, a run that finds the lock held\n"
+      "exits 0 at once (the other run does the work); with --wait it waits, for at most\n"
+      "--max-runtime when given, then exits 0 as well.\n"
+      "Exit codes: 0 done or nothing to do (also: --max-runtime reached, lock busy), 1 some\n"
+      "removals failed, 2 usage error, 3 could not run (temp dir unreadable, lock or journal\n"
+      "unusable, report not written, interrupted by a signal).");
+  auto* reap_tmpdir_opt =
+      reap_cmd->add_option("--tmpdir", reap_tmpdir, "Reap this temp dir of this host instead of /tmp");
+  reap_cmd->add_option("--root", reap_root, "Reap the system whose root is DIR (its /tmp, its etc/passwd)")
+      ->excludes(reap_tmpdir_opt);
+  reap_cmd->add_flag("--dry-run", reap.dry_run, "Print the plan; change nothing");
+  reap_cmd->add_option("--min-age", min_age,
+                       "Leave entries changed (ctime or mtime) less than this long ago")
+      ->check(duration_check)
+      ->capture_default_str();
+  reap_cmd->add_option("--max-runtime", max_runtime,
+                       "Stop starting new removals after this long (checked between entries)")
+      ->check(duration_check);
+  reap_cmd->add_option("--format", reap_format, "json or text (default: text on a terminal)")
+      ->check(CLI::IsMember({"json", "text"}));
+  reap_cmd->add_option("--output", reap_output, "Write the report to FILE (atomically)");
+  reap_cmd->add_flag("--include-special", reap.include_special,
+                     "Also remove stale FIFOs, sockets and devices in namespaces");
+  reap_cmd->add_flag("--remove-empty-namespaces", reap.remove_empty_namespaces,
+                     "Also remove empty namespace directories of users that no longer exist");
+  auto* lock_file_opt = reap_cmd->add_option("--lock-file", reap_lock_file, "Single-instance lock file")
+                            ->capture_default_str();
+  reap_cmd->add_flag("--no-lock", reap_no_lock, "Take no single-instance lock")->excludes(lock_file_opt);
+  auto* wait_flag = reap_cmd->add_flag("--wait", reap.wait_for_lock,
+                                       "Wait for a running reap to finish (bounded by --max-runtime)");
+  reap_cmd->add_flag("--no-wait", reap_no_wait, "Exit 0 at once if another reap runs (default)")
+      ->excludes(wait_flag);
+  reap_cmd->add_option("--journal", reap_journal,
+                       "Append one JSON line per removal to FILE as the run goes (survives a kill)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -73,6 +126,19 @@ int main(int argc, char** argv) {
     }
     audit.fail_on = *hg::parse_severity(fail_on);
     return hg::run_audit_command(audit, std::cout, std::cerr);
+  }
+  if (*reap_cmd) {
+    if (!reap_tmpdir.empty()) reap.tmpdir = reap_tmpdir;
+    if (!reap_root.empty()) reap.root = reap_root;
+    if (!reap_output.empty()) reap.output = reap_output;
+    if (!reap_journal.empty()) reap.journal = reap_journal;
+    if (!reap_format.empty()) {
+      reap.format = reap_format == "json" ? hg::ReportFormat::json : hg::ReportFormat::text;
+    }
+    reap.min_age_ms = *hg::parse_duration_ms(min_age);
+    if (!max_runtime.empty()) reap.max_runtime_ms = *hg::parse_duration_ms(max_runtime);
+    reap.lock_file = reap_no_lock ? std::nullopt : std::optional<std::string>(reap_lock_file);
+    return hg::run_reap_command(reap, std::cout, std::cerr);
   }
   if (*rules_cmd) return hg::run_rules_command(rules_format == "json", std::cout);
   if (*inspect_cmd) {

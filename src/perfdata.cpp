@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <type_traits>
 
 namespace hsperfguard::perfdata {
 namespace {
@@ -50,16 +51,16 @@ std::size_t align_up(std::size_t value, std::size_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-// Decodes one entry whose header starts at `pos`; `end` is the walk limit (`used`).
-// Returns the entry or an error; the caller advances by entry_length.
-std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, std::size_t end,
-                                       Entry& e) {
+// Decodes one entry whose header starts at `pos` into `e`, except its name and string value,
+// which are returned as views into the region so that a caller that keeps only a few entries
+// allocates nothing for the others. The caller advances by entry_length.
+std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry& e,
+                                       std::string_view& name_view, std::string_view& text_view) {
   const auto length = static_cast<std::size_t>(e.entry_length);
   if (length < kEntryHeaderSize) {
     return error_at(pos, "entry_length " + std::to_string(e.entry_length) +
                              " is shorter than the 20-byte entry header");
   }
-  (void)end;
   e.name_offset = in.i32(pos + 4);
   e.vector_length = in.i32(pos + 8);
   const auto type = static_cast<char>(in.u8(pos + 12));
@@ -96,7 +97,7 @@ std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, std::s
   const void* name_nul = std::memchr(name, 0, name_limit - name_begin);
   if (name_nul == nullptr) return error_at(name_begin, "entry name is not NUL-terminated");
   if (name_nul == name) return error_at(name_begin, "entry name is empty");
-  e.name.assign(name, static_cast<const char*>(name_nul));
+  name_view = std::string_view(name, static_cast<std::size_t>(static_cast<const char*>(name_nul) - name));
 
   const std::size_t data = pos + static_cast<std::size_t>(e.data_offset);
   const std::size_t data_room = length - static_cast<std::size_t>(e.data_offset);
@@ -124,8 +125,9 @@ std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, std::s
   const std::size_t limit = data + static_cast<std::size_t>(e.vector_length);
   const char* text = in.chars(data);
   const void* text_nul = std::memchr(text, 0, limit - data);
-  e.string_value.assign(text, text_nul != nullptr ? static_cast<const char*>(text_nul)
-                                                 : text + (limit - data));
+  text_view = std::string_view(
+      text, text_nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(text_nul) - text)
+                                : limit - data);
   return std::nullopt;
 }
 
@@ -191,7 +193,12 @@ PrologueResult parse_prologue(std::span<const std::byte> bytes) {
   return out;
 }
 
-Region parse_region(std::span<const std::byte> bytes) {
+namespace {
+
+// The one entry walk behind parse_region and parse_region_keeping: every entry is checked;
+// `keep` decides which are materialised.
+template <typename Keep>
+Region walk_region(std::span<const std::byte> bytes, Keep keep) {
   Region region;
   region.size = bytes.size();
   auto pro = parse_prologue(bytes);
@@ -209,10 +216,12 @@ Region parse_region(std::span<const std::byte> bytes) {
   const Reader in(bytes, p.byte_order);
   const auto end = static_cast<std::size_t>(p.used);
   std::size_t pos = static_cast<std::size_t>(p.entry_offset);
-  // Room for the entries num_entries announces, never more than can fit before `used`
-  // (an entry takes at least 24 bytes) nor more than a real JVM publishes.
-  region.entries.reserve(std::min({static_cast<std::size_t>(p.num_entries), (end - pos) / 24,
-                                   std::size_t{4096}}));
+  if constexpr (std::is_same_v<Keep, std::true_type>) {
+    // Room for the entries num_entries announces, never more than can fit before `used`
+    // (an entry takes at least 24 bytes) nor more than a real JVM publishes.
+    region.entries.reserve(std::min({static_cast<std::size_t>(p.num_entries), (end - pos) / 24,
+                                     std::size_t{4096}}));
+  }
   while (true) {
     region.walk_end = pos;
     if (pos == end) break;
@@ -233,14 +242,35 @@ Region parse_region(std::span<const std::byte> bytes) {
                                        " runs past used=" + std::to_string(end));
       break;
     }
-    if (auto err = decode_entry(in, pos, end, e)) {
+    std::string_view name, text;
+    if (auto err = decode_entry(in, pos, e, name, text)) {
       region.error = std::move(err);
       break;
     }
     pos += static_cast<std::size_t>(e.entry_length);
-    region.entries.push_back(std::move(e));
+    ++region.entry_count;
+    bool kept = true;
+    if constexpr (!std::is_same_v<Keep, std::true_type>) kept = keep(name);
+    if (kept) {
+      e.name.assign(name);
+      e.string_value.assign(text);
+      region.entries.push_back(std::move(e));
+    }
   }
   return region;
+}
+
+}  // namespace
+
+Region parse_region(std::span<const std::byte> bytes) {
+  return walk_region(bytes, std::true_type{});
+}
+
+Region parse_region_keeping(std::span<const std::byte> bytes,
+                            std::span<const std::string_view> names) {
+  return walk_region(bytes, [names](std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  });
 }
 
 std::string_view to_string(Units units) {

@@ -76,7 +76,8 @@ struct ParseError {
 struct Region {
   std::size_t size = 0;              // bytes that were available to the parser
   std::optional<Prologue> prologue;  // absent when the prologue itself is unusable
-  std::vector<Entry> entries;        // the entries decoded before any error, in file order
+  std::vector<Entry> entries;        // the entries kept (all, for parse_region), in file order
+  std::size_t entry_count = 0;       // every entry decoded before any error, kept or not
   std::optional<ParseError> error;   // the first error; none means the whole region is valid
   std::size_t walk_end = 0;          // offset where the entry walk stopped
 
@@ -95,6 +96,11 @@ PrologueResult parse_prologue(std::span<const std::byte> bytes);
 // Prologue plus the full entry walk, with the rules the jvmstat readers apply and a few
 // stricter ones (NUL-terminated names, data inside the entry, the walk bounded by `used`).
 Region parse_region(std::span<const std::byte> bytes);
+
+// The same walk and the same checks as parse_region, but only entries named in `names` are
+// kept: observing thousands of regions then allocates nothing per entry.
+Region parse_region_keeping(std::span<const std::byte> bytes,
+                            std::span<const std::string_view> names);
 
 std::string_view to_string(Units units);
 std::string_view to_string(Variability variability);

@@ -142,7 +142,7 @@ json volume_json(const std::optional<VolumeFacts>& v) {
 json region_summary_json(const std::optional<RegionSummary>& summary) {
   if (!summary) return nullptr;
   const auto& r = summary->region;
-  json j = {{"valid", r.valid()}, {"bytes_read", summary->bytes_read}, {"entries", r.entries.size()}};
+  json j = {{"valid", r.valid()}, {"bytes_read", summary->bytes_read}, {"entries", r.entry_count}};
   j["prologue"] = r.prologue ? prologue_to_json(*r.prologue) : json(nullptr);
   j["error"] = r.error ? json{{"offset", r.error->offset}, {"reason", r.error->reason}} : json(nullptr);
   if (const auto* begin = r.find("sun.rt.createVmBeginTime"); begin && !begin->is_string()) {
@@ -165,6 +165,10 @@ struct Counts {
 };
 
 }  // namespace
+
+json error_to_json(const ObservationError& error) { return error_json(error); }
+
+json inode_to_json(const std::optional<InodeFacts>& inode) { return inode_json(inode); }
 
 json audit_report_json(const AuditResult& result, const ReportContext& context) {
   json report;

@@ -32,6 +32,11 @@ void put_text(nlohmann::json& document, const std::string& key, std::string_view
 // Returns a copy whose string values (and keys) are all valid UTF-8.
 nlohmann::json sanitize_json(const nlohmann::json& value);
 
+// The report's shapes of an observation error and of an inode (null when absent), for the
+// other commands' reports (reap).
+nlohmann::json error_to_json(const ObservationError& error);
+nlohmann::json inode_to_json(const std::optional<InodeFacts>& inode);
+
 std::string format_utc_millis(std::int64_t epoch_ms);  // 2026-11-22T20:37:39.123Z
 std::string_view to_string(FileKind kind);
 std::string_view to_string(RootKind kind);

@@ -187,6 +187,25 @@ TEST(PerfData, EntryCorruptionsStopTheWalkWithAReason) {
   EXPECT_NE(parse_region(b).error->reason.find("NUL"), std::string::npos);
 }
 
+TEST(PerfData, KeepingOnlySomeEntriesStillChecksThemAll) {
+  const auto bytes = read_file(data_path("jdk17-default.hsperf"));
+  const std::string_view keep[] = {"sun.rt.javaCommand", "no.such.counter"};
+  const Region some = parse_region_keeping(bytes, keep);
+  const Region all = parse_region(bytes);
+  ASSERT_TRUE(some.valid());
+  EXPECT_EQ(some.entry_count, all.entry_count);
+  EXPECT_EQ(all.entry_count, all.entries.size());
+  ASSERT_EQ(some.entries.size(), 1u);
+  EXPECT_EQ(some.entries[0].string_value, all.find("sun.rt.javaCommand")->string_value);
+  EXPECT_EQ(some.walk_end, all.walk_end);
+  // A corrupt entry that is not kept is still an error.
+  auto b = bytes;
+  put32(b, all.entries.at(5).offset + 4, 4096, ByteOrder::little);
+  const Region broken = parse_region_keeping(b, keep);
+  ASSERT_TRUE(broken.error.has_value());
+  EXPECT_EQ(broken.entry_count, 5u);
+}
+
 TEST(PerfData, ZeroLengthEntryEndsTheWalk) {
   auto b = read_file(data_path("jdk17-default.hsperf"));
   const Region base = parse_region(b);

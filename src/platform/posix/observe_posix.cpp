@@ -289,7 +289,8 @@ class Observer {
       }
     }
     if (err != 0) file.errors.push_back(make_error(file.path, "pread", err));
-    file.region = RegionSummary{perfdata::parse_region(std::span(scratch.region.data(), got)), got};
+    file.region = RegionSummary{
+        perfdata::parse_region_keeping(std::span(scratch.region.data(), got), kObservedCounters), got};
   }
 
   // O_NOATIME where we may: as the owner, or with CAP_FOWNER. Once the kernel refused it

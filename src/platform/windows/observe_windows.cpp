@@ -117,7 +117,7 @@ std::optional<RegionSummary> read_region(HANDLE file, std::uint64_t size, std::s
   if (!read_more(file, bytes, want, path, errors)) return std::nullopt;
   RegionSummary summary;
   summary.bytes_read = bytes.size();
-  summary.region = perfdata::parse_region(bytes);
+  summary.region = perfdata::parse_region_keeping(bytes, kObservedCounters);
   return summary;
 }
 

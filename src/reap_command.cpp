@@ -1,0 +1,259 @@
+#include "reap_command.hpp"
+
+#include <array>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <csignal>
+#include <limits>
+#include <ostream>
+
+#include "discover.hpp"
+#include "exit_codes.hpp"
+#include "platform/files.hpp"
+#include "platform/host.hpp"
+#include "reap_report.hpp"
+#include "report_json.hpp"
+
+#ifndef _WIN32
+#include "platform/liveness.hpp"
+#include "platform/observe.hpp"
+#include "platform/reap.hpp"
+#endif
+
+namespace hsperfguard {
+
+std::optional<std::int64_t> parse_duration_ms(std::string_view text) {
+  std::size_t digits = 0;
+  std::int64_t value = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])) != 0) {
+    if (value > std::numeric_limits<std::int64_t>::max() / 1000 / 86400 / 10) return std::nullopt;
+    value = value * 10 + (text[digits] - '0');
+    ++digits;
+  }
+  if (digits == 0) return std::nullopt;
+  const std::string_view unit = text.substr(digits);
+  if (unit == "ms") return value;
+  if (unit.empty() || unit == "s") return value * 1000;
+  if (unit == "m" || unit == "min") return value * 60'000;
+  if (unit == "h") return value * 3'600'000;
+  if (unit == "d") return value * 86'400'000;
+  return std::nullopt;
+}
+
+#ifdef _WIN32
+
+int run_reap_command(const ReapCommandOptions&, std::ostream&, std::ostream& err) {
+  err << "hsperfguard: reap: not available on Windows yet\n";
+  return kExitIncomplete;
+}
+
+#else
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Set by SIGINT, SIGTERM and SIGHUP while a reap runs: the executor stops between two
+// entries, and the report says what was done.
+std::atomic<bool> g_stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void request_stop(int) { g_stop_requested.store(true); }
+
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_requested.store(false);
+    for (std::size_t i = 0; i < kSignals.size(); ++i) previous_[i] = std::signal(kSignals[i], request_stop);
+  }
+  ~StopSignals() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i) {
+      if (previous_[i] != SIG_ERR) std::signal(kSignals[i], previous_[i]);
+    }
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<void (*)(int), 3> previous_{};
+};
+
+// The journal: one JSON line per event, written before each unlink and after each outcome.
+class Journal {
+ public:
+  Journal(platform::AppendLog log, const Plan& plan) : log_(std::move(log)), plan_(plan) {}
+
+  bool write(const nlohmann::json& line) {
+    if (error_) return false;
+    error_ = log_.append(dump_json(line, -1));
+    return !error_;
+  }
+  bool before_unlink(const PlanItem& item) {
+    nlohmann::json j = {{"event", "unlinking"}, {"at", format_utc_millis(platform::now_epoch_ms())}};
+    j["item"] = static_cast<std::size_t>(&item - plan_.items.data());
+    put_text(j, "path", item.path);
+    if (item.expected) {
+      j["dev"] = item.expected->dev;
+      j["ino"] = item.expected->ino;
+      j["kind"] = to_string(item.expected->kind);
+    }
+    j["verdict"] = to_string(item.verdict);
+    j["reason"] = item.reason;
+    return write(j);
+  }
+  void on_action(const platform::ReapActionRecord& record) {
+    nlohmann::json j = action_json(plan_, record);
+    j["event"] = "outcome";
+    write(j);
+  }
+  const std::optional<ObservationError>& error() const { return error_; }
+
+ private:
+  platform::AppendLog log_;
+  const Plan& plan_;
+  std::optional<ObservationError> error_;
+};
+
+void print_errors(std::ostream& err, const std::vector<ObservationError>& errors) {
+  for (const auto& e : errors) {
+    err << "hsperfguard: reap: " << e.path << ": " << e.op << ": " << e.message << "\n";
+  }
+}
+
+}  // namespace
+
+int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err) {
+  ReapRun run;
+  run.started_at_ms = platform::now_epoch_ms();
+  const auto started = Clock::now();
+  run.dry_run = options.dry_run;
+  run.max_runtime_ms = options.max_runtime_ms;
+  run.options.min_age_ms = options.min_age_ms;
+  run.options.include_special = options.include_special;
+  run.options.remove_empty_namespaces = options.remove_empty_namespaces;
+  run.journal = options.dry_run ? std::nullopt : options.journal;
+  std::optional<Clock::time_point> deadline;
+  if (options.max_runtime_ms) deadline = started + std::chrono::milliseconds(*options.max_runtime_ms);
+  const StopSignals signals;
+
+  // One reap at a time. A dry run changes nothing and takes no lock.
+  platform::InstanceLock lock;
+  if (!options.dry_run && options.lock_file) {
+    run.lock.path = options.lock_file;
+    lock = platform::InstanceLock::acquire(*options.lock_file, options.wait_for_lock, deadline,
+                                           &g_stop_requested);
+    run.lock.waited = options.wait_for_lock;
+    run.lock.wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    switch (lock.status()) {
+      case platform::InstanceLock::Status::acquired:
+        run.lock.acquired = true;
+        break;
+      case platform::InstanceLock::Status::busy:
+        // Another run is reaping: that is this run's work done, not a failure.
+        err << "hsperfguard: reap: another reap holds " << *options.lock_file;
+        if (lock.holder_pid()) err << " (pid " << *lock.holder_pid() << ")";
+        err << (options.wait_for_lock ? "; gave up waiting" : "; not waiting (--wait waits)")
+            << "\n";
+        return kExitOk;
+      case platform::InstanceLock::Status::error:
+        print_errors(err, {*lock.error()});
+        return kExitIncomplete;
+    }
+  }
+
+  std::optional<platform::AppendLog> journal_log;
+  if (run.journal) {
+    ObservationError e;
+    journal_log = platform::AppendLog::open(*run.journal, &e);
+    if (!journal_log) {
+      print_errors(err, {e});
+      return kExitIncomplete;
+    }
+  }
+
+  DiscoverOptions discover;
+  discover.tmpdir = options.tmpdir;
+  discover.root = options.root;
+  discover.host_temp_dir = platform::default_temp_dir();
+  platform::LivenessGatherer liveness;
+  for (const auto& spec : discover_roots(discover)) {
+    TempRootFacts& root = run.roots.emplace_back(platform::observe_temp_root(spec, platform::ObserveOptions{}));
+    if (!root.opened) run.incomplete = true;
+    liveness.gather(root);
+    // Attach files name host pids, except in a container (left unknown there).
+    if (root.kind != RootKind::container) {
+      for (auto& attach : root.attach_files) {
+        if (attach.pid) attach.process = liveness.process(*attach.pid);
+      }
+    }
+  }
+  const HostInfo host = platform::observe_host();
+  run.plan = plan_reap(run.roots, run.options, platform::now_epoch_ms(), host.euid);
+
+  if (!options.dry_run) {
+    std::optional<Journal> journal;
+    if (journal_log) {
+      journal.emplace(std::move(*journal_log), run.plan);
+      const PlanCounts counts = run.plan.counts();
+      journal->write({{"event", "start"},
+                      {"at", format_utc_millis(platform::now_epoch_ms())},
+                      {"planned_removals", counts.remove},
+                      {"items", run.plan.items.size()}});
+    }
+    platform::ExecuteOptions exec;
+    exec.deadline = deadline;
+    exec.stop = &g_stop_requested;
+    if (journal) {
+      exec.before_unlink = [&](const PlanItem& item) { return journal->before_unlink(item); };
+      exec.on_action = [&](const PlanItem&, const platform::ReapActionRecord& r) { journal->on_action(r); };
+    }
+    run.execution = platform::execute_plan(run.plan, exec);
+    if (journal) {
+      const ReapOutcomeCounts c = count_outcomes(*run.execution);
+      journal->write({{"event", "finish"},
+                      {"at", format_utc_millis(platform::now_epoch_ms())},
+                      {"removed", c.removed},
+                      {"vanished", c.vanished},
+                      {"became_live", c.became_live},
+                      {"changed", c.changed},
+                      {"failed", c.failed},
+                      {"not_attempted", c.not_attempted}});
+      if (journal->error()) run.errors.push_back(*journal->error());
+    }
+  }
+  run.finished_at_ms = platform::now_epoch_ms();
+
+  const ReportFormat format =
+      options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
+                                                                               : ReportFormat::json);
+  const std::string rendered = format == ReportFormat::json
+                                   ? dump_json(reap_report_json(run, host)) + "\n"
+                                   : reap_report_text(run);
+  if (options.output) {
+    if (auto error = platform::write_file_atomically(*options.output, rendered)) {
+      err << "hsperfguard: reap: cannot write " << *options.output << ": " << error->op << ": "
+          << error->message << "\n";
+      return kExitIncomplete;
+    }
+  } else {
+    out << rendered;
+    out.flush();
+  }
+
+  if (run.incomplete) {
+    for (const auto& root : run.roots) print_errors(err, root.errors);
+    return kExitIncomplete;
+  }
+  if (!run.execution) return kExitOk;
+  print_errors(err, run.execution->errors);
+  print_errors(err, run.errors);
+  const ReapOutcomeCounts c = count_outcomes(*run.execution);
+  if (run.execution->interrupted || !run.errors.empty()) return kExitIncomplete;
+  return c.failed > 0 ? kExitFindings : kExitOk;
+}
+
+#endif
+
+}  // namespace hsperfguard

@@ -1,0 +1,39 @@
+// The `reap` command end to end: lock, discover, observe, gather liveness, plan, then either
+// print the plan (--dry-run) or execute it, and report what was done.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "audit_command.hpp"  // ReportFormat
+
+namespace hsperfguard {
+
+// Where overlapping cron and timer runs meet. A directory only root can write, so that
+// nobody can plant or hold the lock file (the systemd unit's RuntimeDirectory is the same).
+inline constexpr const char* kDefaultReapLockFile = "/run/hsperfguard/reap.lock";
+
+struct ReapCommandOptions {
+  std::optional<std::string> tmpdir;
+  std::optional<std::string> root;
+  bool dry_run = false;
+  std::int64_t min_age_ms = 60'000;
+  std::optional<std::int64_t> max_runtime_ms;
+  std::optional<ReportFormat> format;  // default: text on a terminal, JSON otherwise
+  std::optional<std::string> output;   // written to a temp name, then renamed
+  bool include_special = false;
+  bool remove_empty_namespaces = false;
+  std::optional<std::string> lock_file = std::string(kDefaultReapLockFile);  // nullopt: --no-lock
+  bool wait_for_lock = false;
+  std::optional<std::string> journal;  // JSON lines, appended as the run goes
+};
+
+// "90" (seconds), "500ms", "90s", "15m", "2h", "1d"; nullopt if malformed or negative.
+std::optional<std::int64_t> parse_duration_ms(std::string_view text);
+
+int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace hsperfguard
