@@ -40,7 +40,8 @@ stop_wineserver() { wineserver -k >/dev/null 2>&1 || true; }
 trap stop_wineserver EXIT
 
 # One persistent wineserver for the whole run, so that every test does not pay for a
-# server start; the first boot creates the prefix.
+# server start; the first boot fills the prefix.
+mkdir -p "$WINEPREFIX"
 wineserver -p
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   wineboot -i >/dev/null 2>&1

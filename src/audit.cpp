@@ -4,6 +4,12 @@
 
 namespace hsperfguard {
 
+LivenessSettings liveness_settings_for(const TempRootFacts& root) {
+  LivenessSettings liveness;
+  liveness.container = root.kind == RootKind::container;
+  return liveness;
+}
+
 std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const Policy& policy) {
   std::vector<RootJudgement> out;
   out.reserve(roots.size());
@@ -15,14 +21,15 @@ std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const 
       NamespaceJudgement nj;
       nj.findings = apply_policy_to_findings(checks::check_namespace(root, ns), policy);
       nj.files.reserve(ns.files.size());
-      LivenessSettings liveness;
-      liveness.container = root.kind == RootKind::container;
+      const LivenessSettings liveness = liveness_settings_for(root);
       for (const auto& file : ns.files) {
         FileJudgement fj;
         Findings findings = checks::check_file(root, ns, file);
         if (file.liveness) {
-          fj.verdict = decide_liveness(file, liveness);
-          for (auto& f : checks::check_verdict(ns, file, *fj.verdict)) findings.push_back(std::move(f));
+          fj.verdict = judge_liveness(file, liveness);
+          for (auto& f : checks::check_verdict(ns, file, decide_liveness_brief(file, liveness))) {
+            findings.push_back(std::move(f));
+          }
         }
         fj.findings = apply_policy_to_findings(std::move(findings), policy);
         nj.files.push_back(std::move(fj));

@@ -15,8 +15,10 @@ namespace hsperfguard {
 // Judgements mirror the facts tree, index for index.
 struct FileJudgement {
   Findings findings;
-  // Present when liveness evidence was gathered for the file.
-  std::optional<LivenessVerdict> verdict;
+  // Present when liveness evidence was gathered for the file: the decision alone. The report
+  // asks decide_liveness for its message and evidence when it writes the file, so an audit of
+  // many files never holds every file's evidence at once.
+  std::optional<LivenessJudgement> verdict;
 };
 
 struct NamespaceJudgement {
@@ -39,6 +41,9 @@ struct AuditResult {
   // True when a temp dir could not be observed at all (the audit is incomplete).
   bool incomplete = false;
 };
+
+// How the files of `root` are judged alive or not.
+LivenessSettings liveness_settings_for(const TempRootFacts& root);
 
 // Runs every rule module over the facts and applies the policy. Pure.
 std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const Policy& policy);

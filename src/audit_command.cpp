@@ -1,6 +1,8 @@
 #include "audit_command.hpp"
 
+#include <functional>
 #include <ostream>
+#include <string_view>
 
 #include "audit.hpp"
 #include "discover.hpp"
@@ -28,6 +30,18 @@ std::optional<std::string> load_policy(const AuditCommandOptions& options, Polic
   if (document.is_discarded()) return *options.policy_file + ": not valid JSON";
   if (auto problem = apply_policy(policy, document)) return *options.policy_file + ": " + *problem;
   return std::nullopt;
+}
+
+std::optional<ObservationError> write_report_file(
+    const std::string& path, const std::function<void(const platform::ContentSink&)>& render) {
+#ifdef _WIN32
+  // No streaming atomic writer on Windows yet: the report is rendered whole, then written.
+  std::string content;
+  render([&](std::string_view piece) { content.append(piece); });
+  return platform::write_file_atomically(path, content);
+#else
+  return platform::write_file_atomically_streamed(path, render);
+#endif
 }
 
 }  // namespace
@@ -59,17 +73,24 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   const ReportFormat format =
       options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
                                                                                : ReportFormat::json);
-  const std::string rendered = format == ReportFormat::json
-                                   ? dump_json(audit_report_json(result, context)) + "\n"
-                                   : audit_report_text(result, context);
+  // The JSON report is streamed: it is the largest thing the audit makes (a few KiB a file).
+  const auto render = [&](const platform::ContentSink& write) {
+    if (format == ReportFormat::json) {
+      write_audit_report_json(result, context, write);
+    } else {
+      write(audit_report_text(result, context));
+    }
+  };
   if (options.output) {
-    if (auto error = platform::write_file_atomically(*options.output, rendered)) {
+    if (auto error = write_report_file(*options.output, render)) {
       err << "hsperfguard: audit: cannot write " << *options.output << ": " << error->op << ": "
           << error->message << "\n";
       return kExitIncomplete;
     }
   } else {
-    out << rendered;
+    render([&](std::string_view piece) {
+      out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
     out.flush();
   }
   if (result.incomplete) {

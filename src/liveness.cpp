@@ -345,6 +345,17 @@ json evidence_of(const Outcome& o, const FileFacts& file, const LivenessSettings
   return ev;
 }
 
+json brief_evidence_of(const Outcome& o, const Inputs& in) {
+  json ev = json::object();
+  if (o.subject) ev["decided_by_pid"] = o.subject->pid;
+  if (o.reason == Reason::lock_unknown) ev["would_be"] = to_string(o.would_be);
+  ev["lock"] = lock_state_name(in.lock);
+  ev["vm_begin_time_ms"] = in.begin ? json(*in.begin) : json(nullptr);
+  ev["decided_by"] = info(o.reason).decided_by;
+  ev["reason"] = info(o.reason).code;
+  return ev;
+}
+
 }  // namespace
 
 std::string_view to_string(Verdict verdict) {
@@ -384,6 +395,17 @@ LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& s
   v.reason = std::string(info(o.reason).code);
   v.message = message_for(o, file, in);
   v.evidence = evidence_of(o, file, settings, in);
+  return v;
+}
+
+LivenessVerdict decide_liveness_brief(const FileFacts& file, const LivenessSettings& settings) {
+  const Inputs in = inputs_of(file);
+  const Outcome o = decide(file, settings, in);
+  LivenessVerdict v;
+  v.verdict = o.verdict;
+  v.reason = std::string(info(o.reason).code);
+  v.message = message_for(o, file, in);
+  v.evidence = brief_evidence_of(o, in);
   return v;
 }
 

@@ -58,6 +58,12 @@ struct LivenessVerdict {
 // The verdict with its message and evidence: what a report or a reap plan records.
 LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings);
 
+// The same verdict, reason and message with only the evidence that settled it ("decided_by",
+// "reason", and "decided_by_pid", "would_be", "lock", "vm_begin_time_ms"): what a finding
+// about the verdict carries. Building the full evidence is most of a file's cost, so an audit
+// judges with this and judge_liveness, and the report asks decide_liveness per file.
+LivenessVerdict decide_liveness_brief(const FileFacts& file, const LivenessSettings& settings);
+
 // The same decision without message or evidence, allocating nothing: for passes over many
 // files that only need to sort them (decide_liveness costs a few microseconds a file, most
 // of it building the evidence JSON). Always agrees with decide_liveness.

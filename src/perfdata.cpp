@@ -257,6 +257,8 @@ Region walk_region(std::span<const std::byte> bytes, Keep keep) {
       region.entries.push_back(std::move(e));
     }
   }
+  // A few entries kept of many walked: held per file for the whole audit, so no spare room.
+  if constexpr (!std::is_same_v<Keep, std::true_type>) region.entries.shrink_to_fit();
   return region;
 }
 

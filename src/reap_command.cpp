@@ -19,6 +19,7 @@
 #include "platform/liveness.hpp"
 #include "platform/observe.hpp"
 #include "platform/reap.hpp"
+#include "reaper.hpp"
 #endif
 
 namespace hsperfguard {
@@ -122,7 +123,46 @@ void print_errors(std::ostream& err, const std::vector<ObservationError>& errors
   }
 }
 
+std::int64_t elapsed_ms(Clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
+}
+
 }  // namespace
+
+void observe_and_plan(const ReapCommandOptions& options, ReapRun& run) {
+  if (run.started_at_ms == 0) run.started_at_ms = platform::now_epoch_ms();
+  run.options.min_age_ms = options.min_age_ms;
+  run.options.include_special = options.include_special;
+  run.options.remove_empty_namespaces = options.remove_empty_namespaces;
+
+  // Observe without regions, then read only the regions that can decide (a live pid's).
+  const auto observing = Clock::now();
+  DiscoverOptions discover;
+  discover.tmpdir = options.tmpdir;
+  discover.root = options.root;
+  discover.host_temp_dir = platform::default_temp_dir();
+  platform::ObserveOptions observe;
+  observe.max_region_bytes = 0;
+  platform::LivenessGatherer liveness;
+  for (const auto& spec : discover_roots(discover)) {
+    TempRootFacts& root = run.roots.emplace_back(platform::observe_temp_root(spec, observe));
+    if (!root.opened) run.incomplete = true;
+    liveness.gather(root);
+    platform::read_regions(root, region_may_decide, platform::ObserveOptions{}.max_region_bytes);
+    // Attach files name host pids, except in a container (left unknown there).
+    if (root.kind != RootKind::container) {
+      for (auto& attach : root.attach_files) {
+        if (attach.pid) attach.process = liveness.process(*attach.pid);
+      }
+    }
+  }
+  run.timings.observe_ms = elapsed_ms(observing);
+
+  const auto planning = Clock::now();
+  run.plan = plan_reap(run.roots, run.options, platform::now_epoch_ms(),
+                       platform::observe_host().euid);
+  run.timings.plan_ms = elapsed_ms(planning);
+}
 
 int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err) {
   ReapRun run;
@@ -130,9 +170,6 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   const auto started = Clock::now();
   run.dry_run = options.dry_run;
   run.max_runtime_ms = options.max_runtime_ms;
-  run.options.min_age_ms = options.min_age_ms;
-  run.options.include_special = options.include_special;
-  run.options.remove_empty_namespaces = options.remove_empty_namespaces;
   run.journal = options.dry_run ? std::nullopt : options.journal;
   std::optional<Clock::time_point> deadline;
   if (options.max_runtime_ms) deadline = started + std::chrono::milliseconds(*options.max_runtime_ms);
@@ -145,7 +182,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     lock = platform::InstanceLock::acquire(*options.lock_file, options.wait_for_lock, deadline,
                                            &g_stop_requested);
     run.lock.waited = options.wait_for_lock;
-    run.lock.wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    run.lock.wait_ms = elapsed_ms(started);
     switch (lock.status()) {
       case platform::InstanceLock::Status::acquired:
         run.lock.acquired = true;
@@ -162,6 +199,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
         return kExitIncomplete;
     }
   }
+  run.timings.lock_ms = elapsed_ms(started);
 
   std::optional<platform::AppendLog> journal_log;
   if (run.journal) {
@@ -173,26 +211,10 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     }
   }
 
-  DiscoverOptions discover;
-  discover.tmpdir = options.tmpdir;
-  discover.root = options.root;
-  discover.host_temp_dir = platform::default_temp_dir();
-  platform::LivenessGatherer liveness;
-  for (const auto& spec : discover_roots(discover)) {
-    TempRootFacts& root = run.roots.emplace_back(platform::observe_temp_root(spec, platform::ObserveOptions{}));
-    if (!root.opened) run.incomplete = true;
-    liveness.gather(root);
-    // Attach files name host pids, except in a container (left unknown there).
-    if (root.kind != RootKind::container) {
-      for (auto& attach : root.attach_files) {
-        if (attach.pid) attach.process = liveness.process(*attach.pid);
-      }
-    }
-  }
-  const HostInfo host = platform::observe_host();
-  run.plan = plan_reap(run.roots, run.options, platform::now_epoch_ms(), host.euid);
+  observe_and_plan(options, run);
 
   if (!options.dry_run) {
+    const auto executing = Clock::now();
     std::optional<Journal> journal;
     if (journal_log) {
       journal.emplace(std::move(*journal_log), run.plan);
@@ -222,15 +244,16 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
                       {"not_attempted", c.not_attempted}});
       if (journal->error()) run.errors.push_back(*journal->error());
     }
+    run.timings.execute_ms = elapsed_ms(executing);
   }
   run.finished_at_ms = platform::now_epoch_ms();
 
   const ReportFormat format =
       options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
                                                                                : ReportFormat::json);
-  const std::string rendered = format == ReportFormat::json
-                                   ? dump_json(reap_report_json(run, host)) + "\n"
-                                   : reap_report_text(run);
+  const HostInfo host = platform::observe_host();
+  const std::string rendered = format == ReportFormat::json ? reap_report_json_text(run, host)
+                                                            : reap_report_text(run);
   if (options.output) {
     if (auto error = platform::write_file_atomically(*options.output, rendered)) {
       err << "hsperfguard: reap: cannot write " << *options.output << ": " << error->op << ": "

@@ -2,6 +2,8 @@
 
 #include <map>
 #include <sstream>
+#include <system_error>
+#include <thread>
 
 #include "report_json.hpp"
 #include "text_escape.hpp"
@@ -65,8 +67,9 @@ ReapOutcomeCounts count_outcomes(const platform::ExecutionResult& execution) {
   return c;
 }
 
-json plan_item_json(const Plan& plan, std::size_t i) {
-  const PlanItem& item = plan.items[i];
+json plan_item_json(const ReapRun& run, std::size_t i) {
+  const PlanItem& item = run.plan.items[i];
+  LivenessVerdict explained = explain_item(run.roots, run.plan, i, run.options);
   json j;
   j["item"] = i;
   j["subject"] = to_string(item.subject);
@@ -78,8 +81,10 @@ json plan_item_json(const Plan& plan, std::size_t i) {
   j["age_ms"] = or_null(item.age_ms);
   j["verdict"] = to_string(item.verdict);
   j["reason"] = item.reason;
-  j["message"] = escape_non_utf8(item.message);
-  j["evidence"] = sanitize_json(item.evidence);
+  j["message"] = escape_non_utf8(explained.message);
+  // Evidence holds numbers, codes and /proc paths, never an entry's name: a non-UTF-8 byte
+  // there would be replaced by dump_json, not lost silently.
+  j["evidence"] = std::move(explained.evidence);
   j["action"] = to_string(item.action);
   j["why"] = item.why;
   j["acting"] = acting_json(item.acting);
@@ -99,7 +104,7 @@ json action_json(const Plan& plan, const platform::ReapActionRecord& r) {
   return j;
 }
 
-json reap_report_json(const ReapRun& run, const HostInfo& host) {
+json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
   json report;
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "hsperfguard"}, {"version", kVersion}, {"build", kBuildInfo}};
@@ -155,21 +160,16 @@ json reap_report_json(const ReapRun& run, const HostInfo& host) {
       for (const auto& e : a.errors) all_errors.push_back(error_to_json(e));
     }
   }
-
-  json plan = json::array();
-  std::map<std::string, std::size_t> by_verdict, by_why;
-  for (std::size_t i = 0; i < run.plan.items.size(); ++i) {
-    plan.push_back(plan_item_json(run.plan, i));
-    ++by_verdict[std::string(to_string(run.plan.items[i].verdict))];
-    ++by_why[run.plan.items[i].why];
-  }
-  json actions = json::array();
   if (run.execution) {
-    for (const auto& r : run.execution->actions) actions.push_back(action_json(run.plan, r));
     for (const auto& e : run.execution->errors) all_errors.push_back(error_to_json(e));
   }
   for (const auto& e : run.errors) all_errors.push_back(error_to_json(e));
 
+  std::map<std::string, std::size_t> by_verdict, by_why;
+  for (const PlanItem& item : run.plan.items) {
+    ++by_verdict[std::string(to_string(item.verdict))];
+    ++by_why[item.why];
+  }
   const PlanCounts planned = run.plan.counts();
   json reap;
   reap["dry_run"] = run.dry_run;
@@ -203,11 +203,66 @@ json reap_report_json(const ReapRun& run, const HostInfo& host) {
     reap["deadline_reached"] = false;
     reap["interrupted"] = false;
   }
+  reap["timings_ms"] = {{"lock", run.timings.lock_ms},
+                        {"observe", run.timings.observe_ms},
+                        {"plan", run.timings.plan_ms},
+                        {"execute", run.timings.execute_ms}};
   report["reap"] = std::move(reap);
-  report["plan"] = std::move(plan);
-  report["actions"] = std::move(actions);
   report["errors"] = std::move(all_errors);
   return report;
+}
+
+namespace {
+
+// Renders items [0, n) as "\n    {...}" separated by commas, split between two threads:
+// each item is independent (explain_item is pure), and at 100,000 entries rendering is a
+// third of the run.
+template <typename Render>
+std::string render_items(std::size_t n, const Render& render) {
+  auto range = [&](std::size_t begin, std::size_t end) {
+    std::string part;
+    part.reserve((end - begin) * 1024);
+    for (std::size_t i = begin; i < end; ++i) {
+      part += i == 0 ? "\n    " : ",\n    ";
+      part += dump_json(render(i), -1);
+    }
+    return part;
+  };
+  const std::size_t half = n / 2;
+  if (n < 2048 || std::thread::hardware_concurrency() < 2) return range(0, n);
+  std::string second;
+  std::thread helper;
+  try {
+    helper = std::thread([&] { second = range(half, n); });
+  } catch (const std::system_error&) {
+    return range(0, n);
+  }
+  std::string first = range(0, half);
+  helper.join();
+  first += second;
+  return first;
+}
+
+}  // namespace
+
+std::string reap_report_json_text(const ReapRun& run, const HostInfo& host) {
+  std::string out = dump_json(reap_report_head_json(run, host));
+  // The head is an object with members: it ends with "\n}". Continue it with the two long
+  // arrays.
+  if (out.size() >= 2 && out.ends_with("\n}")) out.resize(out.size() - 2);
+  auto array = [&](const char* key, std::size_t n, auto&& render) {
+    out += ",\n  \"";
+    out += key;
+    out += "\": [";
+    out += render_items(n, render);
+    out += n == 0 ? "]" : "\n  ]";
+  };
+  array("plan", run.plan.items.size(), [&](std::size_t i) { return plan_item_json(run, i); });
+  const std::size_t actions = run.execution ? run.execution->actions.size() : 0;
+  array("actions", actions,
+        [&](std::size_t i) { return action_json(run.plan, run.execution->actions[i]); });
+  out += "\n}\n";
+  return out;
 }
 
 std::string reap_report_text(const ReapRun& run) {
@@ -244,8 +299,11 @@ std::string reap_report_text(const ReapRun& run) {
       const std::string_view action = to_string(item.action);
       out << "    " << action << std::string(8 - action.size(), ' ')
           << escape_non_utf8(item.subject == ReapSubject::namespace_dir ? item.path : item.name)
-          << "  " << to_string(item.verdict) << " (" << item.reason
-          << "): " << escape_non_utf8(item.message);
+          << "  " << to_string(item.verdict) << " (" << item.reason << "): "
+          << escape_non_utf8(
+                 explain_item(run.roots, plan, static_cast<std::size_t>(&item - plan.items.data()),
+                              run.options)
+                     .message);
       if (item.action == ReapAction::skip) out << "; skipped: " << item.why;
       if (item.why == "too-young" && item.age_ms) out << " (age " << seconds(*item.age_ms) << ")";
       out << "\n";

@@ -24,6 +24,14 @@ struct ReapLockInfo {
   std::int64_t wait_ms = 0;
 };
 
+// Where a run spent its time (milliseconds), for operators watching a cron job grow.
+struct ReapTimings {
+  std::int64_t lock_ms = 0;
+  std::int64_t observe_ms = 0;   // listing and stat'ing, liveness, the regions it needed
+  std::int64_t plan_ms = 0;
+  std::int64_t execute_ms = 0;
+};
+
 struct ReapRun {
   std::vector<TempRootFacts> roots;
   Plan plan;
@@ -37,6 +45,7 @@ struct ReapRun {
   std::int64_t started_at_ms = 0;
   std::int64_t finished_at_ms = 0;
   bool incomplete = false;  // a temp dir could not be observed
+  ReapTimings timings;
 };
 
 struct ReapOutcomeCounts {
@@ -50,11 +59,17 @@ struct ReapOutcomeCounts {
 
 ReapOutcomeCounts count_outcomes(const platform::ExecutionResult& execution);
 
-// One JSON object for a plan item or an action (also the journal's lines).
-nlohmann::json plan_item_json(const Plan& plan, std::size_t item);
+// One JSON object for a plan item (its message and evidence from explain_item) or an
+// action (also the journal's lines).
+nlohmann::json plan_item_json(const ReapRun& run, std::size_t item);
 nlohmann::json action_json(const Plan& plan, const platform::ReapActionRecord& record);
 
-nlohmann::json reap_report_json(const ReapRun& run, const HostInfo& host);
+// The whole report, every section but the plan and the actions.
+nlohmann::json reap_report_head_json(const ReapRun& run, const HostInfo& host);
+// The whole report as text: the head pretty-printed, then "plan" and "actions" with one
+// item per line. Items are rendered one at a time and never all held as JSON values, so
+// that a report on 100,000 entries costs time linear in them and little memory.
+std::string reap_report_json_text(const ReapRun& run, const HostInfo& host);
 std::string reap_report_text(const ReapRun& run);
 
 }  // namespace hsperfguard

@@ -45,6 +45,13 @@ std::string_view existence_name(Existence e) {
   return "unknown";
 }
 
+LivenessSettings settings_for(const TempRootFacts& root, const ReapOptions& options) {
+  LivenessSettings settings;
+  settings.start_time_tolerance_ms = options.start_time_tolerance_ms;
+  settings.container = root.kind == RootKind::container;
+  return settings;
+}
+
 NamespacePlan plan_namespace(const TempRootFacts& root, const RootPlan& root_plan,
                              std::size_t r, std::size_t n, std::uint32_t euid) {
   const NamespaceFacts& ns = root.namespaces[n];
@@ -80,16 +87,18 @@ NamespacePlan plan_namespace(const TempRootFacts& root, const RootPlan& root_pla
 
 // The action for a reapable entry of an actionable directory: every reason not to act,
 // in the order they are checked.
+// `special_allowed`: FIFOs, sockets and devices may go (--include-special, or an attach
+// listener, which is a socket by nature).
 std::pair<ReapAction, std::string> gate(const InodeFacts& inode, std::int64_t age_ms,
-                                        const ReapOptions& options) {
+                                        const ReapOptions& options, bool special_allowed) {
   if (inode.kind == FileKind::directory) return {ReapAction::skip, "directory"};
-  if (special_kind(inode.kind) && !options.include_special) {
+  if (special_kind(inode.kind) && !special_allowed) {
     return {ReapAction::skip, "special-file"};
   }
   if (inode.kind == FileKind::unknown) return {ReapAction::skip, "unexpected-kind"};
   // Removing one name of a hard-linked file changes the other file (its link count), and
   // a JVM refuses such a file anyway: an operator decides.
-  if (inode.kind == FileKind::regular && inode.nlink > 1) return {ReapAction::skip, "hard-linked"};
+  if (inode.nlink > 1) return {ReapAction::skip, "hard-linked"};
   if (age_ms < options.min_age_ms) return {ReapAction::skip, "too-young"};
   return {ReapAction::remove, "reapable"};
 }
@@ -106,14 +115,9 @@ PlanItem plan_file(const TempRootFacts& root, const NamespacePlan& ns_plan, std:
   item.path = file.path;
   item.acting = ns_plan.acting;
 
-  LivenessSettings settings;
-  settings.start_time_tolerance_ms = options.start_time_tolerance_ms;
-  settings.container = root.kind == RootKind::container;
-  LivenessVerdict v = decide_liveness(file, settings);
+  const LivenessJudgement v = judge_liveness(file, settings_for(root, options));
   item.verdict = v.verdict;
-  item.reason = std::move(v.reason);
-  item.message = std::move(v.message);
-  item.evidence = std::move(v.evidence);
+  item.reason = v.reason;
   if (file.lstat) {
     item.expected = expected_from(*file.lstat);
     item.age_ms = age_of(*file.lstat, now_ms);
@@ -126,7 +130,8 @@ PlanItem plan_file(const TempRootFacts& root, const NamespacePlan& ns_plan, std:
     item.action = ReapAction::skip;
     item.why = "namespace-not-actionable";
   } else {
-    std::tie(item.action, item.why) = gate(*file.lstat, *item.age_ms, options);
+    std::tie(item.action, item.why) =
+        gate(*file.lstat, *item.age_ms, options, options.include_special);
   }
   return item;
 }
@@ -150,13 +155,6 @@ PlanItem plan_namespace_dir(const NamespacePlan& ns_plan, std::size_t ns_index,
   item.age_ms = age_of(dir, now_ms);
   item.verdict = Verdict::stale;
   item.reason = "user-gone";
-  item.message = "no user '" + ns_plan.user + "' exists: no JVM can use this directory";
-  item.evidence = {{"user", ns_plan.user},
-                   {"user_exists", false},
-                   {"entries", planned_files},
-                   {"entries_planned_for_removal", removable_files},
-                   {"decided_by", "user"},
-                   {"reason", item.reason}};
   if (!ns_plan.actionable) {
     item.action = ReapAction::skip;
     item.why = "namespace-not-actionable";
@@ -185,8 +183,6 @@ PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, std::
   LivenessVerdict v = judge_attach_file(attach);
   item.verdict = v.verdict;
   item.reason = std::move(v.reason);
-  item.message = std::move(v.message);
-  item.evidence = std::move(v.evidence);
   if (attach.lstat) {
     item.expected = expected_from(*attach.lstat);
     item.age_ms = age_of(*attach.lstat, now_ms);
@@ -206,7 +202,7 @@ PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, std::
     item.action = ReapAction::skip;  // the temp dir is sticky: only the owner may remove it
     item.why = "not-owner";
   } else {
-    std::tie(item.action, item.why) = gate(*attach.lstat, *item.age_ms, options);
+    std::tie(item.action, item.why) = gate(*attach.lstat, *item.age_ms, options, true);
   }
   return item;
 }
@@ -308,6 +304,52 @@ LivenessVerdict judge_attach_file(const AttachFacts& attach) {
   }
   return decide(Verdict::unknown, "process-unknown", "process",
                 "whether " + pid + " exists could not be determined");
+}
+
+bool region_may_decide(const FileFacts& file) {
+  if (!file.liveness) return true;
+  for (const ProcessFacts& p : file.liveness->candidates) {
+    if (p.existence != Existence::gone) return true;
+  }
+  return false;
+}
+
+LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan& plan,
+                             std::size_t i, const ReapOptions& options) {
+  const PlanItem& item = plan.items.at(i);
+  const TempRootFacts& root = roots.at(item.root);
+  switch (item.subject) {
+    case ReapSubject::namespace_file: {
+      const NamespacePlan& ns = plan.namespaces.at(*item.ns);
+      return decide_liveness(root.namespaces.at(ns.ns).files.at(item.index),
+                             settings_for(root, options));
+    }
+    case ReapSubject::attach_file:
+      return judge_attach_file(root.attach_files.at(item.index));
+    case ReapSubject::namespace_dir: {
+      const NamespacePlan& ns = plan.namespaces.at(*item.ns);
+      const NamespaceFacts& facts = root.namespaces.at(ns.ns);
+      std::size_t removable = 0;
+      for (const PlanItem& other : plan.items) {
+        if (other.ns == item.ns && other.subject == ReapSubject::namespace_file &&
+            other.action == ReapAction::remove) {
+          ++removable;
+        }
+      }
+      LivenessVerdict v;
+      v.verdict = item.verdict;
+      v.reason = item.reason;
+      v.message = "no user '" + ns.user + "' exists: no JVM can use this directory";
+      v.evidence = {{"user", ns.user},
+                    {"user_exists", false},
+                    {"entries", facts.files.size()},
+                    {"entries_planned_for_removal", removable},
+                    {"decided_by", "user"},
+                    {"reason", item.reason}};
+      return v;
+    }
+  }
+  return {};
 }
 
 Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& options,

@@ -93,9 +93,10 @@ struct PlanItem {
   std::optional<ExpectedInode> expected;  // absent: the entry could not be stat'ed
   std::optional<std::int64_t> age_ms;     // now - max(ctime, mtime)
   Verdict verdict = Verdict::unknown;
-  std::string reason;   // the liveness reason ("process-gone") or the attach/dir reason
-  std::string message;  // one sentence for people
-  nlohmann::json evidence;
+  // The liveness reason ("process-gone"), or the attach file's or directory's. The message
+  // and the evidence are not stored (at 100,000 files they would dominate the run): the
+  // report asks explain_item() for them, item by item, from the same facts.
+  std::string reason;
   ReapAction action = ReapAction::keep;
   // Stable code. remove: "reapable"; keep: "live", "unknown"; skip: "too-young",
   // "special-file", "directory", "hard-linked", "unexpected-kind", "not-a-pid-name",
@@ -134,5 +135,16 @@ Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& optio
 
 // The verdict on a .java_pid / .attach_pid file: removable only when its pid is known gone.
 LivenessVerdict judge_attach_file(const AttachFacts& attach);
+
+// The verdict of plan item `item` with its message and evidence, decided again from the
+// facts the plan was made from (`roots`, `options`): the same verdict and reason the plan
+// holds, with what decided them.
+LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan& plan,
+                             std::size_t item, const ReapOptions& options);
+
+// Whether the decision on `file` can depend on its region (the VM begin time): only when a
+// process with its pid is alive (or may be). A reaper that observed without reading regions
+// reads them for these files only; for all others the verdict is the same either way.
+bool region_may_decide(const FileFacts& file);
 
 }  // namespace hsperfguard

@@ -3,7 +3,9 @@
 #include <array>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <map>
+#include <utility>
 
 #include "inspect.hpp"
 #include "text_escape.hpp"
@@ -80,6 +82,28 @@ json sanitize_json(const json& value) {
   }
   return value;
 }
+
+namespace {
+
+// True when every string value and key of `value` is already valid UTF-8.
+bool all_utf8(const json& value) {
+  if (value.is_string()) return is_valid_utf8(value.get_ref<const std::string&>());
+  if (value.is_array()) {
+    for (const auto& v : value) {
+      if (!all_utf8(v)) return false;
+    }
+  } else if (value.is_object()) {
+    for (const auto& [k, v] : value.items()) {
+      if (!is_valid_utf8(k) || !all_utf8(v)) return false;
+    }
+  }
+  return true;
+}
+
+// sanitize_json without the copy when there is nothing to escape (the usual case).
+json sanitized(json&& value) { return all_utf8(value) ? std::move(value) : sanitize_json(value); }
+
+}  // namespace
 
 std::string dump_json(const json& document, int indent) {
   return document.dump(indent, ' ', false, json::error_handler_t::replace);
@@ -170,7 +194,9 @@ json error_to_json(const ObservationError& error) { return error_json(error); }
 
 json inode_to_json(const std::optional<InodeFacts>& inode) { return inode_json(inode); }
 
-json audit_report_json(const AuditResult& result, const ReportContext& context) {
+namespace {
+
+json report_header_json(const AuditResult& result, const ReportContext& context) {
   json report;
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "hsperfguard"}, {"version", kVersion}, {"build", kBuildInfo}};
@@ -185,117 +211,312 @@ json audit_report_json(const AuditResult& result, const ReportContext& context) 
   report["finished_at"] = format_utc_millis(result.finished_at_ms);
   report["duration_ms"] = result.finished_at_ms - result.started_at_ms;
   report["complete"] = !result.incomplete;
+  return report;
+}
 
-  json all_errors = json::array();
-  json roots = json::array();
-  json namespaces = json::array();
-  json attach = json::array();
+json root_json(const TempRootFacts& root, const RootJudgement& rj) {
+  json jr;
+  jr["kind"] = to_string(root.kind);
+  put_text(jr, "root", root.root);
+  put_text(jr, "temp_dir", root.temp_dir);
+  jr["inode"] = inode_json(root.opened ? root.opened : root.lstat);
+  jr["volume"] = volume_json(root.volume);
+  if (root.container) {
+    jr["container"] = {{"host_pid", root.container->host_pid},
+                       {"mount_namespace", root.container->mount_namespace}};
+  }
+  jr["findings"] = findings_json(rj.findings);
+  json ignored;
+  jr["errors"] = errors_json(root.errors, ignored);
+  return jr;
+}
+
+// A namespace without its files ("files" is an empty array, filled by the caller).
+json namespace_json(std::size_t r, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+  json jn;
+  jn["root"] = r;
+  put_text(jn, "name", ns.name);
+  put_text(jn, "path", ns.path);
+  put_text(jn, "user", ns.user_suffix);
+  const auto& inode = ns.opened ? ns.opened : ns.lstat;
+  jn["kind"] = inode ? json(to_string(inode->kind)) : json(nullptr);
+  jn["owner_uid"] = inode ? json(inode->uid) : json(nullptr);
+  jn["mode"] = inode ? json(octal_mode(inode->mode)) : json(nullptr);
+  jn["expected_uid"] = ns.user && ns.user->uid ? json(*ns.user->uid) : json(nullptr);
+  jn["volume"] = volume_json(ns.volume);
+  jn["findings"] = findings_json(nj.findings);
+  json ignored;
+  jn["errors"] = errors_json(ns.errors, ignored);
+  jn["files"] = json::array();
+  return jn;
+}
+
+json file_json(const FileFacts& file, const FileJudgement& fj, const LivenessSettings& liveness) {
+  json jf;
+  put_text(jf, "name", file.name);
+  put_text(jf, "path", file.path);
+  const auto& fi = file.opened ? file.opened : file.lstat;
+  jf["kind"] = fi ? json(to_string(fi->kind)) : json(nullptr);
+  jf["pid"] = file.pid_name.pid ? json(*file.pid_name.pid) : json(nullptr);
+  jf["pid_name"] = to_string(file.pid_name.kind);
+  jf["inode"] = inode_json(fi);
+  jf["region"] = region_summary_json(file.region);
+  if (fj.verdict) {
+    // The same decision as the judgement's, now with its message and full evidence.
+    LivenessVerdict verdict = decide_liveness(file, liveness);
+    jf["verdict"] = {{"verdict", to_string(verdict.verdict)},
+                     {"reason", verdict.reason},
+                     {"message", escape_non_utf8(verdict.message)},
+                     {"evidence", sanitized(std::move(verdict.evidence))}};
+  } else {
+    jf["verdict"] = nullptr;
+  }
+  jf["findings"] = findings_json(fj.findings);
+  json ignored;
+  jf["errors"] = errors_json(file.errors, ignored);
+  return jf;
+}
+
+json attach_json(std::size_t r, const AttachFacts& af, const Findings& findings) {
+  json ja;
+  ja["root"] = r;
+  put_text(ja, "path", af.path);
+  ja["kind"] = af.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file";
+  ja["pid"] = af.pid ? json(*af.pid) : json(nullptr);
+  ja["inode"] = inode_json(af.lstat);
+  ja["findings"] = findings_json(findings);
+  json ignored;
+  ja["errors"] = errors_json(af.errors, ignored);
+  return ja;
+}
+
+// The parts of the report that summarise every file: computed in one pass over the
+// judgements, without building any file's JSON.
+struct ReportTotals {
   Counts counts;
-  std::size_t file_count = 0;
+  std::size_t namespaces = 0;
+  std::size_t files = 0;
   std::map<std::string, std::size_t> by_verdict;
+  json errors = json::array();
+};
 
+ReportTotals report_totals(const AuditResult& result) {
+  ReportTotals t;
   for (std::size_t r = 0; r < result.roots.size(); ++r) {
     const auto& root = result.roots[r];
     const auto& rj = result.judgements.at(r);
-    json jr;
-    jr["kind"] = to_string(root.kind);
-    put_text(jr, "root", root.root);
-    put_text(jr, "temp_dir", root.temp_dir);
-    jr["inode"] = inode_json(root.opened ? root.opened : root.lstat);
-    jr["volume"] = volume_json(root.volume);
-    if (root.container) {
-      jr["container"] = {{"host_pid", root.container->host_pid},
-                         {"mount_namespace", root.container->mount_namespace}};
-    }
-    jr["findings"] = findings_json(rj.findings);
-    jr["errors"] = errors_json(root.errors, all_errors);
-    counts.add(rj.findings);
-    roots.push_back(std::move(jr));
-
+    t.counts.add(rj.findings);
+    for (const auto& e : root.errors) t.errors.push_back(error_json(e));
     for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
       const auto& ns = root.namespaces[n];
       const auto& nj = rj.namespaces.at(n);
-      json jn;
-      jn["root"] = r;
-      put_text(jn, "name", ns.name);
-      put_text(jn, "path", ns.path);
-      put_text(jn, "user", ns.user_suffix);
-      const auto& inode = ns.opened ? ns.opened : ns.lstat;
-      jn["kind"] = inode ? json(to_string(inode->kind)) : json(nullptr);
-      jn["owner_uid"] = inode ? json(inode->uid) : json(nullptr);
-      jn["mode"] = inode ? json(octal_mode(inode->mode)) : json(nullptr);
-      jn["expected_uid"] = ns.user && ns.user->uid ? json(*ns.user->uid) : json(nullptr);
-      jn["volume"] = volume_json(ns.volume);
-      jn["findings"] = findings_json(nj.findings);
-      jn["errors"] = errors_json(ns.errors, all_errors);
-      counts.add(nj.findings);
-      json files = json::array();
+      t.counts.add(nj.findings);
+      for (const auto& e : ns.errors) t.errors.push_back(error_json(e));
       for (std::size_t f = 0; f < ns.files.size(); ++f) {
-        const auto& file = ns.files[f];
         const auto& fj = nj.files.at(f);
-        json jf;
-        put_text(jf, "name", file.name);
-        put_text(jf, "path", file.path);
-        const auto& fi = file.opened ? file.opened : file.lstat;
-        jf["kind"] = fi ? json(to_string(fi->kind)) : json(nullptr);
-        jf["pid"] = file.pid_name.pid ? json(*file.pid_name.pid) : json(nullptr);
-        jf["pid_name"] = to_string(file.pid_name.kind);
-        jf["inode"] = inode_json(fi);
-        jf["region"] = region_summary_json(file.region);
-        if (fj.verdict) {
-          jf["verdict"] = {{"verdict", to_string(fj.verdict->verdict)},
-                           {"reason", fj.verdict->reason},
-                           {"message", escape_non_utf8(fj.verdict->message)},
-                           {"evidence", sanitize_json(fj.verdict->evidence)}};
-        } else {
-          jf["verdict"] = nullptr;
-        }
-        jf["findings"] = findings_json(fj.findings);
-        jf["errors"] = errors_json(file.errors, all_errors);
-        counts.add(fj.findings);
-        if (fj.verdict) ++by_verdict[std::string(to_string(fj.verdict->verdict))];
-        files.push_back(std::move(jf));
+        t.counts.add(fj.findings);
+        for (const auto& e : ns.files[f].errors) t.errors.push_back(error_json(e));
+        if (fj.verdict) ++t.by_verdict[std::string(to_string(fj.verdict->verdict))];
       }
-      file_count += ns.files.size();
-      jn["files"] = std::move(files);
+      t.files += ns.files.size();
+      ++t.namespaces;
+    }
+    for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
+      t.counts.add(rj.attach_files.at(a));
+      for (const auto& e : root.attach_files[a].errors) t.errors.push_back(error_json(e));
+    }
+  }
+  return t;
+}
+
+json summary_json(const AuditResult& result, ReportTotals& totals) {
+  json by_severity = json::object();
+  for (Severity s : {Severity::info, Severity::low, Severity::medium, Severity::high, Severity::critical}) {
+    by_severity[std::string(to_string(s))] = totals.counts.by_severity[s];
+  }
+  json by_rule = json::object();
+  for (const auto& [rule, n] : totals.counts.by_rule) by_rule[rule] = n;
+  const auto worst = highest_severity(result);
+  return {{"findings", totals.counts.total},
+          {"by_severity", by_severity},
+          {"by_rule", by_rule},
+          {"roots", result.roots.size()},
+          {"namespaces", totals.namespaces},
+          {"files", totals.files},
+          {"files_by_verdict", totals.by_verdict},
+          {"errors", totals.errors.size()},
+          {"highest_severity", worst ? json(to_string(*worst)) : json(nullptr)}};
+}
+
+// Pretty-prints (indent 2) exactly as dump_json would print the whole document, one value at
+// a time, so a report of any size needs memory for one file's JSON only.
+class StreamingWriter {
+ public:
+  explicit StreamingWriter(const std::function<void(std::string_view)>& sink)
+      : sink_(sink),
+        serializer_(nlohmann::detail::output_adapter<char>(buffer_), ' ',
+                    json::error_handler_t::replace) {
+    buffer_.reserve(kFlushAt + 65536);
+  }
+  ~StreamingWriter() = default;
+  StreamingWriter(const StreamingWriter&) = delete;
+  StreamingWriter& operator=(const StreamingWriter&) = delete;
+
+  void raw(std::string_view text) {
+    buffer_.append(text);
+    maybe_flush();
+  }
+  void indent(unsigned depth) { buffer_.append(depth * kIndent, ' '); }
+  // `"key": ` at `depth`, preceded by the separator from the previous member.
+  void key(unsigned depth, std::string_view name, bool& first) {
+    buffer_.append(first ? "\n" : ",\n");
+    first = false;
+    indent(depth);
+    buffer_.push_back('"');
+    buffer_.append(name);  // report keys are fixed ASCII names
+    buffer_.append("\": ");
+  }
+  // An array element's separator and indent.
+  void element(unsigned depth, bool& first) {
+    buffer_.append(first ? "\n" : ",\n");
+    first = false;
+    indent(depth);
+  }
+  void value(const json& v, unsigned depth) {
+    serializer_.dump(v, true, false, kIndent, depth * kIndent);
+    maybe_flush();
+  }
+  void close(char bracket, unsigned depth, bool empty) {
+    if (!empty) {
+      buffer_.push_back('\n');
+      indent(depth);
+    }
+    buffer_.push_back(bracket);
+  }
+  void flush() {
+    if (!buffer_.empty()) sink_(buffer_);
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr unsigned kIndent = 2;
+  static constexpr std::size_t kFlushAt = 1 << 20;
+  void maybe_flush() {
+    if (buffer_.size() >= kFlushAt) flush();
+  }
+  const std::function<void(std::string_view)>& sink_;
+  std::string buffer_;
+  nlohmann::detail::serializer<json> serializer_;
+};
+
+}  // namespace
+
+json audit_report_json(const AuditResult& result, const ReportContext& context) {
+  json report = report_header_json(result, context);
+  json roots = json::array();
+  json namespaces = json::array();
+  json attach = json::array();
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    const auto& root = result.roots[r];
+    const auto& rj = result.judgements.at(r);
+    roots.push_back(root_json(root, rj));
+    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
+      const auto& ns = root.namespaces[n];
+      const auto& nj = rj.namespaces.at(n);
+      json jn = namespace_json(r, ns, nj);
+      json& files = jn["files"];
+      for (std::size_t f = 0; f < ns.files.size(); ++f) {
+        files.push_back(file_json(ns.files[f], nj.files.at(f), liveness_settings_for(root)));
+      }
       namespaces.push_back(std::move(jn));
     }
     for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
-      const auto& af = root.attach_files[a];
-      json ja;
-      ja["root"] = r;
-      put_text(ja, "path", af.path);
-      ja["kind"] = af.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file";
-      ja["pid"] = af.pid ? json(*af.pid) : json(nullptr);
-      ja["inode"] = inode_json(af.lstat);
-      ja["findings"] = findings_json(rj.attach_files.at(a));
-      ja["errors"] = errors_json(af.errors, all_errors);
-      counts.add(rj.attach_files.at(a));
-      attach.push_back(std::move(ja));
+      attach.push_back(attach_json(r, root.attach_files[a], rj.attach_files.at(a)));
     }
   }
-
   report["roots"] = std::move(roots);
   report["namespaces"] = std::move(namespaces);
   report["attach"] = std::move(attach);
-  json by_severity = json::object();
-  for (Severity s : {Severity::info, Severity::low, Severity::medium, Severity::high, Severity::critical}) {
-    by_severity[std::string(to_string(s))] = counts.by_severity[s];
-  }
-  json by_rule = json::object();
-  for (const auto& [rule, n] : counts.by_rule) by_rule[rule] = n;
-  const auto worst = highest_severity(result);
-  report["summary"] = {{"findings", counts.total},
-                       {"by_severity", by_severity},
-                       {"by_rule", by_rule},
-                       {"roots", result.roots.size()},
-                       {"namespaces", report["namespaces"].size()},
-                       {"files", file_count},
-                       {"files_by_verdict", by_verdict},
-                       {"errors", all_errors.size()},
-                       {"highest_severity", worst ? json(to_string(*worst)) : json(nullptr)}};
-  report["errors"] = std::move(all_errors);
+  ReportTotals totals = report_totals(result);
+  report["summary"] = summary_json(result, totals);
+  report["errors"] = std::move(totals.errors);
   return report;
+}
+
+void write_audit_report_json(const AuditResult& result, const ReportContext& context,
+                             const std::function<void(std::string_view)>& sink) {
+  StreamingWriter out(sink);
+  json members = report_header_json(result, context);
+  ReportTotals totals = report_totals(result);
+  members["summary"] = summary_json(result, totals);
+  members["errors"] = std::move(totals.errors);
+  // Placeholders for the streamed arrays, so every member comes in the DOM's (sorted) order.
+  members["roots"] = json::array();
+  members["namespaces"] = json::array();
+  members["attach"] = json::array();
+  out.raw("{");
+  bool first_member = true;
+  for (const auto& [name, member] : members.items()) {
+    out.key(1, name, first_member);
+    if (name == "roots") {
+      out.raw("[");
+      bool first = true;
+      for (std::size_t r = 0; r < result.roots.size(); ++r) {
+        out.element(2, first);
+        out.value(root_json(result.roots[r], result.judgements.at(r)), 2);
+      }
+      out.close(']', 1, first);
+    } else if (name == "attach") {
+      out.raw("[");
+      bool first = true;
+      for (std::size_t r = 0; r < result.roots.size(); ++r) {
+        const auto& root = result.roots[r];
+        for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
+          out.element(2, first);
+          const auto& findings = result.judgements.at(r).attach_files.at(a);
+          out.value(attach_json(r, root.attach_files[a], findings), 2);
+        }
+      }
+      out.close(']', 1, first);
+    } else if (name == "namespaces") {
+      out.raw("[");
+      bool first = true;
+      for (std::size_t r = 0; r < result.roots.size(); ++r) {
+        const auto& root = result.roots[r];
+        const auto& rj = result.judgements.at(r);
+        for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
+          const auto& ns = root.namespaces[n];
+          const auto& nj = rj.namespaces.at(n);
+          const LivenessSettings liveness = liveness_settings_for(root);
+          out.element(2, first);
+          out.raw("{");
+          bool first_field = true;
+          const json header = namespace_json(r, ns, nj);
+          for (const auto& [field, value] : header.items()) {
+            out.key(3, field, first_field);
+            if (field != "files") {
+              out.value(value, 3);
+              continue;
+            }
+            out.raw("[");
+            bool first_file = true;
+            for (std::size_t f = 0; f < ns.files.size(); ++f) {
+              out.element(4, first_file);
+              out.value(file_json(ns.files[f], nj.files.at(f), liveness), 4);
+            }
+            out.close(']', 3, first_file);
+          }
+          out.close('}', 2, first_field);
+        }
+      }
+      out.close(']', 1, first);
+    } else {
+      out.value(member, 1);
+    }
+  }
+  out.close('}', 0, first_member);
+  out.raw("\n");
+  out.flush();
 }
 
 }  // namespace hsperfguard

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +22,11 @@ struct ReportContext {
 inline constexpr const char* kReportSchema = "hsperfguard-report/1";
 
 nlohmann::json audit_report_json(const AuditResult& result, const ReportContext& context);
+
+// The same report, byte for byte as dump_json(audit_report_json(...)) + "\n", handed to
+// `sink` in pieces: memory stays that of one file's JSON, however many files were audited.
+void write_audit_report_json(const AuditResult& result, const ReportContext& context,
+                             const std::function<void(std::string_view)>& sink);
 
 // Serialises with every string guaranteed valid UTF-8 (hostile names were escaped before;
 // anything that slipped through is replaced, never a throw).

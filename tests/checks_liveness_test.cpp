@@ -112,8 +112,19 @@ TEST(VerdictRules, FindingCarriesTheDecidingEvidence) {
   const auto findings = checks::check_verdict(NamespaceFacts{}, file, verdict);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].evidence["reason"], verdict.reason);
-  EXPECT_TRUE(findings[0].evidence.contains("decided_by"));
+  EXPECT_EQ(findings[0].evidence["verdict"], "stale");
+  EXPECT_EQ(findings[0].evidence["decided_by"], "process");
+  EXPECT_EQ(findings[0].evidence["decided_by_pid"], 4242);
+  EXPECT_EQ(findings[0].evidence["lock"], "free");
   EXPECT_EQ(findings[0].path, file.path);
+  // The full evidence is reported under the file's verdict, not copied into the finding;
+  // the audit judges with the brief verdict and gets the same finding.
+  EXPECT_FALSE(findings[0].evidence.contains("candidates"));
+  const auto brief =
+      checks::check_verdict(NamespaceFacts{}, file, decide_liveness_brief(file, LivenessSettings{}));
+  ASSERT_EQ(brief.size(), 1u);
+  EXPECT_EQ(brief[0].evidence, findings[0].evidence);
+  EXPECT_EQ(brief[0].message, findings[0].message);
 }
 
 }  // namespace

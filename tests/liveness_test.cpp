@@ -131,10 +131,28 @@ bool any_candidate_has(const json& ev, const char* key) {
   return ::testing::AssertionSuccess();
 }
 
-// judge_liveness is the same decision without the explanation.
+std::string describe_brief(const LivenessVerdict& v) {
+  return std::string(to_string(v.verdict)) + "/" + v.reason + " (" + v.message + ") " +
+         v.evidence.dump();
+}
+
+// judge_liveness is the same decision without the explanation, and decide_liveness_brief the
+// same with only the deciding evidence.
 ::testing::AssertionResult judge_agrees(const FileFacts& file, const LivenessSettings& settings,
                                         const LivenessVerdict& v) {
   const LivenessJudgement j = judge_liveness(file, settings);
+  const LivenessVerdict brief = decide_liveness_brief(file, settings);
+  const auto same_in_brief = [&](const char* key) {
+    if (!v.evidence.contains(key)) return !brief.evidence.contains(key);
+    return brief.evidence.value(key, nlohmann::json()) == v.evidence.at(key);
+  };
+  if (brief.verdict != v.verdict || brief.reason != v.reason || brief.message != v.message ||
+      !same_in_brief("decided_by") || !same_in_brief("reason") ||
+      !same_in_brief("decided_by_pid") || !same_in_brief("would_be") ||
+      !same_in_brief("vm_begin_time_ms") ||
+      brief.evidence.value("lock", "") != v.evidence.at("lock").value("state", "")) {
+    return ::testing::AssertionFailure() << "decide_liveness_brief says " << describe_brief(brief);
+  }
   if (j.verdict == v.verdict && j.reason == v.reason &&
       j.decided_by == v.evidence.value("decided_by", "")) {
     return ::testing::AssertionSuccess();

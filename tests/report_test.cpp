@@ -154,6 +154,27 @@ TEST(Report, ExampleMatchesGoldenFileAndSchema) {
   expect_schema_valid(dump_json(report));
 }
 
+// The audit command streams the report; it must be the document the DOM would print, byte
+// for byte, whatever the pieces (empty arrays, hostile names, findings, errors, attach files).
+TEST(Report, StreamedReportIsTheDumpedDocument) {
+  const auto result = example_result();
+  const auto context = example_context();
+  std::string streamed;
+  std::size_t pieces = 0;
+  write_audit_report_json(result, context, [&](std::string_view piece) {
+    streamed.append(piece);
+    ++pieces;
+  });
+  EXPECT_GE(pieces, 1u);
+  EXPECT_EQ(streamed, dump_json(audit_report_json(result, context)) + "\n");
+
+  AuditResult empty;
+  std::string streamed_empty;
+  write_audit_report_json(empty, context,
+                          [&](std::string_view piece) { streamed_empty.append(piece); });
+  EXPECT_EQ(streamed_empty, dump_json(audit_report_json(empty, context)) + "\n");
+}
+
 TEST(Report, GoldenExamplesInTheTreeAreSchemaValid) {
   test::ScratchDir dir;
   const auto result = test::run({"sh", "-c",

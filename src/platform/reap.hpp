@@ -83,6 +83,16 @@ struct ExecutionResult {
 // Carries out every `remove` item of the plan; keeps and skips are not touched.
 ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options);
 
+// Observation's complement for the reaper. Reading every region costs most of observing
+// 100,000 stale files, and the VM begin time in it only decides when the file's pid is
+// alive (region_may_decide): the reaper observes without regions (max_region_bytes = 0),
+// gathers liveness, then reads the regions of the files `wanted` accepts, up to their `used`
+// bytes (never more than `max_bytes`). The same discipline as observation: relative to the
+// temp dir and namespace fds, each compared (dev, ino) with the facts, the file opened
+// O_NOFOLLOW|O_NONBLOCK and fstat-compared; a file that changed gets an error, no region.
+void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
+                  std::size_t max_bytes);
+
 // One reap at a time per host: an exclusive flock on a lock file (created 0600 if missing,
 // its parent directory too, 0755; refused if it is not a regular file owned by us). The lock
 // is released when the object is destroyed, or by the kernel when the process dies.

@@ -52,6 +52,13 @@ bool write_all(int fd, std::string_view data) {
 std::optional<ObservationError> write_file_atomically(const std::string& path,
                                                       const std::string& content,
                                                       std::uint32_t mode) {
+  return write_file_atomically_streamed(
+      path, [&](const ContentSink& write) { write(content); }, mode);
+}
+
+std::optional<ObservationError> write_file_atomically_streamed(
+    const std::string& path, const std::function<void(const ContentSink&)>& produce,
+    std::uint32_t mode) {
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -68,9 +75,17 @@ std::optional<ObservationError> write_file_atomically(const std::string& path,
   }
   if (!fd.valid()) return make_error(dir + "/" + temp, "openat", EEXIST);
   // fchmod: the umask must not decide who may read the report.
-  if (::fchmod(fd.get(), static_cast<mode_t>(mode)) != 0 || !write_all(fd.get(), content) ||
-      ::fsync(fd.get()) != 0) {
-    const int err = errno;
+  bool written = ::fchmod(fd.get(), static_cast<mode_t>(mode)) == 0;
+  int write_errno = written ? 0 : errno;
+  if (written) {
+    produce([&](std::string_view piece) {
+      if (!written) return;
+      written = write_all(fd.get(), piece);
+      if (!written) write_errno = errno;
+    });
+  }
+  if (!written || ::fsync(fd.get()) != 0) {
+    const int err = written ? errno : write_errno;
     ::unlinkat(dirfd.get(), temp.c_str(), 0);
     return make_error(path, "write", err);
   }

@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 
+#include "perfdata.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/reap.hpp"
@@ -78,6 +79,32 @@ struct Place {
     return s.dev == dev && (!mount_id || !s.mount_id || *mount_id == *s.mount_id);
   }
 };
+
+// The temp dir of a root, opened the way observation opened it: a foreign root's beneath
+// its root (which is itself followed: /proc/<pid>/root is a link by design).
+UniqueFd open_temp_dir_of(RootKind kind, const std::string& root_dir, const std::string& temp_dir,
+                          ObservationError& err) {
+  UniqueFd temp;
+  if (kind == RootKind::root || kind == RootKind::container) {
+    UniqueFd root_fd(::open(root_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!root_fd.valid()) {
+      err = make_error(root_dir, "open", errno);
+      return temp;
+    }
+    temp = open_beneath(root_fd.get(), temp_dir, kDirFlags, &err);
+  } else {
+    temp.reset(::open(temp_dir.c_str(), kDirFlags));
+    if (!temp.valid()) err = make_error(temp_dir, "open", errno);
+  }
+  return temp;
+}
+
+bool same_dir(int fd, const std::optional<InodeFacts>& want) {
+  struct stat st {};
+  return want && ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+         static_cast<std::uint64_t>(st.st_dev) == want->dev &&
+         static_cast<std::uint64_t>(st.st_ino) == want->ino;
+}
 
 // ---- Per-thread file-system identity --------------------------------------------------------
 
@@ -247,21 +274,8 @@ class Executor {
   }
 
   UniqueFd open_temp_dir(const RootPlan& root) {
-    UniqueFd temp;
     ObservationError err;
-    if (root.kind == RootKind::root || root.kind == RootKind::container) {
-      // The root itself is followed (/proc/<pid>/root is a link by design); the temp dir is
-      // resolved beneath it, as observation did.
-      UniqueFd root_fd(::open(root.root_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-      if (!root_fd.valid()) {
-        fail_root(root, make_error(root.root_dir, "open", errno), "temp-dir-changed");
-        return temp;
-      }
-      temp = open_beneath(root_fd.get(), root.temp_dir, kDirFlags, &err);
-    } else {
-      temp.reset(::open(root.temp_dir.c_str(), kDirFlags));
-      if (!temp.valid()) err = make_error(root.temp_dir, "open", errno);
-    }
+    UniqueFd temp = open_temp_dir_of(root.kind, root.root_dir, root.temp_dir, err);
     if (!temp.valid()) fail_root(root, err, "temp-dir-changed");
     return temp;
   }
@@ -318,19 +332,8 @@ class Executor {
     const ExpectedInode& want = *item.expected;
     const char* name = item.name.c_str();
 
-    if (want.kind != FileKind::regular) {
-      // A link, FIFO, socket or device is never opened: compare by name, then unlink.
-      Seen seen;
-      if (const int err = stat_at(dirfd, name, kNameStat, seen); err != 0) {
-        return settle_errno(i, err, "statx");
-      }
-      if (!same_entry(seen, want)) return settle(i, ReapOutcome::changed, "identity-changed");
-      if (!place.contains(seen)) return settle(i, ReapOutcome::changed, "crosses-mount");
-      return unlink_checked(dirfd, i);
-    }
-
-    // A regular file: hold the very inode (O_PATH opens nothing, so a swapped-in device or
-    // FIFO is never opened), check it, reopen it through that handle, lock, recheck, unlink.
+    // Hold the very inode the name leads to now. O_PATH opens nothing (no device or FIFO is
+    // ever opened, a symlink is held as itself) and lets us check the inode before and after.
     UniqueFd handle(::openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!handle.valid()) return settle_errno(i, errno, "openat");
     Seen seen;
@@ -341,13 +344,17 @@ class Executor {
     if (!place.contains(seen)) return settle(i, ReapOutcome::changed, "crosses-mount");
     if (seen.nlink > 1) return settle(i, ReapOutcome::changed, "hard-linked");
 
-    UniqueFd file = reopen(handle.get());
-    if (!file.valid()) return settle_errno(i, errno, "open");
-    if (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
-      if (errno == EWOULDBLOCK) return settle(i, ReapOutcome::became_live, "lock-held");
-      return settle_errno(i, errno, "flock");
+    UniqueFd file;
+    if (want.kind == FileKind::regular) {
+      // Reopened through the handle, never by name; locked as the JVM locks it.
+      file = reopen(handle.get());
+      if (!file.valid()) return settle_errno(i, errno, "open");
+      if (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK) return settle(i, ReapOutcome::became_live, "lock-held");
+        return settle_errno(i, errno, "flock");
+      }
     }
-    // Locked. The name must still lead to this inode, or we would unlink another file.
+    // The name must still lead to the held inode, or we would unlink another file.
     Seen again;
     if (const int err = stat_at(dirfd, name, kNameStat, again); err != 0) {
       return settle_errno(i, err, "statx");
@@ -355,35 +362,48 @@ class Executor {
     if (again.dev != seen.dev || again.ino != seen.ino) {
       return settle(i, ReapOutcome::changed, "renamed-while-locked");
     }
-    unlink_checked(dirfd, i);
+    unlink_checked(dirfd, handle.get(), i, 0);
     // `file` closes after the unlink: the lock was held across it.
   }
 
   void remove_namespace_dir(int temp_fd, const Place& temp_place, std::size_t i) {
     const PlanItem& item = plan_.items[i];
     if (!item.expected) return settle(i, ReapOutcome::changed, "identity-changed");
+    UniqueFd handle(::openat(temp_fd, item.name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!handle.valid()) return settle_errno(i, errno, "openat");
     Seen seen;
-    if (const int err = stat_at(temp_fd, item.name.c_str(), kNameStat, seen); err != 0) {
+    if (const int err = stat_at(handle.get(), "", AT_EMPTY_PATH, seen); err != 0) {
       return settle_errno(i, err, "statx");
     }
     if (!same_entry(seen, *item.expected) || seen.mode != item.expected->mode) {
       return settle(i, ReapOutcome::changed, "identity-changed");
     }
     if (!temp_place.contains(seen)) return settle(i, ReapOutcome::changed, "crosses-mount");
-    if (!write_ahead(i)) return;
     // rmdir only removes an empty directory; whatever appeared in it since keeps it.
-    if (::unlinkat(temp_fd, item.name.c_str(), AT_REMOVEDIR) != 0) {
-      return settle_errno(i, errno, "unlinkat");
-    }
-    settle(i, ReapOutcome::removed, "removed-directory");
+    unlink_checked(temp_fd, handle.get(), i, AT_REMOVEDIR);
   }
 
-  void unlink_checked(int dirfd, std::size_t i) {
+  // Unlinks the item's name, announced first (write-ahead), then checks that the inode held
+  // by `handle` lost its last name. The check between lookup and unlink cannot be atomic
+  // (there is no "unlink this inode"): whoever may rename in the directory (its owner, whose
+  // identity we act with, or root) can swap the name in that instant. Then the inode we
+  // judged keeps its name and we removed another one of that directory's names, which the
+  // swapper could have removed itself: nothing outside the directory, no data. It is
+  // reported as a failure, never as a removal.
+  void unlink_checked(int dirfd, int handle, std::size_t i, int flags) {
     if (!write_ahead(i)) return;
-    if (::unlinkat(dirfd, plan_.items[i].name.c_str(), 0) != 0) {
+    if (::unlinkat(dirfd, plan_.items[i].name.c_str(), flags) != 0) {
       return settle_errno(i, errno, "unlinkat");
     }
-    settle(i, ReapOutcome::removed, "unlinked");
+    Seen after;
+    if (stat_at(handle, "", AT_EMPTY_PATH, after) == 0 && after.nlink != 0) {
+      return settle(i, ReapOutcome::failed, "swapped-during-unlink",
+                    ObservationError{plan_.items[i].path, "unlinkat", 0,
+                                     "the judged file still has a name after the unlink: the "
+                                     "name was swapped in the instant before it, and another "
+                                     "entry of this directory was removed instead"});
+    }
+    settle(i, ReapOutcome::removed, flags == AT_REMOVEDIR ? "removed-directory" : "unlinked");
   }
 
   // The same open file description's inode, opened for reading through /proc/self/fd: no
@@ -497,6 +517,105 @@ ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options) {
   ExecutionResult result;
   Executor(plan, options, result).run();
   return result;
+}
+
+// ---- Regions, read late ------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::size_t kFirstRegionRead = 4096;
+
+// Reads [have, want) of fd into buffer; returns the bytes now valid, or sets err.
+std::size_t read_upto(int fd, std::vector<std::byte>& buffer, std::size_t have, std::size_t want,
+                      int& err) {
+  if (buffer.size() < want) buffer.resize(want);
+  while (have < want) {
+    const ssize_t n = ::pread(fd, buffer.data() + have, want - have, static_cast<off_t>(have));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    if (n == 0) break;
+    have += static_cast<std::size_t>(n);
+  }
+  return have;
+}
+
+void read_region_at(int dirfd, FileFacts& file, std::size_t max_bytes,
+                    std::vector<std::byte>& buffer) {
+  const InodeFacts& want = *file.lstat;
+  UniqueFd fd(open_noatime(dirfd, file.name.c_str(),
+                           O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) {
+    file.errors.push_back(make_error(file.path, "openat", errno));
+    return;
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
+    file.errors.push_back(make_error(file.path, "fstat", errno));
+    return;
+  }
+  if (!S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_dev) != want.dev ||
+      static_cast<std::uint64_t>(st.st_ino) != want.ino) {
+    file.errors.push_back(ObservationError{file.path, "openat", 0, "replaced while being observed"});
+    return;
+  }
+  const std::size_t cap =
+      static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), max_bytes));
+  int err = 0;
+  std::size_t got = read_upto(fd.get(), buffer, 0, std::min(cap, kFirstRegionRead), err);
+  if (err == 0) {
+    const auto pro = hsperfguard::perfdata::parse_prologue(std::span(buffer.data(), got));
+    if (pro.prologue && pro.prologue->used > 0 && static_cast<std::size_t>(pro.prologue->used) > got) {
+      got = read_upto(fd.get(), buffer, got, std::min(cap, static_cast<std::size_t>(pro.prologue->used)), err);
+    }
+  }
+  if (err != 0) file.errors.push_back(make_error(file.path, "pread", err));
+  file.region = RegionSummary{
+      perfdata::parse_region_keeping(std::span(buffer.data(), got), kObservedCounters), got};
+}
+
+}  // namespace
+
+void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
+                  std::size_t max_bytes) {
+  UniqueFd temp;
+  bool temp_tried = false;
+  std::vector<std::byte> buffer;
+  for (NamespaceFacts& ns : root.namespaces) {
+    UniqueFd dir;
+    bool dir_tried = false;
+    for (FileFacts& file : ns.files) {
+      if (file.region || !file.lstat || file.lstat->kind != FileKind::regular || file.crosses_mount ||
+          !wanted(file)) {
+        continue;
+      }
+      if (!temp_tried) {
+        temp_tried = true;
+        ObservationError err;
+        temp = open_temp_dir_of(root.kind, root.root, root.temp_dir, err);
+        if (temp.valid() && !same_dir(temp.get(), root.opened)) {
+          err = ObservationError{root.temp_dir, "open", 0, "replaced while being observed"};
+          temp.reset();
+        }
+        if (!temp.valid()) root.errors.push_back(err);
+      }
+      if (!temp.valid()) return;
+      if (!dir_tried) {
+        dir_tried = true;
+        dir.reset(::openat(temp.get(), ns.name.c_str(), kDirFlags));
+        if (!dir.valid()) {
+          ns.errors.push_back(make_error(ns.path, "openat", errno));
+        } else if (!same_dir(dir.get(), ns.opened)) {
+          ns.errors.push_back(ObservationError{ns.path, "openat", 0, "replaced while being observed"});
+          dir.reset();
+        }
+      }
+      if (!dir.valid()) break;
+      read_region_at(dir.get(), file, max_bytes, buffer);
+    }
+  }
 }
 
 // ---- Single-instance lock ---------------------------------------------------------------------

@@ -1,15 +1,18 @@
 // Observation of a Windows temp dir: the hsperfdata_* namespaces, their security
 // descriptors, volumes and backing files. Read-only; never follows a reparse point.
 //
-// A listing entry (FindFirstFileExW) describes the entry itself, like lstat; an opened
-// handle (FILE_FLAG_OPEN_REPARSE_POINT) is the fstat. Both are recorded and compared, so
-// that an entry replaced between listing and opening shows up as an identity mismatch.
+// Directories are listed through their opened handle (FileIdBothDirectoryInfo), the
+// counterpart of readdir on a verified fd: each entry comes with its file id, so the
+// listing is the lstat and the handle later opened on the entry (FILE_FLAG_OPEN_REPARSE_POINT)
+// is the fstat, and an entry replaced between the two shows up as a different (dev, ino).
 #include <windows.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "perfdata.hpp"
 #include "pid_name.hpp"
@@ -41,28 +44,49 @@ bool is_namespace_name(std::wstring_view name) {
 
 bool is_dot_or_dotdot(std::wstring_view name) { return name == L"." || name == L".."; }
 
-// Calls `visit` for every entry of `dir` except "." and "..". Returns the error, if any.
+// One entry of a directory listing: its name and what the listing says about it.
+struct Listed {
+  std::wstring name;
+  InodeFacts facts;
+};
+
+// Calls `visit` for every entry of the opened directory `dir` except "." and "..".
+// `volume_serial` is the directory's (entries carry only their file id). Returns the
+// error, if any.
 template <typename Visit>
-std::optional<ObservationError> list_directory(const std::wstring& dir, Visit visit) {
-  WIN32_FIND_DATAW entry{};
-  win::UniqueFind search(::FindFirstFileExW(win::join(dir, L"*").c_str(), FindExInfoBasic, &entry,
-                                            FindExSearchNameMatch, nullptr, FIND_FIRST_EX_LARGE_FETCH));
-  if (!search.valid()) {
-    const DWORD error = ::GetLastError();
-    if (error == ERROR_FILE_NOT_FOUND) return std::nullopt;  // an empty volume root
-    return win::make_error(narrow(dir), "FindFirstFileExW", error);
+std::optional<ObservationError> list_directory(HANDLE dir, const std::string& path, std::uint64_t volume_serial,
+                                               Visit visit) {
+  // 64 KiB, 8-byte aligned: the entries hold LARGE_INTEGERs.
+  std::vector<std::uint64_t> buffer(8192);
+  const auto bytes = static_cast<DWORD>(buffer.size() * sizeof(std::uint64_t));
+  FILE_INFO_BY_HANDLE_CLASS kind = FileIdBothDirectoryRestartInfo;
+  while (::GetFileInformationByHandleEx(dir, kind, buffer.data(), bytes)) {
+    kind = FileIdBothDirectoryInfo;
+    std::size_t offset = 0;
+    while (true) {
+      const auto* entry = reinterpret_cast<const FILE_ID_BOTH_DIR_INFO*>(
+          reinterpret_cast<const std::byte*>(buffer.data()) + offset);
+      const std::size_t name_end = offset + offsetof(FILE_ID_BOTH_DIR_INFO, FileName) + entry->FileNameLength;
+      if (name_end > bytes) break;  // never read past what the call filled
+      const std::wstring name(entry->FileName, entry->FileNameLength / sizeof(wchar_t));
+      if (!is_dot_or_dotdot(name)) visit(Listed{name, win::to_inode_facts(*entry, volume_serial)});
+      if (entry->NextEntryOffset == 0) break;
+      offset += entry->NextEntryOffset;
+      if (offset + sizeof(FILE_ID_BOTH_DIR_INFO) > bytes) break;
+    }
   }
-  do {
-    if (!is_dot_or_dotdot(entry.cFileName)) visit(entry);
-  } while (::FindNextFileW(search.get(), &entry));
   const DWORD error = ::GetLastError();
-  if (error != ERROR_NO_MORE_FILES) return win::make_error(narrow(dir), "FindNextFileW", error);
+  if (error != ERROR_NO_MORE_FILES) return win::make_error(path, "GetFileInformationByHandleEx", error);
   return std::nullopt;
 }
 
+// The listing and the opened handle describe the same object: same (volume, file id),
+// same kind, and both agree on being a directory or a reparse point. A file system that
+// lists no file ids (0) is compared on the rest only.
 bool same_entry(const InodeFacts& listed, const InodeFacts& opened) {
   constexpr DWORD kIdentity = FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT;
-  return listed.kind == opened.kind &&
+  const bool same_id = listed.ino == 0 || (listed.dev == opened.dev && listed.ino == opened.ino);
+  return same_id && listed.kind == opened.kind &&
          (listed.windows_attributes.value_or(0) & kIdentity) == (opened.windows_attributes.value_or(0) & kIdentity);
 }
 
@@ -121,13 +145,13 @@ std::optional<RegionSummary> read_region(HANDLE file, std::uint64_t size, std::s
   return summary;
 }
 
-FileFacts observe_file(const std::wstring& ns_path, const WIN32_FIND_DATAW& entry,
-                       const NamespaceFacts& ns, std::int64_t max_pid, const ObserveOptions& options) {
+FileFacts observe_file(const std::wstring& ns_path, const Listed& entry, const NamespaceFacts& ns,
+                       std::int64_t max_pid, const ObserveOptions& options) {
   FileFacts file;
-  const std::wstring wide_path = win::join(ns_path, entry.cFileName);
-  file.name = narrow(entry.cFileName);
+  const std::wstring wide_path = win::join(ns_path, entry.name);
+  file.name = narrow(entry.name);
   file.path = narrow(wide_path);
-  file.lstat = win::to_inode_facts(entry);
+  file.lstat = entry.facts;
   file.pid_name = classify_pid_name(file.name, max_pid);
   if (file.lstat->kind == FileKind::symlink) return file;  // never followed
 
@@ -165,14 +189,14 @@ FileFacts observe_file(const std::wstring& ns_path, const WIN32_FIND_DATAW& entr
   return file;
 }
 
-NamespaceFacts observe_namespace(const TempRootFacts& root, const std::wstring& temp, const WIN32_FIND_DATAW& entry,
+NamespaceFacts observe_namespace(const TempRootFacts& root, const std::wstring& temp, const Listed& entry,
                                  UserDatabase& users, const ObserveOptions& options) {
   NamespaceFacts ns;
-  const std::wstring wide_path = win::join(temp, entry.cFileName);
-  ns.name = narrow(entry.cFileName);
+  const std::wstring wide_path = win::join(temp, entry.name);
+  ns.name = narrow(entry.name);
   ns.user_suffix = ns.name.substr(kNamespacePrefix.size());
   ns.path = narrow(wide_path);
-  ns.lstat = win::to_inode_facts(entry);
+  ns.lstat = entry.facts;
 
   ns.user = users.find_user(ns.user_suffix);
   if (users.failed()) {
@@ -205,7 +229,7 @@ NamespaceFacts observe_namespace(const TempRootFacts& root, const std::wstring& 
   if (volume_error) ns.errors.push_back(*volume_error);
   if (!ns.identity_matches) return ns;  // whatever is there now is not what was listed
 
-  const auto list_error = list_directory(wide_path, [&](const WIN32_FIND_DATAW& file_entry) {
+  const auto list_error = list_directory(handle.get(), ns.path, ns.opened->dev, [&](const Listed& file_entry) {
     ns.files.push_back(observe_file(wide_path, file_entry, ns, root.max_pid, options));
   });
   if (list_error) ns.errors.push_back(*list_error);
@@ -234,6 +258,8 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     temp = win::join(widen(spec.root), inside);
   }
   const std::string temp_path = narrow(temp);
+  // The entry's own attributes decide whether it is a reparse point: wine follows links
+  // even under FILE_FLAG_OPEN_REPARSE_POINT, so the handle alone cannot tell.
   WIN32_FILE_ATTRIBUTE_DATA attributes{};
   if (!::GetFileAttributesExW(temp.c_str(), GetFileExInfoStandard, &attributes)) {
     root.errors.push_back(win::make_error(temp_path, "GetFileAttributesExW", ::GetLastError()));
@@ -246,25 +272,33 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   listed.atime = win::to_timestamp(attributes.ftLastAccessTime);
   listed.windows_attributes = attributes.dwFileAttributes;
   root.lstat = listed;
-
-  UniqueHandle handle(::CreateFileW(temp.c_str(), FILE_READ_ATTRIBUTES | SYNCHRONIZE, kShareAll, nullptr,
-                                    OPEN_EXISTING, kNoFollow, nullptr));
-  if (handle.valid()) {
-    ObservationError error;
-    root.opened = win::inode_facts_of(handle.get(), temp_path, &error);
-    if (!root.opened) root.errors.push_back(error);
-  } else {
-    root.errors.push_back(win::make_error(temp_path, "CreateFileW", ::GetLastError()));
-  }
   std::optional<ObservationError> volume_error;
   root.volume = win::observe_volume(temp_path, &volume_error);
   if (volume_error) root.errors.push_back(*volume_error);
   if (listed.kind != FileKind::directory) return root;  // a reparse point is not entered
 
+  UniqueHandle handle(::CreateFileW(temp.c_str(), FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                                    kShareAll, nullptr, OPEN_EXISTING, kNoFollow, nullptr));
+  if (!handle.valid()) {
+    root.errors.push_back(win::make_error(temp_path, "CreateFileW", ::GetLastError()));
+    return root;
+  }
+  ObservationError error;
+  const auto opened = win::inode_facts_of(handle.get(), temp_path, &error);
+  if (!opened) {
+    root.errors.push_back(error);
+    return root;
+  }
+  // Opening without following is Windows' lstat: the handle is the entry itself. Both
+  // observations are then the handle's, with its identity.
+  root.opened = opened;
+  root.lstat = opened;
+  if (opened->kind != FileKind::directory) return root;
+
   // Suffixes are this host's account names; a foreign root's come from its etc/passwd.
   const auto users = spec.kind == RootKind::root ? root_user_database(spec.root) : host_user_database();
-  const auto list_error = list_directory(temp, [&](const WIN32_FIND_DATAW& entry) {
-    if (is_namespace_name(entry.cFileName)) {
+  const auto list_error = list_directory(handle.get(), temp_path, opened->dev, [&](const Listed& entry) {
+    if (is_namespace_name(entry.name)) {
       root.namespaces.push_back(observe_namespace(root, temp, entry, *users, options));
     }
   });

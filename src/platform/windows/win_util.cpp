@@ -132,6 +132,14 @@ Timestamp to_timestamp(const FILETIME& time) {
   return Timestamp{sec, rest * 100};
 }
 
+// The same time as a LARGE_INTEGER (FILE_BASIC_INFO, directory listings).
+static Timestamp to_timestamp(const LARGE_INTEGER& time) {
+  FILETIME ft{};
+  ft.dwLowDateTime = static_cast<DWORD>(static_cast<std::uint64_t>(time.QuadPart) & 0xFFFFFFFF);
+  ft.dwHighDateTime = static_cast<DWORD>(static_cast<std::uint64_t>(time.QuadPart) >> 32);
+  return to_timestamp(ft);
+}
+
 FileKind kind_from_attributes(DWORD attributes) {
   if ((attributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0) return FileKind::symlink;
   if ((attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) return FileKind::directory;
@@ -162,21 +170,21 @@ std::optional<InodeFacts> inode_facts_of(HANDLE handle, const std::string& path,
   InodeFacts facts = to_inode_facts(info);
   FILE_BASIC_INFO basic{};
   if (::GetFileInformationByHandleEx(handle, FileBasicInfo, &basic, sizeof basic)) {
-    FILETIME change{};
-    change.dwLowDateTime = static_cast<DWORD>(basic.ChangeTime.QuadPart & 0xFFFFFFFF);
-    change.dwHighDateTime = static_cast<DWORD>(static_cast<std::uint64_t>(basic.ChangeTime.QuadPart) >> 32);
-    facts.ctime = to_timestamp(change);
+    facts.ctime = to_timestamp(basic.ChangeTime);
   }
   return facts;
 }
 
-InodeFacts to_inode_facts(const WIN32_FIND_DATAW& entry) {
+InodeFacts to_inode_facts(const FILE_ID_BOTH_DIR_INFO& entry, std::uint64_t volume_serial) {
   InodeFacts facts;
-  facts.kind = kind_from_attributes(entry.dwFileAttributes);
-  facts.size = (static_cast<std::uint64_t>(entry.nFileSizeHigh) << 32) | entry.nFileSizeLow;
-  facts.mtime = to_timestamp(entry.ftLastWriteTime);
-  facts.atime = to_timestamp(entry.ftLastAccessTime);
-  facts.windows_attributes = entry.dwFileAttributes;
+  facts.kind = kind_from_attributes(entry.FileAttributes);
+  facts.size = static_cast<std::uint64_t>(entry.EndOfFile.QuadPart);
+  facts.dev = volume_serial;
+  facts.ino = static_cast<std::uint64_t>(entry.FileId.QuadPart);
+  facts.mtime = to_timestamp(entry.LastWriteTime);
+  facts.atime = to_timestamp(entry.LastAccessTime);
+  facts.ctime = to_timestamp(entry.ChangeTime);
+  facts.windows_attributes = entry.FileAttributes;
   return facts;
 }
 

@@ -117,8 +117,9 @@ InodeFacts to_inode_facts(const BY_HANDLE_FILE_INFORMATION& info);
 // The same from the handle itself, plus the change time (ctime) from FileBasicInfo.
 std::optional<InodeFacts> inode_facts_of(HANDLE handle, const std::string& path,
                                          ObservationError* error);
-// Facts from a directory listing entry, which describes the entry itself and never
-// follows a reparse point; dev and ino are unknown there (0).
-InodeFacts to_inode_facts(const WIN32_FIND_DATAW& entry);
+// Facts from a handle-relative directory listing entry, which describes the entry itself
+// (the file id as ino, `volume_serial` of the listed directory as dev). The link count is
+// not listed: nlink stays 1.
+InodeFacts to_inode_facts(const FILE_ID_BOTH_DIR_INFO& entry, std::uint64_t volume_serial);
 
 }  // namespace hsperfguard::platform::win

@@ -1,0 +1,349 @@
+// The reaper under attack (Linux). Each test is named after the attack: the world is changed
+// between the plan and its execution (deterministically, by the test), or all the time while
+// the reaper runs (a swapping thread, for at least 1,000 runs). What must hold every time:
+// nothing outside the namespace is removed or changed, nothing the plan did not judge is
+// removed, and every refusal is reported.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "platform/reap.hpp"
+#include "reap_command.hpp"
+#include "reap_report.hpp"
+#include "reap_test_support.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using platform::ReapOutcome;
+using namespace reaptest;
+
+nlink_t links_of(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 ? st.st_nlink : 0;
+}
+
+TEST(ReapRace, NamespaceSwappedForASymlinkBetweenPlanAndExecution) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, stale), "remove");
+
+  // The attacker's directory holds a sentinel under the very name the plan will unlink.
+  const std::string theirs = tree.outside + "/theirs";
+  ASSERT_EQ(::mkdir(theirs.c_str(), 0777), 0);
+  const std::string bait = tree.sentinel_in(theirs, basename(stale));
+  ASSERT_EQ(::rename(ns.c_str(), (tree.tmp + "/moved").c_str()), 0);
+  ASSERT_EQ(::symlink(theirs.c_str(), ns.c_str()), 0);
+
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, stale), ReapOutcome::failed);
+  EXPECT_EQ(record_of(run, result, stale)->detail, "namespace-changed");
+  EXPECT_FALSE(result.errors.empty());
+  EXPECT_TRUE(exists(bait));
+  EXPECT_TRUE(exists(tree.tmp + "/moved/" + basename(stale)));
+  EXPECT_TRUE(tree.sentinels_intact());
+}
+
+TEST(ReapRace, NamespaceReplacedByAnotherUsersDirectory) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root to create another user's directory";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, stale), "remove");
+
+  // Same name, same owner even, same file names: another directory all the same.
+  ASSERT_EQ(::rename(ns.c_str(), (tree.tmp + "/old").c_str()), 0);
+  tree.make_namespace("nobody", 1, 1);  // daemon's now
+  const std::string same_name = tree.sentinel_in(ns, basename(stale));
+  const auto other_owner = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(record_of(run, other_owner, stale)->detail, "namespace-changed");
+  ASSERT_EQ(::chown(ns.c_str(), kNobody, kNogroup), 0);
+  const auto same_owner = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(record_of(run, same_owner, stale)->detail, "namespace-changed");
+  EXPECT_TRUE(exists(same_name));
+  EXPECT_TRUE(tree.sentinels_intact());
+}
+
+TEST(ReapRace, TempDirSwappedBetweenPlanAndExecution) {
+  ReapTree tree;
+  const std::string stale = tree.stale_file(tree.make_namespace("nobody", kNobody, kNogroup));
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(::rename(tree.tmp.c_str(), (tree.scratch / "tmp.old").c_str()), 0);
+  ASSERT_EQ(::mkdir(tree.tmp.c_str(), 01777), 0);
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(record_of(run, result, stale)->detail, "temp-dir-changed");
+  EXPECT_TRUE(exists(tree.scratch / ("tmp.old/hsperfdata_nobody/" + basename(stale))));
+}
+
+TEST(ReapRace, StaleFileSwappedForASymlinkToASentinel) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  const std::string sentinel = tree.sentinel("symlink-target");
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(::unlink(stale.c_str()), 0);
+  ASSERT_EQ(::symlink(sentinel.c_str(), stale.c_str()), 0);
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, stale), ReapOutcome::changed);
+  EXPECT_TRUE(exists(stale));  // the link the plan never judged stays, and so does its target
+  EXPECT_TRUE(tree.sentinels_intact());
+}
+
+TEST(ReapRace, StaleFileSwappedForAHardLinkToASentinel) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  const std::string sentinel = tree.sentinel("hardlink-target");
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(::unlink(stale.c_str()), 0);
+  ASSERT_EQ(::link(sentinel.c_str(), stale.c_str()), 0);
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, stale), ReapOutcome::changed);
+  EXPECT_EQ(links_of(sentinel), 2u);  // the attacker's link is not ours to drop either
+  EXPECT_TRUE(tree.sentinels_intact());
+
+  // Planted before the plan: a hard link is never planned for removal.
+  ReapRun planted = plan_in(tree.tmp);
+  EXPECT_EQ(action_of(planted, stale), "skip");
+  EXPECT_EQ(item_of(planted, stale)->why, "hard-linked");
+}
+
+TEST(ReapRace, FifoSwappedInForAStaleFileIsNeverOpened) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(::unlink(stale.c_str()), 0);
+  ASSERT_EQ(::mkfifo(stale.c_str(), 0600), 0);  // opening it for reading would block a reader
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_EQ(outcome_of(run, result, stale), ReapOutcome::changed);
+  EXPECT_TRUE(exists(stale));
+}
+
+TEST(ReapRace, FifoPlantedInANamespaceGoesOnlyWithIncludeSpecial) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string fifo = ns + "/" + std::to_string(dead_pid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(::chown(fifo.c_str(), kNobody, kNogroup), 0);
+  int rc = -1;
+  const auto plain = reap_json(tree.tmp, {"--min-age", "0"}, &rc);
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(plain.at("plan").at(0).at("why"), "special-file");
+  EXPECT_TRUE(exists(fifo));
+  const auto special = reap_json(tree.tmp, {"--min-age", "0", "--include-special"}, &rc);
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(special.at("actions").at(0).at("outcome"), "removed");
+  EXPECT_FALSE(exists(fifo));
+}
+
+// ---- The swap loop ---------------------------------------------------------------------------
+
+// One round's world: a namespace with stale files and bait; a decoy directory holding hard
+// links to sentinels under the stale files' names; a symlink to the decoy. A thread swaps
+// names (renameat2 RENAME_EXCHANGE: atomic) as fast as it can while the reaper observes,
+// plans and executes.
+struct Round {
+  std::string ns, decoy, decoy_link;
+  std::vector<std::string> stale;            // names in the namespace
+  std::set<ino_t> removable;                 // inodes the reaper may remove
+  std::vector<std::string> decoy_links;      // must all survive
+  std::vector<std::string> namespace_links;  // hard links to sentinels in the namespace
+};
+
+class Swapper {
+ public:
+  Swapper(const std::string& tmp, const Round& round) : tmp_(tmp), round_(round) {}
+  ~Swapper() { stop(); }
+  void start() {
+    thread_ = std::thread([this] { loop(); });
+  }
+  void stop() {
+    running_ = false;
+    if (thread_.joinable()) thread_.join();
+  }
+  std::size_t swaps() const { return swaps_; }
+
+ private:
+  void loop() {
+    const int tmp = ::open(tmp_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const std::string ns_name = basename(round_.ns);
+    const std::string decoy_name = basename(round_.decoy);
+    const std::string link_name = basename(round_.decoy_link);
+    std::size_t i = 0;
+    while (running_) {
+      const int ns = ::openat(tmp, ns_name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      const std::string& victim = round_.stale[i % round_.stale.size()];
+      switch (i % 4) {
+        case 0:  // a stale file and the symlink bait trade places
+          if (ns >= 0) ::renameat2(ns, victim.c_str(), ns, "bait-symlink", RENAME_EXCHANGE);
+          break;
+        case 1:  // a stale file and the hard link bait
+          if (ns >= 0) ::renameat2(ns, victim.c_str(), ns, "bait-hardlink", RENAME_EXCHANGE);
+          break;
+        case 2:  // the namespace and the decoy directory
+          ::renameat2(tmp, ns_name.c_str(), tmp, decoy_name.c_str(), RENAME_EXCHANGE);
+          break;
+        case 3:  // the namespace and a symlink to the decoy
+          ::renameat2(tmp, ns_name.c_str(), tmp, link_name.c_str(), RENAME_EXCHANGE);
+          break;
+      }
+      if (ns >= 0) ::close(ns);
+      ++i;
+      ++swaps_;
+    }
+    ::close(tmp);
+  }
+
+  std::string tmp_;
+  const Round& round_;
+  std::thread thread_;
+  std::atomic<bool> running_{true};
+  std::atomic<std::size_t> swaps_{0};
+};
+
+ino_t inode_of(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+TEST(ReapRace, SwapsInALoopWhileReapRunsAThousandTimes) {
+  constexpr int kRounds = 1000;
+  const auto budget = std::chrono::seconds(240);  // a loaded 2-core CI machine
+  ReapTree tree;
+  const std::string sentinel_a = tree.sentinel("loop-a");
+  const std::string sentinel_b = tree.sentinel("loop-b");
+  const std::string symlink_target = tree.sentinel("loop-symlink-target");
+  const nlink_t a_links = links_of(sentinel_a), b_links = links_of(sentinel_b);
+  const bool root = test::is_root();
+  const uid_t owner = root ? kNobody : ::geteuid();
+  const gid_t group = root ? kNogroup : ::getegid();
+
+  std::map<std::string, std::size_t> outcomes;
+  std::size_t swaps = 0;
+  int rounds = 0;
+  const auto started = std::chrono::steady_clock::now();
+  for (; rounds < kRounds && std::chrono::steady_clock::now() - started < budget; ++rounds) {
+    Round round;
+    round.ns = tree.make_namespace("nobody", owner, group);
+    round.decoy = tree.tmp + "/decoy";
+    round.decoy_link = tree.tmp + "/decoy-link";
+    ASSERT_EQ(::mkdir(round.decoy.c_str(), 0755), 0);
+    ASSERT_EQ(::chown(round.decoy.c_str(), owner, group), 0);
+    ASSERT_EQ(::symlink(round.decoy.c_str(), round.decoy_link.c_str()), 0);
+    const ino_t decoy_ino = inode_of(round.decoy);
+    for (int i = 0; i < 3; ++i) {
+      const std::string path = tree.stale_file(round.ns);
+      round.stale.push_back(basename(path));
+      round.removable.insert(inode_of(path));
+      // In the decoy, the same name is a sentinel's second link.
+      const std::string decoy_entry = round.decoy + "/" + basename(path);
+      ASSERT_EQ(::link(i % 2 == 0 ? sentinel_a.c_str() : sentinel_b.c_str(), decoy_entry.c_str()), 0);
+      round.decoy_links.push_back(decoy_entry);
+    }
+    const std::string bait_symlink = round.ns + "/bait-symlink";
+    ASSERT_EQ(::symlink(symlink_target.c_str(), bait_symlink.c_str()), 0);
+    ::lchown(bait_symlink.c_str(), owner, group);
+    round.removable.insert(inode_of(bait_symlink));  // a foreign link in the namespace: fair game
+    const std::string bait_hardlink = round.ns + "/bait-hardlink";
+    ASSERT_EQ(::link(sentinel_a.c_str(), bait_hardlink.c_str()), 0);
+    round.namespace_links.push_back(bait_hardlink);
+
+    // Every inode anywhere in the tree before the run.
+    std::map<ino_t, std::string> before;
+    for (const std::string& dir : {round.ns, round.decoy, tree.outside}) {
+      for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        before[inode_of(e.path().string())] = e.path().string();
+      }
+    }
+
+    Swapper swapper(tree.tmp, round);
+    swapper.start();
+    ReapRun run = plan_in(tree.tmp);
+    const auto result = platform::execute_plan(run.plan, {});
+    swapper.stop();
+    swaps += swapper.swaps();
+    for (const auto& r : result.actions) ++outcomes[r.detail];
+
+    // Whatever the swaps did, put names back where they are now and look: every inode that
+    // is gone must be one the reaper was allowed to remove.
+    std::set<ino_t> after;
+    for (const std::string& dir : {tree.tmp + "/hsperfdata_nobody", tree.tmp + "/decoy",
+                                   tree.tmp + "/decoy-link", tree.outside}) {
+      struct stat st {};
+      if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+      for (const auto& e : std::filesystem::directory_iterator(dir)) after.insert(inode_of(e.path().string()));
+    }
+    for (const auto& [ino, path] : before) {
+      if (!after.contains(ino)) {
+        ASSERT_TRUE(round.removable.contains(ino)) << "round " << rounds << ": removed " << path;
+      }
+    }
+    ASSERT_TRUE(tree.sentinels_intact()) << "round " << rounds;
+    // The decoy is never entered: its links to the sentinels all survive, wherever the
+    // swaps left it.
+    for (const std::string& where : {tree.tmp + "/hsperfdata_nobody", tree.tmp + "/decoy",
+                                     tree.tmp + "/decoy-link"}) {
+      if (inode_of(where) != decoy_ino) continue;
+      for (const std::string& link : round.decoy_links) {
+        ASSERT_TRUE(exists(where + "/" + basename(link))) << "round " << rounds << ": " << link;
+      }
+    }
+    ASSERT_EQ(links_of(sentinel_b), b_links + 1) << "round " << rounds;
+    // The one link the namespace itself holds may only go when the name was swapped in the
+    // instant before its unlink, and then the executor says so.
+    std::size_t swapped = 0;
+    for (const auto& r : result.actions) swapped += r.detail == "swapped-during-unlink" ? 1 : 0;
+    const nlink_t a_now = links_of(sentinel_a);
+    ASSERT_TRUE(a_now == a_links + 3 || (a_now == a_links + 2 && swapped > 0))
+        << "round " << rounds << ": " << a_now << " links, " << swapped << " swapped unlinks";
+
+    // Clean up for the next round (as the test, not the reaper).
+    for (const std::string& dir : {tree.tmp + "/hsperfdata_nobody", tree.tmp + "/decoy",
+                                   tree.tmp + "/decoy-link"}) {
+      std::error_code ec;
+      struct stat st {};
+      if (::lstat(dir.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        ::unlink(dir.c_str());
+      } else {
+        std::filesystem::remove_all(dir, ec);
+      }
+    }
+  }
+  const auto took = std::chrono::steady_clock::now() - started;
+  std::string summary;
+  for (const auto& [detail, n] : outcomes) summary += detail + "=" + std::to_string(n) + " ";
+  RecordProperty("rounds", rounds);
+  RecordProperty("swaps", static_cast<int>(swaps));
+  RecordProperty("outcomes", summary);
+  std::printf("%d rounds, %zu swaps in %lld ms: %s\n", rounds, swaps,
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()),
+              summary.c_str());
+  EXPECT_GE(rounds, kRounds) << "ran out of time";
+  // The swaps did race the reaper: some removals were refused.
+  EXPECT_GT(outcomes["identity-changed"] + outcomes["namespace-changed"] + outcomes["not-found"] +
+                outcomes["renamed-while-locked"] + outcomes["hard-linked"] +
+                outcomes["swapped-during-unlink"],
+            0u)
+      << summary;
+}
+
+}  // namespace
+}  // namespace hsperfguard

@@ -1,0 +1,453 @@
+// The reap plan, pure: facts built by hand, every reason to remove, keep or skip an entry.
+#include "reaper.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "facts.hpp"
+#include "pid_name.hpp"
+#include "reap_command.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using Existence = ProcessFacts::Existence;
+
+constexpr std::int64_t kNow = 1'800'000'000'000;  // epoch ms of the plan
+constexpr std::int64_t kOld = kNow - 3'600'000;    // an hour before
+constexpr std::int64_t kBegin = kOld - 60'000;     // the VM that wrote the file began
+constexpr std::uint32_t kAlice = 1000;
+constexpr std::uint32_t kAliceGroup = 1000;
+constexpr std::uint64_t kDev = 0x803;
+
+Timestamp at(std::int64_t ms) { return {ms / 1000, (ms % 1000) * 1'000'000}; }
+
+InodeFacts inode(FileKind kind, std::uint64_t ino, std::int64_t changed = kOld) {
+  InodeFacts i;
+  i.kind = kind;
+  i.mode = kind == FileKind::directory ? 0755 : 0600;
+  i.uid = kAlice;
+  i.gid = kAliceGroup;
+  i.dev = kDev;
+  i.ino = ino;
+  i.mtime = at(changed);
+  i.ctime = at(changed);
+  return i;
+}
+
+perfdata::Region region_begun_at(std::int64_t begin) {
+  perfdata::Region r;
+  r.size = 32768;
+  r.prologue = perfdata::Prologue{};
+  perfdata::Entry e;
+  e.name = "sun.rt.createVmBeginTime";
+  e.long_value = begin;
+  r.entries.push_back(e);
+  return r;
+}
+
+ProcessFacts process(std::int32_t pid, Existence existence,
+                     std::optional<std::int64_t> start = std::nullopt,
+                     std::optional<bool> maps = std::nullopt) {
+  ProcessFacts p;
+  p.pid = pid;
+  p.existence = existence;
+  p.start_time_ms = start;
+  p.maps_backing_file = maps;
+  return p;
+}
+
+enum class Lock { held, free, unknown };
+
+// An entry of hsperfdata_alice, with its liveness evidence.
+FileFacts entry(std::string name, FileKind kind = FileKind::regular, Lock lock = Lock::free,
+                std::vector<ProcessFacts> candidates = {}, std::int64_t changed = kOld) {
+  static std::uint64_t next_ino = 100;
+  FileFacts f;
+  f.name = name;
+  f.path = "/tmp/hsperfdata_alice/" + name;
+  f.pid_name = classify_pid_name(name);
+  f.lstat = inode(kind, next_ino++, changed);
+  if (kind == FileKind::regular) {
+    f.opened = f.lstat;
+    f.region = RegionSummary{region_begun_at(kBegin), 32768};
+  }
+  LivenessFacts lf;
+  lf.lock_source = "proc-locks";
+  if (lock != Lock::unknown) lf.lock_held = lock == Lock::held;
+  if (candidates.empty() && f.pid_name.pid) {
+    candidates.push_back(process(*f.pid_name.pid, Existence::gone));
+  }
+  lf.candidates = std::move(candidates);
+  f.liveness = std::move(lf);
+  return f;
+}
+
+NamespaceFacts alice_namespace(std::vector<FileFacts> files) {
+  NamespaceFacts ns;
+  ns.name = "hsperfdata_alice";
+  ns.user_suffix = "alice";
+  ns.path = "/tmp/hsperfdata_alice";
+  ns.lstat = inode(FileKind::directory, 10);
+  ns.opened = ns.lstat;
+  ns.user = UserFacts{"alice", kAlice, kAliceGroup, std::nullopt};
+  ns.files = std::move(files);
+  return ns;
+}
+
+TempRootFacts temp_root(std::vector<NamespaceFacts> namespaces) {
+  TempRootFacts root;
+  root.kind = RootKind::tmpdir;
+  root.temp_dir = "/tmp";
+  root.lstat = inode(FileKind::directory, 2);
+  root.lstat->mode = 01777;
+  root.lstat->uid = 0;
+  root.opened = root.lstat;
+  root.namespaces = std::move(namespaces);
+  return root;
+}
+
+ReapOptions options(std::int64_t min_age_ms = 60'000) {
+  ReapOptions o;
+  o.min_age_ms = min_age_ms;
+  return o;
+}
+
+Plan plan_of(std::vector<FileFacts> files, const ReapOptions& o = options(), std::uint32_t euid = 0) {
+  return plan_reap({temp_root({alice_namespace(std::move(files))})}, o, kNow, euid);
+}
+
+// The single item's action and why.
+::testing::AssertionResult planned(const Plan& plan, ReapAction action, const std::string& why,
+                                   std::size_t item = 0) {
+  if (item >= plan.items.size()) return ::testing::AssertionFailure() << "no item " << item;
+  const PlanItem& p = plan.items[item];
+  if (p.action == action && p.why == why) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << p.name << ": " << to_string(p.action) << "/" << p.why
+                                       << " (verdict " << to_string(p.verdict) << "/" << p.reason
+                                       << "), want " << to_string(action) << "/" << why;
+}
+
+TEST(ReapPlan, StaleFileIsRemovedWithTheIdentityItWasJudgedBy) {
+  const Plan plan = plan_of({entry("4242")});
+  ASSERT_EQ(plan.items.size(), 1u);
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable"));
+  const PlanItem& item = plan.items[0];
+  EXPECT_EQ(item.verdict, Verdict::stale);
+  EXPECT_EQ(item.reason, "process-gone");
+  EXPECT_EQ(item.subject, ReapSubject::namespace_file);
+  ASSERT_TRUE(item.expected);
+  EXPECT_EQ(item.expected->dev, kDev);
+  EXPECT_EQ(item.expected->kind, FileKind::regular);
+  EXPECT_EQ(item.expected->uid, kAlice);
+  EXPECT_EQ(item.age_ms, 3'600'000);
+  ASSERT_TRUE(item.ns);
+  EXPECT_EQ(plan.namespaces[*item.ns].name, "hsperfdata_alice");
+}
+
+TEST(ReapPlan, RootActsAsTheNamespaceOwner) {
+  const Plan plan = plan_of({entry("4242")}, options(), 0);
+  ASSERT_TRUE(plan.namespaces[0].acting);
+  EXPECT_EQ(plan.namespaces[0].acting->uid, kAlice);
+  EXPECT_EQ(plan.namespaces[0].acting->gid, kAliceGroup);
+  ASSERT_TRUE(plan.items[0].acting);
+  EXPECT_EQ(plan.items[0].acting->uid, kAlice);
+}
+
+TEST(ReapPlan, UserActsAsItselfAndOnlyInItsOwnNamespace) {
+  const Plan own = plan_of({entry("4242")}, options(), kAlice);
+  EXPECT_FALSE(own.namespaces[0].acting);
+  EXPECT_TRUE(own.namespaces[0].actionable);
+  EXPECT_TRUE(planned(own, ReapAction::remove, "reapable"));
+
+  const Plan other = plan_of({entry("4242")}, options(), kAlice + 1);
+  EXPECT_FALSE(other.namespaces[0].actionable);
+  EXPECT_EQ(other.namespaces[0].why, "not-owner");
+  EXPECT_TRUE(planned(other, ReapAction::skip, "namespace-not-actionable"));
+}
+
+TEST(ReapPlan, LiveAndUnknownFilesAreKept) {
+  const Plan plan = plan_of({
+      entry("100", FileKind::regular, Lock::held),
+      entry("101", FileKind::regular, Lock::unknown),
+      entry("102", FileKind::regular, Lock::free, {process(102, Existence::no_permission)}),
+      entry("103", FileKind::regular, Lock::free, {process(103, Existence::alive, kBegin - 500)}),
+      entry("104", FileKind::regular, Lock::free, {process(104, Existence::alive, std::nullopt, true)}),
+  });
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "live", 0));
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "unknown", 1));
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "unknown", 2));
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "live", 3));
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "live", 4));
+  EXPECT_EQ(plan.counts().keep, 5u);
+  EXPECT_EQ(plan.counts().remove, 0u);
+}
+
+TEST(ReapPlan, PidReusedByALaterProcessIsRemoved) {
+  const Plan plan = plan_of(
+      {entry("200", FileKind::regular, Lock::free, {process(200, Existence::alive, kNow - 1000)})});
+  EXPECT_EQ(plan.items[0].verdict, Verdict::pid_reused);
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable"));
+}
+
+TEST(ReapPlan, MinAgeProtectsFilesBeingCreatedByCtimeAndByMtime) {
+  FileFacts young_ctime = entry("300");
+  young_ctime.lstat->ctime = at(kNow - 10'000);
+  FileFacts young_mtime = entry("301");
+  young_mtime.lstat->mtime = at(kNow - 10'000);
+  FileFacts future = entry("302");
+  future.lstat->mtime = at(kNow + 3'600'000);  // a clock step: never "old"
+  FileFacts just_old = entry("303", FileKind::regular, Lock::free, {}, kNow - 60'000);
+  const Plan plan = plan_of({young_ctime, young_mtime, future, just_old});
+  EXPECT_TRUE(planned(plan, ReapAction::skip, "too-young", 0));
+  EXPECT_TRUE(planned(plan, ReapAction::skip, "too-young", 1));
+  EXPECT_TRUE(planned(plan, ReapAction::skip, "too-young", 2));
+  EXPECT_LT(*plan.items[2].age_ms, 0);
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 3));
+
+  const Plan no_min_age = plan_of({young_ctime, young_mtime}, options(0));
+  EXPECT_TRUE(planned(no_min_age, ReapAction::remove, "reapable", 0));
+  EXPECT_TRUE(planned(no_min_age, ReapAction::remove, "reapable", 1));
+}
+
+TEST(ReapPlan, ForeignRegularFilesAndSymlinksAreRemovedLikeTheJvmWould) {
+  const Plan plan = plan_of({entry("notes.txt"), entry("007"), entry("link", FileKind::symlink)});
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(plan.items[i].verdict, Verdict::foreign) << plan.items[i].name;
+    EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", i));
+  }
+  EXPECT_EQ(plan.items[2].expected->kind, FileKind::symlink);
+}
+
+TEST(ReapPlan, SpecialFilesOnlyWithIncludeSpecial) {
+  const std::vector<FileKind> kinds = {FileKind::fifo, FileKind::socket, FileKind::char_device,
+                                       FileKind::block_device};
+  std::vector<FileFacts> files;
+  for (const FileKind k : kinds) files.push_back(entry("special" + std::to_string(files.size()), k));
+  const Plan plain = plan_of(files);
+  ReapOptions with = options();
+  with.include_special = true;
+  const Plan special = plan_of(files, with);
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    EXPECT_TRUE(planned(plain, ReapAction::skip, "special-file", i));
+    EXPECT_TRUE(planned(special, ReapAction::remove, "reapable", i));
+  }
+}
+
+TEST(ReapPlan, DirectoriesAreNeverRemoved) {
+  ReapOptions with = options();
+  with.include_special = true;
+  with.remove_empty_namespaces = true;
+  const Plan plan = plan_of({entry("sub", FileKind::directory), entry("4243", FileKind::directory)}, with);
+  EXPECT_TRUE(planned(plan, ReapAction::skip, "directory", 0));
+  EXPECT_TRUE(planned(plan, ReapAction::skip, "directory", 1));
+}
+
+TEST(ReapPlan, HardLinkedFilesAreLeftToAnOperator) {
+  FileFacts linked = entry("4244");
+  linked.lstat->nlink = 2;
+  linked.opened->nlink = 2;
+  const Plan plan = plan_of({linked});
+  EXPECT_TRUE(planned(plan, ReapAction::skip, "hard-linked"));
+}
+
+TEST(ReapPlan, NothingIsActedOnInANamespaceThatIsNotTheObservedDirectory) {
+  auto with_namespace = [](auto change) {
+    NamespaceFacts ns = alice_namespace({entry("4245")});
+    change(ns);
+    return plan_reap({temp_root({ns})}, options(), kNow, 0);
+  };
+  struct Case {
+    const char* why;
+    Plan plan;
+  };
+  const std::vector<Case> cases = {
+      {"replaced", with_namespace([](NamespaceFacts& ns) { ns.identity_matches = false; })},
+      {"crosses-mount", with_namespace([](NamespaceFacts& ns) { ns.crosses_mount = true; })},
+      {"unobserved", with_namespace([](NamespaceFacts& ns) { ns.opened.reset(); })},
+      {"not-a-directory", with_namespace([](NamespaceFacts& ns) {
+         ns.lstat->kind = FileKind::symlink;
+       })},
+  };
+  for (const Case& c : cases) {
+    EXPECT_FALSE(c.plan.namespaces[0].actionable) << c.why;
+    EXPECT_EQ(c.plan.namespaces[0].why, c.why);
+    EXPECT_TRUE(planned(c.plan, ReapAction::skip, "namespace-not-actionable")) << c.why;
+  }
+
+  TempRootFacts unopened = temp_root({alice_namespace({entry("4246")})});
+  unopened.opened.reset();
+  const Plan plan = plan_reap({unopened}, options(), kNow, 0);
+  EXPECT_FALSE(plan.roots[0].actionable);
+  EXPECT_EQ(plan.namespaces[0].why, "temp-dir-unobserved");
+  EXPECT_TRUE(planned(plan, ReapAction::skip, "namespace-not-actionable"));
+}
+
+TEST(ReapPlan, UnobservedFilesAreKept) {
+  FileFacts vanished;
+  vanished.name = "4247";
+  vanished.path = "/tmp/hsperfdata_alice/4247";
+  vanished.pid_name = classify_pid_name(vanished.name);
+  vanished.errors.push_back(ObservationError{vanished.path, "statx", 2, "No such file"});
+  const Plan plan = plan_of({vanished});
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "unknown"));
+  EXPECT_FALSE(plan.items[0].expected);
+}
+
+AttachFacts attach(std::string name, AttachFacts::Kind kind, FileKind file_kind,
+                   std::optional<ProcessFacts> p, std::uint32_t uid = kAlice) {
+  AttachFacts a;
+  a.name = name;
+  a.path = "/tmp/" + name;
+  a.kind = kind;
+  const std::string_view prefix =
+      kind == AttachFacts::Kind::listener_socket ? ".java_pid" : ".attach_pid";
+  a.pid = classify_pid_name(std::string_view(name).substr(prefix.size())).pid;
+  a.lstat = inode(file_kind, 500 + name.size());
+  a.lstat->uid = uid;
+  a.process = std::move(p);
+  return a;
+}
+
+TEST(ReapPlan, AttachFilesOnlyWhenTheirPidIsGone) {
+  using K = AttachFacts::Kind;
+  TempRootFacts root = temp_root({});
+  root.attach_files = {
+      attach(".java_pid4300", K::listener_socket, FileKind::socket, process(4300, Existence::gone)),
+      attach(".attach_pid4301", K::trigger_file, FileKind::regular, process(4301, Existence::gone)),
+      attach(".java_pid4302", K::listener_socket, FileKind::socket, process(4302, Existence::alive)),
+      attach(".java_pid4303", K::listener_socket, FileKind::socket,
+             process(4303, Existence::no_permission)),
+      attach(".java_pid4304", K::listener_socket, FileKind::socket, std::nullopt),
+      attach(".java_pid4305", K::listener_socket, FileKind::regular, process(4305, Existence::gone)),
+      attach(".java_pidxyz", K::listener_socket, FileKind::socket, std::nullopt),
+  };
+  const Plan plan = plan_reap({root}, options(), kNow, 0);
+  ASSERT_EQ(plan.items.size(), 7u);
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 0));
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 1));
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "live", 2));
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "unknown", 3));
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "unknown", 4));
+  EXPECT_TRUE(planned(plan, ReapAction::skip, "unexpected-kind", 5));
+  EXPECT_TRUE(planned(plan, ReapAction::skip, "not-a-pid-name", 6));
+  EXPECT_EQ(plan.items[0].subject, ReapSubject::attach_file);
+  EXPECT_FALSE(plan.items[0].ns);
+  ASSERT_TRUE(plan.items[0].acting);
+  EXPECT_EQ(plan.items[0].acting->uid, kAlice);  // the socket's owner, in the sticky temp dir
+}
+
+TEST(ReapPlan, AttachFilesOfOthersAreNotAUsersToRemove) {
+  TempRootFacts root = temp_root({});
+  root.attach_files = {attach(".java_pid4310", AttachFacts::Kind::listener_socket,
+                              FileKind::socket, process(4310, Existence::gone), kAlice + 1)};
+  EXPECT_TRUE(planned(plan_reap({root}, options(), kNow, kAlice), ReapAction::skip, "not-owner"));
+  EXPECT_TRUE(planned(plan_reap({root}, options(), kNow, 0), ReapAction::remove, "reapable"));
+}
+
+TEST(ReapPlan, EmptyNamespaceOfAGoneUserOnlyWhenAskedAndOnlyWhenEverythingGoes) {
+  auto plan_with = [](std::vector<FileFacts> files, bool user_exists, bool flag,
+                      bool lookup_failed = false) {
+    NamespaceFacts ns = alice_namespace(std::move(files));
+    if (!user_exists) ns.user.reset();
+    ns.user_lookup_failed = lookup_failed;
+    ReapOptions o = options();
+    o.remove_empty_namespaces = flag;
+    return plan_reap({temp_root({ns})}, o, kNow, 0);
+  };
+  EXPECT_EQ(plan_with({}, false, false).items.size(), 0u);
+  EXPECT_EQ(plan_with({}, true, true).items.size(), 0u);
+  EXPECT_EQ(plan_with({}, false, true, true).items.size(), 0u);  // unknown is not gone
+
+  const Plan empty = plan_with({}, false, true);
+  ASSERT_EQ(empty.items.size(), 1u);
+  EXPECT_EQ(empty.items[0].subject, ReapSubject::namespace_dir);
+  EXPECT_EQ(empty.items[0].reason, "user-gone");
+  EXPECT_TRUE(planned(empty, ReapAction::remove, "reapable"));
+
+  const Plan emptied = plan_with({entry("4320"), entry("4321")}, false, true);
+  ASSERT_EQ(emptied.items.size(), 3u);
+  EXPECT_EQ(emptied.items[2].subject, ReapSubject::namespace_dir);  // after its files
+  EXPECT_TRUE(planned(emptied, ReapAction::remove, "reapable", 2));
+
+  const Plan kept = plan_with({entry("4322"), entry("4323", FileKind::regular, Lock::held)}, false, true);
+  EXPECT_TRUE(planned(kept, ReapAction::skip, "not-empty", 2));
+}
+
+TEST(ReapPlan, ItemsAreOrderedNamespaceByNamespaceThenAttachFiles) {
+  NamespaceFacts bob = alice_namespace({entry("4401")});
+  bob.name = "hsperfdata_bob";
+  TempRootFacts root = temp_root({alice_namespace({entry("4400"), entry("4402")}), bob});
+  root.attach_files = {attach(".java_pid4403", AttachFacts::Kind::listener_socket, FileKind::socket,
+                              process(4403, Existence::gone))};
+  const Plan plan = plan_reap({root}, options(), kNow, 0);
+  ASSERT_EQ(plan.items.size(), 4u);
+  EXPECT_EQ(plan.items[0].ns, std::optional<std::size_t>(0));
+  EXPECT_EQ(plan.items[1].ns, std::optional<std::size_t>(0));
+  EXPECT_EQ(plan.items[2].ns, std::optional<std::size_t>(1));
+  EXPECT_EQ(plan.items[3].subject, ReapSubject::attach_file);
+  const PlanCounts counts = plan.counts();
+  EXPECT_EQ(counts.remove, 4u);
+}
+
+TEST(ReapPlan, ExplanationAgreesWithThePlan) {
+  NamespaceFacts ns = alice_namespace({
+      entry("4500"),
+      entry("4501", FileKind::regular, Lock::held),
+      entry("4502", FileKind::regular, Lock::free, {process(4502, Existence::alive, kNow - 1000)}),
+      entry("junk", FileKind::fifo),
+  });
+  ns.user.reset();
+  std::vector<TempRootFacts> roots = {temp_root({ns})};
+  roots[0].attach_files = {attach(".java_pid4503", AttachFacts::Kind::listener_socket,
+                                  FileKind::socket, process(4503, Existence::gone))};
+  ReapOptions o = options();
+  o.remove_empty_namespaces = true;
+  const Plan plan = plan_reap(roots, o, kNow, 0);
+  ASSERT_EQ(plan.items.size(), 6u);
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    const LivenessVerdict v = explain_item(roots, plan, i, o);
+    EXPECT_EQ(v.verdict, plan.items[i].verdict) << plan.items[i].path;
+    EXPECT_EQ(v.reason, plan.items[i].reason) << plan.items[i].path;
+    EXPECT_FALSE(v.message.empty()) << plan.items[i].path;
+    EXPECT_TRUE(v.evidence.contains("decided_by")) << v.evidence.dump();
+    EXPECT_EQ(v.evidence.value("reason", ""), v.reason) << v.evidence.dump();
+  }
+}
+
+TEST(ReapPlan, RegionsMatterOnlyWhenThePidMayBeAlive) {
+  EXPECT_FALSE(region_may_decide(entry("4600")));
+  EXPECT_TRUE(region_may_decide(
+      entry("4601", FileKind::regular, Lock::free, {process(4601, Existence::alive)})));
+  EXPECT_TRUE(region_may_decide(
+      entry("4602", FileKind::regular, Lock::free, {process(4602, Existence::no_permission)})));
+  FileFacts no_evidence = entry("4603");
+  no_evidence.liveness.reset();
+  EXPECT_TRUE(region_may_decide(no_evidence));
+
+  // A file whose pid is gone is judged the same with and without its region.
+  FileFacts without_region = entry("4604");
+  without_region.region.reset();
+  const Plan with = plan_of({entry("4604")});
+  const Plan without = plan_of({without_region});
+  EXPECT_EQ(with.items[0].verdict, without.items[0].verdict);
+  EXPECT_EQ(with.items[0].reason, without.items[0].reason);
+}
+
+TEST(ReapDuration, ParsesUnits) {
+  EXPECT_EQ(parse_duration_ms("0"), 0);
+  EXPECT_EQ(parse_duration_ms("90"), 90'000);
+  EXPECT_EQ(parse_duration_ms("90s"), 90'000);
+  EXPECT_EQ(parse_duration_ms("500ms"), 500);
+  EXPECT_EQ(parse_duration_ms("15m"), 900'000);
+  EXPECT_EQ(parse_duration_ms("2h"), 7'200'000);
+  EXPECT_EQ(parse_duration_ms("1d"), 86'400'000);
+  for (const char* bad : {"", "s", "-1", "1.5s", "10x", " 10", "10 s", "99999999999999999999"}) {
+    EXPECT_FALSE(parse_duration_ms(bad)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace hsperfguard
