@@ -252,16 +252,22 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
       options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
                                                                                : ReportFormat::json);
   const HostInfo host = platform::observe_host();
-  const std::string rendered = format == ReportFormat::json ? reap_report_json_text(run, host)
-                                                            : reap_report_text(run);
+  // The JSON report is streamed (about 1 KiB an entry); the text one is small enough.
+  auto render = [&](const platform::ContentSink& write) {
+    if (format == ReportFormat::json) {
+      write_reap_report_json(run, host, write);
+    } else {
+      write(reap_report_text(run));
+    }
+  };
   if (options.output) {
-    if (auto error = platform::write_file_atomically(*options.output, rendered)) {
+    if (auto error = platform::write_file_atomically_streamed(*options.output, render)) {
       err << "hsperfguard: reap: cannot write " << *options.output << ": " << error->op << ": "
           << error->message << "\n";
       return kExitIncomplete;
     }
   } else {
-    out << rendered;
+    render([&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
     out.flush();
   }
 

@@ -12,6 +12,7 @@
 
 #include "facts.hpp"
 #include "host_info.hpp"
+#include "platform/host.hpp"
 #include "platform/reap.hpp"
 #include "reaper.hpp"
 
@@ -66,9 +67,12 @@ nlohmann::json action_json(const Plan& plan, const platform::ReapActionRecord& r
 
 // The whole report, every section but the plan and the actions.
 nlohmann::json reap_report_head_json(const ReapRun& run, const HostInfo& host);
-// The whole report as text: the head pretty-printed, then "plan" and "actions" with one
-// item per line. Items are rendered one at a time and never all held as JSON values, so
-// that a report on 100,000 entries costs time linear in them and little memory.
+// The whole JSON report, handed to `write` piece by piece: the head pretty-printed, then
+// "plan" and "actions" with one item per line. Items are rendered a block at a time and
+// never all held, as JSON values or as text: at 100,000 entries the report is ~100 MB.
+void write_reap_report_json(const ReapRun& run, const HostInfo& host,
+                            const platform::ContentSink& write);
+// The same, whole, in a string (tests, small runs).
 std::string reap_report_json_text(const ReapRun& run, const HostInfo& host);
 std::string reap_report_text(const ReapRun& run);
 

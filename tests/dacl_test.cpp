@@ -440,6 +440,7 @@ TempRootFacts windows_root() {
 FileFacts backing_file(std::optional<SecurityDescriptor> security, std::uint32_t attributes = 0x20) {
   FileFacts file;
   file.name = "1234";
+  file.pid_name = classify_pid_name(file.name);
   file.path = "C:\\Temp\\hsperfdata_alice\\1234";
   InodeFacts inode;
   inode.kind = FileKind::regular;
@@ -474,6 +475,17 @@ TEST(DaclFacts, FileUsesTheFileMasks) {
   const auto ns = windows_namespace(hotspot_descriptor(SecuredObject::directory, kUser));
   EXPECT_EQ(ids(check_file_dacl(root, ns, backing_file(hotspot_descriptor(SecuredObject::file, kUser)))),
             Ids{"dacl.file-data-readable"});
+}
+
+TEST(DaclFacts, ReadableDataMattersForBackingFilesOnly) {
+  const auto root = windows_root();
+  const auto ns = windows_namespace(hotspot_descriptor(SecuredObject::directory, kUser));
+  FileFacts notes = backing_file(hotspot_descriptor(SecuredObject::file, kUser));
+  notes.name = "notes.txt";
+  notes.pid_name = classify_pid_name(notes.name);
+  EXPECT_EQ(ids(check_file_dacl(root, ns, notes)), Ids{});
+  notes.security = good_plus({allow(kFileAllAccess, kEveryone)});
+  EXPECT_EQ(ids(check_file_dacl(root, ns, notes)), (Ids{"dacl.everyone-too-broad", "dacl.extra-writer"}));
 }
 
 TEST(DaclFacts, DirectoryEntryInANamespaceIsJudgedAsADirectory) {

@@ -77,11 +77,18 @@ TEST(ObserveProcess, ExitCode259IsNotMistakenForStillActive) {
   EXPECT_EQ(observe_process(child.pid).existence, Existence::gone);
 }
 
+TEST(ObserveProcess, PidsThatAreNoMultipleOfFourNeverAliasARunningProcess) {
+  const auto self = static_cast<std::int32_t>(::GetCurrentProcessId());
+  ASSERT_EQ(self % 4, 0);
+  EXPECT_EQ(observe_process(self).existence, Existence::alive);
+  for (int low = 1; low < 4; ++low) EXPECT_EQ(observe_process(self + low).existence, Existence::gone) << low;
+}
+
 TEST(ObserveProcess, ImpossiblePidsAreGone) {
   EXPECT_EQ(observe_process(0).existence, Existence::gone);
   EXPECT_EQ(observe_process(-4).existence, Existence::gone);
   // Far beyond any process id in use.
-  EXPECT_EQ(observe_process(0x7FFFFFFF).existence, Existence::gone);
+  EXPECT_EQ(observe_process(0x7FFFFFFC).existence, Existence::gone);
 }
 
 }  // namespace

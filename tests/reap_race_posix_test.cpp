@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -123,7 +124,7 @@ TEST(ReapRace, StaleFileSwappedForAHardLinkToASentinel) {
   EXPECT_EQ(item_of(planted, stale)->why, "hard-linked");
 }
 
-TEST(ReapRace, FifoSwappedInForAStaleFileIsNeverOpened) {
+TEST(ReapRace, FifoSwappedInForAStaleFileNeverBlocksAndIsKept) {
   ReapTree tree;
   const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
   const std::string stale = tree.stale_file(ns);
@@ -135,6 +136,21 @@ TEST(ReapRace, FifoSwappedInForAStaleFileIsNeverOpened) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
   EXPECT_EQ(outcome_of(run, result, stale), ReapOutcome::changed);
   EXPECT_TRUE(exists(stale));
+}
+
+TEST(ReapRace, StaleFileSwappedForADeviceNode) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root to make a device node";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(::unlink(stale.c_str()), 0);
+  ASSERT_EQ(::mknod(stale.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);  // a null device
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, stale), ReapOutcome::changed);
+  struct stat st {};
+  ASSERT_EQ(::lstat(stale.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
 
 TEST(ReapRace, FifoPlantedInANamespaceGoesOnlyWithIncludeSpecial) {

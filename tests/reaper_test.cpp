@@ -9,6 +9,7 @@
 #include "facts.hpp"
 #include "pid_name.hpp"
 #include "reap_command.hpp"
+#include "reap_report.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -434,6 +435,48 @@ TEST(ReapPlan, RegionsMatterOnlyWhenThePidMayBeAlive) {
   const Plan without = plan_of({without_region});
   EXPECT_EQ(with.items[0].verdict, without.items[0].verdict);
   EXPECT_EQ(with.items[0].reason, without.items[0].reason);
+}
+
+// The report's fast writer says exactly what plan_item_json and action_json say, hostile
+// names included (not UTF-8, quotes, backslashes, control characters).
+TEST(ReapReport, StreamedJsonIsThePlanAndTheActions) {
+  ReapRun run;
+  const std::string hostile = std::string("bad\xff\"q\\b\n") + "\x01";
+  FileFacts odd = entry(hostile);
+  odd.path = "/tmp/hsperfdata_alice/" + hostile;
+  run.roots = {temp_root({alice_namespace({entry("4700"), odd, entry("4701", FileKind::symlink),
+                                           entry("4702", FileKind::regular, Lock::held)})})};
+  run.options = options(0);
+  run.plan = plan_reap(run.roots, run.options, kNow, 0);
+  platform::ExecutionResult execution;
+  for (std::size_t i = 0; i < run.plan.items.size(); ++i) {
+    if (run.plan.items[i].action != ReapAction::remove) continue;
+    platform::ReapActionRecord r;
+    r.item = i;
+    r.outcome = i == 0 ? platform::ReapOutcome::removed : platform::ReapOutcome::failed;
+    r.detail = i == 0 ? "unlinked" : "unlinkat";
+    r.at_ms = kNow + 5;
+    if (i != 0) r.error = ObservationError{run.plan.items[i].path, "unlinkat", 13, "Permission denied"};
+    execution.actions.push_back(r);
+  }
+  run.execution = execution;
+  run.started_at_ms = kNow;
+  run.finished_at_ms = kNow + 10;
+
+  const std::string text = reap_report_json_text(run, HostInfo{"host", "linux", "6.1", 0});
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << text;
+  ASSERT_EQ(doc.at("plan").size(), run.plan.items.size());
+  for (std::size_t i = 0; i < run.plan.items.size(); ++i) {
+    EXPECT_EQ(doc.at("plan")[i], plan_item_json(run, i)) << i;
+  }
+  ASSERT_EQ(doc.at("actions").size(), execution.actions.size());
+  for (std::size_t i = 0; i < execution.actions.size(); ++i) {
+    EXPECT_EQ(doc.at("actions")[i], action_json(run.plan, execution.actions[i])) << i;
+  }
+  EXPECT_EQ(doc.at("plan")[1].at("name_hex"), "626164ff22715c620a01");
+  EXPECT_EQ(doc.at("reap").at("outcomes").at("failed"), execution.actions.size() - 1);
+  EXPECT_EQ(doc.at("command"), "reap");
 }
 
 TEST(ReapDuration, ParsesUnits) {

@@ -9,6 +9,7 @@
 
 #include "checks/checks.hpp"
 #include "checks/evidence.hpp"
+#include "checks/modules.hpp"
 
 namespace hsperfguard::checks {
 
@@ -368,7 +369,13 @@ Findings check_file_dacl(const TempRootFacts& /*root*/, const NamespaceFacts& ns
   const SecuredObject object =
       inode != nullptr && inode->kind == FileKind::directory ? SecuredObject::directory : SecuredObject::file;
   const std::optional<std::string> user_sid = ns.user ? ns.user->sid : std::nullopt;
-  return check_security_descriptor(*file.security, object, file.path, user_sid);
+  Findings out = check_security_descriptor(*file.security, object, file.path, user_sid);
+  // Readable data matters for backing files (counters, command line); other entries are
+  // judged by the file.* rules.
+  if (!has_pid_like_name(file)) {
+    std::erase_if(out, [](const Finding& f) { return f.rule == "dacl.file-data-readable"; });
+  }
+  return out;
 }
 
 }  // namespace hsperfguard::checks

@@ -9,12 +9,13 @@
 //   mode); it must be on the temp dir's mount;
 // - as root, the acting thread takes the namespace owner's file-system identity (setfsuid,
 //   setfsgid, no supplementary groups), checked by reading it back, restored afterwards;
-// - each entry is looked up without following (O_PATH|O_NOFOLLOW, statx) and compared
-//   (dev, ino, kind, owner, link count, mount) with the plan; a regular file is then
-//   reopened through its O_PATH descriptor (never by name: a device swapped in is never
-//   opened), its flock taken non-blocking (held by someone: it became live, keep it), the
-//   name looked up again to be sure it still names the locked inode, and unlinked while
-//   the lock is held, as the JVM does;
+// - each entry is opened without following (a regular file O_RDONLY|O_NOFOLLOW|O_NONBLOCK,
+//   anything else O_PATH) and its fstat compared (dev, ino, kind, owner, link count, mount)
+//   with the plan; a regular file's flock is taken non-blocking (held by someone: it became
+//   live, keep it); the name is looked up again (fstatat, AT_SYMLINK_NOFOLLOW) to be sure it
+//   still names the held inode; it is unlinked while the lock is held, as the JVM does; and
+//   the held inode must then have no name left, or the name was swapped in between (which
+//   only someone who may rename in that directory can do) and that is reported as a failure;
 // - nothing recurses, nothing removes a directory but an empty namespace directory the plan
 //   names, and nothing crosses a mount.
 // Every unlink is one atomic system call: a run killed at any point leaves each entry
@@ -46,7 +47,17 @@ enum class ReapOutcome {
   not_attempted,  // the deadline passed, or the run was interrupted, before its turn
 };
 
-std::string_view to_string(ReapOutcome outcome);
+constexpr std::string_view to_string(ReapOutcome outcome) {
+  switch (outcome) {
+    case ReapOutcome::removed: return "removed";
+    case ReapOutcome::vanished: return "vanished";
+    case ReapOutcome::became_live: return "became-live";
+    case ReapOutcome::changed: return "changed";
+    case ReapOutcome::failed: return "failed";
+    case ReapOutcome::not_attempted: return "not-attempted";
+  }
+  return "not-attempted";
+}
 
 struct ReapActionRecord {
   std::size_t item = 0;  // index into Plan::items

@@ -6,6 +6,15 @@
 // from 0 to another uid also drops the file-system capabilities (CAP_DAC_OVERRIDE,
 // CAP_FOWNER, ...) from that thread's effective set: a raced path then meets exactly the
 // permission checks the namespace owner would.
+//
+// What is left to a racer, and why it is harmless: (1) a regular file is opened by name
+// (O_NOFOLLOW|O_NONBLOCK|O_NOCTTY) to take its lock; a device node swapped in at that instant
+// would be opened read-only with the owner's identity before fstat refuses it, and only root
+// can make device nodes (or the owner hard-link one it may read and write). (2) Linux cannot
+// unlink "this inode": between the last fstatat and unlinkat someone who may rename in the
+// directory can swap the name, and then another entry of that same directory is removed, as
+// that user could remove it. The held inode then still has a name: reported as a failure
+// ("swapped-during-unlink"), never as a removal. Nothing outside the directory is reachable.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/fsuid.h>
@@ -181,7 +190,6 @@ class Executor {
       r.outcome = ReapOutcome::not_attempted;
     }
     if (result_.actions.empty()) return;
-    proc_fds_.reset(::open("/proc/self/fd", kDirFlags));
 
     for (const RootPlan& root : plan_.roots) run_root(root);
     if (halted_reason_ == "deadline") result_.deadline_reached = true;
@@ -332,10 +340,25 @@ class Executor {
     const ExpectedInode& want = *item.expected;
     const char* name = item.name.c_str();
 
-    // Hold the very inode the name leads to now. O_PATH opens nothing (no device or FIFO is
-    // ever opened, a symlink is held as itself) and lets us check the inode before and after.
-    UniqueFd handle(::openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC));
-    if (!handle.valid()) return settle_errno(i, errno, "openat");
+    // Hold the very inode the name leads to now, and check it. A regular file is opened
+    // for reading (O_NOFOLLOW|O_NONBLOCK|O_NOCTTY: a link is refused, a FIFO or device
+    // swapped in since the plan never blocks, and is opened, if at all, with the owner's
+    // identity, then refused by the fstat) so that its lock can be taken; anything else is
+    // held with O_PATH, which opens nothing and holds a symlink as itself.
+    const bool regular = want.kind == FileKind::regular;
+    UniqueFd handle(::openat(dirfd, name,
+                             regular ? O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
+                                     : O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!handle.valid()) {
+      // Refused (someone else's file, a socket): a failure only if it is still the file
+      // that was judged.
+      const int err = errno;
+      Seen now;
+      if (err != ENOENT && stat_at(dirfd, name, kNameStat, now) == 0 && !same_entry(now, want)) {
+        return settle(i, ReapOutcome::changed, "identity-changed");
+      }
+      return settle_errno(i, err, "openat");
+    }
     Seen seen;
     if (const int err = stat_at(handle.get(), "", AT_EMPTY_PATH, seen); err != 0) {
       return settle_errno(i, err, "statx");
@@ -343,16 +366,9 @@ class Executor {
     if (!same_entry(seen, want)) return settle(i, ReapOutcome::changed, "identity-changed");
     if (!place.contains(seen)) return settle(i, ReapOutcome::changed, "crosses-mount");
     if (seen.nlink > 1) return settle(i, ReapOutcome::changed, "hard-linked");
-
-    UniqueFd file;
-    if (want.kind == FileKind::regular) {
-      // Reopened through the handle, never by name; locked as the JVM locks it.
-      file = reopen(handle.get());
-      if (!file.valid()) return settle_errno(i, errno, "open");
-      if (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
-        if (errno == EWOULDBLOCK) return settle(i, ReapOutcome::became_live, "lock-held");
-        return settle_errno(i, errno, "flock");
-      }
+    if (regular && ::flock(handle.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EWOULDBLOCK) return settle(i, ReapOutcome::became_live, "lock-held");
+      return settle_errno(i, errno, "flock");
     }
     // The name must still lead to the held inode, or we would unlink another file.
     Seen again;
@@ -363,7 +379,7 @@ class Executor {
       return settle(i, ReapOutcome::changed, "renamed-while-locked");
     }
     unlink_checked(dirfd, handle.get(), i, 0);
-    // `file` closes after the unlink: the lock was held across it.
+    // `handle` closes after the unlink: the lock was held across it.
   }
 
   void remove_namespace_dir(int temp_fd, const Place& temp_place, std::size_t i) {
@@ -404,19 +420,6 @@ class Executor {
                                      "entry of this directory was removed instead"});
     }
     settle(i, ReapOutcome::removed, flags == AT_REMOVEDIR ? "removed-directory" : "unlinked");
-  }
-
-  // The same open file description's inode, opened for reading through /proc/self/fd: no
-  // name is resolved, so no race can substitute another file.
-  UniqueFd reopen(int handle) const {
-    if (!proc_fds_.valid()) {
-      errno = ENOENT;
-      return UniqueFd();
-    }
-    char name[16];
-    const int n = std::snprintf(name, sizeof name, "%d", handle);
-    if (n <= 0) return UniqueFd();
-    return UniqueFd(::openat(proc_fds_.get(), name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   }
 
   bool write_ahead(std::size_t i) {
@@ -492,7 +495,6 @@ class Executor {
   const ExecuteOptions& options_;
   ExecutionResult& result_;
   std::vector<std::size_t> slot_of_;
-  UniqueFd proc_fds_;
   std::mutex callback_mutex_;
   std::mutex halt_mutex_;
   std::atomic<bool> stopped_{false};
@@ -500,18 +502,6 @@ class Executor {
 };
 
 }  // namespace
-
-std::string_view to_string(ReapOutcome outcome) {
-  switch (outcome) {
-    case ReapOutcome::removed: return "removed";
-    case ReapOutcome::vanished: return "vanished";
-    case ReapOutcome::became_live: return "became-live";
-    case ReapOutcome::changed: return "changed";
-    case ReapOutcome::failed: return "failed";
-    case ReapOutcome::not_attempted: return "not-attempted";
-  }
-  return "not-attempted";
-}
 
 ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options) {
   ExecutionResult result;

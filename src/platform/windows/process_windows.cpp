@@ -12,6 +12,13 @@ ProcessFacts observe_process(std::int32_t pid) {
     facts.existence = ProcessFacts::Existence::gone;  // no JVM runs as pid 0 or below
     return facts;
   }
+  // Process ids are client-id handle values, multiples of 4; OpenProcess ignores the two
+  // low bits, so OpenProcess(4243) would answer about process 4240. A name that is not a
+  // multiple of 4 can only be a pid that no process has.
+  if (pid % 4 != 0) {
+    facts.existence = ProcessFacts::Existence::gone;
+    return facts;
+  }
   const auto id = static_cast<DWORD>(pid);
   // SYNCHRONIZE lets us wait on the process, which is the only unambiguous "has it exited"
   // test: an exit code of STILL_ACTIVE (259) is also a legal exit status.

@@ -1,0 +1,747 @@
+// The reaper against real files, real processes and real JVMs (Linux): the executor's
+// re-checks, the acting identity, the lock, the journal, the command line and its report,
+// and the end-to-end claim: reap removes exactly the stale files and every live JVM stays
+// visible to jps and jstat.
+//
+// Everything lives in a private --tmpdir under a ScratchDir. The JVMs of the end-to-end test
+// run in their own mount namespace whose /tmp is that private dir: they publish, lock and
+// map their backing files there, so the reaper judges real live files (a copy of a live file
+// would rightly be judged pid-reused), jps and jstat find them through /proc/<pid>/root/tmp,
+// and nothing touches the real /tmp/hsperfdata_* of this machine.
+#include <fcntl.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/fsuid.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <iterator>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jvm_support.hpp"
+#include "perfdata.hpp"
+#include "platform/reap.hpp"
+#include "reap_command.hpp"
+#include "reap_report.hpp"
+#include "reap_test_support.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using nlohmann::json;
+using platform::ReapOutcome;
+using test::run;
+using test::run_tool;
+using namespace reaptest;
+
+// ---- The executor ---------------------------------------------------------------------------
+
+TEST(ReapExecutor, RemovesStaleAndForeignAndKeepsWhatIsLocked) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string a = tree.stale_file(ns), b = tree.stale_file(ns);
+  const std::string junk = tree.plain_file(ns, "junk.txt");
+  const std::string sentinel = tree.sentinel("target");
+  ASSERT_EQ(::symlink(sentinel.c_str(), (ns + "/link").c_str()), 0);
+  const std::string locked = tree.stale_file(ns);
+  HeldLock lock(locked);  // a JVM holding its file, as far as /proc/locks can tell
+
+  ReapRun run = plan_in(tree.tmp);
+  EXPECT_EQ(action_of(run, locked), "keep");
+  EXPECT_EQ(verdict_of(run, locked), "live");
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, a), ReapOutcome::removed);
+  EXPECT_EQ(outcome_of(run, result, b), ReapOutcome::removed);
+  EXPECT_EQ(outcome_of(run, result, junk), ReapOutcome::removed);
+  EXPECT_EQ(outcome_of(run, result, ns + "/link"), ReapOutcome::removed);
+  EXPECT_FALSE(exists(a));
+  EXPECT_FALSE(exists(ns + "/link"));
+  EXPECT_TRUE(exists(locked));
+  EXPECT_TRUE(tree.sentinels_intact());
+  EXPECT_TRUE(result.errors.empty());
+}
+
+TEST(ReapExecutor, FileLockedAfterPlanningBecameLiveAndIsKept) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string file = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, file), "remove");
+  HeldLock lock(file);  // a JVM with this pid started and took it
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, file), ReapOutcome::became_live);
+  EXPECT_TRUE(exists(file));
+}
+
+TEST(ReapExecutor, FileGoneAfterPlanningIsVanishedNotFailed) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string file = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(::unlink(file.c_str()), 0);
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, file), ReapOutcome::vanished);
+}
+
+// A namespace its owner may not write: root could unlink in it (CAP_DAC_OVERRIDE), the
+// owner cannot. The reaper acts as the owner, so it fails, and says so.
+TEST(ReapExecutor, ActsWithTheNamespaceOwnersFileSystemIdentity) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root";
+  ReapTree tree;
+  const std::string owned = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string theirs = tree.stale_file(owned);
+  const std::string ours_ns = tree.make_namespace("root", 0, 0);
+  const std::string ours = tree.stale_file(ours_ns);
+  ASSERT_EQ(::chmod(owned.c_str(), 0555), 0);
+  ASSERT_EQ(::chmod(ours_ns.c_str(), 0555), 0);
+
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, theirs), "remove");
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, theirs), ReapOutcome::failed);
+  const auto* record = record_of(run, result, theirs);
+  ASSERT_NE(record, nullptr);
+  ASSERT_TRUE(record->error);
+  EXPECT_EQ(record->error->code, EACCES) << record->error->message;
+  EXPECT_TRUE(exists(theirs));
+  EXPECT_EQ(outcome_of(run, result, ours), ReapOutcome::removed);  // root's own namespace
+  ::chmod(owned.c_str(), 0755);
+  ::chmod(ours_ns.c_str(), 0755);
+}
+
+TEST(ReapExecutor, TheCallingThreadIsRootAgainAfterwards) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root";
+  ReapTree tree;
+  tree.stale_file(tree.make_namespace("nobody", kNobody, kNogroup));
+  const int groups_before = ::getgroups(0, nullptr);
+  ReapRun run = plan_in(tree.tmp);
+  platform::ExecuteOptions one_thread;
+  one_thread.max_threads = 1;  // the namespace is done on this very thread
+  const auto result = platform::execute_plan(run.plan, one_thread);
+  EXPECT_EQ(count(result, ReapOutcome::removed), 1u);
+  EXPECT_EQ(::setfsuid(static_cast<uid_t>(-1)), 0);
+  EXPECT_EQ(::setfsgid(static_cast<gid_t>(-1)), 0);
+  EXPECT_EQ(::getgroups(0, nullptr), groups_before);
+}
+
+TEST(ReapExecutor, DeadlineAndStopLeaveTheRestNotAttempted) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  for (int i = 0; i < 5; ++i) tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  platform::ExecuteOptions past;
+  past.deadline = std::chrono::steady_clock::now();
+  const auto timed_out = platform::execute_plan(run.plan, past);
+  EXPECT_TRUE(timed_out.deadline_reached);
+  EXPECT_EQ(count(timed_out, ReapOutcome::not_attempted), 5u);
+  EXPECT_EQ(timed_out.actions.at(0).detail, "deadline");
+
+  std::atomic<bool> stop{true};
+  platform::ExecuteOptions stopped;
+  stopped.stop = &stop;
+  const auto interrupted = platform::execute_plan(run.plan, stopped);
+  EXPECT_TRUE(interrupted.interrupted);
+  EXPECT_EQ(count(interrupted, ReapOutcome::not_attempted), 5u);
+  EXPECT_EQ(tree.count_entries(ns), 5u);
+}
+
+// The write-ahead callback runs while the entry still exists, the outcome callback after.
+TEST(ReapExecutor, JournalHearsOfEveryUnlinkBeforeItHappens) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  for (int i = 0; i < 4; ++i) tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  std::vector<std::string> events;
+  platform::ExecuteOptions options;
+  options.before_unlink = [&](const PlanItem& item) {
+    events.push_back((exists(item.path) ? "present " : "absent ") + item.path);
+    return true;
+  };
+  options.on_action = [&](const PlanItem& item, const platform::ReapActionRecord& r) {
+    events.push_back(std::string(platform::to_string(r.outcome)) +
+                     (exists(item.path) ? " present " : " absent ") + item.path);
+  };
+  platform::execute_plan(run.plan, options);
+  ASSERT_EQ(events.size(), 8u);
+  for (std::size_t i = 0; i < events.size(); i += 2) {
+    EXPECT_TRUE(events[i].starts_with("present ")) << events[i];
+    EXPECT_TRUE(events[i + 1].starts_with("removed absent ")) << events[i + 1];
+  }
+
+  // A journal that cannot be written stops the run before the unlink it could not record.
+  const std::string file = tree.stale_file(ns);
+  ReapRun again = plan_in(tree.tmp);
+  platform::ExecuteOptions failing;
+  failing.before_unlink = [](const PlanItem&) { return false; };
+  const auto result = platform::execute_plan(again.plan, failing);
+  EXPECT_TRUE(exists(file));
+  EXPECT_EQ(record_of(again, result, file)->detail, "journal-failed");
+}
+
+TEST(ReapExecutor, AttachFilesOfGonePidsAreRemovedOthersKept) {
+  ReapTree tree;
+  const pid_t gone = dead_pid();
+  const std::string stale_socket = tree.tmp + "/.java_pid" + std::to_string(gone);
+  const std::string live_socket = tree.tmp + "/.java_pid" + std::to_string(::getpid());
+  const std::string trigger = tree.tmp + "/.attach_pid" + std::to_string(gone);
+  ASSERT_TRUE(make_socket(stale_socket));
+  ASSERT_TRUE(make_socket(live_socket));
+  test::write_file(trigger, {});
+  ReapRun run = plan_in(tree.tmp);
+  EXPECT_EQ(action_of(run, live_socket), "keep");
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, stale_socket), ReapOutcome::removed);
+  EXPECT_EQ(outcome_of(run, result, trigger), ReapOutcome::removed);
+  EXPECT_TRUE(exists(live_socket));
+}
+
+TEST(ReapExecutor, EmptyNamespaceOfAGoneUserOnlyWithTheFlag) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("no-such-user-hsperfguard", kNobody, kNogroup);
+  const std::string file = tree.stale_file(ns);
+  ReapRun plain = plan_in(tree.tmp);
+  platform::execute_plan(plain.plan, {});
+  EXPECT_FALSE(exists(file));
+  EXPECT_TRUE(exists(ns));
+
+  tree.stale_file(ns);
+  ReapCommandOptions flag;
+  flag.remove_empty_namespaces = true;
+  ReapRun run = plan_in(tree.tmp, flag);
+  const auto result = platform::execute_plan(run.plan, {});
+  EXPECT_EQ(outcome_of(run, result, ns), ReapOutcome::removed);
+  EXPECT_FALSE(exists(ns));
+}
+
+// ---- Mounts: never crossed --------------------------------------------------------------------
+
+// A file bind-mounted over a stale name, and a namespace that is itself a mount: the reaper
+// (run in a private mount namespace where the mounts exist) leaves both, and what they show.
+TEST(ReapCli, NeverCrossesAMountPoint) {
+  if (!test::is_root() || test::find_program("unshare").empty()) GTEST_SKIP() << "needs root, unshare";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string covered = tree.stale_file(ns);
+  const std::string sentinel = tree.sentinel("mounted-file");
+  const std::string mounted_ns = tree.make_namespace("daemon", 1, 1);
+  const std::string elsewhere = tree.outside + "/elsewhere";
+  ASSERT_EQ(::mkdir(elsewhere.c_str(), 0755), 0);
+  const std::string inside = tree.sentinel_in(elsewhere, std::to_string(dead_pid()));
+  const std::string report = tree.scratch / "report.json";
+  const auto r = run({"unshare", "-m", "--propagation", "private", "sh", "-c",
+                      "mount --bind '" + sentinel + "' '" + covered + "' && mount --bind '" +
+                          elsewhere + "' '" + mounted_ns + "' && exec '" HSPERFGUARD_BINARY
+                          "' reap --tmpdir '" + tree.tmp + "' --min-age 0 --no-lock --format json"
+                          " --output '" + report + "'"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(std::ifstream(report));
+  bool saw_covered = false;
+  for (const auto& item : doc.at("plan")) {
+    if (item.at("path") == covered) {
+      saw_covered = true;
+      EXPECT_EQ(item.at("action"), "keep") << item.dump();
+      EXPECT_EQ(item.at("reason"), "crosses-mount") << item.dump();
+    }
+  }
+  EXPECT_TRUE(saw_covered) << doc.at("plan").dump();
+  for (const auto& n : doc.at("reap").at("namespaces")) {
+    if (n.at("path") == mounted_ns) {
+      EXPECT_EQ(n.at("why"), "crosses-mount") << n.dump();
+    }
+  }
+  EXPECT_TRUE(exists(covered));
+  EXPECT_TRUE(exists(inside));
+  EXPECT_TRUE(tree.sentinels_intact());
+}
+
+// ---- The command line -----------------------------------------------------------------------
+
+TEST(ReapCli, DryRunPrintsThePlanAndChangesNothing) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string a = tree.stale_file(ns);
+  const std::string fifo = ns + "/pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto text = run_tool({"reap", "--tmpdir", tree.tmp, "--dry-run", "--min-age", "0",
+                              "--format", "text"});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("dry run"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("remove  " + basename(a) + "  stale (process-gone)"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("skip    pipe  foreign (not-a-regular-file)"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("actions:"), std::string::npos);
+
+  int rc = -1;
+  const json doc = reap_json(tree.tmp, {"--dry-run", "--min-age", "0"}, &rc);
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(doc.at("reap").at("dry_run"), true);
+  EXPECT_TRUE(doc.at("actions").empty());
+  EXPECT_TRUE(doc.at("reap").at("outcomes").is_null());
+  EXPECT_EQ(doc.at("plan").size(), 2u);
+  EXPECT_TRUE(exists(a));
+  EXPECT_TRUE(exists(fifo));
+}
+
+TEST(ReapCli, ReportListsThePlanWithEvidenceAndWhatWasDone) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string a = tree.stale_file(ns);
+  const std::string locked = tree.stale_file(ns);
+  HeldLock lock(locked);
+  int rc = -1;
+  const json doc = reap_json(tree.tmp, {"--min-age", "0"}, &rc);
+  EXPECT_EQ(rc, 0) << doc.dump(2);
+  EXPECT_EQ(doc.at("command"), "reap");
+  ASSERT_EQ(doc.at("plan").size(), 2u);
+  for (const auto& item : doc.at("plan")) {
+    EXPECT_TRUE(item.at("evidence").contains("decided_by")) << item.dump();
+    EXPECT_FALSE(item.at("message").get<std::string>().empty());
+    if (item.at("path") == locked) {
+      EXPECT_EQ(item.at("verdict"), "live");
+      EXPECT_EQ(item.at("evidence").at("lock").at("state"), "held");
+    } else {
+      EXPECT_EQ(item.at("verdict"), "stale");
+      EXPECT_EQ(item.at("action"), "remove");
+      EXPECT_EQ(item.at("expected").at("uid"), kNobody);
+      if (test::is_root()) {
+        EXPECT_EQ(item.at("acting").at("uid"), kNobody);
+      }
+    }
+  }
+  ASSERT_EQ(doc.at("actions").size(), 1u);
+  EXPECT_EQ(doc.at("actions")[0].at("path"), a);
+  EXPECT_EQ(doc.at("actions")[0].at("outcome"), "removed");
+  EXPECT_EQ(doc.at("reap").at("outcomes").at("removed"), 1);
+  EXPECT_EQ(doc.at("reap").at("planned").at("by_why").at("live"), 1);
+}
+
+TEST(ReapCli, ExitCodes) {
+  ReapTree tree;
+  int rc = -1;
+  reap_json(tree.tmp, {"--min-age", "0"}, &rc);
+  EXPECT_EQ(rc, 0) << "nothing to do";
+
+  EXPECT_EQ(run_tool({"reap", "--tmpdir", tree.tmp, "--min-age", "soon"}).exit_code, 2);
+  EXPECT_EQ(run_tool({"reap", "--tmpdir", tree.tmp, "--root", "/"}).exit_code, 2);
+  EXPECT_EQ(run_tool({"reap", "--tmpdir", tree.tmp, "--wait", "--no-wait"}).exit_code, 2);
+  const auto missing = run_tool({"reap", "--tmpdir", tree.scratch / "no-such-dir", "--no-lock",
+                                 "--format", "json"});
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;
+
+  if (test::is_root()) {
+    const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+    tree.stale_file(ns);
+    ASSERT_EQ(::chmod(ns.c_str(), 0555), 0);  // its owner may not remove anything
+    const json doc = reap_json(tree.tmp, {"--min-age", "0"}, &rc);
+    EXPECT_EQ(rc, 1) << doc.dump(2);
+    EXPECT_EQ(doc.at("reap").at("outcomes").at("failed"), 1);
+    ::chmod(ns.c_str(), 0755);
+  }
+}
+
+TEST(ReapCli, MinAgeProtectsFilesJustCreated) {
+  ReapTree tree;
+  const std::string file = tree.stale_file(tree.make_namespace("nobody", kNobody, kNogroup));
+  int rc = -1;
+  const json doc = reap_json(tree.tmp, {}, &rc);  // default --min-age 60s
+  EXPECT_EQ(rc, 0);
+  ASSERT_EQ(doc.at("plan").size(), 1u);
+  EXPECT_EQ(doc.at("plan")[0].at("action"), "skip");
+  EXPECT_EQ(doc.at("plan")[0].at("why"), "too-young");
+  EXPECT_EQ(doc.at("reap").at("options").at("min_age_ms"), 60000);
+  EXPECT_TRUE(exists(file));
+}
+
+TEST(ReapCli, MaxRuntimeStopsBetweenEntries) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  for (int i = 0; i < 3; ++i) tree.stale_file(ns);
+  int rc = -1;
+  const json doc = reap_json(tree.tmp, {"--min-age", "0", "--max-runtime", "0"}, &rc);
+  EXPECT_EQ(rc, 0) << "a bounded run is not a failure";
+  EXPECT_EQ(doc.at("reap").at("deadline_reached"), true);
+  EXPECT_EQ(doc.at("reap").at("outcomes").at("not_attempted"), 3);
+  EXPECT_EQ(tree.count_entries(ns), 3u);
+}
+
+TEST(ReapCli, SingleInstanceLockWaitOrExitCleanly) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string file = tree.stale_file(ns);
+  const std::string lock_file = tree.scratch / "run/reap.lock";
+  {
+    // Another reap holds the lock.
+    ASSERT_EQ(::mkdir((tree.scratch / "run").c_str(), 0755), 0);
+    HeldLock other(lock_file, /*create=*/true);
+    const auto busy = run_tool({"reap", "--tmpdir", tree.tmp, "--min-age", "0", "--lock-file",
+                                lock_file, "--format", "json"});
+    EXPECT_EQ(busy.exit_code, 0) << busy.err;
+    EXPECT_NE(busy.err.find("another reap holds"), std::string::npos) << busy.err;
+    EXPECT_TRUE(busy.out.empty());
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto waited = run_tool({"reap", "--tmpdir", tree.tmp, "--min-age", "0", "--lock-file",
+                                  lock_file, "--wait", "--max-runtime", "1s", "--format", "json"});
+    const auto took = std::chrono::steady_clock::now() - t0;
+    EXPECT_EQ(waited.exit_code, 0) << waited.err;
+    EXPECT_NE(waited.err.find("gave up waiting"), std::string::npos) << waited.err;
+    EXPECT_GE(took, std::chrono::milliseconds(900));
+    EXPECT_TRUE(exists(file));
+  }
+  // Released: the next run takes it, reaps, and releases it again.
+  const auto ran = run_tool({"reap", "--tmpdir", tree.tmp, "--min-age", "0", "--lock-file",
+                             lock_file, "--wait", "--format", "json"});
+  EXPECT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_FALSE(exists(file));
+  const json doc = json::parse(ran.out);
+  EXPECT_EQ(doc.at("reap").at("lock").at("acquired"), true);
+  HeldLock after(lock_file);
+  EXPECT_TRUE(after.held());
+
+  if (test::is_root()) {
+    // A lock file someone else owns could be held forever: refused.
+    ASSERT_EQ(::chown(lock_file.c_str(), kNobody, kNogroup), 0);
+    const auto refused = run_tool({"reap", "--tmpdir", tree.tmp, "--lock-file", lock_file});
+    EXPECT_EQ(refused.exit_code, 3) << refused.err;
+  }
+}
+
+TEST(ReapCli, JournalRecordsEachUnlinkBeforeAndAfter) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  std::set<std::string> files;
+  for (int i = 0; i < 3; ++i) files.insert(tree.stale_file(ns));
+  const std::string journal = tree.scratch / "reap.jsonl";
+  int rc = -1;
+  reap_json(tree.tmp, {"--min-age", "0", "--journal", journal}, &rc);
+  EXPECT_EQ(rc, 0);
+  std::ifstream in(journal);
+  std::vector<json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+  ASSERT_EQ(lines.size(), 1u + 2 * files.size() + 1u);
+  EXPECT_EQ(lines.front().at("event"), "start");
+  EXPECT_EQ(lines.front().at("planned_removals"), 3);
+  EXPECT_EQ(lines.back().at("event"), "finish");
+  EXPECT_EQ(lines.back().at("removed"), 3);
+  std::set<std::string> unlinking, removed;
+  for (std::size_t i = 1; i + 1 < lines.size(); ++i) {
+    const json& l = lines[i];
+    if (l.at("event") == "unlinking") {
+      unlinking.insert(l.at("path"));
+      EXPECT_TRUE(l.contains("ino"));
+    } else {
+      EXPECT_EQ(l.at("event"), "outcome");
+      EXPECT_EQ(l.at("outcome"), "removed");
+      EXPECT_TRUE(unlinking.contains(l.at("path"))) << "outcome before its write-ahead line";
+      removed.insert(l.at("path"));
+    }
+  }
+  EXPECT_EQ(unlinking, files);
+  EXPECT_EQ(removed, files);
+}
+
+// SIGKILL in the middle of a run: every entry is either still there or gone (one unlink each,
+// nothing renamed or half-written), and every entry that is gone has its write-ahead line in
+// the journal; at most one line per acting thread lacks its outcome.
+TEST(ReapCli, KilledMidRunLeavesEveryEntryWholeAndJournalled) {
+  ReapTree tree;
+  std::vector<std::string> namespaces = {tree.make_namespace("nobody", kNobody, kNogroup),
+                                         tree.make_namespace("daemon", 1, 1)};
+  std::set<std::string> files;
+  for (int i = 0; i < 3000; ++i) files.insert(tree.stale_file(namespaces[i % 2]));
+  const std::string journal = tree.scratch / "reap.jsonl";
+
+  const char* binary = HSPERFGUARD_BINARY;
+  const char* argv[] = {binary,      "reap",      "--tmpdir",      tree.tmp.c_str(), "--min-age", "0",
+                        "--no-lock", "--journal", journal.c_str(), "--format",       "json",      nullptr};
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(binary, const_cast<char* const*>(argv));
+    ::_exit(127);
+  }
+  ::close(null);
+  ASSERT_GT(child, 0);
+  // Kill it once it has journalled a few removals (or give up waiting and kill anyway).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(journal);
+    const auto lines = std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n');
+    if (lines >= 40) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+
+  std::set<std::string> unlinking, outcome;
+  bool finished = false;
+  std::ifstream in(journal);
+  for (std::string line; std::getline(in, line);) {
+    const json l = json::parse(line);
+    if (l.at("event") == "unlinking") unlinking.insert(l.at("path"));
+    if (l.at("event") == "outcome") outcome.insert(l.at("path"));
+    if (l.at("event") == "finish") finished = true;
+  }
+  std::size_t gone = 0;
+  for (const std::string& f : files) {
+    if (exists(f)) continue;
+    ++gone;
+    EXPECT_TRUE(unlinking.contains(f)) << f << " is gone without a journal line";
+  }
+  for (const std::string& f : outcome) EXPECT_FALSE(exists(f)) << f << " reported removed";
+  EXPECT_GE(unlinking.size(), outcome.size());
+  EXPECT_LE(unlinking.size() - outcome.size(), 2u) << "more removals in flight than threads";
+  // Nothing but the stale files ever lived in the namespaces: no temp names, no leftovers.
+  std::size_t entries = 0;
+  for (const std::string& ns : namespaces) entries += tree.count_entries(ns);
+  EXPECT_EQ(entries, files.size() - gone);
+  RecordProperty("removed_before_kill", static_cast<int>(gone));
+  if (finished) std::printf("the run finished before the kill: %zu removed\n", gone);
+}
+
+// ---- PID reuse --------------------------------------------------------------------------------
+
+// A real JVM region under the pid of a live sleep: the sleep started long after that VM
+// began, so the pid was reused and the file is stale. Hidden behind an empty directory
+// mounted over /proc/<pid> (in a private mount namespace), the same process can no longer be
+// told apart from the file's owner: unknown, and kept.
+TEST(ReapCli, PidReusedBySleepIsReapedUnlessItsProcEntryIsUnreadable) {
+  if (test::find_program("sleep").empty()) GTEST_SKIP() << "no sleep";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  Sleeper sleeper;
+  ASSERT_TRUE(sleeper.start());
+  const std::string file = tree.region_file(ns, std::to_string(sleeper.pid()));
+
+  int rc = -1;
+  const json dry = reap_json(tree.tmp, {"--dry-run", "--min-age", "0"}, &rc);
+  ASSERT_EQ(dry.at("plan").size(), 1u);
+  EXPECT_EQ(dry.at("plan")[0].at("verdict"), "pid-reused") << dry.at("plan")[0].dump(2);
+  EXPECT_EQ(dry.at("plan")[0].at("reason"), "started-after-vm-begin");
+  EXPECT_EQ(dry.at("plan")[0].at("action"), "remove");
+
+  if (test::is_root() && !test::find_program("unshare").empty()) {
+    const std::string empty = tree.scratch / "empty";
+    ASSERT_EQ(::mkdir(empty.c_str(), 0755), 0);
+    const std::string report = tree.scratch / "hidden.json";
+    const auto hidden = run(
+        {"unshare", "-m", "--propagation", "private", "sh", "-c",
+         "mount --bind '" + empty + "' /proc/" + std::to_string(sleeper.pid()) + " && exec '" +
+             HSPERFGUARD_BINARY + "' reap --tmpdir '" + tree.tmp +
+             "' --min-age 0 --no-lock --format json --output '" + report + "'"});
+    ASSERT_EQ(hidden.exit_code, 0) << hidden.err;
+    const json doc = json::parse(std::ifstream(report));
+    ASSERT_EQ(doc.at("plan").size(), 1u);
+    EXPECT_EQ(doc.at("plan")[0].at("verdict"), "unknown") << doc.at("plan")[0].dump(2);
+    EXPECT_EQ(doc.at("plan")[0].at("action"), "keep");
+    EXPECT_TRUE(doc.at("actions").empty());
+    EXPECT_TRUE(exists(file));
+  }
+
+  const json done = reap_json(tree.tmp, {"--min-age", "0"}, &rc);
+  EXPECT_EQ(rc, 0);
+  ASSERT_EQ(done.at("actions").size(), 1u);
+  EXPECT_EQ(done.at("actions")[0].at("outcome"), "removed");
+  EXPECT_FALSE(exists(file));
+  EXPECT_TRUE(sleeper.alive());
+}
+
+// ---- Real JVMs ---------------------------------------------------------------------------------
+
+TEST(ReapJvm, RemovesExactlyTheStaleFilesAndEveryLiveJvmStaysVisible) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (mount namespaces, another user)";
+  if (!test::have_jdk() || test::find_program("jps").empty()) GTEST_SKIP() << "no JDK";
+  ReapTree tree;
+  PrivateTmpJvms jvms(tree);
+  ASSERT_TRUE(jvms.prepare());
+  // Live: two of root's, one of nobody's. Killed: one of each.
+  PrivateTmpJvm& live_root_a = jvms.start(0, 0);
+  PrivateTmpJvm& live_root_b = jvms.start(0, 0);
+  PrivateTmpJvm& live_nobody = jvms.start(kNobody, kNogroup);
+  PrivateTmpJvm& dead_root = jvms.start(0, 0);
+  PrivateTmpJvm& dead_nobody = jvms.start(kNobody, kNogroup);
+  for (PrivateTmpJvm* j : {&live_root_a, &live_root_b, &live_nobody, &dead_root, &dead_nobody}) {
+    ASSERT_TRUE(j->wait_ready()) << j->describe();
+  }
+  ASSERT_TRUE(dead_root.kill9());
+  ASSERT_TRUE(dead_nobody.kill9());
+  ASSERT_TRUE(exists(dead_root.backing_file()));
+  ASSERT_TRUE(exists(dead_nobody.backing_file()));
+
+  int rc = -1;
+  const json doc = reap_json(tree.tmp, {"--min-age", "0"}, &rc);
+  EXPECT_EQ(rc, 0) << doc.dump(2);
+  std::set<std::string> removed;
+  for (const auto& a : doc.at("actions")) {
+    EXPECT_EQ(a.at("outcome"), "removed") << a.dump();
+    removed.insert(a.at("path"));
+  }
+  EXPECT_EQ(removed, (std::set<std::string>{dead_root.backing_file(), dead_nobody.backing_file()}));
+  for (const auto& item : doc.at("plan")) {
+    if (removed.contains(item.at("path"))) {
+      EXPECT_EQ(item.at("verdict"), "stale") << item.dump();
+    } else {
+      EXPECT_EQ(item.at("verdict"), "live") << item.dump();
+      EXPECT_EQ(item.at("reason"), "lock-held") << item.dump();
+    }
+  }
+  EXPECT_FALSE(exists(dead_root.backing_file()));
+  EXPECT_FALSE(exists(dead_nobody.backing_file()));
+
+  // jps finds them through /proc/<pid>/root/tmp; jstat reads each one.
+  const auto jps = run({test::find_program("jps"), "-J-XX:-UsePerfData", "-q"});
+  ASSERT_EQ(jps.exit_code, 0) << jps.err;
+  std::set<std::string> listed;
+  std::istringstream lines(jps.out);
+  for (std::string line; std::getline(lines, line);) listed.insert(line);
+  for (PrivateTmpJvm* j : {&live_root_a, &live_root_b, &live_nobody}) {
+    ASSERT_TRUE(exists(j->backing_file()));
+    EXPECT_TRUE(listed.contains(std::to_string(j->pid()))) << jps.out;
+    const auto jstat = run({test::find_program("jstat"), "-J-XX:-UsePerfData", "-gcutil",
+                            std::to_string(j->pid())});
+    EXPECT_EQ(jstat.exit_code, 0) << jstat.out << jstat.err;
+    EXPECT_NE(jstat.out.find("YGC"), std::string::npos) << jstat.out;
+  }
+}
+
+// ---- Packaging ------------------------------------------------------------------------------
+
+const std::string kPackaging = HSPERFGUARD_SOURCE_DIR "/packaging";
+
+// systemd-analyze verify needs the units' whole world: a root with this system's units, the
+// binary where the units expect it, and ours.
+TEST(ReapPackaging, SystemdUnitsVerify) {
+  namespace fs = std::filesystem;
+  if (test::find_program("systemd-analyze").empty() ||
+      !exists("/usr/lib/systemd/system/sysinit.target")) {
+    GTEST_SKIP() << "no systemd-analyze or system units";
+  }
+  test::ScratchDir root;
+  std::error_code ec;
+  fs::create_directories(root / "usr/lib/systemd", ec);
+  fs::copy("/usr/lib/systemd/system", root / "usr/lib/systemd/system",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  fs::create_directories(root / "usr/local/bin", ec);
+  fs::copy_file(HSPERFGUARD_BINARY, root / "usr/local/bin/hsperfguard", ec);
+  ASSERT_FALSE(ec) << ec.message();
+  const std::string units = root / "etc/systemd/system";
+  fs::create_directories(units, ec);
+  std::string names;
+  for (const auto& e : fs::directory_iterator(kPackaging + "/systemd")) {
+    fs::copy_file(e.path(), units + "/" + e.path().filename().string(), ec);
+    names += " " + e.path().filename().string();
+  }
+  ASSERT_EQ(names.empty(), false);
+  const auto verify = run({"sh", "-c", "cd '" + units + "' && systemd-analyze verify --man=no --root='" +
+                                           root.path() + "'" + names});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  EXPECT_EQ(verify.err, "") << verify.err;
+}
+
+// The tmpfiles.d snippet keeps age-based cleaning away from namespaces and attach files:
+// applied to a private tree next to an aggressive age rule, everything else old goes.
+TEST(ReapPackaging, TmpfilesSnippetExcludesNamespacesFromAgeCleaning) {
+  if (test::find_program("systemd-tmpfiles").empty()) GTEST_SKIP() << "no systemd-tmpfiles";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string backing = tree.stale_file(ns);
+  const std::string listener = tree.tmp + "/.java_pid" + std::to_string(dead_pid());
+  ASSERT_TRUE(make_socket(listener));
+  const std::string junk = tree.plain_file(tree.tmp, "old-junk");
+  const timespec old_times[2] = {{::time(nullptr) - 3 * 86400, 0}, {::time(nullptr) - 3 * 86400, 0}};
+  for (const std::string& p : {backing, listener, junk, ns}) {
+    ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), old_times, AT_SYMLINK_NOFOLLOW), 0) << p;
+  }
+  // The snippet's x lines, pointed at the private tree, and an age rule by mtime.
+  std::ifstream snippet(kPackaging + "/tmpfiles.d/hsperfguard.conf");
+  std::string config, line;
+  int excludes = 0;
+  while (std::getline(snippet, line)) {
+    if (!line.starts_with("x /tmp/")) continue;
+    config += "x " + tree.tmp + line.substr(6) + "\n";
+    ++excludes;
+  }
+  EXPECT_EQ(excludes, 3);
+  config += "d " + tree.tmp + " 1777 root root mM:1d\n";
+  const std::string conf = tree.scratch / "clean.conf";
+  test::write_file(conf, test::to_bytes(config));
+  const auto clean = run({"systemd-tmpfiles", "--clean", conf});
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_FALSE(exists(junk)) << "the age rule did not apply: the test proves nothing";
+  EXPECT_TRUE(exists(backing));
+  EXPECT_TRUE(exists(listener));
+  EXPECT_TRUE(exists(ns));
+}
+
+// The command lines the units and the cron job run are accepted as they are (only the paths
+// are moved into a scratch dir, and the run is a dry one).
+TEST(ReapPackaging, ShippedCommandLinesAreAccepted) {
+  ReapTree tree;
+  tree.stale_file(tree.make_namespace("nobody", kNobody, kNogroup));
+  std::vector<std::string> lines;
+  std::ifstream cron(kPackaging + "/cron.d/hsperfguard");
+  for (std::string line; std::getline(cron, line);) {
+    if (const auto at = line.find("hsperfguard reap "); at != std::string::npos && !line.starts_with("#")) {
+      lines.push_back(line.substr(at + 12, line.find(" 2>&1") - at - 12));
+    }
+  }
+  for (const char* unit : {"hsperfguard-reap.service", "hsperfguard-audit.service"}) {
+    std::ifstream in(kPackaging + "/systemd/" + unit);
+    std::string command, line;
+    bool in_exec = false;
+    while (std::getline(in, line)) {
+      if (line.starts_with("ExecStart=")) {
+        in_exec = true;
+        line = line.substr(std::string("ExecStart=").size());
+      }
+      if (!in_exec) continue;
+      const bool continued = line.ends_with("\\");
+      command += (continued ? line.substr(0, line.size() - 1) : line) + " ";
+      if (!continued) break;
+    }
+    ASSERT_TRUE(command.starts_with("/usr/local/bin/hsperfguard ")) << command;
+    lines.push_back(command.substr(std::string("/usr/local/bin/hsperfguard ").size()));
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  for (std::string args : lines) {
+    for (const std::string dir : {"/var/lib/hsperfguard", "/var/log/hsperfguard", "/run/hsperfguard"}) {
+      for (auto at = args.find(dir); at != std::string::npos; at = args.find(dir)) {
+        args.replace(at, dir.size(), tree.scratch.path());
+      }
+    }
+    std::vector<std::string> argv;
+    std::istringstream words(args);
+    for (std::string w; words >> w;) argv.push_back(w);
+    argv.insert(argv.end(), {"--tmpdir", tree.tmp});
+    if (argv.at(0) == "reap") argv.push_back("--dry-run");
+    const auto result = run_tool(argv);
+    EXPECT_TRUE(result.exit_code == 0 || (argv.at(0) == "audit" && result.exit_code == 1))
+        << args << ": " << result.exit_code << " " << result.err;
+  }
+}
+
+}  // namespace
+}  // namespace hsperfguard
