@@ -111,7 +111,9 @@ struct ProcessFacts {
   enum class Existence { alive, gone, no_permission, unknown } existence = Existence::unknown;
   std::optional<std::int64_t> start_time_ms;  // epoch milliseconds
   std::optional<std::uint32_t> real_uid;
+  std::optional<std::uint32_t> effective_uid;  // the uid HotSpot names its namespace after
   std::optional<std::string> mount_namespace;  // "mnt:[4026531841]"
+  std::optional<std::string> cgroup;           // containers: the cgroup path, when read
   std::vector<std::int32_t> ns_pids;           // NSpid: host pid first, innermost last
   std::optional<bool> maps_backing_file;       // nullopt: maps unreadable
   // maps_backing_file matched the inode number on another device: overlayfs maps the
@@ -119,6 +121,20 @@ struct ProcessFacts {
   bool maps_inode_only = false;
   std::optional<bool> maps_libjvm;
   std::optional<ObservationError> error;
+};
+
+// A live process that maps libjvm: a JVM, whether it publishes a backing file or not.
+struct JvmProcessFacts {
+  ProcessFacts process;  // host pid, NSpid, mount namespace, cgroup, uids, start time
+  // Whether it maps a <dir>/hsperfdata_<user>/<name> file (nullopt: maps unreadable). A JVM
+  // that maps libjvm and no such file is blind: jps and jstat cannot see it.
+  std::optional<bool> maps_backing_file;
+  std::optional<std::string> user;          // its effective uid's name, from its own root
+  std::optional<std::string> command_line;  // /proc/<pid>/cmdline, blanks for NULs
+  // Identity of its /tmp, resolved beneath its root: which temp root its namespace is in.
+  std::optional<std::uint64_t> temp_dir_dev;
+  std::optional<std::uint64_t> temp_dir_ino;
+  bool blind() const { return maps_backing_file.has_value() && !*maps_backing_file; }
 };
 
 // Evidence about one backing file's owner process.
@@ -210,6 +226,7 @@ struct ContainerFacts {
   std::int32_t host_pid = 0;    // a process through which the root was reached
   std::string mount_namespace;  // "mnt:[4026532123]"
   std::optional<std::string> cgroup;
+  std::optional<std::int32_t> ns_pid;  // host_pid's pid inside its own pid namespace
 };
 
 struct TempRootFacts {
@@ -221,10 +238,21 @@ struct TempRootFacts {
   std::optional<InodeFacts> opened;
   std::optional<VolumeFacts> volume;
   std::optional<ContainerFacts> container;
+  // Further mount namespaces whose processes see this very directory as their /tmp from
+  // another pid namespace (containers sharing a bind-mounted /tmp, or the host's): a name
+  // here may be one of their pids too, matched by the last NSpid field.
+  std::vector<std::string> sharing_mount_namespaces;
   std::int64_t max_pid = kDefaultMaxPid;
   std::vector<NamespaceFacts> namespaces;
   std::vector<AttachFacts> attach_files;
   std::vector<ObservationError> errors;
 };
+
+// Names used in reports and messages ("char-device", "no-permission", "container").
+std::string_view to_string(FileKind kind);
+std::string_view to_string(RootKind kind);
+std::string_view to_string(ProcessFacts::Existence existence);
+// Permission bits, setuid/setgid/sticky included, as 4 octal digits: "0755", "1777".
+std::string octal_mode(std::uint32_t mode);
 
 }  // namespace hsperfguard

@@ -187,41 +187,7 @@ std::string_view lock_state_name(LockState s) {
   return "unknown";
 }
 
-std::string_view existence_name(Existence e) {
-  switch (e) {
-    case Existence::alive:
-      return "alive";
-    case Existence::gone:
-      return "gone";
-    case Existence::no_permission:
-      return "no-permission";
-    case Existence::unknown:
-      return "unknown";
-  }
-  return "unknown";
-}
 
-std::string_view file_kind_name(FileKind k) {
-  switch (k) {
-    case FileKind::regular:
-      return "regular";
-    case FileKind::directory:
-      return "directory";
-    case FileKind::symlink:
-      return "symlink";
-    case FileKind::fifo:
-      return "fifo";
-    case FileKind::socket:
-      return "socket";
-    case FileKind::char_device:
-      return "char-device";
-    case FileKind::block_device:
-      return "block-device";
-    case FileKind::unknown:
-      return "unknown";
-  }
-  return "unknown";
-}
 
 std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& in) {
   const std::string pid = o.subject ? "pid " + std::to_string(o.subject->pid) : "the pid";
@@ -240,7 +206,7 @@ std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& i
     case Reason::mapped:
       return pid + " maps this file";
     case Reason::not_a_regular_file:
-      return "a " + std::string(file_kind_name(in.inode->kind)) + " is never a JVM's backing file";
+      return "a " + std::string(to_string(in.inode->kind)) + " is never a JVM's backing file";
     case Reason::not_a_pid_name:
       return "the name is " + std::string(to_string(file.pid_name.kind)) + ": no JVM writes it";
     case Reason::lock_unknown:
@@ -286,7 +252,7 @@ void put_if(json& j, const char* key, const std::optional<T>& value) {
 
 json process_json(const ProcessFacts& p, const Inputs& in, std::int64_t ctime_ms,
                   const LivenessSettings& settings) {
-  json j = {{"pid", p.pid}, {"existence", existence_name(p.existence)}};
+  json j = {{"pid", p.pid}, {"existence", to_string(p.existence)}};
   put_if(j, "start_time_ms", p.start_time_ms);
   if (p.start_time_ms && in.begin) j["start_after_vm_begin_ms"] = *p.start_time_ms - *in.begin;
   put_if(j, "maps_backing_file", p.maps_backing_file);
@@ -314,7 +280,7 @@ json evidence_of(const Outcome& o, const FileFacts& file, const LivenessSettings
   f["name_kind"] = to_string(file.pid_name.kind);
   put_if(f, "pid", file.pid_name.pid);
   if (in.inode) {
-    f["kind"] = file_kind_name(in.inode->kind);
+    f["kind"] = to_string(in.inode->kind);
     f["dev"] = in.inode->dev;
     f["ino"] = in.inode->ino;
     f["ctime_ms"] = in.inode->ctime.millis();

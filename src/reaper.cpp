@@ -21,29 +21,7 @@ std::int64_t age_of(const InodeFacts& inode, std::int64_t now_ms) {
   return now_ms - std::max(inode.ctime.millis(), inode.mtime.millis());
 }
 
-std::string_view kind_name(FileKind kind) {
-  switch (kind) {
-    case FileKind::regular: return "regular";
-    case FileKind::directory: return "directory";
-    case FileKind::symlink: return "symlink";
-    case FileKind::fifo: return "fifo";
-    case FileKind::socket: return "socket";
-    case FileKind::char_device: return "char-device";
-    case FileKind::block_device: return "block-device";
-    case FileKind::unknown: return "unknown";
-  }
-  return "unknown";
-}
 
-std::string_view existence_name(Existence e) {
-  switch (e) {
-    case Existence::alive: return "alive";
-    case Existence::gone: return "gone";
-    case Existence::no_permission: return "no-permission";
-    case Existence::unknown: return "unknown";
-  }
-  return "unknown";
-}
 
 LivenessSettings settings_for(const TempRootFacts& root, const ReapOptions& options) {
   LivenessSettings settings;
@@ -257,7 +235,7 @@ LivenessVerdict judge_attach_file(const AttachFacts& attach) {
                                                                                 : "trigger-file"}};
   if (attach.pid) file["pid"] = *attach.pid;
   if (attach.lstat) {
-    file["kind"] = kind_name(attach.lstat->kind);
+    file["kind"] = to_string(attach.lstat->kind);
     file["dev"] = attach.lstat->dev;
     file["ino"] = attach.lstat->ino;
   }
@@ -280,15 +258,15 @@ LivenessVerdict judge_attach_file(const AttachFacts& attach) {
                                                                           : FileKind::regular;
   if (attach.lstat->kind != want) {
     return decide(Verdict::foreign, "unexpected-kind", "file-kind",
-                  "a " + std::string(kind_name(attach.lstat->kind)) + " where the JVM puts a " +
-                      std::string(kind_name(want)));
+                  "a " + std::string(to_string(attach.lstat->kind)) + " where the JVM puts a " +
+                      std::string(to_string(want)));
   }
   if (!attach.process) {
     return decide(Verdict::unknown, "process-unobserved", "process",
                   "pid " + std::to_string(*attach.pid) + " was not looked up");
   }
   const ProcessFacts& p = *attach.process;
-  json& process = v.evidence["process"] = {{"pid", p.pid}, {"existence", existence_name(p.existence)}};
+  json& process = v.evidence["process"] = {{"pid", p.pid}, {"existence", to_string(p.existence)}};
   if (p.start_time_ms) process["start_time_ms"] = *p.start_time_ms;
   const std::string pid = "pid " + std::to_string(p.pid);
   switch (p.existence) {

@@ -15,35 +15,8 @@ namespace hsperfguard {
 
 using nlohmann::json;
 
-std::string_view to_string(FileKind kind) {
-  switch (kind) {
-    case FileKind::regular: return "regular";
-    case FileKind::directory: return "directory";
-    case FileKind::symlink: return "symlink";
-    case FileKind::fifo: return "fifo";
-    case FileKind::socket: return "socket";
-    case FileKind::char_device: return "char-device";
-    case FileKind::block_device: return "block-device";
-    case FileKind::unknown: return "unknown";
-  }
-  return "unknown";
-}
 
-std::string_view to_string(RootKind kind) {
-  switch (kind) {
-    case RootKind::host: return "host";
-    case RootKind::tmpdir: return "tmpdir";
-    case RootKind::root: return "root";
-    case RootKind::container: return "container";
-  }
-  return "host";
-}
 
-std::string octal_mode(std::uint32_t mode) {
-  std::array<char, 16> buf{};
-  std::snprintf(buf.data(), buf.size(), "%04o", mode & 07777u);
-  return buf.data();
-}
 
 std::string format_utc_millis(std::int64_t epoch_ms) {
   const std::time_t secs = static_cast<std::time_t>(epoch_ms / 1000);

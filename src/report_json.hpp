@@ -45,8 +45,5 @@ nlohmann::json error_to_json(const ObservationError& error);
 nlohmann::json inode_to_json(const std::optional<InodeFacts>& inode);
 
 std::string format_utc_millis(std::int64_t epoch_ms);  // 2026-11-22T20:37:39.123Z
-std::string_view to_string(FileKind kind);
-std::string_view to_string(RootKind kind);
-std::string octal_mode(std::uint32_t mode);  // "0755"
 
 }  // namespace hsperfguard

@@ -68,10 +68,10 @@ TEST(PosixAclEvaluation, TextForms) {
 // ---- evidence helpers ------------------------------------------------------------------------
 
 TEST(Evidence, OctalModes) {
-  EXPECT_EQ(checks::octal_mode(0777), "0777");
-  EXPECT_EQ(checks::octal_mode(01777), "1777");
-  EXPECT_EQ(checks::octal_mode(0600), "0600");
-  EXPECT_EQ(checks::octal_mode(0100644), "0644");  // file-type bits are not permission bits
+  EXPECT_EQ(octal_mode(0777), "0777");
+  EXPECT_EQ(octal_mode(01777), "1777");
+  EXPECT_EQ(octal_mode(0600), "0600");
+  EXPECT_EQ(octal_mode(0100644), "0644");  // file-type bits are not permission bits
   nlohmann::json e = nlohmann::json::object();
   checks::put_mode(e, 0755, "expected_");
   EXPECT_EQ(e["expected_mode"], "0755");

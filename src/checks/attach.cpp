@@ -10,19 +10,6 @@ namespace {
 
 constexpr std::uint32_t kListenerMode = 0600;
 
-std::string_view existence_name(ProcessFacts::Existence existence) {
-  switch (existence) {
-    case ProcessFacts::Existence::alive:
-      return "alive";
-    case ProcessFacts::Existence::gone:
-      return "gone";
-    case ProcessFacts::Existence::no_permission:
-      return "no-permission";
-    case ProcessFacts::Existence::unknown:
-      return "unknown";
-  }
-  return "unknown";
-}
 
 // Whom the socket should belong to: the process's uid when it was read, else the owner of
 // the namespace that holds the backing file of the same pid.
@@ -112,7 +99,7 @@ void check_attach_file(const TempRootFacts& root, const AttachFacts& attach, Fin
   // unreadable /proc leaves it unknown, and unknown is not reported.
   if (attach.process && attach.process->existence == ProcessFacts::Existence::gone) {
     nlohmann::json evidence = {
-        {"existence", existence_name(attach.process->existence)},
+        {"existence", to_string(attach.process->existence)},
         {"kind",
          attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file"}};
     evidence["pid"] =

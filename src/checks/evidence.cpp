@@ -6,11 +6,6 @@
 
 namespace hsperfguard::checks {
 
-std::string octal_mode(std::uint32_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777u));
-  return text;
-}
 
 void put_mode(nlohmann::json& evidence, std::uint32_t mode, std::string_view prefix) {
   const std::string key = std::string(prefix) + "mode";
@@ -18,27 +13,6 @@ void put_mode(nlohmann::json& evidence, std::uint32_t mode, std::string_view pre
   evidence[key + "_numeric"] = mode & 07777u;
 }
 
-std::string_view to_string(FileKind kind) {
-  switch (kind) {
-    case FileKind::regular:
-      return "regular";
-    case FileKind::directory:
-      return "directory";
-    case FileKind::symlink:
-      return "symlink";
-    case FileKind::fifo:
-      return "fifo";
-    case FileKind::socket:
-      return "socket";
-    case FileKind::char_device:
-      return "char-device";
-    case FileKind::block_device:
-      return "block-device";
-    case FileKind::unknown:
-      return "unknown";
-  }
-  return "unknown";
-}
 
 std::string_view describe(FileKind kind) {
   switch (kind) {

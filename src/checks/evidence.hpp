@@ -14,12 +14,9 @@
 
 namespace hsperfguard::checks {
 
-// Permission bits, setuid/setgid/sticky included, as 4 octal digits: "0755", "1777".
-std::string octal_mode(std::uint32_t mode);
 // Adds "<prefix>mode" (octal string) and "<prefix>mode_numeric" to `evidence`.
 void put_mode(nlohmann::json& evidence, std::uint32_t mode, std::string_view prefix = "");
 
-std::string_view to_string(FileKind kind);
 // "a directory", "a FIFO", ... for messages.
 std::string_view describe(FileKind kind);
 
