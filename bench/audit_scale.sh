@@ -46,21 +46,30 @@ find "$tree" -printf '%m %U %s\n' >/dev/null
 # audit exits 1 when it finds something (every file here is stale): that is not a failure.
 audit=$(measure sh -c '"$0" audit --tmpdir "$1" --format json --output "$2" || [ $? -eq 1 ]' \
   "$hsperfguard" "$tree" "$report")
+audit_stdout=$(measure sh -c '"$0" audit --tmpdir "$1" --format json >/dev/null || [ $? -eq 1 ]' \
+  "$hsperfguard" "$tree")
 find_run=$(measure find "$tree" -printf '%m %U %s\n')
 audit_wall=$(field "$audit" wall)
 audit_rss=$(field "$audit" rss)
+stdout_wall=$(field "$audit_stdout" wall)
+stdout_rss=$(field "$audit_stdout" rss)
 find_wall=$(field "$find_run" wall)
 find_rss=$(field "$find_run" rss)
 size=$(wc -c <"$report")
+total_files=$((namespaces * files))
 
-echo "hsperfguard audit: wall $audit_wall s, peak RSS $audit_rss KB, report $size bytes"
-echo "find -printf:      wall $find_wall s, peak RSS $find_rss KB"
+echo "command: hsperfguard audit --tmpdir TREE --format json --output FILE (warm cache, one run each)"
+echo "hsperfguard audit --output FILE: wall $audit_wall s, peak RSS $audit_rss KB, report $size bytes ($((size / total_files)) bytes a file)"
+echo "hsperfguard audit >/dev/null:    wall $stdout_wall s, peak RSS $stdout_rss KB"
+echo "find -printf '%m %U %s\\n':       wall $find_wall s, peak RSS $find_rss KB"
 awk -v a="$audit_wall" -v f="$find_wall" \
-  'BEGIN { if (f > 0) printf "ratio audit/find: %.2f\n", a / f; else print "ratio audit/find: n/a (find took 0 s)" }'
+  'BEGIN { if (f > 0) printf "ratio audit/find (wall): %.1f\n", a / f; else print "ratio audit/find: n/a (find took 0 s)" }'
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (other processes share the CPUs)"
 
 if command -v hyperfine >/dev/null 2>&1; then
   hyperfine --warmup 1 --runs "$runs" -i \
-    -n "hsperfguard audit" "'$hsperfguard' audit --tmpdir '$tree' --format json --output '$report'" \
+    -n "hsperfguard audit --output" "'$hsperfguard' audit --tmpdir '$tree' --format json --output '$report'" \
+    -n "hsperfguard audit >/dev/null" "'$hsperfguard' audit --tmpdir '$tree' --format json >/dev/null" \
     -n "find -printf" "find '$tree' -printf '%m %U %s\\n' >/dev/null"
 fi
 [ -n "${REPORT:-}" ] || rm -f "$report"

@@ -54,13 +54,13 @@ int main(int argc, char** argv) {
     const std::vector<char> contents{std::istreambuf_iterator<char>(in),
                                      std::istreambuf_iterator<char>()};
     if (in.bad()) {
-      std::fprintf(stderr, "replay: %s: read error\n", path.c_str());
+      std::fprintf(stderr, "replay: %s: read error\n", path.string().c_str());
       return 2;
     }
     // An exact-size heap copy, as libFuzzer passes it, so a read one past the end is caught.
     const auto data = std::make_unique<std::uint8_t[]>(contents.size());
     std::copy(contents.begin(), contents.end(), reinterpret_cast<char*>(data.get()));
-    std::fprintf(stderr, "replay: %s (%zu bytes)\n", path.c_str(), contents.size());
+    std::fprintf(stderr, "replay: %s (%zu bytes)\n", path.string().c_str(), contents.size());
     LLVMFuzzerTestOneInput(data.get(), contents.size());
   }
   std::printf("replay: %zu inputs, all invariants held\n", inputs.size());

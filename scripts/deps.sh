@@ -12,8 +12,19 @@ if [ "${1:-}" = "--tests" ]; then
     openjdk-17-jdk-headless                   # real JVMs and jstat for the system tests
     python3 python3-jsonschema                # validates every report against reports/
     clang-14 libclang-rt-14-dev llvm-14       # libFuzzer + ASan/UBSan
+    prometheus-node-exporter prometheus       # the metrics scrape test, promtool
+    lintian dpkg-dev fakeroot file man-db     # the Debian package test
   )
 fi
+packages+=(help2man)                          # the man page, generated from --help
 export DEBIAN_FRONTEND=noninteractive
+# Installing must not start daemons (node_exporter and prometheus ship services): an
+# invoke-rc.d policy that says "not now" for the duration of the install, unless one exists.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' >"$policy"
+  chmod 0755 "$policy"
+  trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: install, build, run every test, then fuzz each target.
+# (The Windows cross build and its wine run: scripts/windows.sh, see the README.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh --tests

@@ -1,11 +1,14 @@
-// Which temp dirs to look at: the host's, one given on the command line, a foreign
-// system root, and (later) every container's. Pure: it only decides, observation looks.
+// Which temp dirs to look at: the host's, one given on the command line, a foreign system
+// root, and every container's. Pure: it only decides, observation looks (the container
+// scan, platform/containers.hpp, is handed in).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "platform/containers.hpp"
 #include "platform/observe.hpp"
 
 namespace hsperfguard {
@@ -14,8 +17,34 @@ struct DiscoverOptions {
   std::optional<std::string> tmpdir;  // --tmpdir DIR: a temp dir of this host
   std::optional<std::string> root;    // --root DIR: DIR is the root of a system
   std::string host_temp_dir;          // the platform's default ("/tmp")
+  // Containers: every distinct /tmp of another mount namespace (the default as root, with
+  // neither --tmpdir nor --root; --no-containers turns it off).
+  bool containers = false;
+  // --container PID: only the temp dir of PID's root, as a container (no host root).
+  std::optional<std::int32_t> container_pid;
 };
 
-std::vector<platform::RootSpec> discover_roots(const DiscoverOptions& options);
+// Whether the options ask for a container scan at all (then pass one to discover_roots).
+bool wants_container_scan(const DiscoverOptions& options);
+// The scan's options for `options`.
+platform::ContainerScanOptions container_scan_options(const DiscoverOptions& options);
+
+// The temp roots, host (or --tmpdir, --root) first, then one per distinct container temp
+// dir in the order of the host pids that reach them. Container temp dirs are told apart by
+// the (dev, ino) of the directory: one shared by several mount namespaces is one root whose
+// sharing_mount_namespaces name the others; the host's own temp dir is never a container
+// root, but namespaces of another pid namespace that share it are named in the host root's
+// sharing_mount_namespaces.
+std::vector<platform::RootSpec> discover_roots(const DiscoverOptions& options,
+                                               const platform::ContainerScan* scan = nullptr);
+
+// A container root that could not be opened because its process exited after discovery (a
+// container stopping during the run): nothing is left to look at there, and it does not make
+// the run incomplete. Callers drop such a root.
+bool container_vanished(const TempRootFacts& root);
+
+// Discovery and its container scan in one call (what the commands use).
+std::vector<platform::RootSpec> discover_roots_scanning(const DiscoverOptions& options,
+                                                        std::vector<ObservationError>* errors);
 
 }  // namespace hsperfguard

@@ -226,7 +226,6 @@ struct ContainerFacts {
   std::int32_t host_pid = 0;    // a process through which the root was reached
   std::string mount_namespace;  // "mnt:[4026532123]"
   std::optional<std::string> cgroup;
-  std::optional<std::int32_t> ns_pid;  // host_pid's pid inside its own pid namespace
 };
 
 struct TempRootFacts {

@@ -3,20 +3,55 @@
 #include <iostream>
 
 #include "audit_command.hpp"
+#include "create_command.hpp"
 #include "exit_codes.hpp"
 #include "inspect.hpp"
+#include "logging.hpp"
+#include "ps_command.hpp"
 #include "reap_command.hpp"
+#include "repair_command.hpp"
 #include "rule_catalog.hpp"
 #include "rules_command.hpp"
 #include "version.hpp"
 
 namespace hg = hsperfguard;
 
+namespace {
+
+// What unattended runs need, the same on audit and reap: --metrics, --log-format, --quiet.
+struct OperationsFlags {
+  std::string metrics;
+  std::string log_format;
+  bool quiet = false;
+
+  void add_to(CLI::App* cmd) {
+    cmd->add_option("--metrics", metrics,
+                    "Write Prometheus metrics to FILE (node_exporter textfile collector), atomically");
+    cmd->add_option("--log-format", log_format,
+                    "Also log one line per action or error on stderr: text or json")
+        ->check(CLI::IsMember({"text", "json"}));
+    cmd->add_flag("--quiet", quiet,
+                  "No report on stdout (use --output) and no summary: output only for actions and errors");
+  }
+  hg::LogOptions log_options() const {
+    hg::LogOptions options;
+    if (!log_format.empty()) options.format = log_format == "json" ? hg::LogFormat::json : hg::LogFormat::text;
+    options.quiet = quiet;
+    return options;
+  }
+  std::optional<std::string> metrics_file() const {
+    return metrics.empty() ? std::nullopt : std::optional<std::string>(metrics);
+  }
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"hsperfguard: audit and clean up the JVM's hsperfdata namespaces"};
   app.set_version_flag("--version", std::string("hsperfguard ") + hg::kVersion + " (" +
                                         hg::kBuildInfo + ")");
   app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Print this help with every subcommand's options (the man page's source)");
   app.footer(
       "Exit codes: 0 clean/done, 1 findings at or above --fail-on (reap/repair: some actions\n"
       "failed), 2 usage error, 3 could not complete, 4 refused (unsafe existing state),\n"
@@ -39,6 +74,16 @@ int main(int argc, char** argv) {
   audit_cmd->add_option("--fail-on", fail_on, "Exit 1 when a finding is at least this severe")
       ->check(CLI::IsMember({"info", "low", "medium", "high", "critical"}))
       ->capture_default_str();
+  bool audit_no_containers = false;
+  auto* audit_no_containers_flag = audit_cmd->add_flag(
+      "--no-containers", audit_no_containers, "Skip the temp dirs of containers (looked at as root)");
+  audit_cmd->add_option("--container", audit.container_pid,
+                        "Audit only the temp dir of the container that process PID is in")
+      ->check(CLI::PositiveNumber)
+      ->excludes(audit_no_containers_flag)
+      ->excludes(tmpdir_opt);
+  OperationsFlags audit_ops;
+  audit_ops.add_to(audit_cmd);
 
   // rules
   std::string rules_format = "text";
@@ -108,6 +153,24 @@ int main(int argc, char** argv) {
       ->excludes(wait_flag);
   reap_cmd->add_option("--journal", reap_journal,
                        "Append one JSON line per removal to FILE as the run goes (survives a kill)");
+  bool reap_no_containers = false;
+  auto* reap_no_containers_flag = reap_cmd->add_flag(
+      "--no-containers", reap_no_containers, "Skip the temp dirs of containers (looked at as root)");
+  reap_cmd->add_option("--container", reap.container_pid,
+                       "Reap only the temp dir of the container that process PID is in")
+      ->check(CLI::PositiveNumber)
+      ->excludes(reap_no_containers_flag)
+      ->excludes(reap_tmpdir_opt);
+  OperationsFlags reap_ops;
+  reap_ops.add_to(reap_cmd);
+
+  // ps
+  hg::PsCommandOptions ps;
+  auto* ps_cmd = hg::add_ps_command(app, ps);
+
+  // create, repair
+  const hg::SubcommandHook create_hook = hg::add_create_command(app);
+  const hg::SubcommandHook repair_hook = hg::add_repair_command(app);
 
   try {
     app.parse(argc, argv);
@@ -125,7 +188,12 @@ int main(int argc, char** argv) {
       audit.format = audit_format == "json" ? hg::ReportFormat::json : hg::ReportFormat::text;
     }
     audit.fail_on = *hg::parse_severity(fail_on);
-    return hg::run_audit_command(audit, std::cout, std::cerr);
+    audit.containers = !audit_no_containers;
+    hg::Logger logger(std::cerr, audit_ops.log_options(), "audit");
+    audit.logger = &logger;
+    audit.metrics = audit_ops.metrics_file();
+    std::ostream no_report(nullptr);
+    return hg::run_audit_command(audit, audit_ops.quiet ? no_report : std::cout, logger.errors());
   }
   if (*reap_cmd) {
     if (!reap_tmpdir.empty()) reap.tmpdir = reap_tmpdir;
@@ -138,8 +206,16 @@ int main(int argc, char** argv) {
     reap.min_age_ms = *hg::parse_duration_ms(min_age);
     if (!max_runtime.empty()) reap.max_runtime_ms = *hg::parse_duration_ms(max_runtime);
     reap.lock_file = reap_no_lock ? std::nullopt : std::optional<std::string>(reap_lock_file);
-    return hg::run_reap_command(reap, std::cout, std::cerr);
+    reap.containers = !reap_no_containers;
+    hg::Logger logger(std::cerr, reap_ops.log_options(), "reap");
+    reap.logger = &logger;
+    reap.metrics = reap_ops.metrics_file();
+    std::ostream no_report(nullptr);
+    return hg::run_reap_command(reap, reap_ops.quiet ? no_report : std::cout, logger.errors());
   }
+  if (*create_hook.cmd) return create_hook.run();
+  if (*repair_hook.cmd) return repair_hook.run();
+  if (*ps_cmd) return hg::run_ps_command(ps, std::cout, std::cerr);
   if (*rules_cmd) return hg::run_rules_command(rules_format == "json", std::cout);
   if (*inspect_cmd) {
     inspect.format = inspect_format == "snap"   ? hg::InspectFormat::snap

@@ -398,4 +398,37 @@ BuildResult build_region(const RegionSpec& spec) {
   return result;
 }
 
+std::optional<std::size_t> round_up_to_page(std::size_t bytes, std::size_t page_size) {
+  if (page_size == 0) return std::nullopt;
+  const std::size_t remainder = bytes % page_size;
+  if (remainder == 0) return bytes;
+  if (bytes > SIZE_MAX - (page_size - remainder)) return std::nullopt;
+  return bytes + (page_size - remainder);
+}
+
+std::vector<NewEntry> standard_entries(const StandardCounters& counters) {
+  auto scalar = [](std::string name, Units units, std::int64_t value) {
+    NewEntry e;
+    e.name = std::move(name);
+    e.units = units;
+    e.variability = Variability::constant;
+    e.long_value = value;
+    return e;
+  };
+  std::vector<NewEntry> entries;
+  entries.push_back(scalar("sun.os.hrt.frequency", Units::hertz, counters.hrt_frequency));
+  entries.push_back(scalar("sun.rt.createVmBeginTime", Units::none, counters.create_vm_begin_time_ms));
+  entries.push_back(scalar("sun.rt.createVmEndTime", Units::none, counters.create_vm_begin_time_ms));
+  if (counters.java_command) {
+    NewEntry command;
+    command.name = "sun.rt.javaCommand";
+    command.is_string = true;
+    command.units = Units::string;
+    command.variability = Variability::constant;
+    command.string_value = *counters.java_command;
+    entries.push_back(std::move(command));
+  }
+  return entries;
+}
+
 }  // namespace hsperfguard::perfdata

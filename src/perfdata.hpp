@@ -140,4 +140,24 @@ BuildResult build_region(const RegionSpec& spec);
 
 ByteOrder host_byte_order();
 
+// ---- Regions made by `create` ----------------------------------------------------------
+
+// `bytes` rounded up to a whole number of pages (readers refuse a region whose size is not
+// a multiple of the page size). `page_size` must be positive; nullopt if the sum overflows.
+std::optional<std::size_t> round_up_to_page(std::size_t bytes, std::size_t page_size);
+
+// The counters a region made by `create` carries: when "the VM" began (the reaper and the
+// liveness rules compare it with the pid's start time), the command line jps shows, and the
+// high-resolution timer frequency that jstat scales ticks with.
+struct StandardCounters {
+  std::int64_t create_vm_begin_time_ms = 0;  // epoch milliseconds
+  std::optional<std::string> java_command;   // sun.rt.javaCommand, when given
+  std::int64_t hrt_frequency = 1'000'000'000;  // sun.os.hrt.frequency (Linux JVMs: ns ticks)
+};
+
+// sun.rt.createVmBeginTime, sun.rt.createVmEndTime (the same instant: the region is complete
+// once written), sun.os.hrt.frequency and, when given, sun.rt.javaCommand; all constant and
+// flagged supported, as HotSpot publishes them.
+std::vector<NewEntry> standard_entries(const StandardCounters& counters);
+
 }  // namespace hsperfguard::perfdata

@@ -135,6 +135,17 @@ bool parse_lock_line(std::string_view line, LocksParse& out) {
   return true;
 }
 
+// <anything>/hsperfdata_<user>/<name>, the name without a slash.
+bool is_backing_file_path(std::string_view path) {
+  constexpr std::string_view kPrefix = "hsperfdata_";
+  const auto slash = path.rfind('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == path.size()) return false;
+  const std::string_view dir = path.substr(0, slash);
+  const auto dir_start = dir.rfind('/');
+  const std::string_view dir_name = dir_start == std::string_view::npos ? dir : dir.substr(dir_start + 1);
+  return dir_name.size() > kPrefix.size() && dir_name.starts_with(kPrefix);
+}
+
 }  // namespace
 
 LocksParse parse_locks(std::string_view text) {
@@ -239,15 +250,46 @@ MapsSummary parse_maps(std::string_view text) {
     if (*ino == 0) return;  // anonymous, heap, stack, vdso
     id.ino = *ino;
     if (out.files.empty() || !(out.files.back() == id)) out.files.push_back(id);
-    if (!out.libjvm) {
+    if (!out.libjvm || !out.hsperfdata) {
       std::string_view path = skip_spaces(rest);
       if (path.ends_with(" (deleted)")) path.remove_suffix(10);
-      out.libjvm = path.ends_with(kLibjvm);
+      if (!out.libjvm) out.libjvm = path.ends_with(kLibjvm);
+      if (!out.hsperfdata) out.hsperfdata = is_backing_file_path(path);
     }
   });
   std::sort(out.files.begin(), out.files.end());
   out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
   return out;
+}
+
+std::optional<std::string_view> parse_cgroup(std::string_view text) {
+  std::optional<std::string_view> unified, systemd, first_v1;
+  bool any = false;
+  for_each_line(text, [&](std::string_view line) {
+    // hierarchy-ID:controller-list:path; the path may itself contain ':'.
+    const auto first = line.find(':');
+    if (first == std::string_view::npos) return;
+    const auto second = line.find(':', first + 1);
+    if (second == std::string_view::npos) return;
+    const std::string_view id = line.substr(0, first);
+    const std::string_view controllers = line.substr(first + 1, second - first - 1);
+    const std::string_view path = line.substr(second + 1);
+    if (id.empty() || !parse_unsigned(id, 10) || !path.starts_with('/')) return;
+    any = true;
+    if (path == "/") return;
+    if (id == "0" && controllers.empty()) {
+      if (!unified) unified = path;
+    } else if (controllers == "name=systemd") {
+      if (!systemd) systemd = path;
+    } else if (!first_v1) {
+      first_v1 = path;
+    }
+  });
+  if (unified) return unified;
+  if (systemd) return systemd;
+  if (first_v1) return first_v1;
+  if (any) return std::string_view("/");
+  return std::nullopt;
 }
 
 Match match_file(const std::vector<FileId>& files, const FileId& wanted) {

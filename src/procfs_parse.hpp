@@ -71,10 +71,19 @@ StatusFields parse_status(std::string_view text);
 struct MapsSummary {
   std::vector<FileId> files;  // distinct, sorted; anonymous mappings (inode 0) left out
   bool libjvm = false;        // a mapping's path ends in /libjvm.so (or "/libjvm.so (deleted)")
+  // A mapping's path is <dir>/hsperfdata_<user>/<name>: the process maps a backing file (as
+  // the kernel names it from our root, which may not be the process's own).
+  bool hsperfdata = false;
   std::size_t lines = 0;      // 0: no address space (a zombie or a kernel thread)
   std::size_t malformed = 0;
 };
 MapsSummary parse_maps(std::string_view text);
+
+// /proc/<pid>/cgroup: the process's cgroup path, the most telling one. cgroup v2 ("0::/path")
+// when it is not the root; otherwise the first cgroup v1 hierarchy whose path is not "/"
+// (name=systemd first); "/" when every path is the root; nullopt for text that has no
+// well-formed line.
+std::optional<std::string_view> parse_cgroup(std::string_view text);
 
 // How a file's identity matches a set of FileIds: the exact device and inode, or only the
 // inode (the device differs on overlayfs and btrfs), or not at all.

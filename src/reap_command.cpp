@@ -1,26 +1,23 @@
 #include "reap_command.hpp"
 
-#include <array>
 #include <atomic>
 #include <cctype>
 #include <chrono>
-#include <csignal>
 #include <limits>
 #include <ostream>
 
 #include "discover.hpp"
 #include "exit_codes.hpp"
+#include "operations.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
-#include "reap_report.hpp"
-#include "report_json.hpp"
-
-#ifndef _WIN32
 #include "platform/liveness.hpp"
 #include "platform/observe.hpp"
 #include "platform/reap.hpp"
+#include "platform/signals.hpp"
+#include "reap_report.hpp"
 #include "reaper.hpp"
-#endif
+#include "report_json.hpp"
 
 namespace hsperfguard {
 
@@ -42,44 +39,9 @@ std::optional<std::int64_t> parse_duration_ms(std::string_view text) {
   return std::nullopt;
 }
 
-#ifdef _WIN32
-
-int run_reap_command(const ReapCommandOptions&, std::ostream&, std::ostream& err) {
-  err << "hsperfguard: reap: not available on Windows yet\n";
-  return kExitIncomplete;
-}
-
-#else
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Set by SIGINT, SIGTERM and SIGHUP while a reap runs: the executor stops between two
-// entries, and the report says what was done.
-std::atomic<bool> g_stop_requested{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
-
-extern "C" void request_stop(int) { g_stop_requested.store(true); }
-
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop_requested.store(false);
-    for (std::size_t i = 0; i < kSignals.size(); ++i) previous_[i] = std::signal(kSignals[i], request_stop);
-  }
-  ~StopSignals() {
-    for (std::size_t i = 0; i < kSignals.size(); ++i) {
-      if (previous_[i] != SIG_ERR) std::signal(kSignals[i], previous_[i]);
-    }
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
-  std::array<void (*)(int), 3> previous_{};
-};
 
 // The journal: one JSON line per event, written before each unlink and after each outcome.
 class Journal {
@@ -141,11 +103,19 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run) {
   discover.tmpdir = options.tmpdir;
   discover.root = options.root;
   discover.host_temp_dir = platform::default_temp_dir();
+  discover.containers = options.containers && platform::observe_host().euid == 0;
+  discover.container_pid = options.container_pid;
   platform::ObserveOptions observe;
   observe.max_region_bytes = 0;
+  observe.open_files = false;  // planned from lstat; the executor re-checks each entry
   platform::LivenessGatherer liveness;
-  for (const auto& spec : discover_roots(discover)) {
+  std::vector<ObservationError> discovery_errors;  // containers we could not look into
+  for (const auto& spec : discover_roots_scanning(discover, &discovery_errors)) {
     TempRootFacts& root = run.roots.emplace_back(platform::observe_temp_root(spec, observe));
+    if (!options.container_pid && container_vanished(root)) {
+      run.roots.pop_back();  // the container stopped since discovery
+      continue;
+    }
     if (!root.opened) run.incomplete = true;
     liveness.gather(root);
     platform::read_regions(root, region_may_decide, platform::ObserveOptions{}.max_region_bytes);
@@ -155,6 +125,11 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run) {
         if (attach.pid) attach.process = liveness.process(*attach.pid);
       }
     }
+  }
+  // Containers that could not be looked into are errors of the first root (the host's).
+  if (!run.roots.empty()) {
+    auto& errors = run.roots.front().errors;
+    errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
   }
   run.timings.observe_ms = elapsed_ms(observing);
 
@@ -173,14 +148,16 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   run.journal = options.dry_run ? std::nullopt : options.journal;
   std::optional<Clock::time_point> deadline;
   if (options.max_runtime_ms) deadline = started + std::chrono::milliseconds(*options.max_runtime_ms);
-  const StopSignals signals;
+  // SIGINT, SIGTERM (and SIGHUP on POSIX): the executor stops between two entries, and
+  // the report says what was done.
+  const platform::StopSignals signals;
 
   // One reap at a time. A dry run changes nothing and takes no lock.
   platform::InstanceLock lock;
   if (!options.dry_run && options.lock_file) {
     run.lock.path = options.lock_file;
     lock = platform::InstanceLock::acquire(*options.lock_file, options.wait_for_lock, deadline,
-                                           &g_stop_requested);
+                                           &signals.requested());
     run.lock.waited = options.wait_for_lock;
     run.lock.wait_ms = elapsed_ms(started);
     switch (lock.status()) {
@@ -226,7 +203,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     }
     platform::ExecuteOptions exec;
     exec.deadline = deadline;
-    exec.stop = &g_stop_requested;
+    exec.stop = &signals.requested();
     if (journal) {
       exec.before_unlink = [&](const PlanItem& item) { return journal->before_unlink(item); };
       exec.on_action = [&](const PlanItem&, const platform::ReapActionRecord& r) { journal->on_action(r); };
@@ -270,6 +247,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     render([&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
     out.flush();
   }
+  if (!record_reap_run(options, run, err)) return kExitIncomplete;  // metrics, log lines
 
   if (run.incomplete) {
     for (const auto& root : run.roots) print_errors(err, root.errors);
@@ -282,7 +260,5 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   if (run.execution->interrupted || !run.errors.empty()) return kExitIncomplete;
   return c.failed > 0 ? kExitFindings : kExitOk;
 }
-
-#endif
 
 }  // namespace hsperfguard

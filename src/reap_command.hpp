@@ -29,6 +29,11 @@ struct ReapCommandOptions {
   std::optional<std::string> lock_file = std::string(kDefaultReapLockFile);  // nullopt: --no-lock
   bool wait_for_lock = false;
   std::optional<std::string> journal;  // JSON lines, appended as the run goes
+  // Container temp dirs too (as root, without --tmpdir / --root); --no-containers: false.
+  bool containers = true;
+  std::optional<std::int32_t> container_pid;  // --container PID: only that process's /tmp
+  std::optional<std::string> metrics;  // Prometheus textfile, written atomically (operations.hpp)
+  class Logger* logger = nullptr;       // actions, errors, summary for unattended runs (logging.hpp)
 };
 
 // "90" (seconds), "500ms", "90s", "15m", "2h", "1d"; nullopt if malformed or negative.

@@ -23,8 +23,9 @@ inline constexpr const char* kReportSchema = "hsperfguard-report/1";
 
 nlohmann::json audit_report_json(const AuditResult& result, const ReportContext& context);
 
-// The same report, byte for byte as dump_json(audit_report_json(...)) + "\n", handed to
-// `sink` in pieces: memory stays that of one file's JSON, however many files were audited.
+// The same report (the same JSON document as audit_report_json), handed to `sink` in pieces:
+// memory stays that of one file's JSON, however many files were audited. Pretty-printed as
+// dump_json would, except each file's record, which is one compact line.
 void write_audit_report_json(const AuditResult& result, const ReportContext& context,
                              const std::function<void(std::string_view)>& sink);
 

@@ -447,7 +447,7 @@ TEST(NamespaceDefaultAcl, NamedUserThroughTheMask) {
   EXPECT_EQ(f->evidence["mask"], "rw-");
 }
 
-// ---- namespace.identity-changed, mount-boundary, observation-error, blind-jvm ----------------
+// ---- namespace.identity-changed, mount-boundary, observation-error, jvm-blinded --------------
 
 TEST(NamespaceIdentityChanged, SwappedBetweenLstatAndFstat) {
   NamespaceFacts ns = namespace_of();
@@ -504,7 +504,7 @@ TEST(NamespaceBlindJvm, LiveJvmBlindedByAWritableNamespace) {
   set_inode(ns, inode(FileKind::directory, 0777, kAliceUid, 9));
   ns.blind_jvms.push_back(process(77, ProcessFacts::Existence::alive));
   const Findings f_all = namespace_findings(ns);
-  const Finding* f = find(f_all, "namespace.blind-jvm");
+  const Finding* f = find(f_all, "namespace.jvm-blinded");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->evidence["pids"], nlohmann::json({77}));
   EXPECT_EQ(f->evidence["hotspot_rejects"], nlohmann::json({"group-other-writable"}));
@@ -520,7 +520,7 @@ TEST(NamespaceBlindJvm, RootNamespaceOfAnotherOwnerDoesNotBlindRootJvms) {
   NamespaceFacts ns = namespace_of("root", 0);
   set_inode(ns, inode(FileKind::directory, 0755, kMalloryUid, 9));
   ns.blind_jvms.push_back(process(77, ProcessFacts::Existence::alive, 0));
-  EXPECT_THAT(ids(namespace_findings(ns)), Not(Contains("namespace.blind-jvm")));
+  EXPECT_THAT(ids(namespace_findings(ns)), Not(Contains("namespace.jvm-blinded")));
 }
 
 // ---- volume.* ------------------------------------------------------------------------------

@@ -181,7 +181,7 @@ std::vector<TempRootFacts> hostile_worlds() {
                                entry(AclTag::other, 7)}};  // acl-grants-write
   alice.default_acl = PosixAcl{{entry(AclTag::user_obj, 7), entry(AclTag::group_obj, 7),
                                 entry(AclTag::other, 7)}};                  // default-acl
-  alice.blind_jvms.push_back(process(99, ProcessFacts::Existence::alive));  // blind-jvm
+  alice.blind_jvms.push_back(process(99, ProcessFacts::Existence::alive));  // jvm-blinded
 
   const auto add_file = [&alice](const std::string& name, auto&& mutate) {
     FileFacts file = backing_file(alice, name);
@@ -254,7 +254,7 @@ const std::set<std::string>& module_rules() {
       "namespace.identity-changed",
       "namespace.mount-boundary",
       "namespace.not-private",
-      "namespace.blind-jvm",
+      "namespace.jvm-blinded",
       "namespace.observation-error",
       "volume.network-filesystem",
       "volume.no-acl-support",

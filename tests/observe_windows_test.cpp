@@ -19,6 +19,7 @@
 #include "platform/windows/security_windows.hpp"
 #include "platform/windows/win_util.hpp"
 #include "test_support.hpp"
+#include "test_support_windows.hpp"
 
 namespace hsperfguard::platform {
 namespace {
@@ -58,52 +59,9 @@ std::vector<std::byte> region_bytes(std::int64_t pid) {
   return built.bytes;
 }
 
-// Unix path of a Windows path, when running under wine (kernel32 exports the converter).
-std::optional<std::string> unix_path(const std::string& windows_path) {
-  using Convert = char*(CDECL*)(const wchar_t*);
-  const HMODULE kernel32 = ::GetModuleHandleW(L"kernel32.dll");
-  const auto convert = reinterpret_cast<Convert>(
-      reinterpret_cast<void*>(::GetProcAddress(kernel32, "wine_get_unix_file_name")));
-  if (convert == nullptr) return std::nullopt;
-  const std::wstring wide = widen(windows_path);
-  char* converted = convert(wide.c_str());
-  if (converted == nullptr) return std::nullopt;
-  std::string out(converted);
-  ::HeapFree(::GetProcessHeap(), 0, converted);
-  return out;
-}
-
-// Runs a Unix command (wine runs ELF executables through CreateProcessW) and waits until
-// `windows_path` exists (or no longer does): handles of Unix processes cannot be waited on
-// under wine, so the effect is polled.
-bool run_unix(std::wstring command, const std::string& windows_path, bool want_present) {
-  STARTUPINFOW startup{};
-  startup.cb = sizeof startup;
-  PROCESS_INFORMATION info{};
-  if (!::CreateProcessW(nullptr, command.data(), nullptr, nullptr, FALSE, CREATE_NO_WINDOW, nullptr, nullptr,
-                        &startup, &info)) {
-    return false;
-  }
-  win::UniqueHandle process(info.hProcess), thread(info.hThread);
-  const std::wstring path = widen(windows_path);
-  for (int i = 0; i < 500; ++i) {
-    if ((::GetFileAttributesW(path.c_str()) != INVALID_FILE_ATTRIBUTES) == want_present) return true;
-    ::Sleep(20);
-  }
-  return false;
-}
-
-bool unix_symlink(const std::string& unix_target, const std::string& unix_link, const std::string& windows_link) {
-  return run_unix(L"/bin/ln -s \"" + widen(unix_target) + L"\" \"" + widen(unix_link) + L"\"", windows_link, true);
-}
-
-// Wine cannot delete a Unix symlink to a directory (RemoveDirectoryW and DeleteFileW both
-// fail), so the link goes the way it came.
-struct UnixLinkRemover {
-  std::string unix_link;
-  std::string windows_link;
-  ~UnixLinkRemover() { run_unix(L"/bin/rm -f \"" + widen(unix_link) + L"\"", windows_link, false); }
-};
+using test::unix_path;
+using test::unix_symlink;
+using test::UnixLinkRemover;
 
 class ObserveWindows : public ::testing::Test {
  protected:

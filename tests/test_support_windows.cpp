@@ -11,6 +11,7 @@
 
 #include "platform/windows/win_util.hpp"
 #include "test_support.hpp"
+#include "test_support_windows.hpp"
 
 namespace hsperfguard::test {
 
@@ -163,6 +164,65 @@ bool have_program(const std::string& name) {
   const std::wstring wide = widen(name);
   wchar_t found[MAX_PATH];
   return ::SearchPathW(nullptr, wide.c_str(), L".exe", MAX_PATH, found, nullptr) != 0;
+}
+
+std::optional<std::string> unix_path(const std::string& windows_path) {
+  using Convert = char*(CDECL*)(const wchar_t*);
+  const HMODULE kernel32 = ::GetModuleHandleW(L"kernel32.dll");
+  const auto convert = reinterpret_cast<Convert>(
+      reinterpret_cast<void*>(::GetProcAddress(kernel32, "wine_get_unix_file_name")));
+  if (convert == nullptr) return std::nullopt;
+  const std::wstring wide = widen(windows_path);
+  char* converted = convert(wide.c_str());
+  if (converted == nullptr) return std::nullopt;
+  std::string out(converted);
+  ::HeapFree(::GetProcessHeap(), 0, converted);
+  return out;
+}
+
+bool run_unix(std::wstring command, const std::string& windows_path, bool want_present) {
+  STARTUPINFOW startup{};
+  startup.cb = sizeof startup;
+  PROCESS_INFORMATION info{};
+  if (!::CreateProcessW(nullptr, command.data(), nullptr, nullptr, FALSE, CREATE_NO_WINDOW, nullptr, nullptr,
+                        &startup, &info)) {
+    return false;
+  }
+  UniqueHandle process(info.hProcess), thread(info.hThread);
+  const std::wstring path = widen(windows_path);
+  for (int i = 0; i < 500; ++i) {
+    if ((::GetFileAttributesW(path.c_str()) != INVALID_FILE_ATTRIBUTES) == want_present) return true;
+    ::Sleep(20);
+  }
+  return false;
+}
+
+bool unix_symlink(const std::string& unix_target, const std::string& unix_link, const std::string& windows_link) {
+  return run_unix(L"/bin/ln -s \"" + widen(unix_target) + L"\" \"" + widen(unix_link) + L"\"", windows_link, true);
+}
+
+Child start_suspended_child() {
+  Child child;
+  wchar_t self[MAX_PATH];
+  const DWORD length = ::GetModuleFileNameW(nullptr, self, MAX_PATH);
+  if (length == 0) return child;
+  std::wstring command = L"\"" + std::wstring(self, length) + L"\" --gtest_list_tests";
+  STARTUPINFOW startup{};
+  startup.cb = sizeof startup;
+  PROCESS_INFORMATION info{};
+  if (!::CreateProcessW(nullptr, command.data(), nullptr, nullptr, FALSE, CREATE_SUSPENDED | CREATE_NO_WINDOW,
+                        nullptr, nullptr, &startup, &info)) {
+    return child;
+  }
+  child.process.reset(info.hProcess);
+  child.thread.reset(info.hThread);
+  child.pid = static_cast<std::int32_t>(info.dwProcessId);
+  return child;
+}
+
+bool terminate_child(Child& child, UINT exit_code) {
+  return child.process.valid() && ::TerminateProcess(child.process.get(), exit_code) &&
+         ::WaitForSingleObject(child.process.get(), 10000) == WAIT_OBJECT_0;
 }
 
 }  // namespace hsperfguard::test

@@ -43,7 +43,7 @@ std::optional<std::uint32_t> namespace_owner(const NamespaceFacts& ns) {
 void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out) {
   const bool posix = root.platform == Platform::posix;
   const std::string where = printable(ns.path);
-  // Why HotSpot refuses this namespace, for namespace.blind-jvm.
+  // Why HotSpot refuses this namespace, for namespace.jvm-blinded.
   nlohmann::json hotspot_rejects = nlohmann::json::array();
 
   if (!ns.errors.empty()) {
@@ -189,7 +189,7 @@ void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& 
     nlohmann::json pids = nlohmann::json::array();
     for (const auto& process : ns.blind_jvms) pids.push_back(process.pid);
     out.push_back(make_finding(
-        "namespace.blind-jvm", ns.path,
+        "namespace.jvm-blinded", ns.path,
         std::to_string(ns.blind_jvms.size()) + " live JVM" +
             (ns.blind_jvms.size() == 1 ? " runs" : "s run") +
             " without shared performance data because HotSpot refuses namespace " + where,

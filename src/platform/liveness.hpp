@@ -31,6 +31,9 @@ struct LivenessScope {
   // For RootKind::container: the container's mount namespace ("mnt:[4026532123]"). Names
   // are then pids inside the container, matched to host processes by the last NSpid field.
   std::optional<ContainerFacts> container;
+  // Further mount namespaces whose /tmp this is (TempRootFacts::sharing_mount_namespaces):
+  // their processes are candidates too, by the last NSpid field.
+  std::vector<std::string> sharing_mount_namespaces;
 };
 
 class LivenessGatherer {

@@ -3,7 +3,10 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "facts.hpp"
 
@@ -15,12 +18,21 @@ struct RootSpec {
   std::string root = "/";       // system root whose users and temp dir these are
   std::string temp_dir = "/tmp";  // absolute path of the temp dir (inside root for foreign roots)
   std::optional<ContainerFacts> container;
+  std::vector<std::string> sharing_mount_namespaces;  // as TempRootFacts
 };
 
 struct ObserveOptions {
   // Regions are read up to their `used` bytes (never more than this) to parse prologue
   // and entries; 0 reads no file contents at all.
   std::size_t max_region_bytes = 2 * 1024 * 1024;
+  // The counters kept from each region (every entry is still walked and checked). The audit
+  // needs only sun.rt.createVmBeginTime: keeping fewer saves memory per file at scale.
+  // Platforms may keep more than asked (Windows keeps kObservedCounters).
+  std::span<const std::string_view> kept_counters = kObservedCounters;
+  // Whether regular files are opened at all (fstat of the fd, ACL, inode flags, region).
+  // The reaper plans from each entry's lstat alone and re-checks every entry through its
+  // own handle before acting, so it skips the opens (POSIX; Windows opens anyway).
+  bool open_files = true;
 };
 
 TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options);

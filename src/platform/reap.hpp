@@ -20,6 +20,12 @@
 //   names, and nothing crosses a mount.
 // Every unlink is one atomic system call: a run killed at any point leaves each entry
 // either removed or untouched, and the journal callback has been told before each unlink.
+//
+// Windows (platform/windows/reap_windows.cpp): the temp dir and namespace are pinned (opened
+// as themselves, compared by volume serial and file index, held without FILE_SHARE_DELETE);
+// each entry is opened with FILE_FLAG_OPEN_REPARSE_POINT and DELETE access, compared, and
+// deleted through that handle; a file some process has open for writing (a live JVM) is
+// "became_live" ("in-use"). No identity switch: the process's own token acts.
 #pragma once
 
 #include <atomic>

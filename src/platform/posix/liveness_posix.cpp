@@ -148,6 +148,7 @@ void LivenessGatherer::gather(TempRootFacts& root) {
   LivenessScope scope;
   scope.kind = root.kind;
   scope.container = root.container;
+  scope.sharing_mount_namespaces = root.sharing_mount_namespaces;
   for (auto& ns : root.namespaces) gather(ns, scope);
 }
 
@@ -159,16 +160,26 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
   }
 
   const bool container = scope.kind == RootKind::container;
-  const NamespaceIndex* index = nullptr;
+  // The mount namespaces whose processes may have written these names (containers: by
+  // their last NSpid field). A container root without its own namespace is never complete.
+  std::vector<const NamespaceIndex*> indexes;
+  bool namespace_missing = false;
+  auto add_index = [&](const std::string& mount_namespace) {
+    const NamespaceIndex* index = &impl.namespace_index(mount_namespace);
+    if (std::find(indexes.begin(), indexes.end(), index) != indexes.end()) return;
+    indexes.push_back(index);
+    for (const auto& e : index->errors) ns.errors.push_back(e);
+  };
   if (container) {
     if (scope.container && !scope.container->mount_namespace.empty()) {
-      index = &impl.namespace_index(scope.container->mount_namespace);
-      for (const auto& e : index->errors) ns.errors.push_back(e);
+      add_index(scope.container->mount_namespace);
     } else {
+      namespace_missing = true;
       ns.errors.push_back(
           ObservationError{ns.path, "liveness", 0, "container root without a mount namespace"});
     }
   }
+  for (const auto& mount_namespace : scope.sharing_mount_namespaces) add_index(mount_namespace);
 
   // The namespace directory, opened only if a probe is needed, and only if it is still the
   // directory that was observed.
@@ -194,6 +205,10 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
     return dir.get();
   };
 
+  // Devices in /proc/locks are stat's st_dev on these file systems: no inode-only match.
+  const bool inode_fallback = !ns.volume || (ns.volume->fs_type != "tmpfs" &&
+                                             ns.volume->fs_type != "ext4" &&
+                                             ns.volume->fs_type != "xfs");
   for (FileFacts& file : ns.files) {
     const InodeFacts* inode = identity_of(file);
     if (inode == nullptr) continue;  // never stat'ed: nothing to look up
@@ -201,7 +216,7 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
     LivenessFacts lf;
 
     if (table != nullptr) {
-      const LockTable::Lookup found = table->find(inode->dev, inode->ino);
+      const LockTable::Lookup found = table->find(inode->dev, inode->ino, inode_fallback);
       lf.lock_source = "proc-locks";
       lf.lock_held = found.holder != nullptr;
       if (found.holder != nullptr) {
@@ -225,20 +240,23 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
 
     if (file.pid_name.pid) {
       const std::int32_t name_pid = *file.pid_name.pid;
-      if (!container) {
-        lf.candidates.push_back(impl.candidate(name_pid, id));
-      } else if (index != nullptr) {
-        if (auto it = index->host_pids_by_nspid.find(name_pid);
-            it != index->host_pids_by_nspid.end()) {
-          for (const std::int32_t host_pid : it->second)
-            lf.candidates.push_back(impl.candidate(host_pid, id));
+      if (!container) lf.candidates.push_back(impl.candidate(name_pid, id));
+      for (const NamespaceIndex* index : indexes) {
+        auto it = index->host_pids_by_nspid.find(name_pid);
+        if (it == index->host_pids_by_nspid.end()) continue;
+        for (const std::int32_t host_pid : it->second) {
+          const bool known = std::any_of(lf.candidates.begin(), lf.candidates.end(),
+                                         [&](const ProcessFacts& p) { return p.pid == host_pid; });
+          if (!known) lf.candidates.push_back(impl.candidate(host_pid, id));
         }
       }
     }
     if (container) {
       lf.candidates_complete =
-          index != nullptr &&
-          (file.pid_name.pid ? index->complete_for(*file.pid_name.pid) : index->complete);
+          !namespace_missing && !indexes.empty() &&
+          std::all_of(indexes.begin(), indexes.end(), [&](const NamespaceIndex* index) {
+            return file.pid_name.pid ? index->complete_for(*file.pid_name.pid) : index->complete;
+          });
     }
     file.liveness = std::move(lf);
   }

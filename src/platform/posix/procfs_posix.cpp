@@ -86,8 +86,9 @@ LockTable LockTable::parse(std::string_view text) {
   return table;
 }
 
-LockTable::Lookup LockTable::find(std::uint64_t dev, std::uint64_t ino) const {
+LockTable::Lookup LockTable::find(std::uint64_t dev, std::uint64_t ino, bool inode_only) const {
   if (auto it = by_file_.find(file_id(dev, ino)); it != by_file_.end()) return {&it->second, false};
+  if (!inode_only) return {};
   if (auto it = by_inode_.find(ino); it != by_inode_.end()) return {&it->second, true};
   return {};
 }
@@ -147,6 +148,7 @@ ProcessRecord ProcReader::read(std::int32_t pid) {
     } else {
       procfs::StatusFields status = procfs::parse_status(buffer_);
       f.real_uid = status.real_uid;
+      f.effective_uid = status.effective_uid;
       f.ns_pids = std::move(status.ns_pids);
     }
 
@@ -169,6 +171,7 @@ ProcessRecord ProcReader::read(std::int32_t pid) {
         maps_error = ObservationError{dir + "/maps", "read", 0, "no address space"};
       } else {
         f.maps_libjvm = maps.libjvm;
+        record.maps_hsperfdata = maps.hsperfdata;
         record.mapped = std::move(maps.files);
       }
     }
@@ -186,6 +189,59 @@ ProcessRecord ProcReader::read(std::int32_t pid) {
     f.error = std::move(errors.front());
   }
   return record;
+}
+
+std::optional<std::string> ProcReader::read_cgroup(std::int32_t pid) {
+  if (read_proc_file(AT_FDCWD, (proc_ + "/" + std::to_string(pid) + "/cgroup").c_str(), buffer_) !=
+      0) {
+    return std::nullopt;
+  }
+  const auto path = procfs::parse_cgroup(buffer_);
+  return path ? std::optional<std::string>(*path) : std::nullopt;
+}
+
+std::optional<std::string> ProcReader::read_cmdline(std::int32_t pid, std::size_t max) {
+  if (read_proc_file(AT_FDCWD, (proc_ + "/" + std::to_string(pid) + "/cmdline").c_str(),
+                     buffer_) != 0 ||
+      buffer_.empty()) {
+    return std::nullopt;
+  }
+  std::string out = buffer_.substr(0, max);
+  while (!out.empty() && out.back() == '\0') out.pop_back();
+  for (char& c : out) {
+    if (c == '\0') c = ' ';
+  }
+  return out;
+}
+
+std::vector<std::int32_t> list_pids(const std::string& proc, int* err) {
+  std::vector<std::int32_t> pids;
+  if (err != nullptr) *err = 0;
+  UniqueFd dir(::open(proc.c_str(), kProcDirFlags));
+  if (!dir.valid()) {
+    if (err != nullptr) *err = errno;
+    return pids;
+  }
+  std::vector<char> dirents(64 * 1024);
+  for (;;) {
+    const ssize_t n = ::getdents64(dir.get(), dirents.data(), dirents.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (err != nullptr) *err = errno;
+      break;
+    }
+    if (n == 0) break;
+    for (std::size_t at = 0; at < static_cast<std::size_t>(n);) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(dirents.data() + at);
+      at += d->d_reclen;
+      const std::string_view name(d->d_name);
+      if (!all_digits(name) || name.size() > 9) continue;
+      std::int32_t pid = 0;
+      for (const char c : name) pid = pid * 10 + (c - '0');
+      if (pid > 0) pids.push_back(pid);
+    }
+  }
+  return pids;
 }
 
 NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespace) {

@@ -27,6 +27,9 @@ namespace hsperfguard::platform {
 // Reads all of `name` (relative to `dirfd`) into `out`. Returns 0 or an errno.
 int read_proc_file(int dirfd, const char* name, std::string& out);
 
+// The pids listed in `proc` (a /proc mount), in directory order; errno in `err` on failure.
+std::vector<std::int32_t> list_pids(const std::string& proc, int* err);
+
 procfs::FileId file_id(std::uint64_t dev, std::uint64_t ino);
 
 // Held locks by file, from one reading of /proc/locks.
@@ -45,7 +48,10 @@ class LockTable {
   static std::optional<LockTable> read(const char* path, ObservationError* err);
   static LockTable parse(std::string_view text);
 
-  Lookup find(std::uint64_t dev, std::uint64_t ino) const;
+  // `inode_only`: also match by inode number on another device (btrfs, overlayfs). Not for
+  // file systems whose st_dev is the superblock's (tmpfs, ext4, xfs): there every container's
+  // tmpfs numbers its inodes alike, and another container's lock would keep a stale file.
+  Lookup find(std::uint64_t dev, std::uint64_t ino, bool inode_only = true) const;
   std::size_t size() const { return by_file_.size(); }
   std::size_t malformed_lines() const { return malformed_; }
 
@@ -65,6 +71,8 @@ class LockTable {
 struct ProcessRecord {
   ProcessFacts facts;  // maps_backing_file left unset: that is a per-file question
   std::optional<std::vector<procfs::FileId>> mapped;  // nullopt: maps unreadable or empty
+  // Whether a mapping's path is a hsperfdata backing file (nullopt: maps unreadable or empty).
+  std::optional<bool> maps_hsperfdata;
 };
 
 // Host processes whose mount namespace is one container's, by their innermost pid.
@@ -91,6 +99,11 @@ class ProcReader {
   ProcessRecord read(std::int32_t pid);
   // One pass over /proc: readlink <pid>/ns/mnt, and status of those that match.
   NamespaceIndex scan_mount_namespace(const std::string& mount_namespace);
+  // /proc/<pid>/cgroup, reduced by procfs::parse_cgroup; nullopt when unreadable.
+  std::optional<std::string> read_cgroup(std::int32_t pid);
+  // /proc/<pid>/cmdline with its NUL separators turned into spaces (at most `max` bytes);
+  // nullopt when unreadable or empty (a kernel thread, a zombie).
+  std::optional<std::string> read_cmdline(std::int32_t pid, std::size_t max = 4096);
 
  private:
   std::string proc_;

@@ -54,8 +54,14 @@ bool stdout_is_terminal() {
 
 std::optional<ObservationError> write_file_atomically(const std::string& path, const std::string& content,
                                                       std::uint32_t mode) {
+  return write_file_atomically_streamed(
+      path, [&](const ContentSink& write) { write(content); }, mode);
+}
+
+std::optional<ObservationError> write_file_atomically_streamed(
+    const std::string& path, const std::function<void(const ContentSink&)>& produce, std::uint32_t mode) {
   const auto separator = path.find_last_of("\\/");
-  const std::string dir = separator == std::string::npos ? "." : path.substr(0, separator + 1);
+  const std::string dir = separator == std::string::npos ? "" : path.substr(0, separator + 1);
   const std::string base = separator == std::string::npos ? path : path.substr(separator + 1);
   // The report's DACL, from the POSIX mode: the owner (OWNER RIGHTS), SYSTEM and
   // Administrators always; Everyone may read only when the mode lets others read.
@@ -68,41 +74,47 @@ std::optional<ObservationError> write_file_atomically(const std::string& path, c
   }
   SECURITY_ATTRIBUTES attributes{sizeof(SECURITY_ATTRIBUTES), descriptor.get(), FALSE};
   // A hidden temp name beside the target, created exclusively (CREATE_NEW never opens an
-  // existing entry, link or not).
+  // existing entry, link or not), shared with nobody until it is renamed into place.
   std::wstring temp;
   UniqueHandle file;
   for (int attempt = 0; attempt < 100 && !file.valid(); ++attempt) {
     temp = widen(dir + "." + base + ".tmp." + std::to_string(::GetCurrentProcessId()) + "." +
                  std::to_string(attempt));
-    file.reset(::CreateFileW(temp.c_str(), GENERIC_WRITE, 0, &attributes, CREATE_NEW, FILE_ATTRIBUTE_NORMAL,
-                             nullptr));
+    file.reset(::CreateFileW(temp.c_str(), GENERIC_WRITE | DELETE, 0, &attributes, CREATE_NEW,
+                             FILE_ATTRIBUTE_NORMAL, nullptr));
     if (!file.valid() && ::GetLastError() != ERROR_FILE_EXISTS) {
       return win::make_error(narrow(temp), "CreateFileW", ::GetLastError());
     }
   }
   if (!file.valid()) return win::make_error(narrow(temp), "CreateFileW", ERROR_FILE_EXISTS);
-  std::string_view rest = content;
-  while (!rest.empty()) {
-    DWORD written = 0;
-    const auto chunk = static_cast<DWORD>(std::min<std::size_t>(rest.size(), 1u << 20));
-    if (!::WriteFile(file.get(), rest.data(), chunk, &written, nullptr) || written == 0) {
-      const DWORD error = ::GetLastError();
-      file.reset();
-      ::DeleteFileW(temp.c_str());
-      return win::make_error(path, "WriteFile", error);
+  DWORD error = ERROR_SUCCESS;
+  const char* failed_op = "WriteFile";
+  produce([&](std::string_view piece) {
+    while (error == ERROR_SUCCESS && !piece.empty()) {
+      DWORD written = 0;
+      const auto chunk = static_cast<DWORD>(std::min<std::size_t>(piece.size(), 1u << 20));
+      if (!::WriteFile(file.get(), piece.data(), chunk, &written, nullptr)) {
+        error = ::GetLastError();
+      } else if (written == 0) {
+        error = ERROR_WRITE_FAULT;
+      } else {
+        piece.remove_prefix(written);
+      }
     }
-    rest.remove_prefix(written);
+  });
+  if (error == ERROR_SUCCESS && !::FlushFileBuffers(file.get())) {
+    error = ::GetLastError();
+    failed_op = "FlushFileBuffers";
   }
-  if (!::FlushFileBuffers(file.get())) {
-    const DWORD error = ::GetLastError();
+  if (error != ERROR_SUCCESS) {
     file.reset();
     ::DeleteFileW(temp.c_str());
-    return win::make_error(path, "FlushFileBuffers", error);
+    return win::make_error(path, failed_op, error);
   }
   file.reset();
   const std::wstring target = widen(path);
   if (!::MoveFileExW(temp.c_str(), target.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
-    const DWORD error = ::GetLastError();
+    error = ::GetLastError();
     ::DeleteFileW(temp.c_str());
     return win::make_error(path, "MoveFileExW", error);
   }

@@ -8,6 +8,7 @@
 #include <windows.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstddef>
 #include <limits>
 #include <span>
@@ -17,6 +18,7 @@
 #include "perfdata.hpp"
 #include "pid_name.hpp"
 #include "platform/observe.hpp"
+#include "platform/reap.hpp"
 #include "platform/users.hpp"
 #include "platform/windows/security_windows.hpp"
 #include "platform/windows/volume_windows.hpp"
@@ -250,13 +252,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   root.max_pid = std::numeric_limits<std::int32_t>::max();
 
   // A foreign root's temp dir ("/tmp") lies beneath that root.
-  std::wstring temp = widen(spec.temp_dir);
-  if (spec.kind == RootKind::root) {
-    std::wstring inside = temp;
-    std::replace(inside.begin(), inside.end(), L'/', L'\\');
-    while (!inside.empty() && inside.front() == L'\\') inside.erase(inside.begin());
-    temp = win::join(widen(spec.root), inside);
-  }
+  const std::wstring temp = win::temp_dir_path(spec.kind, spec.root, spec.temp_dir);
   const std::string temp_path = narrow(temp);
   // The entry's own attributes decide whether it is a reparse point: wine follows links
   // even under FILE_FLAG_OPEN_REPARSE_POINT, so the handle alone cannot tell.
@@ -306,6 +302,71 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   std::sort(root.namespaces.begin(), root.namespaces.end(),
             [](const NamespaceFacts& a, const NamespaceFacts& b) { return a.name < b.name; });
   return root;
+}
+
+// The reaper's late region reads (platform/reap.hpp), here beside observation's own: the
+// temp dir and each namespace pinned and compared (volume, file id) with what observation
+// opened, each wanted file reopened without following and compared with its listing.
+void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
+                  std::size_t max_bytes) {
+  const std::wstring temp = win::temp_dir_path(root.kind, root.root, root.temp_dir);
+  auto same_dir = [](const win::PinnedDirectory& dir, const std::optional<InodeFacts>& want) {
+    return want && dir.facts.dev == want->dev && dir.facts.ino == want->ino;
+  };
+  std::optional<win::PinnedDirectory> temp_dir;
+  bool temp_tried = false;
+  for (NamespaceFacts& ns : root.namespaces) {
+    std::optional<win::PinnedDirectory> dir;
+    bool dir_tried = false;
+    for (FileFacts& file : ns.files) {
+      if (file.region || !file.lstat || file.lstat->kind != FileKind::regular || file.crosses_mount ||
+          !wanted(file)) {
+        continue;
+      }
+      if (!temp_tried) {
+        temp_tried = true;
+        ObservationError error;
+        temp_dir = win::pin_directory(temp, &error);
+        if (temp_dir && !same_dir(*temp_dir, root.opened)) {
+          error = ObservationError{root.temp_dir, "CreateFileW", 0, "replaced while being observed"};
+          temp_dir.reset();
+        }
+        if (!temp_dir) root.errors.push_back(error);
+      }
+      if (!temp_dir) return;
+      const std::wstring ns_path = win::join(temp, widen(ns.name));
+      if (!dir_tried) {
+        dir_tried = true;
+        ObservationError error;
+        dir = win::pin_directory(ns_path, &error);
+        if (dir && !same_dir(*dir, ns.opened)) {
+          error = ObservationError{ns.path, "CreateFileW", 0, "replaced while being observed"};
+          dir.reset();
+        }
+        if (!dir) ns.errors.push_back(error);
+      }
+      if (!dir) break;
+      const std::wstring path = win::join(ns_path, widen(file.name));
+      UniqueHandle handle(::CreateFileW(path.c_str(), FILE_READ_DATA | FILE_READ_ATTRIBUTES | SYNCHRONIZE, kShareAll,
+                                        nullptr, OPEN_EXISTING, kNoFollow, nullptr));
+      if (!handle.valid()) {
+        file.errors.push_back(win::make_error(file.path, "CreateFileW", ::GetLastError()));
+        continue;
+      }
+      ObservationError error;
+      const auto opened = win::inode_facts_of(handle.get(), file.path, &error);
+      if (!opened) {
+        file.errors.push_back(error);
+        continue;
+      }
+      if (!same_entry(*file.lstat, *opened) || opened->kind != FileKind::regular ||
+          ::GetFileType(handle.get()) != FILE_TYPE_DISK) {
+        file.errors.push_back(ObservationError{file.path, "CreateFileW", 0, "replaced while being observed"});
+        continue;
+      }
+      file.region = read_region(handle.get(), opened->size, max_bytes, file.path, file.errors);
+    }
+  }
 }
 
 }  // namespace hsperfguard::platform

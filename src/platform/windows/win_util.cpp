@@ -101,6 +101,17 @@ std::wstring join(const std::wstring& dir, const std::wstring& name) {
   return dir + L'\\' + name;
 }
 
+std::wstring temp_dir_path(RootKind kind, const std::string& root, const std::string& temp_dir) {
+  std::wstring temp = widen(temp_dir);
+  if (kind != RootKind::root) return temp;
+  std::wstring inside = temp;
+  for (auto& c : inside) {
+    if (c == L'/') c = L'\\';
+  }
+  while (!inside.empty() && inside.front() == L'\\') inside.erase(inside.begin());
+  return join(widen(root), inside);
+}
+
 std::string error_message(DWORD code) {
   LocalPtr<wchar_t*> buffer;
   const DWORD length = ::FormatMessageW(
@@ -186,6 +197,32 @@ InodeFacts to_inode_facts(const FILE_ID_BOTH_DIR_INFO& entry, std::uint64_t volu
   facts.ctime = to_timestamp(entry.ChangeTime);
   facts.windows_attributes = entry.FileAttributes;
   return facts;
+}
+
+std::optional<PinnedDirectory> pin_directory(const std::wstring& path, ObservationError* error) {
+  const std::string shown = narrow(path);
+  auto fail = [&](ObservationError e) -> std::optional<PinnedDirectory> {
+    if (error != nullptr) *error = std::move(e);
+    return std::nullopt;
+  };
+  const DWORD attributes = ::GetFileAttributesW(path.c_str());
+  if (attributes == INVALID_FILE_ATTRIBUTES) return fail(make_error(shown, "GetFileAttributesW", ::GetLastError()));
+  if (kind_from_attributes(attributes) != FileKind::directory) {
+    return fail(ObservationError{shown, "GetFileAttributesW", 0, "not a directory (a reparse point or a file)"});
+  }
+  PinnedDirectory pinned;
+  pinned.handle.reset(::CreateFileW(path.c_str(), FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                                    FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr, OPEN_EXISTING,
+                                    FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+  if (!pinned.handle.valid()) return fail(make_error(shown, "CreateFileW", ::GetLastError()));
+  ObservationError e;
+  auto facts = inode_facts_of(pinned.handle.get(), shown, &e);
+  if (!facts) return fail(e);
+  if (facts->kind != FileKind::directory) {
+    return fail(ObservationError{shown, "CreateFileW", 0, "not a directory (a reparse point or a file)"});
+  }
+  pinned.facts = *facts;
+  return pinned;
 }
 
 }  // namespace hsperfguard::platform::win

@@ -103,6 +103,21 @@ std::wstring widen(std::string_view utf8);
 // `dir` + "\" + `name`, without doubling a separator already at the end of `dir`.
 std::wstring join(const std::wstring& dir, const std::wstring& name);
 
+// The temp dir of a root as a Windows path: `temp_dir` itself, or for a foreign root
+// (RootKind::root) `temp_dir` ("/tmp") taken beneath `root`.
+std::wstring temp_dir_path(RootKind kind, const std::string& root, const std::string& temp_dir);
+
+// A directory opened as itself and held so that it stays where it is: never a reparse
+// point (wine follows links even under FILE_FLAG_OPEN_REPARSE_POINT, so the name's
+// attributes are checked before the open and the handle's after), shared for reading and
+// writing but not for deleting, so that while the handle is held nobody can rename or
+// delete the directory and a path beneath it keeps leading into it.
+struct PinnedDirectory {
+  UniqueHandle handle;
+  InodeFacts facts;
+};
+std::optional<PinnedDirectory> pin_directory(const std::wstring& path, ObservationError* error);
+
 // FormatMessageW text for a Win32 error code, in UTF-8, without the trailing newline.
 std::string error_message(DWORD code);
 ObservationError make_error(std::string path, std::string op, DWORD code);

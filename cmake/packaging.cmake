@@ -1,0 +1,157 @@
+# The man page, the install rules and the Debian package (cpack -G DEB).
+#
+#   cmake --build build --target hsperfguard hsperfguard_man
+#   (cd build && cpack -G DEB)      -> build/hsperfguard_<version>_<arch>.deb
+#
+# The package: /usr/bin/hsperfguard, hsperfguard(1), the rule catalogue in
+# /usr/share/hsperfguard, the systemd units in /lib/systemd/system (not enabled), the
+# cron.d job in /etc/cron.d (commented out), the tmpfiles.d snippet in /usr/lib/tmpfiles.d
+# and the site policy /etc/hsperfguard/policy.json (a conffile). Dependencies come from
+# dpkg-shlibdeps.
+#
+# This file is also run at install time (HSPERFGUARD_INSTALL_STEP) to write the units and
+# the cron job with the paths of the installation: the sources name /usr/local/bin, where
+# `cmake --install` puts the binary by default; the package has /usr/bin.
+
+# Also run by the man page's build step (HSPERFGUARD_MAN_FIXUP: the page help2man wrote): the
+# subcommands of `--help-all` become a SUBCOMMANDS section with one subsection each.
+if(HSPERFGUARD_MAN_FIXUP)
+  file(READ "${HSPERFGUARD_MAN_FIXUP}" text)
+  string(REPLACE "\n.PP\nSubcommands:\n" "\n.SH SUBCOMMANDS\n" text "${text}")
+  string(REGEX REPLACE "\n([a-z][a-z-]*)\n\\.IP\n" "\n.SS \"hsperfguard \\1\"\n" text "${text}")
+  string(REGEX REPLACE "\n(Options|Positionals):\n" "\n.PP\n\\\\fI\\1:\\\\fR\n" text "${text}")
+  file(WRITE "${HSPERFGUARD_MAN_FIXUP}" "${text}")
+  return()
+endif()
+
+if(HSPERFGUARD_INSTALL_STEP)
+  set(destdir "$ENV{DESTDIR}")
+  set(binary "${CMAKE_INSTALL_PREFIX}/bin/hsperfguard")
+  foreach(unit IN ITEMS hsperfguard-audit.service hsperfguard-audit.timer
+                        hsperfguard-reap.service hsperfguard-reap.timer)
+    file(READ "${HSPERFGUARD_PACKAGING_DIR}/systemd/${unit}" text)
+    string(REPLACE "/usr/local/bin/hsperfguard " "${binary} " text "${text}")
+    # The installed audit reads the site policy the package ships.
+    string(REPLACE "${binary} audit " "${binary} audit --policy /etc/hsperfguard/policy.json " text "${text}")
+    file(WRITE "${destdir}/lib/systemd/system/${unit}" "${text}")
+    file(CHMOD "${destdir}/lib/systemd/system/${unit}" FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+    message(STATUS "Installing: ${destdir}/lib/systemd/system/${unit}")
+  endforeach()
+  # The cron job is an example: every job line is commented out until the admin enables it.
+  file(READ "${HSPERFGUARD_PACKAGING_DIR}/cron.d/hsperfguard" text)
+  string(REGEX REPLACE "(^|\n)([^#A-Z\n][^\n]* root [^\n]*)"
+         "\\1# Disabled on installation: remove the '#' before the next line to enable it.\n#\\2"
+         text "${text}")
+  file(WRITE "${destdir}/etc/cron.d/hsperfguard" "${text}")
+  file(CHMOD "${destdir}/etc/cron.d/hsperfguard" FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+  message(STATUS "Installing: ${destdir}/etc/cron.d/hsperfguard")
+  return()
+endif()
+
+set(HSPERFGUARD_PACKAGING_DIR ${PROJECT_SOURCE_DIR}/packaging)
+set(HSPERFGUARD_MAINTAINER "hsperfguard maintainers <maintainers@hsperfguard.org>")
+set(HSPERFGUARD_SUMMARY "audit and clean up the JVM's hsperfdata namespaces")
+
+# The man page: help2man from `hsperfguard --help-all` (every subcommand and option, so it
+# cannot drift from the code) and docs/hsperfguard.h2m (exit codes, threat model, examples,
+# files). Built with the binary; not when cross-compiling (the binary cannot run here).
+find_program(HELP2MAN help2man)
+find_program(GZIP gzip)
+set(HSPERFGUARD_MAN_PAGE ${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1.gz)
+if(NOT CMAKE_CROSSCOMPILING AND HELP2MAN AND GZIP)
+  add_custom_command(
+    OUTPUT ${HSPERFGUARD_MAN_PAGE} ${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/share/man/man1
+    COMMAND ${HELP2MAN} --no-info --section=1 --help-option=--help-all
+            --name=${HSPERFGUARD_SUMMARY} --source=hsperfguard
+            --include=${PROJECT_SOURCE_DIR}/docs/hsperfguard.h2m
+            --output=${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1 $<TARGET_FILE:hsperfguard>
+    COMMAND ${CMAKE_COMMAND} -DHSPERFGUARD_MAN_FIXUP=${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1
+            -P ${CMAKE_CURRENT_LIST_FILE}
+    COMMAND ${GZIP} -9nf -k ${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1
+    DEPENDS hsperfguard ${PROJECT_SOURCE_DIR}/docs/hsperfguard.h2m ${CMAKE_CURRENT_LIST_FILE}
+    COMMENT "Generating the man page hsperfguard(1) with help2man"
+    VERBATIM)
+  add_custom_target(hsperfguard_man ALL DEPENDS ${HSPERFGUARD_MAN_PAGE})
+  if(TARGET hsperfguard_tests)
+    add_dependencies(hsperfguard_tests hsperfguard_man)  # the man page and package tests
+  endif()
+  install(FILES ${HSPERFGUARD_MAN_PAGE} DESTINATION share/man/man1)
+else()
+  message(STATUS "help2man or gzip not found (Debian: help2man): no man page, no complete package")
+endif()
+
+# The rule catalogue and profiles, for people and tools (the binary has them compiled in).
+file(GLOB HSPERFGUARD_RULE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/*.json)
+file(GLOB HSPERFGUARD_PROFILE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/profiles/*.json)
+install(FILES ${HSPERFGUARD_RULE_FILES} DESTINATION share/hsperfguard/rules)
+install(FILES ${HSPERFGUARD_PROFILE_FILES} DESTINATION share/hsperfguard/rules/profiles)
+install(FILES ${PROJECT_SOURCE_DIR}/reports/report.schema.json DESTINATION share/hsperfguard)
+
+# Units and the cron job (written with this installation's paths, see the top), the
+# tmpfiles.d snippet, the site policy. Absolute: where systemd, cron and dpkg look.
+install(CODE "set(HSPERFGUARD_INSTALL_STEP ON)
+set(HSPERFGUARD_PACKAGING_DIR \"${HSPERFGUARD_PACKAGING_DIR}\")
+include(\"${CMAKE_CURRENT_LIST_FILE}\")")
+install(FILES ${HSPERFGUARD_PACKAGING_DIR}/tmpfiles.d/hsperfguard.conf DESTINATION /usr/lib/tmpfiles.d)
+install(FILES ${HSPERFGUARD_PACKAGING_DIR}/policy.json DESTINATION /etc/hsperfguard)
+
+# Debian's documentation files: copyright and a changelog (gzip -n: no timestamp inside).
+set(HSPERFGUARD_DEB_DOC ${PROJECT_BINARY_DIR}/deb-doc)
+string(TIMESTAMP HSPERFGUARD_CHANGELOG_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+file(WRITE ${HSPERFGUARD_DEB_DOC}/changelog
+     "hsperfguard (${PROJECT_VERSION}) unstable; urgency=medium\n\n"
+     "  * Release ${PROJECT_VERSION}.\n\n"
+     " -- ${HSPERFGUARD_MAINTAINER}  ${HSPERFGUARD_CHANGELOG_DATE}\n")
+if(GZIP)
+  add_custom_command(
+    OUTPUT ${HSPERFGUARD_DEB_DOC}/changelog.gz
+    COMMAND ${GZIP} -9nf -k ${HSPERFGUARD_DEB_DOC}/changelog
+    DEPENDS ${HSPERFGUARD_DEB_DOC}/changelog
+    VERBATIM)
+  add_custom_target(hsperfguard_deb_doc ALL DEPENDS ${HSPERFGUARD_DEB_DOC}/changelog.gz)
+  if(TARGET hsperfguard_tests)
+    add_dependencies(hsperfguard_tests hsperfguard_deb_doc)
+  endif()
+  install(FILES ${HSPERFGUARD_DEB_DOC}/changelog.gz DESTINATION share/doc/hsperfguard)
+endif()
+install(FILES ${HSPERFGUARD_PACKAGING_DIR}/debian/copyright DESTINATION share/doc/hsperfguard)
+
+# The package.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME hsperfguard)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "${HSPERFGUARD_MAINTAINER}")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${HSPERFGUARD_SUMMARY}")
+# The synopsis is CPACK_PACKAGE_DESCRIPTION_SUMMARY; this is the extended description.
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "Every HotSpot JVM publishes its performance counters in a memory-mapped file
+in /tmp/hsperfdata_<user>, which jps and jstat read. hsperfguard audits these
+namespaces (owners, modes, ACLs, symlink and hard-link plants, foreign and
+stale files) and reports as JSON, text or Prometheus metrics; its reaper
+removes the files of dead JVMs safely, as root, from a systemd timer or cron.")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${HSPERFGUARD_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_SECTION admin)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_SET_DESTDIR ON)  # absolute destinations (/etc, /lib/systemd) into the package root
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_INSTALL_PREFIX /usr)
+set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
+    OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    ${HSPERFGUARD_PACKAGING_DIR}/debian/conffiles
+    ${HSPERFGUARD_PACKAGING_DIR}/debian/postinst
+    ${HSPERFGUARD_PACKAGING_DIR}/debian/postrm)
+include(CPack)
+
+# Hardening of the shipped binary (lintian's hardening checks; the tool runs as root):
+# fortified libc calls and stack protector in main.cpp, full RELRO and BIND_NOW; PIE is
+# gcc's default on Debian.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT CMAKE_CROSSCOMPILING)
+  target_compile_options(hsperfguard PRIVATE
+    $<$<NOT:$<CONFIG:Debug>>:-D_FORTIFY_SOURCE=2> -fstack-protector-strong)
+  target_link_options(hsperfguard PRIVATE -Wl,-z,relro -Wl,-z,now)
+endif()

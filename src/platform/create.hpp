@@ -1,0 +1,112 @@
+// The create and repair primitives, the neutral interface. They judge nothing: `create`
+// and `repair` decide (create.hpp, repair.hpp) and these carry the decision out, refusing
+// when what they find is no longer what was judged.
+//
+// POSIX (platform/posix/create_posix.cpp):
+// - the temp dir is opened O_DIRECTORY|O_NOFOLLOW (beneath the root for --root) and its
+//   (dev, ino) compared with what observation saw; everything else is relative to that fd;
+// - a namespace is made with mkdirat(0700) (nothing can be planted in it before it is
+//   finished), opened O_DIRECTORY|O_NOFOLLOW, fstat-checked (a directory, ours, on the temp
+//   dir's device), fchown'ed to the user, stripped of any access and default ACL (the temp
+//   dir's default ACL would otherwise be inherited), then fchmod'ed to its final mode. If a
+//   step fails, the directory it made is removed again;
+// - a backing file is made with openat(O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0600) in the
+//   verified namespace, fchown'ed, locked (flock LOCK_EX, as a JVM holds it) while it is
+//   written, its space reserved first (posix_fallocate; where the file system cannot, one
+//   byte written per page, as HotSpot does) so that a full file system fails now, with no
+//   file left behind, rather than with SIGBUS in a reader later; the entries are written
+//   before the prologue;
+// - repair reopens each namespace and file the same way, compares (dev, ino, kind, owner,
+//   mode, links) with the plan, and changes only the inode it holds: files are held O_PATH
+//   first and reopened through /proc/self/fd only once fstat proved them regular files (a
+//   FIFO or device swapped in is never opened). ACLs are set on the fd (libacl), the default
+//   ACL removed from the fd (its extended attribute), mode and owner with fchmod/fchown.
+// Windows: not supported yet; every call returns a clear error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "facts.hpp"
+#include "reaper.hpp"  // ExpectedInode
+#include "repair.hpp"
+
+namespace hsperfguard::platform {
+
+// Where a namespace lives: as discover named the temp dir, and as observation saw it.
+struct TempDirLocation {
+  RootKind kind = RootKind::host;
+  std::string root_dir = "/";
+  std::string temp_dir = "/tmp";
+  std::optional<ExpectedInode> expected;  // the observed temp dir; nullopt: not checked
+};
+
+enum class CreateFailure {
+  none,
+  exists,    // the name is taken (a namespace or backing file appeared, or already existed)
+  changed,   // the temp dir or namespace is not the one that was observed and judged
+  no_space,  // ENOSPC / EDQUOT: the file system is full (nothing was left behind)
+  failed,    // any other system call failure
+};
+
+struct CreateResult {
+  CreateFailure failure = CreateFailure::none;
+  std::optional<ObservationError> error;
+  bool created = false;          // something new was made (false: an existing one was verified)
+  std::optional<ExpectedInode> made;  // the namespace or file, as fstat saw it at the end
+  bool ok() const { return failure == CreateFailure::none; }
+};
+
+struct NamespaceRequest {
+  TempDirLocation where;
+  std::string name;  // "hsperfdata_alice"
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::uint32_t mode = 0755;
+  // The namespace as observed and judged compliant: it is verified (same inode, owner) and
+  // given `mode`. nullopt: it must not exist, and is made.
+  std::optional<ExpectedInode> existing;
+  bool chown = false;  // give it to uid:gid (root only)
+};
+
+CreateResult make_namespace(const NamespaceRequest& request);
+
+struct BackingFileRequest {
+  TempDirLocation where;
+  std::string namespace_name;
+  ExpectedInode namespace_expected;  // as made or verified by make_namespace
+  std::string name;                  // the pid, in decimal
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  bool chown = false;
+  std::vector<std::byte> content;  // the whole region; its size is a multiple of the page size
+};
+
+CreateResult make_backing_file(const BackingFileRequest& request);
+
+// The page size readers require a region to be a multiple of.
+std::size_t page_size();
+
+// ---- repair --------------------------------------------------------------------------------
+
+enum class RepairOutcome {
+  fixed,    // every change of the target was applied
+  changed,  // the namespace or file is not what was judged: nothing was done to it
+  vanished, // it is gone
+  failed,   // a system call failed (the changes before it may have been applied)
+};
+
+struct RepairOutcomeRecord {
+  std::size_t target = 0;  // index into RepairPlan::targets
+  RepairOutcome outcome = RepairOutcome::failed;
+  std::string detail;
+  std::optional<ObservationError> error;
+};
+
+// Applies every target of the plan, in order; one record per target.
+std::vector<RepairOutcomeRecord> execute_repair(const RepairPlan& plan);
+
+}  // namespace hsperfguard::platform

@@ -1,0 +1,125 @@
+// scan_container_temp_dirs on Linux: one pass over /proc.
+//
+// Per process: readlink ns/mnt and fstat of its root (through the /proc magic link, which
+// needs ptrace access: root, or the process's own user). A (mount namespace, root) seen
+// before costs nothing more; a new one has its /tmp resolved beneath that root with
+// open_beneath (openat2 RESOLVE_IN_ROOT, or the O_NOFOLLOW walk), so that a /tmp planted as
+// a symlink to "/../../etc" inside a container names the container's etc, never the host's.
+// Nothing is opened for reading: O_PATH only.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <set>
+#include <tuple>
+
+#include "platform/containers.hpp"
+#include "platform/posix/beneath_posix.hpp"
+#include "platform/posix/posix_util.hpp"
+#include "platform/posix/procfs_posix.hpp"
+#include "procfs_parse.hpp"
+
+namespace hsperfguard::platform {
+namespace {
+
+constexpr std::size_t kMaxErrors = 8;
+constexpr int kPathDir = O_PATH | O_DIRECTORY | O_CLOEXEC;
+
+bool vanished(int err) { return err == ESRCH || err == ENOENT; }
+
+int readlink_at(int dirfd, const char* name, std::string& out) {
+  char buf[256];
+  const ssize_t n = ::readlinkat(dirfd, name, buf, sizeof buf);
+  if (n < 0) return errno;
+  out.assign(buf, static_cast<std::size_t>(n));
+  return 0;
+}
+
+std::optional<DirIdentity> identity_of(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  return DirIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+}  // namespace
+
+ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options) {
+  ContainerScan scan;
+  std::string text;
+  if (readlink_at(AT_FDCWD, "/proc/self/ns/mnt", text) == 0) scan.own_mount_namespace = text;
+  if (readlink_at(AT_FDCWD, "/proc/self/ns/pid", text) == 0) scan.own_pid_namespace = text;
+  std::optional<DirIdentity> own_root;
+  if (UniqueFd fd(::open("/", kPathDir)); fd.valid()) own_root = identity_of(fd.get());
+  if (UniqueFd fd(::open(options.host_temp_dir.c_str(), kPathDir)); fd.valid()) {
+    scan.host_temp_dir = identity_of(fd.get());
+  }
+
+  bool focus = false;  // the process being looked at is focus_pid
+  auto note = [&](ObservationError e) {
+    ++scan.unreadable;
+    if (focus || scan.errors.size() < kMaxErrors) scan.errors.push_back(std::move(e));
+  };
+
+  int list_err = 0;
+  std::vector<std::int32_t> pids = list_pids("/proc", &list_err);
+  if (list_err != 0) scan.errors.push_back(make_error("/proc", "getdents64", list_err));
+  if (options.focus_pid) pids.push_back(*options.focus_pid);
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+
+  ProcReader reader;
+  std::set<std::tuple<std::string, std::uint64_t, std::uint64_t>> seen;
+  std::string mnt, status;
+  for (const std::int32_t pid : pids) {
+    focus = options.focus_pid == pid;
+    const std::string dir_path = "/proc/" + std::to_string(pid);
+    UniqueFd dir(::open(dir_path.c_str(), kPathDir));
+    if (!dir.valid()) {
+      if (focus || !vanished(errno)) note(make_error(dir_path, "open", errno));
+      continue;
+    }
+    ++scan.processes;
+    if (const int e = readlink_at(dir.get(), "ns/mnt", mnt); e != 0) {
+      if (focus || !vanished(e)) note(make_error(dir_path + "/ns/mnt", "readlink", e));
+      continue;
+    }
+    // The root, followed: /proc/<pid>/root is a link by design.
+    UniqueFd root(::openat(dir.get(), "root", kPathDir));
+    const std::optional<DirIdentity> root_id =
+        root.valid() ? identity_of(root.get()) : std::nullopt;
+    if (!root_id) {
+      if (focus || !vanished(errno)) note(make_error(dir_path + "/root", "open", errno));
+      continue;
+    }
+    if (!focus && scan.own_mount_namespace == mnt && own_root == root_id) continue;
+    if (!seen.emplace(mnt, root_id->dev, root_id->ino).second && !focus) continue;
+
+    ObservationError err;
+    UniqueFd tmp = open_beneath(root.get(), "tmp", kPathDir, &err);
+    const std::optional<DirIdentity> tmp_id = tmp.valid() ? identity_of(tmp.get()) : std::nullopt;
+    if (!tmp_id) {
+      // A root without a /tmp (a distroless image, a kernel thread's) has no namespace to
+      // audit; only a refused or unreadable one is worth an error.
+      if (tmp.valid() || err.code != ENOENT || focus) {
+        err.path = dir_path + "/root/tmp";
+        note(std::move(err));
+      }
+      continue;
+    }
+    ProcessTempDir& entry = scan.temp_dirs.emplace_back();
+    entry.host_pid = pid;
+    entry.mount_namespace = mnt;
+    entry.temp_dir = *tmp_id;
+    if (readlink_at(dir.get(), "ns/pid", text) == 0) entry.pid_namespace = text;
+    if (read_proc_file(dir.get(), "status", status) == 0) {
+      const auto fields = procfs::parse_status(status);
+      if (!fields.ns_pids.empty()) entry.ns_pid = fields.ns_pids.back();
+    }
+    entry.cgroup = reader.read_cgroup(pid);
+  }
+  return scan;
+}
+
+}  // namespace hsperfguard::platform

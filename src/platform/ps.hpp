@@ -1,0 +1,16 @@
+// The JVM processes of this host, the neutral interface (for `ps` and for blind-JVM
+// evidence in the audit). Observes, never judges.
+#pragma once
+
+#include <vector>
+
+#include "facts.hpp"
+
+namespace hsperfguard::platform {
+
+// Every live process that maps libjvm, in pid order, across users and containers. Problems
+// (an unreadable /proc, a process whose maps could not be read) go into `errors`.
+// Windows: not supported yet (one error, no processes).
+std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors);
+
+}  // namespace hsperfguard::platform

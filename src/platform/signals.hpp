@@ -1,0 +1,27 @@
+// Stop requests while a long command runs (reap): the operator's Ctrl+C, the service
+// manager's termination. The neutral interface; the signals are the platform's:
+// POSIX (platform/posix/signals_posix.cpp) SIGINT, SIGTERM, SIGHUP;
+// Windows (platform/windows/signals_windows.cpp) SIGINT (Ctrl+C), SIGBREAK (Ctrl+Break),
+// SIGTERM (raised by the C runtime only; Windows has no SIGHUP).
+#pragma once
+
+#include <atomic>
+
+namespace hsperfguard::platform {
+
+// While an object lives, the platform's stop signals set one flag instead of ending the
+// process, so that the command stops between two actions and reports what it did. The
+// flag is cleared when the object is made; the previous handlers are restored when it is
+// destroyed. One object at a time.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  // Set by a stop signal (from the handler: lock-free, async-signal-safe).
+  const std::atomic<bool>& requested() const;
+};
+
+}  // namespace hsperfguard::platform

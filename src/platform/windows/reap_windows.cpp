@@ -1,0 +1,550 @@
+// The reap executor on Windows. See platform/reap.hpp for the contract; the Windows means:
+//
+// - Directories are pinned (win::pin_directory): the temp dir and each namespace are opened as
+//   themselves (a reparse point is refused by its name's attributes before the open and by
+//   the handle's after), compared (volume serial, file index, kind) with the plan, and held
+//   without FILE_SHARE_DELETE. While they are held nobody can rename or delete them, so the
+//   path of an entry beneath them keeps leading into the directory that was checked: the
+//   Windows counterpart of working relative to a verified directory fd.
+// - Each entry is opened by that path with FILE_FLAG_OPEN_REPARSE_POINT |
+//   FILE_FLAG_BACKUP_SEMANTICS (a link or junction is the entry itself, never its target) and
+//   DELETE access, sharing only reading. Its (volume serial, file index, kind) must be the
+//   plan's, its volume the namespace's, its link count 1. Held that way, nobody can rename it
+//   or open it for writing until we are done, and it is deleted through the handle
+//   (SetFileInformationByHandle, FileDispositionInfo): the very file that was checked, never a
+//   name looked up again.
+// - A live JVM keeps its backing file open for writing (GENERIC_READ|GENERIC_WRITE, shared for
+//   reading and deleting: POLICY.md section 4) and mapped. Our open does not share writing, so
+//   it fails with a sharing violation while any process has the file open for writing: that
+//   is "became-live" ("in-use"), never a removal. The JVM's named mapping
+//   (hsperfdata_<user>_<pid>) is looked up again right before, as the flock is on Linux.
+// - Windows has no per-thread file-system identity like setfsuid: the executor acts with the
+//   process's own token (the plan's acting identity is not used), and the DACLs of the
+//   directories decide what it may delete. Nothing recurses, nothing follows a reparse
+//   point, nothing but an empty namespace directory the plan names is removed as a directory.
+#include <windows.h>
+#include <aclapi.h>
+#include <sddl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "platform/reap.hpp"
+#include "platform/windows/win_util.hpp"
+
+namespace hsperfguard::platform {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using win::narrow;
+using win::UniqueHandle;
+using win::widen;
+
+constexpr DWORD kNoFollow = FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS;
+
+std::int64_t epoch_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// What a handle says about the object it holds.
+struct Seen {
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  FileKind kind = FileKind::unknown;
+  std::uint64_t nlink = 0;
+};
+
+DWORD seen_of(HANDLE handle, Seen& out) {
+  BY_HANDLE_FILE_INFORMATION info{};
+  if (!::GetFileInformationByHandle(handle, &info)) return ::GetLastError();
+  const InodeFacts facts = win::to_inode_facts(info);
+  out.dev = facts.dev;
+  out.ino = facts.ino;
+  out.kind = facts.kind;
+  out.nlink = facts.nlink;
+  return ERROR_SUCCESS;
+}
+
+// Windows has no numeric owner: identity is (volume serial, file index) and kind.
+bool same_entry(const Seen& s, const ExpectedInode& e) {
+  return s.dev == e.dev && s.ino == e.ino && s.kind == e.kind;
+}
+
+bool not_found(DWORD error) { return error == ERROR_FILE_NOT_FOUND || error == ERROR_PATH_NOT_FOUND; }
+
+bool all_digits(const std::string& name) {
+  return !name.empty() && name.size() <= 10 &&
+         std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+class Executor {
+ public:
+  Executor(const Plan& plan, const ExecuteOptions& options, ExecutionResult& result)
+      : plan_(plan), options_(options), result_(result) {}
+
+  void run() {
+    slot_of_.assign(plan_.items.size(), kNoSlot);
+    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+      if (plan_.items[i].action != ReapAction::remove) continue;
+      slot_of_[i] = result_.actions.size();
+      ReapActionRecord& r = result_.actions.emplace_back();
+      r.item = i;
+      r.outcome = ReapOutcome::not_attempted;
+    }
+    if (result_.actions.empty()) return;
+    for (const RootPlan& root : plan_.roots) run_root(root);
+    if (halted_reason_ == "deadline") result_.deadline_reached = true;
+    if (halted_reason_ == "interrupted") result_.interrupted = true;
+    for (auto& r : result_.actions) {
+      if (r.outcome == ReapOutcome::not_attempted && r.detail.empty()) {
+        r.detail = halted_reason_.empty() ? "not-reached" : halted_reason_;
+      }
+    }
+  }
+
+ private:
+  static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+
+  struct Batch {
+    std::optional<std::size_t> ns;
+    std::vector<std::size_t> items;
+  };
+
+  void run_root(const RootPlan& root) {
+    std::vector<Batch> batches;
+    Batch attach;
+    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+      const PlanItem& item = plan_.items[i];
+      if (item.root != root.root || item.action != ReapAction::remove) continue;
+      if (item.subject == ReapSubject::attach_file) {
+        attach.items.push_back(i);
+      } else if (batches.empty() || batches.back().ns != item.ns) {
+        batches.push_back(Batch{item.ns, {i}});
+      } else {
+        batches.back().items.push_back(i);
+      }
+    }
+    if (batches.empty() && attach.items.empty()) return;
+
+    const std::wstring temp_path = win::temp_dir_path(root.kind, root.root_dir, root.temp_dir);
+    ObservationError error;
+    auto temp = win::pin_directory(temp_path, &error);
+    if (!temp) return fail_root(root, error, "temp-dir-changed");
+    if (!root.expected || temp->facts.dev != root.expected->dev || temp->facts.ino != root.expected->ino) {
+      return fail_root(root, ObservationError{root.temp_dir, "CreateFileW", 0, "replaced since it was observed"},
+                       "temp-dir-changed");
+    }
+
+    // Namespaces are shared between acting threads (no identity to switch: any thread will do).
+    std::atomic<std::size_t> next{0};
+    auto work = [&] {
+      for (;;) {
+        const std::size_t b = next.fetch_add(1, std::memory_order_relaxed);
+        if (b >= batches.size()) break;
+        run_namespace(temp_path, temp->facts.dev, batches[b]);
+      }
+    };
+    const unsigned threads = static_cast<unsigned>(
+        std::min<std::size_t>({std::max(1u, options_.max_threads), batches.size(),
+                               std::max(1u, std::thread::hardware_concurrency())}));
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < threads; ++t) {
+      try {
+        helpers.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    work();
+    for (auto& t : helpers) t.join();
+
+    for (const std::size_t i : attach.items) {
+      if (halted()) break;
+      remove_entry(temp_path, temp->facts.dev, i, std::nullopt);
+    }
+  }
+
+  void run_namespace(const std::wstring& temp_path, std::uint64_t temp_dev, const Batch& batch) {
+    if (!batch.ns) return;
+    const NamespacePlan& ns = plan_.namespaces[*batch.ns];
+    auto fail_all = [&](const ObservationError& e, const char* detail) {
+      record_error(e);
+      for (const std::size_t i : batch.items) settle(i, ReapOutcome::failed, detail, e);
+    };
+    if (!ns.expected) return fail_all(ObservationError{ns.path, "open", 0, "never observed"}, "namespace-changed");
+    const std::wstring ns_path = win::join(temp_path, widen(ns.name));
+    ObservationError error;
+    auto dir = win::pin_directory(ns_path, &error);
+    if (!dir) return fail_all(error, "namespace-changed");
+    if (dir->facts.dev != ns.expected->dev || dir->facts.ino != ns.expected->ino) {
+      return fail_all(ObservationError{ns.path, "CreateFileW", 0,
+                                       "not the directory that was observed (volume or file index changed)"},
+                      "namespace-changed");
+    }
+    if (dir->facts.dev != temp_dev) {
+      return fail_all(ObservationError{ns.path, "CreateFileW", 0, "on another volume than its temp dir"},
+                      "crosses-mount");
+    }
+    const std::uint64_t ns_dev = dir->facts.dev;
+    for (const std::size_t i : batch.items) {
+      if (halted()) break;
+      if (plan_.items[i].subject == ReapSubject::namespace_dir) {
+        // Planned last. Our own pin shares no deleting: let go of it first (the directory's
+        // identity is checked again on the handle that deletes it).
+        dir.reset();
+        remove_entry(temp_path, temp_dev, i, std::nullopt);
+      } else if (dir) {
+        remove_entry(ns_path, ns_dev, i, ns.user);
+      }
+    }
+  }
+
+  // One entry of the pinned directory `dir_path`: a namespace file, an attach file, or an
+  // empty namespace directory. `user`: the namespace's user, whose JVMs' mappings are named
+  // after it.
+  void remove_entry(const std::wstring& dir_path, std::uint64_t dir_dev, std::size_t i,
+                    const std::optional<std::string>& user) {
+    const PlanItem& item = plan_.items[i];
+    if (!item.expected) return settle(i, ReapOutcome::changed, "identity-changed");
+    const ExpectedInode& want = *item.expected;
+    const std::wstring path = win::join(dir_path, widen(item.name));
+
+    // The name's own attributes first: wine opens a link's target even under
+    // FILE_FLAG_OPEN_REPARSE_POINT, so a reparse point where none was judged is refused here.
+    const DWORD attributes = ::GetFileAttributesW(path.c_str());
+    if (attributes == INVALID_FILE_ATTRIBUTES) return settle_error(i, ::GetLastError(), "stat");
+    if (win::kind_from_attributes(attributes) != want.kind) return settle(i, ReapOutcome::changed, "identity-changed");
+
+    // A JVM with this pid publishes its region through this mapping: it lives after all.
+    if (user && item.subject == ReapSubject::namespace_file && all_digits(item.name)) {
+      const std::wstring mapping_name = widen("hsperfdata_" + *user + "_" + item.name);
+      UniqueHandle mapping(::OpenFileMappingW(READ_CONTROL, FALSE, mapping_name.c_str()));
+      if (mapping.valid() || ::GetLastError() == ERROR_ACCESS_DENIED) {
+        return settle(i, ReapOutcome::became_live, "mapping-exists");
+      }
+    }
+
+    // Held as itself, for deleting, sharing only reading: a writer (a JVM) makes this fail,
+    // and while it is held nobody can rename it, delete it or open it for writing.
+    UniqueHandle handle(::CreateFileW(path.c_str(), DELETE | FILE_READ_ATTRIBUTES | SYNCHRONIZE, FILE_SHARE_READ,
+                                      nullptr, OPEN_EXISTING, kNoFollow, nullptr));
+    if (!handle.valid()) {
+      const DWORD err = ::GetLastError();
+      if (err == ERROR_SHARING_VIOLATION) return settle(i, ReapOutcome::became_live, "in-use");
+      return settle_error(i, err, "open");
+    }
+    Seen seen;
+    if (const DWORD err = seen_of(handle.get(), seen); err != ERROR_SUCCESS) return settle_error(i, err, "stat");
+    if (!same_entry(seen, want)) return settle(i, ReapOutcome::changed, "identity-changed");
+    if (seen.dev != dir_dev) return settle(i, ReapOutcome::changed, "crosses-mount");
+    if (seen.kind != FileKind::directory && seen.nlink > 1) return settle(i, ReapOutcome::changed, "hard-linked");
+
+    if (!write_ahead(i)) return;
+    FILE_DISPOSITION_INFO disposition{};
+    disposition.DeleteFile = TRUE;
+    if (!::SetFileInformationByHandle(handle.get(), FileDispositionInfo, &disposition, sizeof disposition)) {
+      // ERROR_DIR_NOT_EMPTY: something appeared in the namespace since; it stays.
+      return settle_error(i, ::GetLastError(), "delete");
+    }
+    handle.reset();  // the last handle of ours: the name goes now, or when a reader closes its own
+    const bool directory = item.subject == ReapSubject::namespace_dir;
+    if (::GetFileAttributesW(path.c_str()) != INVALID_FILE_ATTRIBUTES) {
+      // Still named. Another process may have it open (for reading, sharing deletion): then
+      // it is deleted and its name goes when that process closes it, and opening it now is
+      // refused (a file pending deletion cannot be opened). If it opens as the same file,
+      // the deletion did not happen.
+      UniqueHandle again(::CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                                       FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                                       OPEN_EXISTING, kNoFollow, nullptr));
+      Seen now;
+      if (again.valid() && seen_of(again.get(), now) == ERROR_SUCCESS && now.dev == seen.dev && now.ino == seen.ino) {
+        return settle(i, ReapOutcome::failed, "still-present",
+                      ObservationError{item.path, "delete", 0, "still present after its deletion was requested"});
+      }
+      if (!again.valid() && ::GetLastError() == ERROR_ACCESS_DENIED) {
+        return settle(i, ReapOutcome::removed, "delete-pending");
+      }
+      if (again.valid()) {
+        return settle(i, ReapOutcome::failed, "swapped-during-unlink",
+                      ObservationError{item.path, "delete", 0, "another file took the name right after the deletion"});
+      }
+    }
+    settle(i, ReapOutcome::removed, directory ? "removed-directory" : "unlinked");
+  }
+
+  bool write_ahead(std::size_t i) {
+    if (!options_.before_unlink) return true;
+    std::lock_guard<std::mutex> lock(callback_mutex_);
+    if (options_.before_unlink(plan_.items[i])) return true;
+    halt("journal-failed");
+    settle_locked(i, ReapOutcome::not_attempted, "journal-failed", std::nullopt);
+    return false;
+  }
+
+  void settle_error(std::size_t i, DWORD error, const char* op) {
+    if (not_found(error)) return settle(i, ReapOutcome::vanished, "not-found");
+    settle(i, ReapOutcome::failed, op, win::make_error(plan_.items[i].path, op, error));
+  }
+
+  void settle(std::size_t i, ReapOutcome outcome, const char* detail,
+              std::optional<ObservationError> error = std::nullopt) {
+    std::lock_guard<std::mutex> lock(callback_mutex_);
+    settle_locked(i, outcome, detail, std::move(error));
+  }
+
+  void settle_locked(std::size_t i, ReapOutcome outcome, const char* detail, std::optional<ObservationError> error) {
+    if (slot_of_[i] == kNoSlot) return;
+    ReapActionRecord& r = result_.actions[slot_of_[i]];
+    r.outcome = outcome;
+    r.detail = detail;
+    r.error = std::move(error);
+    r.at_ms = epoch_ms();
+    if (options_.on_action && outcome != ReapOutcome::not_attempted) options_.on_action(plan_.items[i], r);
+  }
+
+  void fail_root(const RootPlan& root, const ObservationError& e, const char* detail) {
+    record_error(e);
+    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+      if (plan_.items[i].root == root.root && plan_.items[i].action == ReapAction::remove) {
+        settle(i, ReapOutcome::failed, detail, e);
+      }
+    }
+  }
+
+  void record_error(const ObservationError& e) {
+    std::lock_guard<std::mutex> lock(callback_mutex_);
+    result_.errors.push_back(e);
+  }
+
+  bool halted() {
+    if (stopped_.load(std::memory_order_relaxed)) return true;
+    if (options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed)) {
+      halt("interrupted");
+      return true;
+    }
+    if (options_.deadline && Clock::now() >= *options_.deadline) {
+      halt("deadline");
+      return true;
+    }
+    return false;
+  }
+
+  void halt(const char* why) {
+    std::lock_guard<std::mutex> lock(halt_mutex_);
+    if (!stopped_.exchange(true)) halted_reason_ = why;
+  }
+
+  const Plan& plan_;
+  const ExecuteOptions& options_;
+  ExecutionResult& result_;
+  std::vector<std::size_t> slot_of_;
+  std::mutex callback_mutex_;
+  std::mutex halt_mutex_;
+  std::atomic<bool> stopped_{false};
+  std::string halted_reason_;
+};
+
+// Owner (OWNER RIGHTS), SYSTEM and Administrators only, not inherited: for the lock file,
+// its directory and the journal.
+class PrivateSecurity {
+ public:
+  PrivateSecurity() {
+    ok_ = ::ConvertStringSecurityDescriptorToSecurityDescriptorW(L"D:P(A;;FA;;;OW)(A;;FA;;;SY)(A;;FA;;;BA)",
+                                                                 SDDL_REVISION_1, descriptor_.out(), nullptr) != 0;
+    attributes_ = SECURITY_ATTRIBUTES{sizeof(SECURITY_ATTRIBUTES), descriptor_.get(), FALSE};
+  }
+  SECURITY_ATTRIBUTES* get() { return ok_ ? &attributes_ : nullptr; }
+
+ private:
+  win::LocalPtr<PSECURITY_DESCRIPTOR> descriptor_;
+  SECURITY_ATTRIBUTES attributes_{};
+  bool ok_ = false;
+};
+
+// A regular file on a disk, not a reparse point, not a directory.
+bool is_plain_file(HANDLE handle) {
+  BY_HANDLE_FILE_INFORMATION info{};
+  return ::GetFileInformationByHandle(handle, &info) &&
+         (info.dwFileAttributes & (FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DIRECTORY)) == 0 &&
+         ::GetFileType(handle) == FILE_TYPE_DISK;
+}
+
+// The SIDs this process's files get as owner: its user, and its default owner (an elevated
+// administrator's files belong to BUILTIN\Administrators).
+bool owned_by_us(HANDLE file) {
+  PSID owner = nullptr;
+  win::LocalPtr<PSECURITY_DESCRIPTOR> descriptor;
+  if (::GetSecurityInfo(file, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION, &owner, nullptr, nullptr, nullptr,
+                        descriptor.out()) != ERROR_SUCCESS ||
+      owner == nullptr) {
+    return false;
+  }
+  HANDLE raw = nullptr;
+  if (!::OpenProcessToken(::GetCurrentProcess(), TOKEN_QUERY, &raw)) return false;
+  UniqueHandle token(raw);
+  auto token_sid_equals = [&](TOKEN_INFORMATION_CLASS cls) {
+    DWORD size = 0;
+    ::GetTokenInformation(token.get(), cls, nullptr, 0, &size);
+    std::vector<std::uint64_t> buffer(size / sizeof(std::uint64_t) + 1);
+    if (!::GetTokenInformation(token.get(), cls, buffer.data(), size, &size)) return false;
+    const PSID sid = cls == TokenUser ? reinterpret_cast<TOKEN_USER*>(buffer.data())->User.Sid
+                                      : reinterpret_cast<TOKEN_OWNER*>(buffer.data())->Owner;
+    return ::EqualSid(sid, owner) != 0;
+  };
+  return token_sid_equals(TokenUser) || token_sid_equals(TokenOwner);
+}
+
+std::string parent_of(const std::string& path) {
+  const auto separator = path.find_last_of("\\/");
+  if (separator == std::string::npos || separator == 0) return "";
+  if (separator == 2 && path[1] == ':') return "";  // "C:\x": the drive's root exists
+  return path.substr(0, separator);
+}
+
+// The lock is a byte range far beyond the holder's pid, so that the pid stays readable.
+constexpr DWORD kLockOffsetHigh = 1;
+
+}  // namespace
+
+ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options) {
+  ExecutionResult result;
+  Executor(plan, options, result).run();
+  return result;
+}
+
+// ---- Single-instance lock ---------------------------------------------------------------------
+
+struct InstanceLock::Impl {
+  UniqueHandle file;
+};
+
+InstanceLock::InstanceLock() : impl_(std::make_unique<Impl>()) {}
+InstanceLock::~InstanceLock() = default;
+InstanceLock::InstanceLock(InstanceLock&&) noexcept = default;
+InstanceLock& InstanceLock::operator=(InstanceLock&&) noexcept = default;
+
+namespace {
+
+std::optional<std::int32_t> read_holder(HANDLE file) {
+  char text[32] = {};
+  OVERLAPPED at{};
+  DWORD n = 0;
+  if (!::ReadFile(file, text, sizeof text - 1, &n, &at) || n == 0) return std::nullopt;
+  std::int64_t pid = 0;
+  bool any = false;
+  for (DWORD i = 0; i < n && text[i] >= '0' && text[i] <= '9' && pid < (1LL << 32); ++i) {
+    pid = pid * 10 + (text[i] - '0');
+    any = true;
+  }
+  if (!any || pid <= 0 || pid > INT32_MAX) return std::nullopt;
+  return static_cast<std::int32_t>(pid);
+}
+
+}  // namespace
+
+InstanceLock InstanceLock::acquire(const std::string& path, bool wait, std::optional<Clock::time_point> deadline,
+                                   const std::atomic<bool>* stop) {
+  InstanceLock lock;
+  auto fail = [&](ObservationError e) {
+    lock.status_ = Status::error;
+    lock.error_ = std::move(e);
+    return std::move(lock);
+  };
+  PrivateSecurity security;
+  // The parent directory, if missing: one level only, private.
+  if (const std::string parent = parent_of(path); !parent.empty()) {
+    if (!::CreateDirectoryW(widen(parent).c_str(), security.get()) && ::GetLastError() != ERROR_ALREADY_EXISTS) {
+      return fail(win::make_error(parent, "CreateDirectoryW", ::GetLastError()));
+    }
+  }
+  UniqueHandle file(::CreateFileW(widen(path).c_str(), GENERIC_READ | GENERIC_WRITE | READ_CONTROL,
+                                  FILE_SHARE_READ | FILE_SHARE_WRITE, security.get(), OPEN_ALWAYS,
+                                  FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+  if (!file.valid()) return fail(win::make_error(path, "CreateFileW", ::GetLastError()));
+  // Someone else's file (planted in a shared directory) could be held by them forever.
+  if (!is_plain_file(file.get()) || !owned_by_us(file.get())) {
+    return fail(ObservationError{path, "CreateFileW", ERROR_ACCESS_DENIED,
+                                 "not a regular file owned by this user"});
+  }
+  for (;;) {
+    OVERLAPPED range{};
+    range.OffsetHigh = kLockOffsetHigh;
+    if (::LockFileEx(file.get(), LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &range)) break;
+    const DWORD error = ::GetLastError();
+    if (error != ERROR_LOCK_VIOLATION) return fail(win::make_error(path, "LockFileEx", error));
+    lock.holder_pid_ = read_holder(file.get());
+    const bool give_up = !wait || (deadline && Clock::now() >= *deadline) ||
+                         (stop != nullptr && stop->load(std::memory_order_relaxed));
+    if (give_up) {
+      lock.status_ = Status::busy;
+      return lock;
+    }
+    ::Sleep(50);
+  }
+  // Who holds it, for the next run's message.
+  const std::string pid = std::to_string(::GetCurrentProcessId()) + "\n";
+  LARGE_INTEGER start{};
+  DWORD written = 0;
+  if (::SetFilePointerEx(file.get(), start, nullptr, FILE_BEGIN) && ::SetEndOfFile(file.get())) {
+    ::WriteFile(file.get(), pid.data(), static_cast<DWORD>(pid.size()), &written, nullptr);
+  }
+  lock.holder_pid_ = static_cast<std::int32_t>(::GetCurrentProcessId());
+  lock.impl_->file = std::move(file);
+  lock.status_ = Status::acquired;
+  return lock;
+}
+
+// ---- Append-only journal ----------------------------------------------------------------------
+
+struct AppendLog::Impl {
+  UniqueHandle file;
+};
+
+AppendLog::AppendLog() : impl_(std::make_unique<Impl>()) {}
+AppendLog::~AppendLog() = default;
+AppendLog::AppendLog(AppendLog&&) noexcept = default;
+AppendLog& AppendLog::operator=(AppendLog&&) noexcept = default;
+
+std::optional<AppendLog> AppendLog::open(const std::string& path, ObservationError* error) {
+  AppendLog log;
+  PrivateSecurity security;
+  // FILE_APPEND_DATA without FILE_WRITE_DATA: every write goes to the end of the file.
+  log.impl_->file.reset(::CreateFileW(widen(path).c_str(), FILE_APPEND_DATA | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                                      FILE_SHARE_READ, security.get(), OPEN_ALWAYS,
+                                      FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+  if (!log.impl_->file.valid()) {
+    if (error != nullptr) *error = win::make_error(path, "CreateFileW", ::GetLastError());
+    return std::nullopt;
+  }
+  if (!is_plain_file(log.impl_->file.get())) {
+    if (error != nullptr) *error = ObservationError{path, "CreateFileW", ERROR_INVALID_PARAMETER, "not a regular file"};
+    return std::nullopt;
+  }
+  return log;
+}
+
+std::optional<ObservationError> AppendLog::append(std::string_view line) {
+  std::string buffer;
+  buffer.reserve(line.size() + 1);
+  buffer.append(line);
+  buffer.push_back('\n');
+  std::string_view rest = buffer;
+  while (!rest.empty()) {
+    DWORD written = 0;
+    if (!::WriteFile(impl_->file.get(), rest.data(), static_cast<DWORD>(rest.size()), &written, nullptr)) {
+      return win::make_error("journal", "WriteFile", ::GetLastError());
+    }
+    if (written == 0) return win::make_error("journal", "WriteFile", ERROR_WRITE_FAULT);
+    rest.remove_prefix(written);
+  }
+  return std::nullopt;
+}
+
+}  // namespace hsperfguard::platform

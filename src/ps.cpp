@@ -1,0 +1,224 @@
+#include "ps.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "audit.hpp"
+#include "report_json.hpp"
+#include "text_escape.hpp"
+
+namespace hsperfguard {
+namespace {
+
+std::optional<std::string> string_counter(const FileFacts& file, std::string_view name) {
+  if (!file.region) return std::nullopt;
+  const perfdata::Entry* e = file.region->region.find(name);
+  if (e == nullptr || !e->is_string()) return std::nullopt;
+  return e->string_value;
+}
+
+// The process that owns a backing file: one that maps it, else the lock holder.
+const ProcessFacts* owner_of(const LivenessFacts& lf) {
+  for (const auto& p : lf.candidates) {
+    if (p.maps_backing_file.value_or(false)) return &p;
+  }
+  if (lf.lock_held.value_or(false) && lf.lock_holder_pid) {
+    for (const auto& p : lf.candidates) {
+      if (p.pid == *lf.lock_holder_pid) return &p;
+    }
+  }
+  return nullptr;
+}
+
+const JvmProcessFacts* jvm_by_pid(const std::vector<JvmProcessFacts>& jvms, std::int32_t pid) {
+  for (const auto& j : jvms) {
+    if (j.process.pid == pid) return &j;
+  }
+  return nullptr;
+}
+
+bool shown(Verdict v, const PsOptions& options) {
+  return options.all || v == Verdict::live || v == Verdict::unknown;
+}
+
+PsRow process_row(const JvmProcessFacts& jvm, std::string state, std::string reason) {
+  PsRow row;
+  row.host_pid = jvm.process.pid;
+  if (!jvm.process.ns_pids.empty()) row.ns_pid = jvm.process.ns_pids.back();
+  row.user = jvm.user;
+  row.mount_namespace = jvm.process.mount_namespace;
+  row.cgroup = jvm.process.cgroup;
+  row.command_line = jvm.command_line;
+  row.start_time_ms = jvm.process.start_time_ms;
+  row.state = std::move(state);
+  row.reason = std::move(reason);
+  return row;
+}
+
+// Text for a terminal: escaped bytes, and no control character that could move the cursor.
+std::string terminal_safe(std::string_view raw) {
+  std::string out = escape_non_utf8(raw);
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
+std::string opt_int(const std::optional<std::int32_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+}  // namespace
+
+std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
+                           const std::vector<JvmProcessFacts>& jvms, const PsOptions& options) {
+  std::vector<PsRow> rows;
+  std::set<std::int32_t> owners;  // host pids of the JVMs that have a row through their file
+  for (const auto& root : roots) {
+    const LivenessSettings settings = liveness_settings_for(root);
+    for (const auto& ns : root.namespaces) {
+      const std::size_t first = rows.size();
+      for (const auto& file : ns.files) {
+        const InodeFacts* inode = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
+        if (inode == nullptr || inode->kind != FileKind::regular || !file.liveness ||
+            file.pid_name.kind != PidNameKind::canonical) {
+          continue;
+        }
+        const LivenessJudgement verdict = judge_liveness(file, settings);
+        if (!shown(verdict.verdict, options)) continue;
+        PsRow row;
+        row.ns_pid = file.pid_name.pid;
+        row.user = ns.user_suffix;
+        row.root_kind = root.kind;
+        if (root.container) {
+          row.mount_namespace = root.container->mount_namespace;
+          row.cgroup = root.container->cgroup;
+        }
+        row.main = string_counter(file, "sun.rt.javaCommand");
+        row.vm_version = string_counter(file, "java.property.java.vm.version");
+        row.start_time_ms = vm_begin_time_ms(file);
+        row.backing_file = file.path;
+        row.state = std::string(to_string(verdict.verdict));
+        row.reason = std::string(verdict.reason);
+        if (const ProcessFacts* owner = owner_of(*file.liveness)) {
+          row.host_pid = owner->pid;
+          owners.insert(owner->pid);
+          if (const JvmProcessFacts* jvm = jvm_by_pid(jvms, owner->pid)) {
+            if (!row.mount_namespace) row.mount_namespace = jvm->process.mount_namespace;
+            if (jvm->process.cgroup) row.cgroup = jvm->process.cgroup;
+          }
+          if (!row.start_time_ms) row.start_time_ms = owner->start_time_ms;
+        } else if (root.kind != RootKind::container && verdict.verdict == Verdict::live) {
+          row.host_pid = file.pid_name.pid;  // on the host the name is the host pid
+        }
+        rows.push_back(std::move(row));
+      }
+      std::stable_sort(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end(),
+                       [](const PsRow& a, const PsRow& b) { return a.ns_pid < b.ns_pid; });
+    }
+  }
+  for (const auto& jvm : jvms) {
+    if (owners.contains(jvm.process.pid)) continue;
+    if (jvm.blind()) {
+      rows.push_back(process_row(jvm, "blind", "no-backing-file"));
+    } else if (jvm.maps_backing_file.value_or(false)) {
+      rows.push_back(process_row(jvm, "unlisted", "backing-file-not-found"));
+    } else {
+      rows.push_back(process_row(jvm, "unknown", "maps-unreadable"));
+    }
+    if (jvm.process.mount_namespace) {
+      // Where its namespace would be: the container whose mount namespace it is in.
+      for (const auto& root : roots) {
+        if (root.container && root.container->mount_namespace == *jvm.process.mount_namespace) {
+          rows.back().root_kind = RootKind::container;
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+void assign_blind_jvms(std::vector<TempRootFacts>& roots, const std::vector<JvmProcessFacts>& jvms) {
+  for (const auto& jvm : jvms) {
+    if (!jvm.blind() || !jvm.user || !jvm.temp_dir_dev || !jvm.temp_dir_ino) continue;
+    for (auto& root : roots) {
+      const InodeFacts* dir = root.opened ? &*root.opened : nullptr;
+      if (dir == nullptr || dir->dev != *jvm.temp_dir_dev || dir->ino != *jvm.temp_dir_ino) continue;
+      for (auto& ns : root.namespaces) {
+        if (ns.user_suffix == *jvm.user) ns.blind_jvms.push_back(jvm.process);
+      }
+    }
+  }
+}
+
+std::string format_uptime(std::optional<std::int64_t> start_ms, std::int64_t now_ms) {
+  if (!start_ms || *start_ms > now_ms) return "-";
+  std::int64_t s = (now_ms - *start_ms) / 1000;
+  const std::int64_t d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60;
+  s %= 60;
+  auto two = [](std::int64_t v) { return std::string(v < 10 ? "0" : "") + std::to_string(v); };
+  if (d > 0) return std::to_string(d) + "d" + two(h) + "h";
+  if (h > 0) return std::to_string(h) + "h" + two(m) + "m";
+  if (m > 0) return std::to_string(m) + "m" + two(s) + "s";
+  return std::to_string(s) + "s";
+}
+
+std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms) {
+  std::vector<std::vector<std::string>> table;
+  table.push_back({"HOST-PID", "NS-PID", "USER", "STATE", "UPTIME", "CONTAINER", "VERSION", "MAIN"});
+  for (const auto& r : rows) {
+    std::string container = "-";
+    if (r.mount_namespace && r.root_kind == RootKind::container) container = *r.mount_namespace;
+    std::string main = r.main ? *r.main : r.command_line ? "[" + *r.command_line + "]" : "-";
+    table.push_back({opt_int(r.host_pid), opt_int(r.ns_pid), r.user ? terminal_safe(*r.user) : "-",
+                     r.state, format_uptime(r.start_time_ms, now_ms), terminal_safe(container),
+                     r.vm_version ? terminal_safe(*r.vm_version) : "-", terminal_safe(main)});
+  }
+  std::vector<std::size_t> width(table.front().size(), 0);
+  for (const auto& line : table) {
+    for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
+  }
+  std::ostringstream out;
+  for (const auto& line : table) {
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      out << line[i];
+      if (i + 1 < line.size()) out << std::string(width[i] - line[i].size() + 2, ' ');
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+nlohmann::json ps_json(const std::vector<PsRow>& rows, std::int64_t now_ms,
+                       const std::vector<ObservationError>& errors) {
+  using nlohmann::json;
+  json doc;
+  doc["schema"] = "hsperfguard-ps/1";
+  doc["generated_at"] = format_utc_millis(now_ms);
+  json& list = doc["jvms"] = json::array();
+  auto opt = [](auto& j, const char* key, const auto& value) {
+    j[key] = value ? json(*value) : json(nullptr);
+  };
+  for (const auto& r : rows) {
+    json j;
+    opt(j, "host_pid", r.host_pid);
+    opt(j, "ns_pid", r.ns_pid);
+    if (r.user) put_text(j, "user", *r.user); else j["user"] = nullptr;
+    j["root_kind"] = to_string(r.root_kind);
+    opt(j, "mount_namespace", r.mount_namespace);
+    if (r.cgroup) put_text(j, "cgroup", *r.cgroup); else j["cgroup"] = nullptr;
+    if (r.main) put_text(j, "main", *r.main); else j["main"] = nullptr;
+    if (r.command_line) put_text(j, "command_line", *r.command_line); else j["command_line"] = nullptr;
+    if (r.vm_version) put_text(j, "vm_version", *r.vm_version); else j["vm_version"] = nullptr;
+    opt(j, "start_time_ms", r.start_time_ms);
+    j["uptime"] = format_uptime(r.start_time_ms, now_ms);
+    if (r.backing_file) put_text(j, "backing_file", *r.backing_file); else j["backing_file"] = nullptr;
+    j["state"] = r.state;
+    j["reason"] = r.reason;
+    list.push_back(std::move(j));
+  }
+  json& errs = doc["errors"] = json::array();
+  for (const auto& e : errors) errs.push_back(error_to_json(e));
+  return doc;
+}
+
+}  // namespace hsperfguard

@@ -1,0 +1,28 @@
+// The `ps` command: every JVM of the host, like `jps -l` but across users and containers,
+// and without starting a JVM.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace hsperfguard {
+
+struct PsCommandOptions {
+  std::string format;  // "json" or "text"; empty: text on a terminal, JSON otherwise
+  bool all = false;    // also backing files that no live JVM owns
+  bool no_containers = false;
+  std::optional<std::int32_t> container_pid;  // only the JVMs of this process's container
+};
+
+// Adds the `ps` subcommand to `app`, parsing into `options` (which must outlive parsing).
+CLI::App* add_ps_command(CLI::App& app, PsCommandOptions& options);
+
+int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace hsperfguard

@@ -1,0 +1,610 @@
+// Containers made by the test itself (as root): `unshare --mount --pid --fork --mount-proc`
+// with a tmpfs (or a shared directory) mounted on /tmp and a JVM inside, then the real
+// binary's `ps`, `audit` and `reap` against them; and containers whose root holds planted
+// symlinks that must never lead to the host's files.
+//
+// Every container's mounts live in its own private mount namespace and vanish with it; the
+// container dies with its pid 1, which the guard kills (SIGKILL) by pid, also when a test
+// fails. JVMs are slow to start on a loaded machine: the suite starts them all at once.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jvm_support.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using nlohmann::json;
+using test::run;
+using test::run_tool;
+using test::ScratchDir;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kJvmOptions =
+    "-Xmx32m -XX:+UseSerialGC -Xshare:auto -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string readlink_text(const std::string& path) {
+  char buf[256];
+  const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
+  return n < 0 ? std::string() : std::string(buf, static_cast<std::size_t>(n));
+}
+
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  std::istringstream in(slurp("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                              "/children"));
+  for (pid_t c; in >> c;) out.push_back(c);
+  return out;
+}
+
+// The innermost pid of a host process: the last NSpid field of its status.
+int ns_pid_of(pid_t pid) {
+  std::istringstream in(slurp("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("NSpid:")) continue;
+    std::istringstream fields(line.substr(6));
+    int last = -1;
+    for (int v; fields >> v;) last = v;
+    return last;
+  }
+  return -1;
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// `sh -c script` as pid 1 of new mount and pid namespaces (or, uncontained, as a plain child),
+// its stdin a pipe we hold (IdleJvm idles until it closes), its output in a log file.
+class Sandbox {
+ public:
+  Sandbox() = default;
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+  ~Sandbox() { stop(); }
+
+  ::testing::AssertionResult start(const std::string& script, bool contained = true) {
+    log_path_ = log_dir_ / "log";
+    const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int in[2];
+    if (log_fd < 0 || ::pipe2(in, O_CLOEXEC) != 0) {
+      return ::testing::AssertionFailure() << "open/pipe: " << std::strerror(errno);
+    }
+    std::vector<std::string> args;
+    if (contained) {
+      args = {"unshare", "--mount", "--pid", "--fork", "--mount-proc", "--kill-child"};
+    }
+    args.insert(args.end(), {"/bin/sh", "-c",
+                             "unset JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS CLASSPATH; " +
+                                 script});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t parent = ::getpid();
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a crashed test takes its containers with it
+      if (::getppid() != parent) ::_exit(127);
+      ::dup2(in[0], 0);
+      ::dup2(log_fd, 1);
+      ::dup2(log_fd, 2);
+      ::execvp(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(log_fd);
+    stdin_fd_ = in[1];
+    if (child < 0) return ::testing::AssertionFailure() << "fork: " << std::strerror(errno);
+    outer_ = child;
+    if (!contained) {
+      init_ = child;
+      return ::testing::AssertionSuccess();
+    }
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    while (Clock::now() < deadline) {
+      const auto kids = children_of(outer_);
+      if (!kids.empty()) {
+        init_ = kids.front();
+        return ::testing::AssertionSuccess();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return ::testing::AssertionFailure() << "unshare made no container: " << log();
+  }
+
+  // Waits until the log holds `needle` (IdleJvm prints "ready" from main).
+  ::testing::AssertionResult wait_for(const std::string& needle,
+                                      std::chrono::seconds timeout = std::chrono::seconds(90)) {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      if (log().find(needle) != std::string::npos) return ::testing::AssertionSuccess();
+      int status = 0;
+      if (::waitpid(outer_, &status, WNOHANG) == outer_) {
+        outer_ = -1;
+        return ::testing::AssertionFailure() << "the sandbox exited: " << log();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return ::testing::AssertionFailure() << "no '" << needle << "' after " << timeout.count()
+                                         << " s: " << log();
+  }
+
+  // Host pid of the java process inside (pid 1 itself, or a child of it).
+  pid_t java_pid() const {
+    if (slurp("/proc/" + std::to_string(init_) + "/comm").starts_with("java")) return init_;
+    for (pid_t c : children_of(init_)) {
+      if (slurp("/proc/" + std::to_string(c) + "/comm").starts_with("java")) return c;
+    }
+    return -1;
+  }
+
+  pid_t init() const { return init_; }
+  pid_t outer() const { return outer_; }
+  std::string root() const { return "/proc/" + std::to_string(init_) + "/root"; }
+  std::string mount_namespace() const {
+    return readlink_text("/proc/" + std::to_string(init_) + "/ns/mnt");
+  }
+  std::string log() const { return log_path_.empty() ? std::string() : slurp(log_path_); }
+
+  // Kills pid 1 (the kernel then kills everything in its pid namespace), then reaps unshare.
+  void stop() {
+    if (init_ > 0 && outer_ > 0) ::kill(init_, SIGKILL);
+    if (outer_ > 0) {
+      ::kill(outer_, SIGKILL);
+      ::waitpid(outer_, nullptr, 0);
+    }
+    if (stdin_fd_ >= 0) ::close(stdin_fd_);
+    outer_ = init_ = stdin_fd_ = -1;
+  }
+
+ private:
+  ScratchDir log_dir_;
+  std::string log_path_;
+  pid_t outer_ = -1;
+  pid_t init_ = -1;
+  int stdin_fd_ = -1;
+};
+
+// A script prefix that mounts `mount` on /tmp and keeps the compiled test classes reachable
+// (they live under the host's /tmp): the shell's cwd still names their directory after /tmp
+// is covered, and they are copied into the new /tmp (the JVM resolves "." by path).
+std::string tmp_with_classes(const std::string& mount, const std::string& name) {
+  return "cd '" + test::test_classes() + "' && " + mount + " && mkdir -p /tmp/.classes-" + name +
+         " && cp *.class /tmp/.classes-" + name + "/ && ";
+}
+std::string tmpfs_with_classes(const std::string& name) {
+  return tmp_with_classes("mount -t tmpfs -o mode=1777 tmpfs /tmp", name);
+}
+std::string java(const std::string& extra, const std::string& name) {
+  return std::string("java ") + kJvmOptions + " " + extra + " -cp /tmp/.classes-" + name +
+         " IdleJvm " + name;
+}
+
+json parse_json(const test::CommandResult& r) {
+  json j = json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << r.out << r.err;
+  return j;
+}
+
+bool schema_valid(const std::string& document, std::string* why) {
+  const auto r = run({"sh", "-c",
+                      "/usr/bin/python3 " HSPERFGUARD_SOURCE_DIR
+                      "/tests/validate_json.py " HSPERFGUARD_SOURCE_DIR
+                      "/reports/report.schema.json <<'EOF'\n" +
+                          document + "\nEOF\n"});
+  *why = r.err + r.out;
+  return r.exit_code == 0;
+}
+
+const json* ps_row(const json& ps, pid_t host_pid) {
+  for (const auto& row : ps["jvms"]) {
+    if (row["host_pid"] == host_pid) return &row;
+  }
+  return nullptr;
+}
+
+bool can_run() {
+  std::string why;
+  return test::is_root() && test::have_jdk() && test::have_program("unshare") &&
+         !test::test_classes(&why).empty();
+}
+
+// ---- Containers with JVMs: started once for the suite -------------------------------------
+
+class ContainerJvms : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!can_run()) return;
+    s_ = new Shared;
+    // Two containers with a JVM as pid 1, one whose JVM is pid 2 under a shell that keeps
+    // the container alive when the JVM is killed, one whose namespace HotSpot refuses
+    // (0777), and a JVM on the host without perf data.
+    ASSERT_TRUE(s_->c1.start(tmpfs_with_classes("c1") + "exec " + java("", "c1") + " arg"));
+    ASSERT_TRUE(s_->c2.start(tmpfs_with_classes("c2") + "exec " + java("", "c2")));
+    ASSERT_TRUE(s_->c3.start(tmpfs_with_classes("c3") + "exec 3<&0; " + java("", "c3") +
+                             " <&3 & wait; exec sleep 100000"));
+    ASSERT_TRUE(s_->blinded.start(tmpfs_with_classes("blinded") +
+                                  "mkdir -m 0777 /tmp/hsperfdata_root && exec " +
+                                  java("", "blinded")));
+    // On the host, without perf data: it touches no hsperfdata file at all.
+    ASSERT_TRUE(s_->quiet.start("cd '" + test::test_classes() + "' && exec java " + kJvmOptions +
+                                    " -XX:-UsePerfData -cp . IdleJvm quiet",
+                                false));
+    for (Sandbox* s : {&s_->c1, &s_->c2, &s_->c3, &s_->blinded, &s_->quiet}) {
+      ASSERT_TRUE(s->wait_for("ready"));
+    }
+  }
+  static void TearDownTestSuite() {
+    delete s_;
+    s_ = nullptr;
+  }
+  void SetUp() override {
+    if (!can_run()) GTEST_SKIP() << "needs root, a JDK, unshare";
+    ASSERT_NE(s_, nullptr);
+  }
+
+  struct Shared {
+    Sandbox c1, c2, c3, blinded, quiet;
+  };
+  static Shared* s_;
+};
+ContainerJvms::Shared* ContainerJvms::s_ = nullptr;
+
+TEST_F(ContainerJvms, PsListsEachWithHostPidAndNsPid) {
+  const auto r = run_tool({"ps", "--format", "json"});
+  ASSERT_NE(r.exit_code, 2) << r.err;  // 3 only if some other temp dir could not be opened
+  const json ps = parse_json(r);
+  struct Want {
+    Sandbox* box;
+    int ns_pid;
+    const char* main;
+  };
+  for (const Want& w : {Want{&s_->c1, 1, "IdleJvm c1 arg"}, Want{&s_->c2, 1, "IdleJvm c2"},
+                        Want{&s_->c3, ns_pid_of(s_->c3.java_pid()), "IdleJvm c3"}}) {
+    const pid_t pid = w.box->java_pid();
+    ASSERT_GT(pid, 0);
+    const json* row = ps_row(ps, pid);
+    ASSERT_NE(row, nullptr) << "host pid " << pid << " not in " << ps.dump(1);
+    EXPECT_EQ((*row)["ns_pid"], w.ns_pid);
+    EXPECT_EQ((*row)["state"], "live");
+    EXPECT_EQ((*row)["user"], "root");
+    EXPECT_EQ((*row)["root_kind"], "container");
+    EXPECT_EQ((*row)["main"], w.main);
+    EXPECT_EQ((*row)["mount_namespace"], w.box->mount_namespace());
+    EXPECT_THAT((*row)["backing_file"].get<std::string>(),
+                HasSubstr("/root/tmp/hsperfdata_root/" + std::to_string(w.ns_pid)));
+    EXPECT_TRUE((*row)["vm_version"].is_string());
+  }
+  // Blind JVMs: no backing file, yet listed (jps cannot see them).
+  for (Sandbox* box : {&s_->blinded, &s_->quiet}) {
+    const json* row = ps_row(ps, box->java_pid());
+    ASSERT_NE(row, nullptr) << ps.dump(1);
+    EXPECT_EQ((*row)["state"], "blind");
+    EXPECT_TRUE((*row)["backing_file"].is_null());
+  }
+  EXPECT_EQ((*ps_row(ps, s_->blinded.java_pid()))["ns_pid"], 1);
+  EXPECT_EQ((*ps_row(ps, s_->quiet.java_pid()))["ns_pid"], s_->quiet.java_pid());
+
+  // The text form names them too; --container narrows to one container.
+  const auto text = run_tool({"ps", "--format", "text"});
+  EXPECT_THAT(text.out, HasSubstr("IdleJvm c1 arg"));
+  EXPECT_THAT(text.out, HasSubstr("blind"));
+  const json one = parse_json(run_tool({"ps", "--format", "json", "--container",
+                                        std::to_string(s_->c2.init())}));
+  ASSERT_EQ(one["jvms"].size(), 1u) << one.dump(1);
+  EXPECT_EQ(one["jvms"][0]["host_pid"], s_->c2.java_pid());
+}
+
+TEST_F(ContainerJvms, AuditReportsEveryContainerNamespace) {
+  const auto r = run_tool({"audit", "--format", "json", "--fail-on", "critical"});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  std::string why;
+  EXPECT_TRUE(schema_valid(r.out, &why)) << why;
+  const json report = parse_json(r);
+  // Each container is a root of kind container, with its mount namespace and the JVM's
+  // backing file judged live.
+  for (Sandbox* box : {&s_->c1, &s_->c2, &s_->c3}) {
+    const std::string mnt = box->mount_namespace();
+    bool found = false;
+    for (std::size_t i = 0; i < report["roots"].size(); ++i) {
+      const json& root = report["roots"][i];
+      if (root["kind"] != "container" || root["container"]["mount_namespace"] != mnt) continue;
+      found = true;
+      bool live_file = false;
+      for (const json& ns : report["namespaces"]) {
+        if (ns["root"] != i || ns["name"] != "hsperfdata_root") continue;
+        for (const json& f : ns["files"]) live_file = live_file || f["verdict"]["verdict"] == "live";
+      }
+      EXPECT_TRUE(live_file) << root.dump(1);
+    }
+    EXPECT_TRUE(found) << mnt << " not in the audit";
+  }
+  // The 0777 namespace blinds its JVM: namespace.jvm-blinded names the JVM's host pid.
+  bool blinded = false;
+  for (const json& ns : report["namespaces"]) {
+    for (const json& f : ns["findings"]) {
+      if (f["rule"] != "namespace.jvm-blinded") continue;
+      for (const json& pid : f["evidence"]["pids"]) blinded = blinded || pid == s_->blinded.java_pid();
+    }
+  }
+  EXPECT_TRUE(blinded) << r.out.substr(0, 4000);
+}
+
+// Last in the suite: it kills the JVM of c3.
+TEST_F(ContainerJvms, ReapKeepsLiveFilesAndReapsTheKilledJvmsFile) {
+  // The whole host, planned only: both live container files are kept.
+  const auto plan = run_tool({"reap", "--dry-run", "--min-age", "0", "--format", "json"});
+  ASSERT_NE(plan.exit_code, 2) << plan.err;
+  const json p = parse_json(plan);
+  const int c3_ns_pid = ns_pid_of(s_->c3.java_pid());
+  ASSERT_GT(c3_ns_pid, 1);  // not pid 1: its shell keeps the container alive
+  for (const auto& [box, ns_pid] :
+       {std::pair{&s_->c1, 1}, std::pair{&s_->c2, 1}, std::pair{&s_->c3, c3_ns_pid}}) {
+    // The root is reached through the first process of the container's mount namespace:
+    // unshare itself, or the container's pid 1.
+    const std::string tail = "/root/tmp/hsperfdata_root/" + std::to_string(ns_pid);
+    const std::set<std::string> paths = {"/proc/" + std::to_string(box->outer()) + tail,
+                                         "/proc/" + std::to_string(box->init()) + tail};
+    bool kept = false;
+    for (const json& item : p["plan"]) {
+      if (paths.contains(item["path"].get<std::string>())) {
+        kept = item["action"] == "keep" && item["why"] == "live";
+      }
+    }
+    EXPECT_TRUE(kept) << tail << "\n" << plan.out.substr(0, 4000);
+  }
+
+  const pid_t jvm = s_->c3.java_pid();
+  ASSERT_GT(jvm, 1);
+  const std::string stale = s_->c3.root() + "/tmp/hsperfdata_root/" + std::to_string(c3_ns_pid);
+  ASSERT_TRUE(exists(stale));
+  ASSERT_EQ(::kill(jvm, SIGKILL), 0);
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (exists("/proc/" + std::to_string(jvm)) && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // until the shell reaped it
+  }
+  ASSERT_TRUE(exists(stale)) << "SIGKILL leaves the file behind";
+
+  std::string c3_report;
+  for (Sandbox* box : {&s_->c1, &s_->c2, &s_->c3}) {
+    const auto r = run_tool({"reap", "--container", std::to_string(box->init()), "--min-age", "0",
+                             "--no-lock", "--format", "json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.out.substr(0, 3000);
+    c3_report = r.out + r.err;
+  }
+  EXPECT_FALSE(exists(stale)) << c3_report.substr(0, 6000);
+  EXPECT_TRUE(exists(s_->c1.root() + "/tmp/hsperfdata_root/1"));
+  EXPECT_TRUE(exists(s_->c2.root() + "/tmp/hsperfdata_root/1"));
+}
+
+// ---- A /tmp shared by three pid namespaces ------------------------------------------------
+
+TEST(SharedTmp, FlockKeepsTheLiveFileAndTheStaleOneIsReaped) {
+  if (!can_run()) GTEST_SKIP() << "needs root, a JDK, unshare";
+  ScratchDir shared;
+  ::chmod(shared.path().c_str(), 01777);
+  const std::string bind = "mount --bind '" + shared.path() + "' /tmp";
+  // x and y: a JVM at ns pid 1 each, both naming /tmp/hsperfdata_root/1: whichever locks it
+  // first owns it, the other runs blind. z: a JVM at another ns pid, killed later.
+  Sandbox x, y, z;
+  ASSERT_TRUE(x.start(tmp_with_classes(bind, "x") + "exec " + java("", "x")));
+  ASSERT_TRUE(x.wait_for("ready"));
+  ASSERT_TRUE(y.start(tmp_with_classes(bind, "y") + "exec " + java("", "y")));
+  ASSERT_TRUE(z.start(tmp_with_classes(bind, "z") + "exec 3<&0; " + java("", "z") +
+                      " <&3 & wait; exec sleep 100000"));
+  ASSERT_TRUE(y.wait_for("ready"));
+  ASSERT_TRUE(z.wait_for("ready"));
+  const int z_ns_pid = ns_pid_of(z.java_pid());
+  ASSERT_GT(z_ns_pid, 1);
+  const std::string live = shared / "hsperfdata_root/1";
+  const std::string stale = shared / ("hsperfdata_root/" + std::to_string(z_ns_pid));
+  ASSERT_TRUE(exists(live));
+  ASSERT_TRUE(exists(stale));
+
+  // ps: x owns file 1, y is blind (its lock attempt failed), z owns file 2.
+  const json ps = parse_json(run_tool({"ps", "--format", "json"}));
+  ASSERT_NE(ps_row(ps, x.java_pid()), nullptr) << ps.dump(1);
+  EXPECT_EQ((*ps_row(ps, x.java_pid()))["ns_pid"], 1);
+  EXPECT_EQ((*ps_row(ps, x.java_pid()))["state"], "live");
+  ASSERT_NE(ps_row(ps, y.java_pid()), nullptr) << ps.dump(1);
+  EXPECT_EQ((*ps_row(ps, y.java_pid()))["state"], "blind");
+  ASSERT_NE(ps_row(ps, z.java_pid()), nullptr) << ps.dump(1);
+  EXPECT_EQ((*ps_row(ps, z.java_pid()))["ns_pid"], z_ns_pid);
+
+  const pid_t zjvm = z.java_pid();
+  ASSERT_EQ(::kill(zjvm, SIGKILL), 0);
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (exists("/proc/" + std::to_string(zjvm)) && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // Through y's view: the files are matched against every namespace sharing the directory.
+  const auto r = run_tool({"reap", "--container", std::to_string(y.init()), "--min-age", "0",
+                           "--no-lock", "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(exists(live)) << r.out.substr(0, 4000);
+  EXPECT_FALSE(exists(stale)) << r.out.substr(0, 4000);
+  const json report = parse_json(r);
+  bool lock_decided = false;
+  for (const json& item : report["plan"]) {
+    if (item["name"] == "1") lock_decided = item["reason"] == "lock-held" && item["action"] == "keep";
+  }
+  EXPECT_TRUE(lock_decided) << r.out.substr(0, 4000);
+}
+
+// ---- Escape attempts inside a container root ------------------------------------------------
+
+// A container whose root is a directory of ours (chroot inside the new namespaces, /usr
+// bind-mounted in so that sleep runs), with symlinks planted to lead to the host's files.
+TEST(ContainerEscape, PlantedSymlinksNeverReachTheHost) {
+  if (!test::is_root() || !test::have_program("unshare")) GTEST_SKIP() << "needs root, unshare";
+  ScratchDir scratch;
+  // The host's victims: a directory that looks like a namespace full of stale files.
+  const std::string victims = scratch / "victims";
+  ASSERT_EQ(::mkdir(victims.c_str(), 0755), 0);
+  test::write_file(victims + "/4242", test::to_bytes("host data"));
+  ASSERT_EQ(::mkdir((victims + "/hsperfdata_victim").c_str(), 0755), 0);
+  test::write_file(victims + "/hsperfdata_victim/4243", test::to_bytes("host data"));
+  struct stat etc_before {}, passwd_before {};
+  ASSERT_EQ(::stat("/etc", &etc_before), 0);
+  ASSERT_EQ(::stat("/etc/passwd", &passwd_before), 0);
+
+  const std::string rootfs = scratch / "rootfs";
+  for (const char* d : {"", "/usr", "/etc", "/tmp", "/proc"}) {
+    ASSERT_EQ(::mkdir((rootfs + d).c_str(), 0755), 0) << d;
+  }
+  ::chmod((rootfs + "/tmp").c_str(), 01777);
+  for (const auto& [link, target] : std::vector<std::pair<std::string, std::string>>{
+           {"/bin", "usr/bin"}, {"/lib", "usr/lib"}, {"/lib64", "usr/lib64"},
+           {"/etc/passwd", "/etc/passwd"},        // the host's, by absolute path
+           {"/tmp/hsperfdata_x", "/"},             // the host's root
+           {"/tmp/hsperfdata_y", "/etc"},          // the host's etc
+           {"/tmp/hsperfdata_z", victims},         // the host's files, by absolute path
+           {"/tmp/hsperfdata_dots", "../../../../../../../../.." + victims}}) {
+    ASSERT_EQ(::symlink(target.c_str(), (rootfs + link).c_str()), 0) << link;
+  }
+  // A second container whose /tmp itself is a ".." chain to the host's victims.
+  const std::string rootfs2 = scratch / "rootfs2";
+  for (const char* d : {"", "/usr", "/etc", "/proc"}) {
+    ASSERT_EQ(::mkdir((rootfs2 + d).c_str(), 0755), 0) << d;
+  }
+  for (const auto& [link, target] : std::vector<std::pair<std::string, std::string>>{
+           {"/bin", "usr/bin"}, {"/lib", "usr/lib"}, {"/lib64", "usr/lib64"},
+           {"/tmp", "../../../../../../../../.." + victims}}) {
+    ASSERT_EQ(::symlink(target.c_str(), (rootfs2 + link).c_str()), 0) << link;
+  }
+
+  Sandbox c, c2;
+  const auto chrooted = [](const std::string& dir) {
+    return "mount --bind /usr '" + dir + "/usr' && echo ready && exec chroot '" + dir +
+           "' /usr/bin/sleep 100000";
+  };
+  ASSERT_TRUE(c.start(chrooted(rootfs)));
+  ASSERT_TRUE(c2.start(chrooted(rootfs2)));
+  ASSERT_TRUE(c.wait_for("ready"));
+  ASSERT_TRUE(c2.wait_for("ready"));
+  // Until sleep has replaced the shell, /proc/<pid>/root is still the host's.
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while ((slurp("/proc/" + std::to_string(c.init()) + "/comm") != "sleep\n" ||
+          slurp("/proc/" + std::to_string(c2.init()) + "/comm") != "sleep\n") &&
+         Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+  const auto audit = run_tool({"audit", "--format", "json", "--container", std::to_string(c.init())});
+  ASSERT_NE(audit.exit_code, 3) << audit.err;
+  std::string why;
+  EXPECT_TRUE(schema_valid(audit.out, &why)) << why;
+  const json report = parse_json(audit);
+  // The planted namespaces are reported as symlinks and never entered.
+  std::set<std::string> symlinks;
+  for (const json& ns : report["namespaces"]) {
+    for (const json& f : ns["findings"]) {
+      if (f["rule"] == "namespace.symlink") symlinks.insert(ns["name"].get<std::string>());
+    }
+    EXPECT_TRUE(ns["files"].empty()) << ns.dump(1);
+  }
+  EXPECT_EQ(symlinks, (std::set<std::string>{"hsperfdata_dots", "hsperfdata_x", "hsperfdata_y",
+                                             "hsperfdata_z"}));
+  EXPECT_THAT(audit.out, Not(HasSubstr("4242")));
+  EXPECT_THAT(audit.out, Not(HasSubstr("hsperfdata_victim")));
+
+  // Reaping that container (twice: also after a first pass) changes nothing of the host's.
+  for (int pass = 0; pass < 2; ++pass) {
+    const auto reap = run_tool({"reap", "--container", std::to_string(c.init()), "--min-age", "0",
+                                "--no-lock", "--remove-empty-namespaces", "--include-special",
+                                "--format", "json"});
+    EXPECT_NE(reap.exit_code, 3) << reap.err;
+  }
+  // The second container: its /tmp resolves inside its own root (where there is nothing),
+  // never to the host's victims.
+  const auto audit2 =
+      run_tool({"audit", "--format", "json", "--container", std::to_string(c2.init())});
+  EXPECT_THAT(audit2.out, Not(HasSubstr("hsperfdata_victim")));
+  const auto reap2 = run_tool({"reap", "--container", std::to_string(c2.init()), "--min-age", "0",
+                               "--no-lock", "--remove-empty-namespaces", "--format", "json"});
+  EXPECT_THAT(reap2.out, Not(HasSubstr("hsperfdata_victim")));
+  // And the default discovery (every container) reports none of the victims either.
+  const auto all = run_tool({"audit", "--format", "json", "--fail-on", "critical"});
+  EXPECT_THAT(all.out, Not(HasSubstr("hsperfdata_victim")));
+
+  EXPECT_TRUE(exists(victims + "/4242"));
+  EXPECT_TRUE(exists(victims + "/hsperfdata_victim/4243"));
+  for (const char* link : {"/tmp/hsperfdata_x", "/tmp/hsperfdata_y", "/tmp/hsperfdata_z",
+                           "/tmp/hsperfdata_dots", "/etc/passwd"}) {
+    EXPECT_TRUE(exists(rootfs + link)) << link;
+  }
+  struct stat etc_after {}, passwd_after {};
+  ASSERT_EQ(::stat("/etc", &etc_after), 0);
+  ASSERT_EQ(::stat("/etc/passwd", &passwd_after), 0);
+  EXPECT_EQ(etc_after.st_mtim.tv_nsec, etc_before.st_mtim.tv_nsec);
+  EXPECT_EQ(etc_after.st_mtim.tv_sec, etc_before.st_mtim.tv_sec);
+  EXPECT_EQ(passwd_after.st_ctim.tv_sec, passwd_before.st_ctim.tv_sec);
+  EXPECT_EQ(passwd_after.st_ctim.tv_nsec, passwd_before.st_ctim.tv_nsec);
+}
+
+// The container's etc/passwd is a symlink to the host's: user names are not taken from it.
+TEST(ContainerEscape, PasswdSymlinkToTheHostsIsNotRead) {
+  if (!test::is_root() || !test::have_program("unshare")) GTEST_SKIP() << "needs root, unshare";
+  ScratchDir scratch;
+  const std::string rootfs = scratch / "rootfs";
+  for (const char* d : {"", "/usr", "/etc", "/tmp", "/tmp/hsperfdata_root", "/proc"}) {
+    ASSERT_EQ(::mkdir((rootfs + d).c_str(), 0755), 0) << d;
+  }
+  for (const auto& [link, target] : std::vector<std::pair<std::string, std::string>>{
+           {"/bin", "usr/bin"}, {"/lib", "usr/lib"}, {"/lib64", "usr/lib64"},
+           {"/etc/passwd", "/etc/passwd"}}) {
+    ASSERT_EQ(::symlink(target.c_str(), (rootfs + link).c_str()), 0) << link;
+  }
+  Sandbox c;
+  ASSERT_TRUE(c.start("mount --bind /usr '" + rootfs + "/usr' && echo ready && exec chroot '" +
+                      rootfs + "' /usr/bin/sleep 100000"));
+  ASSERT_TRUE(c.wait_for("ready"));
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (slurp("/proc/" + std::to_string(c.init()) + "/comm") != "sleep\n" &&
+         Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const auto audit = run_tool({"audit", "--format", "json", "--container", std::to_string(c.init())});
+  ASSERT_NE(audit.exit_code, 3) << audit.err;
+  const json report = parse_json(audit);
+  ASSERT_EQ(report["namespaces"].size(), 1u) << audit.out;
+  const json& ns = report["namespaces"][0];
+  // "root" exists in the host's passwd: had it been read, the user would have been found.
+  bool lookup_failed = false;
+  for (const json& f : ns["findings"]) lookup_failed = lookup_failed || f["rule"] == "namespace.user-lookup-failed";
+  EXPECT_TRUE(lookup_failed) << ns.dump(1);
+  EXPECT_THAT(audit.out, HasSubstr("etc/passwd"));
+}
+
+}  // namespace
+}  // namespace hsperfguard

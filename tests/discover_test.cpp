@@ -1,0 +1,161 @@
+// discover_roots: which temp roots the commands look at, from a hand-built container scan.
+#include "discover.hpp"
+
+#include <cerrno>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace hsperfguard {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+constexpr platform::DirIdentity kHostTmp{0x801, 2};
+
+platform::ProcessTempDir entry(std::int32_t pid, std::string mnt, platform::DirIdentity tmp,
+                               std::string pidns = "pid:[4026532200]") {
+  platform::ProcessTempDir e;
+  e.host_pid = pid;
+  e.ns_pid = 1;
+  e.mount_namespace = std::move(mnt);
+  e.pid_namespace = std::move(pidns);
+  e.cgroup = "/docker/" + std::to_string(pid);
+  e.temp_dir = tmp;
+  return e;
+}
+
+platform::ContainerScan scan_of(std::vector<platform::ProcessTempDir> entries) {
+  platform::ContainerScan scan;
+  scan.own_mount_namespace = "mnt:[4026531841]";
+  scan.own_pid_namespace = "pid:[4026531836]";
+  scan.host_temp_dir = kHostTmp;
+  scan.temp_dirs = std::move(entries);
+  return scan;
+}
+
+DiscoverOptions host_options(bool containers = true) {
+  DiscoverOptions o;
+  o.host_temp_dir = "/tmp";
+  o.containers = containers;
+  return o;
+}
+
+TEST(Discover, HostOnlyWithoutContainers) {
+  const auto scan = scan_of({entry(100, "mnt:[1]", {0x30, 2})});
+  EXPECT_FALSE(wants_container_scan(host_options(false)));
+  const auto roots = discover_roots(host_options(false), &scan);
+  ASSERT_EQ(roots.size(), 1u);
+  EXPECT_EQ(roots[0].kind, RootKind::host);
+  EXPECT_EQ(roots[0].temp_dir, "/tmp");
+}
+
+TEST(Discover, EachDistinctContainerTempDirIsOneRoot) {
+  const auto scan = scan_of({entry(100, "mnt:[1]", {0x30, 2}), entry(200, "mnt:[2]", {0x31, 2})});
+  const auto roots = discover_roots(host_options(), &scan);
+  ASSERT_EQ(roots.size(), 3u);
+  EXPECT_EQ(roots[0].kind, RootKind::host);
+  EXPECT_EQ(roots[1].kind, RootKind::container);
+  EXPECT_EQ(roots[1].root, "/proc/100/root");
+  EXPECT_EQ(roots[1].temp_dir, "/tmp");
+  ASSERT_TRUE(roots[1].container);
+  EXPECT_EQ(roots[1].container->host_pid, 100);
+  EXPECT_EQ(roots[1].container->mount_namespace, "mnt:[1]");
+  EXPECT_EQ(roots[1].container->cgroup, "/docker/100");
+  EXPECT_THAT(roots[1].sharing_mount_namespaces, IsEmpty());
+  EXPECT_EQ(roots[2].container->mount_namespace, "mnt:[2]");
+}
+
+// Two mount namespaces with one bind-mounted /tmp: one root, both namespaces asked about
+// liveness (the same pid number may be a JVM in either).
+TEST(Discover, SharedTempDirIsDeduplicatedByIdentityAndNamesEveryNamespace) {
+  const auto scan = scan_of({entry(100, "mnt:[1]", {0x30, 7}), entry(200, "mnt:[2]", {0x30, 7}),
+                             entry(300, "mnt:[3]", {0x30, 7}), entry(400, "mnt:[2]", {0x30, 7})});
+  const auto roots = discover_roots(host_options(), &scan);
+  ASSERT_EQ(roots.size(), 2u);
+  EXPECT_EQ(roots[1].container->mount_namespace, "mnt:[1]");
+  EXPECT_THAT(roots[1].sharing_mount_namespaces, ElementsAre("mnt:[2]", "mnt:[3]"));
+}
+
+// Same device, another inode: another directory (two tmpfs instances can share nothing).
+TEST(Discover, SameDeviceOtherInodeIsAnotherRoot) {
+  const auto scan = scan_of({entry(100, "mnt:[1]", {0x30, 7}), entry(200, "mnt:[2]", {0x30, 8})});
+  EXPECT_EQ(discover_roots(host_options(), &scan).size(), 3u);
+}
+
+TEST(Discover, HostTempDirIsNotCountedTwice) {
+  // A service in its own mount namespace but our pid namespace sees the host /tmp: nothing
+  // to add. A container of another pid namespace with the host /tmp bind-mounted: its pids
+  // are candidates for the host's files.
+  const auto scan = scan_of({entry(100, "mnt:[1]", kHostTmp, "pid:[4026531836]"),
+                             entry(200, "mnt:[2]", kHostTmp, "pid:[4026532999]")});
+  const auto roots = discover_roots(host_options(), &scan);
+  ASSERT_EQ(roots.size(), 1u);
+  EXPECT_EQ(roots[0].kind, RootKind::host);
+  EXPECT_THAT(roots[0].sharing_mount_namespaces, ElementsAre("mnt:[2]"));
+}
+
+TEST(Discover, TmpdirAndRootOptionsLookAtNoContainer) {
+  const auto scan = scan_of({entry(100, "mnt:[1]", {0x30, 2})});
+  DiscoverOptions tmpdir = host_options();
+  tmpdir.tmpdir = "/srv/tmp";
+  EXPECT_FALSE(wants_container_scan(tmpdir));
+  ASSERT_EQ(discover_roots(tmpdir, &scan).size(), 1u);
+  EXPECT_EQ(discover_roots(tmpdir, &scan)[0].kind, RootKind::tmpdir);
+  DiscoverOptions root = host_options();
+  root.root = "/mnt/image";
+  const auto roots = discover_roots(root, &scan);
+  ASSERT_EQ(roots.size(), 1u);
+  EXPECT_EQ(roots[0].kind, RootKind::root);
+}
+
+TEST(Discover, ContainerPidLooksAtThatRootOnly) {
+  DiscoverOptions o = host_options(false);
+  o.container_pid = 200;
+  EXPECT_TRUE(wants_container_scan(o));
+  EXPECT_EQ(container_scan_options(o).focus_pid, 200);
+  // Even the host's /tmp; the other namespaces sharing its /tmp are candidates too.
+  const auto scan = scan_of({entry(100, "mnt:[1]", {0x30, 2}), entry(150, "mnt:[3]", kHostTmp),
+                             entry(200, "mnt:[2]", kHostTmp)});
+  const auto roots = discover_roots(o, &scan);
+  ASSERT_EQ(roots.size(), 1u);
+  EXPECT_EQ(roots[0].kind, RootKind::container);
+  EXPECT_EQ(roots[0].root, "/proc/200/root");
+  EXPECT_EQ(roots[0].container->mount_namespace, "mnt:[2]");
+  EXPECT_THAT(roots[0].sharing_mount_namespaces, ElementsAre("mnt:[3]"));
+}
+
+TEST(Discover, ContainerPidThatCouldNotBeScannedIsStillNamed) {
+  DiscoverOptions o = host_options();
+  o.container_pid = 4242;
+  const auto scan = scan_of({});
+  const auto roots = discover_roots(o, &scan);
+  ASSERT_EQ(roots.size(), 1u);
+  EXPECT_EQ(roots[0].root, "/proc/4242/root");  // observation then says why it failed
+  EXPECT_TRUE(roots[0].container->mount_namespace.empty());
+}
+
+}  // namespace
+}  // namespace hsperfguard
+
+namespace hsperfguard {
+namespace {
+
+TEST(Discover, ContainerThatStoppedSinceDiscoveryIsDropped) {
+  TempRootFacts root;
+  root.kind = RootKind::container;
+  root.root = "/proc/4242/root";
+  root.errors.push_back(ObservationError{"/proc/4242/root", "open", ENOENT, "No such file"});
+  EXPECT_TRUE(container_vanished(root));
+  root.errors.front().code = EACCES;  // could not look: an error, not a vanished container
+  EXPECT_FALSE(container_vanished(root));
+  root.errors.front() = ObservationError{"/proc/4242/root/tmp", "open", ENOENT, "No such file"};
+  EXPECT_FALSE(container_vanished(root));  // the process is there, its /tmp is not
+  root.kind = RootKind::root;
+  root.errors.front() = ObservationError{"/proc/4242/root", "open", ENOENT, "No such file"};
+  EXPECT_FALSE(container_vanished(root));  // --root DIR that does not exist: an error
+}
+
+}  // namespace
+}  // namespace hsperfguard

@@ -1,0 +1,352 @@
+// --metrics with the real collector: Debian's prometheus-node-exporter (only its textfile
+// collector, on 127.0.0.1) exports what `hsperfguard audit` and `reap` wrote, hostile names
+// included, without a scrape error; promtool accepts the files. And the log lines of
+// unattended runs (--log-format, --quiet) from the binary.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "jvm_support.hpp"
+#include "metrics.hpp"
+#include "reap_test_support.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using reaptest::kNobody;
+using reaptest::kNogroup;
+using reaptest::ReapTree;
+
+// A namespace name no collector should choke on: quote, backslash, newline, not UTF-8.
+const std::string kHostileUser = std::string("ev\"il\\x\nname\xff");
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A port nobody listens on now (the kernel's choice for an ephemeral bind).
+int free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  int port = -1;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  return port;
+}
+
+// One HTTP/1.0 GET over loopback; the body, or nullopt if nothing answered.
+std::optional<std::string> http_get(int port, const std::string& path) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::nullopt;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  timeval timeout{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  const std::string request = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+  if (::write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string response;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) response.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  const auto body = response.find("\r\n\r\n");
+  if (!response.starts_with("HTTP/1.") || body == std::string::npos) return std::nullopt;
+  if (response.find(" 200 ") > body) return std::nullopt;
+  return response.substr(body + 4);
+}
+
+// prometheus-node-exporter with only the textfile collector, on 127.0.0.1; killed by pid.
+class NodeExporter {
+ public:
+  NodeExporter(const std::string& binary, const std::string& textfile_dir, const std::string& log) {
+    for (int attempt = 0; attempt < 3 && port_ < 0; ++attempt) {
+      const int port = free_loopback_port();
+      const std::vector<std::string> args = {
+          binary, "--web.listen-address=127.0.0.1:" + std::to_string(port), "--collector.disable-defaults",
+          "--collector.textfile", "--collector.textfile.directory=" + textfile_dir};
+      pid_ = ::fork();
+      if (pid_ == 0) {
+        const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        ::dup2(out, 1);
+        ::dup2(out, 2);
+        std::vector<char*> argv;
+        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(binary.c_str(), argv.data());
+        ::_exit(127);
+      }
+      // Up when /metrics answers; give up if it exited (the port was taken meanwhile).
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+      while (std::chrono::steady_clock::now() < deadline) {
+        int status = 0;
+        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+          pid_ = -1;
+          break;
+        }
+        if (http_get(port, "/")) {
+          port_ = port;
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      if (port_ < 0) stop();
+    }
+  }
+  ~NodeExporter() { stop(); }
+  NodeExporter(const NodeExporter&) = delete;
+  NodeExporter& operator=(const NodeExporter&) = delete;
+
+  int port() const { return port_; }
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = -1;
+};
+
+// The series of an exposition that start with `prefix` (sample lines only).
+std::vector<std::string> series_lines(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(prefix)) lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST(MetricsCollector, NodeExporterExportsAuditAndReapMetricsWithoutScrapeError) {
+  // Never skipped: CI installs both packages (scripts/deps.sh); a missing one is a failure.
+  const std::string exporter = test::find_program("prometheus-node-exporter");
+  ASSERT_FALSE(exporter.empty()) << "prometheus-node-exporter not found: install Debian's package "
+                                    "prometheus-node-exporter";
+  const std::string promtool = test::find_program("promtool");
+  ASSERT_FALSE(promtool.empty()) << "promtool not found: install Debian's package prometheus";
+
+  ReapTree tree;
+  // Findings: a world-writable namespace of nobody with a foreign file, a hostile name, and a
+  // stale region in a private namespace for the reaper.
+  const std::string open_ns = tree.make_namespace("nobody", kNobody, kNogroup, 0777);
+  tree.plain_file(open_ns, "not-a-pid");
+  const std::string hostile_ns = tree.make_namespace(kHostileUser, kNobody, kNogroup, 0755);
+  const std::string private_ns = tree.make_namespace("daemon", 1, 1, 0700);
+  const std::string stale = tree.stale_file(private_ns);
+
+  const std::string textfiles = tree.scratch / "textfile";
+  ASSERT_EQ(::mkdir(textfiles.c_str(), 0755), 0);
+  const std::string audit_prom = textfiles + "/hsperfguard.prom";
+  const std::string reap_prom = textfiles + "/hsperfguard-reap.prom";
+  const auto audit = test::run_tool({"audit", "--tmpdir", tree.tmp, "--metrics", audit_prom, "--quiet"});
+  ASSERT_EQ(audit.exit_code, 1) << audit.err;  // findings at or above medium
+  EXPECT_EQ(audit.out, "");
+  const auto reap = test::run_tool({"reap", "--tmpdir", tree.tmp, "--no-lock", "--min-age", "0", "--metrics",
+                                    reap_prom, "--quiet", "--log-format", "json"});
+  ASSERT_EQ(reap.exit_code, 0) << reap.err;
+  EXPECT_FALSE(reaptest::exists(stale));
+  struct stat st {};
+  ASSERT_EQ(::stat(audit_prom.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u) << "node_exporter runs as another user";
+
+  for (const std::string& file : {audit_prom, reap_prom}) {
+    const auto check = test::run({"sh", "-c", "'" + promtool + "' check metrics < '" + file + "'"});
+    EXPECT_EQ(check.exit_code, 0) << file << ":\n" << check.out << check.err;
+    EXPECT_EQ(check.out + check.err, "") << file;
+  }
+
+  NodeExporter node(exporter, textfiles, tree.scratch / "node-exporter.log");
+  ASSERT_GT(node.port(), 0) << "node_exporter did not start:\n" << read_text(tree.scratch / "node-exporter.log");
+  const auto scraped = http_get(node.port(), "/metrics");
+  node.stop();
+  ASSERT_TRUE(scraped.has_value());
+
+  EXPECT_NE(scraped->find("\nnode_textfile_scrape_error 0\n"), std::string::npos) << *scraped;
+  const auto exported = series_lines(*scraped, "hsperfguard_");
+  const std::size_t written = parse_metric_samples(read_text(audit_prom)).size() +
+                              parse_metric_samples(read_text(reap_prom)).size();
+  EXPECT_EQ(exported.size(), written) << *scraped;
+  EXPECT_GE(exported.size(), 60u);
+  std::printf("hsperfguard series scraped by node_exporter: %zu\n", exported.size());
+  RecordProperty("hsperfguard_series_scraped", static_cast<int>(exported.size()));
+
+  // The hostile name arrived as one label value, escaped, not as a line of its own.
+  const std::string hostile_label = "namespace=\"" + tree.tmp + "/hsperfdata_ev\\\"il\\\\\\\\x\\nname\\\\xff\"";
+  bool found = false;
+  for (const auto& line : exported) found = found || line.find(hostile_label) != std::string::npos;
+  EXPECT_TRUE(found) << hostile_label << "\n" << *scraped;
+  EXPECT_EQ(scraped->find("\nname"), std::string::npos);
+  const MetricSamples samples = parse_metric_samples(*scraped);
+  ASSERT_TRUE(samples.contains("hsperfguard_reap_last_run_files{outcome=\"removed\"}"));
+  EXPECT_GE(samples.at("hsperfguard_reap_last_run_files{outcome=\"removed\"}"), 1);
+  EXPECT_EQ(samples.at("hsperfguard_reap_last_run_files{outcome=\"failed\"}"), 0);
+  EXPECT_NE(scraped->find("hsperfguard_audit_last_run_success 1\n"), std::string::npos);
+  EXPECT_NE(scraped->find("hsperfguard_build_info{build=\""), std::string::npos);
+}
+
+// The metrics file is replaced, never written in place: a reader (the collector) sees the
+// old file or the new one. Its inode changes and no temp file is left beside it.
+TEST(MetricsCollector, MetricsFileIsReplacedAtomically) {
+  ReapTree tree;
+  const std::string dir = tree.scratch / "textfile";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  const std::string prom = dir + "/hsperfguard.prom";
+  ASSERT_EQ(test::run_tool({"audit", "--tmpdir", tree.tmp, "--metrics", prom, "--quiet"}).exit_code, 0);
+  struct stat first {};
+  ASSERT_EQ(::stat(prom.c_str(), &first), 0);
+  ASSERT_EQ(test::run_tool({"audit", "--tmpdir", tree.tmp, "--metrics", prom, "--quiet"}).exit_code, 0);
+  struct stat second {};
+  ASSERT_EQ(::stat(prom.c_str(), &second), 0);
+  EXPECT_NE(first.st_ino, second.st_ino);
+  std::size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++entries;
+    EXPECT_EQ(e.path().filename(), "hsperfguard.prom");
+  }
+  EXPECT_EQ(entries, 1u);
+  // The second run counted on from the first.
+  EXPECT_EQ(parse_metric_samples(read_text(prom)).at("hsperfguard_audit_runs_total{result=\"success\"}"), 2);
+}
+
+TEST(MetricsCollector, UnwritableMetricsFileIsAnErrorExit3) {
+  ReapTree tree;
+  const auto audit = test::run_tool({"audit", "--tmpdir", tree.tmp, "--metrics",
+                                     tree.scratch / "no-such-dir/hsperfguard.prom", "--quiet"});
+  EXPECT_EQ(audit.exit_code, 3);
+  EXPECT_NE(audit.err.find("cannot write metrics"), std::string::npos) << audit.err;
+}
+
+// ---- logging for unattended runs ---------------------------------------------------------------
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << "not a JSON line: " << line;
+    lines.push_back(j);
+  }
+  return lines;
+}
+
+TEST(ReapLogging, QuietCleanReapPrintsNothingAtAll) {
+  ReapTree tree;
+  tree.make_namespace("nobody", kNobody, kNogroup);
+  for (const char* format : {"text", "json"}) {
+    const auto reap = test::run_tool({"reap", "--tmpdir", tree.tmp, "--no-lock", "--quiet", "--log-format", format});
+    EXPECT_EQ(reap.exit_code, 0) << reap.err;
+    EXPECT_EQ(reap.out, "") << format;
+    EXPECT_EQ(reap.err, "") << format;
+  }
+  const auto plain = test::run_tool({"reap", "--tmpdir", tree.tmp, "--no-lock", "--quiet"});
+  EXPECT_EQ(plain.out + plain.err, "");
+}
+
+TEST(ReapLogging, JsonLogHasOneLinePerRemovalAndASummary) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string a = tree.stale_file(ns);
+  const std::string b = tree.stale_file(ns);
+  const std::string hostile = tree.plain_file(ns, "x\ny");
+  const auto reap = test::run_tool(
+      {"reap", "--tmpdir", tree.tmp, "--no-lock", "--min-age", "0", "--log-format", "json", "--format", "json",
+       "--output", tree.scratch / "reap.json"});
+  ASSERT_EQ(reap.exit_code, 0) << reap.err;
+  EXPECT_EQ(reap.out, "");
+  const auto lines = json_lines(reap.err);
+  ASSERT_EQ(lines.size(), 4u) << reap.err;
+  std::set<std::string> paths;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(lines[i].at("event"), "action");
+    EXPECT_EQ(lines[i].at("command"), "reap");
+    EXPECT_EQ(lines[i].at("level"), "info");
+    EXPECT_EQ(lines[i].at("outcome"), "removed");
+    EXPECT_TRUE(lines[i].contains("time"));
+    paths.insert(lines[i].at("path").get<std::string>());
+  }
+  EXPECT_EQ(paths, (std::set<std::string>{a, b, hostile}));
+  EXPECT_EQ(lines[3].at("event"), "summary");
+  EXPECT_EQ(lines[3].at("removed"), 3);
+  EXPECT_EQ(lines[3].at("failed"), 0);
+
+  // --quiet: the same action lines, no summary.
+  const std::string c = tree.stale_file(ns);
+  const auto quiet = test::run_tool(
+      {"reap", "--tmpdir", tree.tmp, "--no-lock", "--min-age", "0", "--log-format", "json", "--quiet"});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out, "");
+  const auto quiet_lines = json_lines(quiet.err);
+  ASSERT_EQ(quiet_lines.size(), 1u) << quiet.err;
+  EXPECT_EQ(quiet_lines[0].at("path"), c);
+}
+
+TEST(ReapLogging, TextLogLineCannotBeForgedByAFileName) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  tree.plain_file(ns, "x\nhsperfguard: reap: removed passwd");
+  const auto reap = test::run_tool(
+      {"reap", "--tmpdir", tree.tmp, "--no-lock", "--min-age", "0", "--log-format", "text", "--quiet"});
+  ASSERT_EQ(reap.exit_code, 0) << reap.err;
+  EXPECT_EQ(std::count(reap.err.begin(), reap.err.end(), '\n'), 1) << reap.err;
+  EXPECT_NE(reap.err.find("x\\x0ahsperfguard: reap: removed passwd"), std::string::npos) << reap.err;
+}
+
+TEST(AuditLogging, ErrorsAreJsonLinesAndTheSummaryFollows) {
+  test::ScratchDir scratch;
+  const auto audit = test::run_tool({"audit", "--tmpdir", scratch / "missing", "--log-format", "json",
+                                     "--format", "json", "--output", scratch / "report.json"});
+  EXPECT_EQ(audit.exit_code, 3);
+  const auto lines = json_lines(audit.err);
+  ASSERT_GE(lines.size(), 2u) << audit.err;
+  EXPECT_EQ(lines.front().at("event"), "summary");
+  EXPECT_EQ(lines.front().at("complete"), false);
+  EXPECT_EQ(lines.back().at("level"), "error");
+  EXPECT_EQ(lines.back().at("command"), "audit");
+  EXPECT_NE(lines.back().at("message").get<std::string>().find("missing"), std::string::npos);
+  EXPECT_FALSE(lines.back().at("message").get<std::string>().starts_with("hsperfguard:"));
+}
+
+}  // namespace
+}  // namespace hsperfguard

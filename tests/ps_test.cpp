@@ -1,0 +1,191 @@
+// `ps` rows from hand-built facts, blind-JVM attribution, and the /proc parsers ps needs.
+#include "ps.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "audit.hpp"
+#include "checks_builders.hpp"
+#include "procfs_parse.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using namespace test;  // NOLINT: the builders
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Existence = ProcessFacts::Existence;
+
+constexpr std::int64_t kNow = 1'800'000'000'000;
+
+// A container root reached through host pid 5000, its /tmp/hsperfdata_alice/1 locked and
+// mapped by host pid 5000 (ns pid 1).
+TempRootFacts container_world() {
+  TempRootFacts root = temp_root();
+  root.kind = RootKind::container;
+  root.root = "/proc/5000/root";
+  root.container = ContainerFacts{5000, "mnt:[4026532176]", "/docker/abc"};
+  NamespaceFacts ns = namespace_of();
+  ns.path = "/proc/5000/root/tmp/hsperfdata_alice";
+  FileFacts file = backing_file(ns, "1");
+  LivenessFacts lf;
+  lf.lock_held = true;
+  lf.lock_source = "proc-locks";
+  lf.lock_holder_pid = 5000;
+  ProcessFacts p = process(5000, Existence::alive);
+  p.ns_pids = {5000, 1};
+  p.mount_namespace = "mnt:[4026532176]";
+  p.maps_backing_file = true;
+  lf.candidates.push_back(p);
+  lf.candidates_complete = true;
+  file.liveness = lf;
+  ns.files.push_back(file);
+  root.namespaces.push_back(ns);
+  return root;
+}
+
+JvmProcessFacts jvm(std::int32_t pid, std::optional<bool> maps_file, std::string user = "alice") {
+  JvmProcessFacts j;
+  j.process = process(pid, Existence::alive);
+  j.process.ns_pids = {pid};
+  j.process.mount_namespace = "mnt:[4026531841]";
+  j.process.maps_libjvm = true;
+  j.process.start_time_ms = kNow - 65'000;
+  j.maps_backing_file = maps_file;
+  j.user = std::move(user);
+  j.command_line = "java -XX:-UsePerfData Quiet";
+  j.temp_dir_dev = 0x2a;
+  j.temp_dir_ino = 100;
+  return j;
+}
+
+TEST(Ps, ContainerJvmRowHasHostPidNsPidAndContainer) {
+  JvmProcessFacts owner = jvm(5000, true);
+  owner.process.cgroup = "/docker/abc";
+  const auto rows = ps_rows({container_world()}, {owner}, {});
+  ASSERT_EQ(rows.size(), 1u);  // the JVM is listed once, through its file
+  const PsRow& r = rows[0];
+  EXPECT_EQ(r.host_pid, 5000);
+  EXPECT_EQ(r.ns_pid, 1);
+  EXPECT_EQ(r.user, "alice");
+  EXPECT_EQ(r.root_kind, RootKind::container);
+  EXPECT_EQ(r.mount_namespace, "mnt:[4026532176]");
+  EXPECT_EQ(r.cgroup, "/docker/abc");
+  EXPECT_EQ(r.main, "Main -Dsecret=1");
+  EXPECT_EQ(r.state, "live");
+  EXPECT_EQ(r.reason, "lock-held");
+  EXPECT_EQ(r.backing_file, "/proc/5000/root/tmp/hsperfdata_alice/1");
+  EXPECT_EQ(r.start_time_ms, 1);  // createVmBeginTime of the region
+}
+
+TEST(Ps, BlindJvmIsListedWithItsCommandLine) {
+  TempRootFacts host = temp_root();
+  const auto rows = ps_rows({host}, {jvm(77, false)}, {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].state, "blind");
+  EXPECT_EQ(rows[0].reason, "no-backing-file");
+  EXPECT_EQ(rows[0].host_pid, 77);
+  EXPECT_EQ(rows[0].ns_pid, 77);
+  EXPECT_FALSE(rows[0].backing_file);
+  EXPECT_THAT(ps_text(rows, kNow), HasSubstr("[java -XX:-UsePerfData Quiet]"));
+  EXPECT_THAT(ps_text(rows, kNow), HasSubstr("1m05s"));
+}
+
+TEST(Ps, JvmMappingAFileNoRootHoldsIsUnlisted) {
+  const auto rows = ps_rows({temp_root()}, {jvm(78, true)}, {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].state, "unlisted");
+}
+
+TEST(Ps, StaleFilesOnlyWithAll) {
+  TempRootFacts root = container_world();
+  FileFacts& file = root.namespaces[0].files[0];
+  file.liveness->lock_held = false;
+  file.liveness->lock_holder_pid.reset();
+  file.liveness->candidates.clear();  // no process of the namespace has ns pid 1
+  EXPECT_TRUE(ps_rows({root}, {}, {}).empty());
+  const auto rows = ps_rows({root}, {}, PsOptions{true});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].state, "stale");
+  EXPECT_EQ(rows[0].reason, "no-process-in-namespace");
+  EXPECT_FALSE(rows[0].host_pid);  // nobody owns it: no host pid to show
+  EXPECT_EQ(rows[0].ns_pid, 1);
+}
+
+TEST(Ps, HostileTextIsEscapedOnATerminal) {
+  JvmProcessFacts j = jvm(79, false, "al\x1b[2Jice\xff");
+  j.command_line = "java \x1b]0;owned\x07";
+  const std::string text = ps_text(ps_rows({temp_root()}, {j}, {}), kNow);
+  EXPECT_THAT(text, Not(HasSubstr("\x1b")));
+  EXPECT_THAT(text, Not(HasSubstr("\x07")));
+  EXPECT_THAT(text, HasSubstr("\\xff"));
+  const auto doc = ps_json(ps_rows({temp_root()}, {j}, {}), kNow, {});
+  EXPECT_EQ(doc["schema"], "hsperfguard-ps/1");
+  EXPECT_EQ(doc["jvms"][0]["user_hex"], "616c1b5b324a696365ff");
+}
+
+TEST(Ps, JsonCarriesEveryColumn) {
+  const auto doc = ps_json(ps_rows({container_world()}, {jvm(5000, true)}, {}), kNow,
+                           {ObservationError{"/proc/1/root", "open", 13, "Permission denied"}});
+  ASSERT_EQ(doc["jvms"].size(), 1u);
+  const auto& j = doc["jvms"][0];
+  for (const char* key : {"host_pid", "ns_pid", "user", "root_kind", "mount_namespace", "cgroup",
+                          "main", "command_line", "vm_version", "start_time_ms", "uptime",
+                          "backing_file", "state", "reason"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["ns_pid"], 1);
+  EXPECT_EQ(j["root_kind"], "container");
+  EXPECT_EQ(doc["errors"].size(), 1u);
+}
+
+TEST(Ps, Uptime) {
+  EXPECT_EQ(format_uptime(std::nullopt, kNow), "-");
+  EXPECT_EQ(format_uptime(kNow + 5, kNow), "-");
+  EXPECT_EQ(format_uptime(kNow - 12'000, kNow), "12s");
+  EXPECT_EQ(format_uptime(kNow - (2 * 3600 + 5 * 60) * 1000LL, kNow), "2h05m");
+  EXPECT_EQ(format_uptime(kNow - (3 * 86400 + 4 * 3600) * 1000LL, kNow), "3d04h");
+}
+
+// A JVM blinded by a 0777 namespace of its user in its own /tmp: attributed to that
+// namespace, and namespace.jvm-blinded follows; the same JVM in another /tmp is not.
+TEST(Ps, BlindJvmGoesToItsUsersNamespaceInItsTempDir) {
+  std::vector<TempRootFacts> roots{temp_root()};
+  NamespaceFacts ns = namespace_of();
+  ns.lstat->mode = ns.opened->mode = 0777;
+  roots[0].namespaces.push_back(ns);
+  roots[0].namespaces.push_back(namespace_of("bob", 1002));
+  JvmProcessFacts elsewhere = jvm(81, false);
+  elsewhere.temp_dir_ino = 999;
+  assign_blind_jvms(roots, {jvm(80, false), jvm(82, true), elsewhere});
+  ASSERT_EQ(roots[0].namespaces[0].blind_jvms.size(), 1u);
+  EXPECT_EQ(roots[0].namespaces[0].blind_jvms[0].pid, 80);
+  EXPECT_TRUE(roots[0].namespaces[1].blind_jvms.empty());
+  const auto judged = judge(roots, default_policy());
+  EXPECT_EQ(count(judged[0].namespaces[0].findings, "namespace.jvm-blinded"), 1u);
+  EXPECT_EQ(count(judged[0].namespaces[1].findings, "namespace.jvm-blinded"), 0u);
+}
+
+TEST(ProcfsParse, Cgroup) {
+  EXPECT_EQ(procfs::parse_cgroup("0::/system.slice/docker-abc.scope\n"),
+            "/system.slice/docker-abc.scope");
+  EXPECT_EQ(procfs::parse_cgroup("9:name=systemd:/\n4:memory:/process_api/bce3\n0::/\n"),
+            "/process_api/bce3");
+  EXPECT_EQ(procfs::parse_cgroup("12:name=systemd:/docker/1\n4:memory:/docker/2\n0::/x:y\n"),
+            "/x:y");
+  EXPECT_EQ(procfs::parse_cgroup("3:cpu:/\n0::/\n"), "/");
+  EXPECT_FALSE(procfs::parse_cgroup(""));
+  EXPECT_FALSE(procfs::parse_cgroup("garbage\nx:y\n"));
+}
+
+TEST(ProcfsParse, MapsNamesABackingFile) {
+  EXPECT_TRUE(procfs::parse_maps("7f-8f rw-s 0 00:2a 12 /tmp/hsperfdata_root/1\n").hsperfdata);
+  EXPECT_TRUE(procfs::parse_maps("7f-8f rw-s 0 00:2a 12 /hsperfdata_app/42 (deleted)\n").hsperfdata);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/hsperfdata_x\n").hsperfdata);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /tmp/hsperfdata_/1\n").hsperfdata);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /usr/lib/jvm/lib/server/libjvm.so\n")
+                   .hsperfdata);
+}
+
+}  // namespace
+}  // namespace hsperfguard

@@ -1,0 +1,303 @@
+// `hsperfguard repair` on real trees: it fixes what is safe (modes, ACLs, root-made
+// ownership), --dry-run changes nothing, a second audit shows exactly what is left, and it
+// never works through a symlinked, squatted or swapped namespace (sentinels outside the
+// tree never change).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include <nlohmann/json.hpp>
+
+#include "audit.hpp"
+#include "platform/create.hpp"
+#include "platform/observe.hpp"
+#include "reap_test_support.hpp"
+#include "repair.hpp"
+
+namespace hsperfguard::test {
+namespace {
+
+using json = nlohmann::json;
+using reaptest::exists;
+using reaptest::kNobody;
+using reaptest::kNogroup;
+using reaptest::ReapTree;
+
+constexpr uid_t kDaemon = 1;
+constexpr uid_t kBin = 2;
+
+struct stat lstat_of(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  return st;
+}
+
+mode_t mode_of(const std::string& path) { return lstat_of(path).st_mode & 07777; }
+
+json audit_json(const std::string& tmp, int* exit_code) {
+  const auto r = run_tool({"audit", "--tmpdir", tmp, "--format", "json"});
+  *exit_code = r.exit_code;
+  return json::parse(r.out, nullptr, false);
+}
+
+// (rule, path) of every finding of an audit report.
+std::set<std::pair<std::string, std::string>> findings_of(const json& doc) {
+  std::set<std::pair<std::string, std::string>> out;
+  auto add = [&](const json& list) {
+    for (const auto& f : list) out.emplace(f.at("rule").get<std::string>(), f.at("path").get<std::string>());
+  };
+  for (const auto& root : doc.at("roots")) add(root.at("findings"));
+  for (const auto& ns : doc.at("namespaces")) {
+    add(ns.at("findings"));
+    for (const auto& file : ns.at("files")) add(file.at("findings"));
+  }
+  return out;
+}
+
+bool acls_work(const std::string& dir) {
+  return have_program("setfacl") && run({"setfacl", "-m", "u:daemon:r", dir}).exit_code == 0 &&
+         run({"setfacl", "-b", dir}).exit_code == 0;
+}
+
+// Every inode under `dir` (not following links): path -> (ino, uid, mode).
+std::map<std::string, std::tuple<ino_t, uid_t, mode_t>> tree_state(const std::string& dir) {
+  std::map<std::string, std::tuple<ino_t, uid_t, mode_t>> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) == 0) out[it->path()] = {st.st_ino, st.st_uid, st.st_mode};
+    if (it->is_symlink()) it.disable_recursion_pending();
+  }
+  return out;
+}
+
+// A temp dir with one of each: fixable, squatted, symlinked, unknown user, root-made.
+struct MixedTree {
+  ReapTree tree;
+  std::string loose, loose_file, acl_file;  // nobody's: fixable
+  std::string squatted, squatted_file;      // hsperfdata_bin owned by daemon
+  std::string linked, victim;               // hsperfdata_sys -> outside/victim
+  std::string orphan;                       // a user that does not exist
+  std::string provisioned, provisioned_file;  // daemon's, made by root
+  bool with_acl = false;
+
+  MixedTree() {
+    loose = tree.make_namespace("nobody", kNobody, kNogroup, 0777);
+    loose_file = tree.region_file(loose, "4242");
+    ::chmod(loose_file.c_str(), 02666);
+    acl_file = tree.region_file(loose, "4243");
+    with_acl = acls_work(acl_file);
+    if (with_acl) run({"setfacl", "-m", "u:daemon:rw", acl_file});
+
+    squatted = tree.make_namespace("bin", kDaemon, kDaemon, 0777);
+    squatted_file = tree.region_file(squatted, "4244");
+    ::chmod(squatted_file.c_str(), 0666);
+
+    victim = tree.outside + "/victim";
+    ::mkdir(victim.c_str(), 0777);
+    ::chmod(victim.c_str(), 0777);
+    tree.sentinel_in(victim, "4245");
+    ::chmod((victim + "/4245").c_str(), 0666);
+    tree.sentinels[victim + "/4245"].mode = lstat_of(victim + "/4245").st_mode;
+    linked = tree.tmp + "/hsperfdata_sys";
+    ::symlink(victim.c_str(), linked.c_str());
+
+    orphan = tree.make_namespace("no-such-user-4711", kNobody, kNogroup, 0777);
+
+    provisioned = tree.make_namespace("daemon", 0, 0, 0755);
+    provisioned_file = tree.region_file(provisioned, "4246");
+  }
+};
+
+TEST(RepairCli, FixesOnlyWhatIsSafeDryRunChangesNothingAndTheAuditShowsWhatIsLeft) {
+  if (!is_root()) GTEST_SKIP() << "needs root (trees of several users)";
+  MixedTree m;
+  int rc = -1;
+  const json before = audit_json(m.tree.tmp, &rc);
+  ASSERT_EQ(rc, 1);
+  const auto state = tree_state(m.tree.scratch.path());
+
+  // --dry-run: the plan, and not one inode changed.
+  const auto dry = run_tool({"repair", "--tmpdir", m.tree.tmp, "--dry-run"});
+  EXPECT_EQ(dry.exit_code, 4) << dry.out << dry.err;
+  EXPECT_NE(dry.out.find("would fix  namespace.group-other-writable  " + m.loose + ": mode 0777 -> 0755"),
+            std::string::npos)
+      << dry.out;
+  EXPECT_EQ(tree_state(m.tree.scratch.path()), state);
+
+  const auto r = run_tool({"repair", "--tmpdir", m.tree.tmp});
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;  // findings are left that repair does not fix
+  EXPECT_NE(r.out.find("fixed  file.mode  " + m.loose_file + ": mode 2666 -> 0600"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 failed"), std::string::npos) << r.out;
+
+  // Fixed: nobody's namespace and files, daemon's root-made namespace.
+  EXPECT_EQ(mode_of(m.loose), 0755u);
+  EXPECT_EQ(mode_of(m.loose_file), 0600u);
+  EXPECT_EQ(lstat_of(m.provisioned).st_uid, kDaemon);
+  EXPECT_EQ(lstat_of(m.provisioned).st_gid, kDaemon);
+  if (m.with_acl) {
+    EXPECT_FALSE(::lgetxattr(m.acl_file.c_str(), "system.posix_acl_access", nullptr, 0) >= 0);
+    EXPECT_EQ(mode_of(m.acl_file), 0600u);
+  }
+  // Left: the squatted namespace and its file, the link and what it points to, the orphan.
+  EXPECT_EQ(mode_of(m.squatted), 0777u);
+  EXPECT_EQ(lstat_of(m.squatted).st_uid, kDaemon);
+  EXPECT_EQ(mode_of(m.squatted_file), 0666u);
+  EXPECT_TRUE(S_ISLNK(lstat_of(m.linked).st_mode));
+  EXPECT_EQ(mode_of(m.victim), 0777u);
+  EXPECT_EQ(mode_of(m.orphan), 0777u);
+  EXPECT_TRUE(m.tree.sentinels_intact());
+  EXPECT_NE(r.out.find("left  namespace.symlink  " + m.linked), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("manual remedy:"), std::string::npos) << r.out;
+
+  // The second audit: what repair fixed is gone, what it left is all that remains.
+  const json after = audit_json(m.tree.tmp, &rc);
+  const auto remaining = findings_of(after);
+  for (const auto& [rule, path] : remaining) {
+    if (rule == "file.stale" || rule == "file.pid-reused") continue;  // reap's work, not repair's
+    EXPECT_TRUE(path.rfind(m.squatted, 0) == 0 || path == m.linked || path == m.orphan ||
+                path == m.provisioned_file)
+        << rule << " " << path;
+  }
+  EXPECT_TRUE(remaining.contains({"namespace.owner-mismatch", m.squatted}));
+  EXPECT_TRUE(remaining.contains({"namespace.symlink", m.linked}));
+  EXPECT_TRUE(remaining.contains({"namespace.unknown-user", m.orphan}));
+  EXPECT_FALSE(remaining.contains({"namespace.group-other-writable", m.loose}));
+  EXPECT_FALSE(remaining.contains({"namespace.owner-mismatch", m.provisioned}));
+  // root's file in daemon's namespace only shows now that the namespace is daemon's: a second
+  // repair gives it to daemon as well.
+  EXPECT_TRUE(remaining.contains({"file.owner-mismatch", m.provisioned_file}));
+  const auto second = run_tool({"repair", "--tmpdir", m.tree.tmp});
+  EXPECT_EQ(lstat_of(m.provisioned_file).st_uid, kDaemon) << second.out;
+  EXPECT_TRUE(m.tree.sentinels_intact());
+}
+
+TEST(RepairCli, NothingToDoExitsZero) {
+  ReapTree tree;
+  const auto r = run_tool({"repair", "--tmpdir", tree.tmp});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("repair: 0 fixed, 0 failed, 0 left"), std::string::npos) << r.out;
+  EXPECT_EQ(run_tool({"repair", "--tmpdir", tree.scratch / "missing"}).exit_code, 3);
+}
+
+TEST(RepairCli, TheUserRepairsItsOwnNamespaceWithoutRoot) {
+  if (!is_root() || !have_program("setpriv")) GTEST_SKIP() << "needs root and setpriv";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup, 0777);
+  const std::string file = tree.region_file(ns, "4242");
+  ::chmod(file.c_str(), 0644);
+  const auto r = run({"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", HSPERFGUARD_BINARY,
+                      "repair", "--tmpdir", tree.tmp});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(mode_of(ns), 0755u);
+  EXPECT_EQ(mode_of(file), 0600u);
+}
+
+// ---- Races between judging and acting: the executor refuses what it did not judge ----------
+
+struct Planned {
+  std::vector<TempRootFacts> roots;
+  RepairPlan plan;
+};
+
+Planned plan_in(const std::string& tmp) {
+  platform::RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = tmp;
+  Planned p;
+  p.roots.push_back(platform::observe_temp_root(spec, platform::ObserveOptions{}));
+  p.plan = plan_repair(p.roots, judge(p.roots, *builtin_profile("default")), RepairContext{0});
+  return p;
+}
+
+TEST(RepairRace, NamespaceSwappedForASymlinkAfterPlanningIsNotFollowed) {
+  if (!is_root()) GTEST_SKIP() << "needs root";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup, 0777);
+  const std::string file = tree.region_file(ns, "4242");
+  ::chmod(file.c_str(), 0666);
+  const Planned p = plan_in(tree.tmp);
+  ASSERT_EQ(p.plan.targets.size(), 2u);
+
+  // The attacker swaps the namespace for a link to a directory of theirs... or of a victim.
+  const std::string victim = tree.outside + "/victim";
+  ASSERT_EQ(::mkdir(victim.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(victim.c_str(), 0777), 0);
+  const std::string sentinel = tree.sentinel_in(victim, "4242");
+  ASSERT_EQ(::chmod(sentinel.c_str(), 0666), 0);
+  tree.sentinels[sentinel].mode = lstat_of(sentinel).st_mode;
+  ASSERT_EQ(::rename(ns.c_str(), (tree.scratch / "moved").c_str()), 0);
+  ASSERT_EQ(::symlink(victim.c_str(), ns.c_str()), 0);
+
+  const auto records = platform::execute_repair(p.plan);
+  ASSERT_EQ(records.size(), 2u);
+  for (const auto& r : records) {
+    EXPECT_EQ(r.outcome, platform::RepairOutcome::changed) << r.detail;
+  }
+  EXPECT_EQ(mode_of(victim), 0777u);
+  EXPECT_TRUE(tree.sentinels_intact());
+}
+
+TEST(RepairRace, NamespaceReplacedByAnotherDirectoryIsLeftAlone) {
+  if (!is_root()) GTEST_SKIP() << "needs root";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup, 0777);
+  const Planned p = plan_in(tree.tmp);
+  ASSERT_EQ(p.plan.targets.size(), 1u);
+  ASSERT_EQ(::rename(ns.c_str(), (tree.scratch / "moved").c_str()), 0);
+  tree.make_namespace("nobody", kNobody, kNogroup, 0777);  // same name, owner, mode: new inode
+  const auto records = platform::execute_repair(p.plan);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].outcome, platform::RepairOutcome::changed);
+  EXPECT_EQ(mode_of(ns), 0777u);
+}
+
+TEST(RepairRace, FileSwappedForASymlinkFifoOrHardLinkIsNeverChanged) {
+  if (!is_root()) GTEST_SKIP() << "needs root";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup, 0755);
+  const std::string a = tree.region_file(ns, "4242");
+  const std::string b = tree.region_file(ns, "4243");
+  const std::string c = tree.region_file(ns, "4244");
+  for (const auto& f : {a, b, c}) ::chmod(f.c_str(), 0666);
+  const Planned p = plan_in(tree.tmp);
+  ASSERT_EQ(p.plan.targets.size(), 3u);
+
+  const std::string sentinel = tree.sentinel("victim");
+  ASSERT_EQ(::chmod(sentinel.c_str(), 0666), 0);
+  tree.sentinels[sentinel].mode = lstat_of(sentinel).st_mode;
+  ASSERT_EQ(::unlink(a.c_str()), 0);
+  ASSERT_EQ(::symlink(sentinel.c_str(), a.c_str()), 0);
+  ASSERT_EQ(::unlink(b.c_str()), 0);
+  ASSERT_EQ(::mkfifo(b.c_str(), 0666), 0);  // opening it would block: it must never be opened
+  const mode_t fifo_mode = mode_of(b);
+  ASSERT_EQ(::unlink(c.c_str()), 0);
+  ASSERT_EQ(::link(sentinel.c_str(), c.c_str()), 0);
+
+  const auto records = platform::execute_repair(p.plan);  // returns: the FIFO was not opened
+  ASSERT_EQ(records.size(), 3u);
+  for (const auto& r : records) EXPECT_EQ(r.outcome, platform::RepairOutcome::changed) << r.detail;
+  EXPECT_EQ(mode_of(b), fifo_mode);
+  EXPECT_TRUE(tree.sentinels_intact());
+}
+
+TEST(RepairRace, TempDirReplacedAfterPlanningIsNotEntered) {
+  if (!is_root()) GTEST_SKIP() << "needs root";
+  ReapTree tree;
+  tree.make_namespace("nobody", kNobody, kNogroup, 0777);
+  const Planned p = plan_in(tree.tmp);
+  ASSERT_EQ(p.plan.targets.size(), 1u);
+  ASSERT_EQ(::rename(tree.tmp.c_str(), (tree.scratch / "old-tmp").c_str()), 0);
+  ASSERT_EQ(::mkdir(tree.tmp.c_str(), 01777), 0);
+  const std::string decoy = tree.tmp + "/hsperfdata_nobody";
+  ASSERT_EQ(::mkdir(decoy.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(decoy.c_str(), 0777), 0);
+  const auto records = platform::execute_repair(p.plan);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].outcome, platform::RepairOutcome::changed);
+  EXPECT_EQ(mode_of(decoy), 0777u);
+}
+
+}  // namespace
+}  // namespace hsperfguard::test
