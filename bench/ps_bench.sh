@@ -32,7 +32,7 @@ for i in 1 2 3 4; do
 done
 for c in 1 2 3; do
   unshare --mount --pid --fork --mount-proc --kill-child sh -c \
-    "mount -t tmpfs -o mode=1777 tmpfs /tmp && exec 3<&0; java $opts -cp '$classes' IdleJvm c$c-a <&3 & exec java $opts -cp '$classes' IdleJvm c$c-b" \
+    "cd '$classes' && mount -t tmpfs -o mode=1777 tmpfs /tmp && mkdir /tmp/.c && cp IdleJvm.class /tmp/.c/ && exec 3<&0; java $opts -cp /tmp/.c IdleJvm c$c-a <&3 & exec java $opts -cp /tmp/.c IdleJvm c$c-b" \
     <&9 >/dev/null 2>&1 &
   pids+=($!)
 done
