@@ -1,11 +1,12 @@
 // Stop requests while a long command runs (reap): the operator's Ctrl+C, the service
-// manager's termination. The neutral interface; the signals are the platform's:
+// manager's termination. The signal numbers are the platform's:
 // POSIX (platform/posix/signals_posix.cpp) SIGINT, SIGTERM, SIGHUP;
 // Windows (platform/windows/signals_windows.cpp) SIGINT (Ctrl+C), SIGBREAK (Ctrl+Break),
 // SIGTERM (raised by the C runtime only; Windows has no SIGHUP).
 #pragma once
 
 #include <atomic>
+#include <span>
 
 namespace hsperfguard::platform {
 
@@ -23,5 +24,9 @@ class StopSignals {
   // Set by a stop signal (from the handler: lock-free, async-signal-safe).
   const std::atomic<bool>& requested() const;
 };
+
+// The platform's stop signals (the one platform-specific part; StopSignals itself is
+// standard C++, in src/stop_signals.cpp).
+std::span<const int> stop_signal_numbers();
 
 }  // namespace hsperfguard::platform
