@@ -99,6 +99,30 @@ void fail(CreateResult& result, const std::string& path, const char* op, int err
   }
 }
 
+// Reopens the directory `name` of the temp dir, without following, and checks that it is
+// still the one that was judged (`want`) and on the temp dir's device. On failure the fd
+// is invalid and `result` says why ("changed" unless a system call failed otherwise).
+UniqueFd reopen_directory(int temp_fd, const struct stat& temp_st, const std::string& name,
+                          const std::string& path, const ExpectedInode& want, const char* not_it,
+                          struct stat& st, CreateResult& result) {
+  UniqueFd dir(::openat(temp_fd, name.c_str(), kDirFlags));
+  if (!dir.valid()) {
+    result.failure = CreateFailure::changed;
+    result.error = make_error(path, "openat", errno);
+    return dir;
+  }
+  if (::fstat(dir.get(), &st) != 0) {
+    fail(result, path, "fstat", errno);
+    return UniqueFd();
+  }
+  if (!matches(st, want) || st.st_dev != temp_st.st_dev) {
+    result.failure = CreateFailure::changed;
+    result.error = ObservationError{path, "openat", 0, not_it};
+    return UniqueFd();
+  }
+  return dir;
+}
+
 // Removes `name` from `dirfd` only while it still names the inode `fd` holds.
 void remove_if_ours(int dirfd, const std::string& name, int fd, int flags) {
   struct stat held {};
@@ -174,22 +198,10 @@ CreateResult make_namespace(const NamespaceRequest& request) {
 
   if (request.existing) {
     // Verify the namespace that was judged compliant, and give it the requested mode.
-    UniqueFd dir(::openat(temp.get(), name, kDirFlags));
-    if (!dir.valid()) {
-      result.failure = CreateFailure::changed;
-      result.error = make_error(path, "openat", errno);
-      return result;
-    }
     struct stat st {};
-    if (::fstat(dir.get(), &st) != 0) {
-      fail(result, path, "fstat", errno);
-      return result;
-    }
-    if (!matches(st, *request.existing) || st.st_dev != temp_st.st_dev) {
-      result.failure = CreateFailure::changed;
-      result.error = ObservationError{path, "openat", 0, "not the directory that was observed and judged"};
-      return result;
-    }
+    const UniqueFd dir = reopen_directory(temp.get(), temp_st, request.name, path, *request.existing,
+                                          "not the directory that was observed and judged", st, result);
+    if (!dir.valid()) return result;
     if ((st.st_mode & 07777) != request.mode && ::fchmod(dir.get(), static_cast<mode_t>(request.mode)) != 0) {
       fail(result, path, "fchmod", errno);
       return result;
@@ -248,22 +260,11 @@ CreateResult make_backing_file(const BackingFileRequest& request) {
   const std::string ns_path = join(request.where.temp_dir, request.namespace_name);
   const std::string path = join(ns_path, request.name);
 
-  UniqueFd dir(::openat(temp.get(), request.namespace_name.c_str(), kDirFlags));
-  if (!dir.valid()) {
-    result.failure = CreateFailure::changed;
-    result.error = make_error(ns_path, "openat", errno);
-    return result;
-  }
   struct stat dir_st {};
-  if (::fstat(dir.get(), &dir_st) != 0) {
-    fail(result, ns_path, "fstat", errno);
-    return result;
-  }
-  if (!matches(dir_st, request.namespace_expected) || dir_st.st_dev != temp_st.st_dev) {
-    result.failure = CreateFailure::changed;
-    result.error = ObservationError{ns_path, "openat", 0, "not the namespace that was verified"};
-    return result;
-  }
+  const UniqueFd dir =
+      reopen_directory(temp.get(), temp_st, request.namespace_name, ns_path, request.namespace_expected,
+                       "not the namespace that was verified", dir_st, result);
+  if (!dir.valid()) return result;
 
   UniqueFd file(::openat(dir.get(), request.name.c_str(),
                          O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600));
