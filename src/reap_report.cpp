@@ -8,6 +8,7 @@
 #include <system_error>
 #include <thread>
 
+#include "compact_json.hpp"
 #include "report_json.hpp"
 #include "text_escape.hpp"
 #include "version.hpp"
@@ -57,120 +58,6 @@ std::string seconds(std::int64_t ms) {
 
 namespace {
 
-// Appends `value` as compact JSON, exactly as dump_json(value, -1) would write it, several
-// times faster: nlohmann's serializer runs a UTF-8 decoder over every byte of every string,
-// which at 100,000 plan items costs more than planning them. Strings that are printable
-// ASCII without quotes or backslashes (codes, numbers' names, most paths) are copied as they
-// are; any other string, and floating-point numbers, go through dump_json.
-void append_string(std::string& out, const std::string& text) {
-  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  });
-  if (!plain) {
-    out += dump_json(json(text), -1);
-    return;
-  }
-  out += '"';
-  out += text;
-  out += '"';
-}
-
-void append_compact(std::string& out, const json& value) {
-  switch (value.type()) {
-    case json::value_t::object: {
-      out += '{';
-      bool first = true;
-      for (auto it = value.begin(); it != value.end(); ++it) {
-        if (!first) out += ',';
-        first = false;
-        append_string(out, it.key());
-        out += ':';
-        append_compact(out, it.value());
-      }
-      out += '}';
-      return;
-    }
-    case json::value_t::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& element : value) {
-        if (!first) out += ',';
-        first = false;
-        append_compact(out, element);
-      }
-      out += ']';
-      return;
-    }
-    case json::value_t::string:
-      append_string(out, value.get_ref<const std::string&>());
-      return;
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: {
-      char digits[24];
-      const auto end = value.is_number_unsigned()
-                           ? std::to_chars(digits, digits + sizeof digits, value.get<std::uint64_t>()).ptr
-                           : std::to_chars(digits, digits + sizeof digits, value.get<std::int64_t>()).ptr;
-      out.append(digits, end);
-      return;
-    }
-    case json::value_t::boolean:
-      out += value.get<bool>() ? "true" : "false";
-      return;
-    case json::value_t::null:
-      out += "null";
-      return;
-    default:
-      out += dump_json(value, -1);
-      return;
-  }
-}
-
-
-// A compact JSON object written field by field, in the key order nlohmann uses (sorted),
-// so that the fast renderers below write what plan_item_json and action_json describe.
-class CompactObject {
- public:
-  explicit CompactObject(std::string& out) : out_(out) { out_ += '{'; }
-  ~CompactObject() { out_ += '}'; }
-  CompactObject(const CompactObject&) = delete;
-  CompactObject& operator=(const CompactObject&) = delete;
-
-  std::string& key(const char* k) {
-    if (!first_) out_ += ',';
-    first_ = false;
-    out_ += '"';
-    out_ += k;
-    out_ += "\":";
-    return out_;
-  }
-  void string(const char* k, const std::string& v) { append_string(key(k), v); }
-  void string(const char* k, std::string_view v) { append_string(key(k), std::string(v)); }
-  template <typename Int>
-  void number(const char* k, Int v) {
-    char digits[24];
-    key(k).append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
-  }
-  template <typename Int>
-  void number(const char* k, const std::optional<Int>& v) {
-    if (v) {
-      number(k, *v);
-    } else {
-      key(k) += "null";
-    }
-  }
-  void value(const char* k, const json& v) { append_compact(key(k), v); }
-  // put_text: the text escaped to UTF-8, and its exact bytes in "<key>_hex" when it was not.
-  void text(const char* k, const std::string& raw, bool* needs_hex) {
-    *needs_hex = !is_valid_utf8(raw);
-    string(k, *needs_hex ? escape_non_utf8(raw) : raw);
-  }
-  void hex(const char* k, const std::string& raw) { string(k, to_hex(raw)); }
-
- private:
-  std::string& out_;
-  bool first_ = true;
-};
-
 void append_expected(std::string& out, const std::optional<ExpectedInode>& e) {
   if (!e) {
     out += "null";
@@ -208,12 +95,9 @@ void append_plan_item(std::string& out, const ReapRun& run, std::size_t i) {
   append_expected(o.key("expected"), item.expected);
   o.number("item", i);
   o.string("message", escape_non_utf8(explained.message));
-  bool name_hex = false, path_hex = false;
-  o.text("name", item.name, &name_hex);
-  if (name_hex) o.hex("name_hex", item.name);
+  o.text("name", item.name);
   o.number("namespace", item.ns);
-  o.text("path", item.path, &path_hex);
-  if (path_hex) o.hex("path_hex", item.path);
+  o.text("path", item.path);
   o.string("reason", item.reason);
   o.number("root", item.root);
   o.string("subject", to_string(item.subject));
@@ -228,19 +112,17 @@ void append_action(std::string& out, const Plan& plan, const platform::ReapActio
   if (r.at_ms > 0) {
     o.string("at", format_utc_millis(r.at_ms));
   } else {
-    o.key("at") += "null";
+    o.null("at");
   }
   o.string("detail", r.detail);
   if (r.error) {
     o.value("error", error_to_json(*r.error));
   } else {
-    o.key("error") += "null";
+    o.null("error");
   }
   o.number("item", r.item);
   o.string("outcome", to_string(r.outcome));
-  bool path_hex = false;
-  o.text("path", item.path, &path_hex);
-  if (path_hex) o.hex("path_hex", item.path);
+  o.text("path", item.path);
   o.string("subject", to_string(item.subject));
 }
 

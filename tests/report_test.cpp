@@ -161,7 +161,14 @@ TEST(Report, ExampleMatchesGoldenFileAndSchema) {
 // pieces (empty arrays, hostile names, findings, errors, attach files), pretty-printed except
 // for the files, each of which is one compact line (half the bytes of a large report).
 TEST(Report, StreamedReportIsTheDumpedDocument) {
-  const auto result = example_result();
+  auto result = example_result();
+  // An unreadable entry with a hostile name, and evidence that is not UTF-8: the fast record
+  // writer must escape both exactly as the DOM does.
+  auto& odd = result.roots[0].namespaces[1].files[1];
+  odd.errors.push_back(ObservationError{odd.path + "\x01\"", "openat", 13, "Permission \xfe denied"});
+  result.judgements[0].namespaces[1].files[1].findings.push_back(
+      Finding{"file.mode", Severity::high, odd.path, "mode \xff",
+              nlohmann::json{{"bytes", std::string("a\xff\"b")}, {"n", 7}}, "chmod"});
   const auto context = example_context();
   std::string streamed;
   std::size_t pieces = 0;
@@ -187,6 +194,8 @@ TEST(Report, StreamedReportIsTheDumpedDocument) {
     const auto at = line.find_first_not_of(' ');
     if (at != 8 || line.compare(at, 2, "{\"") != 0) continue;  // files sit at depth 4
     if (line.back() == ',') line.pop_back();
+    // Byte for byte what the DOM serialiser writes for the record.
+    EXPECT_EQ(line.substr(at), dump_json(expected_files.at(file_lines.size()), -1));
     file_lines.push_back(nlohmann::json::parse(line));
   }
   EXPECT_EQ(file_lines, expected_files);
