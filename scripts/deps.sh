@@ -14,6 +14,8 @@ if [ "${1:-}" = "--tests" ]; then
     clang-14 libclang-rt-14-dev llvm-14       # libFuzzer + ASan/UBSan
     prometheus-node-exporter prometheus       # the metrics scrape test, promtool
     lintian dpkg-dev fakeroot file man-db     # the Debian package test
+    g++-mingw-w64-x86-64-posix wine wine64    # the Windows build, its tests run under wine
+    googletest                                # GoogleTest sources, built for Windows
   )
 fi
 packages+=(help2man)                          # the man page, generated from --help
