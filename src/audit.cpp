@@ -10,38 +10,121 @@ LivenessSettings liveness_settings_for(const TempRootFacts& root) {
   return liveness;
 }
 
+RootJudgement judge_root(const TempRootFacts& root, const Policy& policy) {
+  RootJudgement rj;
+  rj.findings = apply_policy_to_findings(checks::check_temp_root(root), policy);
+  rj.attach_files.reserve(root.attach_files.size());
+  for (const auto& attach : root.attach_files) {
+    rj.attach_files.push_back(apply_policy_to_findings(checks::check_attach(root, attach), policy));
+  }
+  return rj;
+}
+
+NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
+                                   const Policy& policy) {
+  NamespaceJudgement nj;
+  nj.findings = apply_policy_to_findings(checks::check_namespace(root, ns), policy);
+  nj.files.reserve(ns.files.size());
+  const LivenessSettings liveness = liveness_settings_for(root);
+  for (const auto& file : ns.files) {
+    FileJudgement fj;
+    Findings findings = checks::check_file(root, ns, file);
+    if (file.liveness) {
+      fj.verdict = judge_liveness(file, liveness);
+      for (auto& f : checks::check_verdict(ns, file, decide_liveness_brief(file, liveness))) {
+        findings.push_back(std::move(f));
+      }
+    }
+    fj.findings = apply_policy_to_findings(std::move(findings), policy);
+    nj.files.push_back(std::move(fj));
+  }
+  return nj;
+}
+
 std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const Policy& policy) {
   std::vector<RootJudgement> out;
   out.reserve(roots.size());
   for (const auto& root : roots) {
-    RootJudgement rj;
-    rj.findings = apply_policy_to_findings(checks::check_temp_root(root), policy);
+    RootJudgement rj = judge_root(root, policy);
     rj.namespaces.reserve(root.namespaces.size());
-    for (const auto& ns : root.namespaces) {
-      NamespaceJudgement nj;
-      nj.findings = apply_policy_to_findings(checks::check_namespace(root, ns), policy);
-      nj.files.reserve(ns.files.size());
-      const LivenessSettings liveness = liveness_settings_for(root);
-      for (const auto& file : ns.files) {
-        FileJudgement fj;
-        Findings findings = checks::check_file(root, ns, file);
-        if (file.liveness) {
-          fj.verdict = judge_liveness(file, liveness);
-          for (auto& f : checks::check_verdict(ns, file, decide_liveness_brief(file, liveness))) {
-            findings.push_back(std::move(f));
-          }
-        }
-        fj.findings = apply_policy_to_findings(std::move(findings), policy);
-        nj.files.push_back(std::move(fj));
-      }
-      rj.namespaces.push_back(std::move(nj));
-    }
-    for (const auto& attach : root.attach_files) {
-      rj.attach_files.push_back(apply_policy_to_findings(checks::check_attach(root, attach), policy));
-    }
+    for (const auto& ns : root.namespaces) rj.namespaces.push_back(judge_namespace(root, ns, policy));
     out.push_back(std::move(rj));
   }
   return out;
+}
+
+namespace {
+
+static_assert(static_cast<std::size_t>(Verdict::unknown) + 2 ==
+                  std::tuple_size_v<decltype(AuditTally::files_by_verdict)>,
+              "one slot per verdict and one for files without liveness evidence");
+
+void count(AuditTally& t, const Finding& f) {
+  ++t.findings;
+  ++t.by_severity[f.severity];
+  ++t.by_rule[f.rule];
+  ++t.by_rule_and_severity[{f.rule, f.severity}];
+  if (!t.worst || f.severity > *t.worst) t.worst = f.severity;
+}
+
+}  // namespace
+
+void AuditTally::add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& judgement) {
+  ++namespaces;
+  files += ns.files.size();
+  errors.insert(errors.end(), ns.errors.begin(), ns.errors.end());
+  for (const auto& file : ns.files) errors.insert(errors.end(), file.errors.begin(), file.errors.end());
+  FlaggedNamespace flagged_ns{ns.path, {}, Severity::info};
+  auto add = [&](const Finding& f) {
+    count(*this, f);
+    ++flagged_ns.by_severity[f.severity];
+    flagged_ns.worst = std::max(flagged_ns.worst, f.severity);
+  };
+  for (const auto& f : judgement.findings) add(f);
+  for (std::size_t i = 0; i < ns.files.size(); ++i) {
+    const FileJudgement* file = i < judgement.files.size() ? &judgement.files[i] : nullptr;
+    if (file != nullptr) {
+      for (const auto& f : file->findings) add(f);
+    }
+    if (file == nullptr || !file->verdict) {
+      ++files_by_verdict.back();
+    } else {
+      ++files_by_verdict[static_cast<std::size_t>(file->verdict->verdict)];
+    }
+  }
+  if (!flagged_ns.by_severity.empty()) flagged.push_back(std::move(flagged_ns));
+}
+
+void AuditTally::add_root(const TempRootFacts& root, const RootJudgement& judgement) {
+  ++roots;
+  attach_files += root.attach_files.size();
+  errors.insert(errors.end(), root.errors.begin(), root.errors.end());
+  for (const auto& attach : root.attach_files) {
+    errors.insert(errors.end(), attach.errors.begin(), attach.errors.end());
+  }
+  for (const auto& f : judgement.findings) count(*this, f);
+  for (const auto& attach : judgement.attach_files) {
+    for (const auto& f : attach) count(*this, f);
+  }
+}
+
+AuditTally tally_result(const AuditResult& result) {
+  AuditTally t;
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    const auto& root = result.roots[r];
+    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
+      static const NamespaceJudgement kNotJudged;
+      const auto* nj = r < result.judgements.size() && n < result.judgements[r].namespaces.size()
+                           ? &result.judgements[r].namespaces[n]
+                           : &kNotJudged;
+      t.add_namespace(root.namespaces[n], *nj);
+    }
+  }
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    static const RootJudgement kNotJudged;
+    t.add_root(result.roots[r], r < result.judgements.size() ? result.judgements[r] : kNotJudged);
+  }
+  return t;
 }
 
 std::optional<Severity> highest_severity(const AuditResult& result) {

@@ -1,8 +1,11 @@
 // `hsperfguard audit`: discover, observe, judge. The judging half is pure.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "facts.hpp"
@@ -47,6 +50,43 @@ LivenessSettings liveness_settings_for(const TempRootFacts& root);
 
 // Runs every rule module over the facts and applies the policy. Pure.
 std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const Policy& policy);
+// The same, a piece at a time (a streamed audit judges each namespace as it is observed):
+// the temp dir and its attach files (no namespaces), and one namespace of `root`.
+RootJudgement judge_root(const TempRootFacts& root, const Policy& policy);
+NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
+                                   const Policy& policy);
+
+// What the report's summary, the metrics, the log line and the exit code need of an audit,
+// counted namespace by namespace: a streamed audit keeps no namespace once it is written.
+struct AuditTally {
+  struct FlaggedNamespace {  // a namespace with findings (its own and its files')
+    std::string path;
+    std::map<Severity, std::size_t> by_severity;
+    Severity worst = Severity::info;
+  };
+  std::size_t findings = 0;
+  std::map<Severity, std::size_t> by_severity;
+  std::map<std::string, std::size_t> by_rule;
+  std::map<std::pair<std::string, Severity>, std::size_t> by_rule_and_severity;
+  std::optional<Severity> worst;
+  std::size_t roots = 0;
+  std::size_t namespaces = 0;
+  std::size_t files = 0;
+  std::size_t attach_files = 0;
+  // Files by liveness verdict, indexed by Verdict; the last slot: no liveness evidence.
+  std::array<std::size_t, 6> files_by_verdict{};
+  std::vector<FlaggedNamespace> flagged;
+  // Every observation error, in report order: each namespace's (then its files'), as they
+  // come, then each temp dir's and its attach files'.
+  std::vector<ObservationError> errors;
+
+  void add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& judgement);
+  // After its namespaces: the temp dir's own findings and errors and its attach files.
+  void add_root(const TempRootFacts& root, const RootJudgement& judgement);
+};
+
+// The tally of a whole result (namespaces first, then the roots, as a streamed audit counts).
+AuditTally tally_result(const AuditResult& result);
 
 // The most severe finding, if any.
 std::optional<Severity> highest_severity(const AuditResult& result);

@@ -59,64 +59,87 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     return kExitUsage;
   }
   result.started_at_ms = platform::now_epoch_ms();
-  DiscoverOptions discover;
-  discover.tmpdir = options.tmpdir;
-  discover.root = options.root;
-  discover.host_temp_dir = platform::default_temp_dir();
-  discover.containers = options.containers && platform::observe_host().euid == 0;
-  discover.container_pid = options.container_pid;
-  std::vector<ObservationError> discovery_errors;
-  platform::LivenessGatherer liveness;
-  for (const auto& spec : discover_roots_scanning(discover, &discovery_errors)) {
-    result.roots.push_back(platform::observe_temp_root(spec, audit_observe_options()));
-    if (!options.container_pid && container_vanished(result.roots.back())) {
-      result.roots.pop_back();  // the container stopped since discovery
-      continue;
-    }
-    // A temp dir that could not be opened leaves nothing judged beneath it.
-    if (!result.roots.back().opened) result.incomplete = true;
-    liveness.gather(result.roots.back());
-  }
-  // Containers that could not be looked into are errors of the first root (the host's).
-  if (!result.roots.empty()) {
-    auto& errors = result.roots.front().errors;
-    errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
-  }
-  // Blind JVMs (libjvm mapped, no backing file) go to the namespace HotSpot would have used.
-  {
-    std::vector<ObservationError> ignored;  // a process that exited or hides its maps
-    assign_blind_jvms(result.roots, platform::observe_jvm_processes(ignored));
-  }
-  result.judgements = judge(result.roots, result.policy);
-  result.finished_at_ms = platform::now_epoch_ms();
-
   ReportContext context;
   context.host = platform::observe_host();
   context.fail_on = options.fail_on;
   const ReportFormat format =
       options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
                                                                                : ReportFormat::json);
-  // The JSON report is streamed: it is the largest thing the audit makes (a few KiB a file).
-  const auto render = [&](const platform::ContentSink& write) {
-    if (format == ReportFormat::json) {
-      write_audit_report_json(result, context, write);
+  DiscoverOptions discover;
+  discover.tmpdir = options.tmpdir;
+  discover.root = options.root;
+  discover.host_temp_dir = platform::default_temp_dir();
+  discover.containers = options.containers && platform::observe_host().euid == 0;
+  discover.container_pid = options.container_pid;
+
+  // The pipeline, namespace by namespace: observed (a few ahead, by worker threads), its
+  // liveness evidence gathered, judged, counted and, for JSON, written and dropped at once:
+  // an audit of any size holds a few namespaces. The text report is for people and small
+  // trees: it is written from the whole result at the end.
+  AuditTally tally;
+  const auto run = [&](const platform::ContentSink& write) {
+    std::optional<AuditJsonWriter> json;
+    if (format == ReportFormat::json) json.emplace(context, result.policy.name, result.started_at_ms, write);
+    // Blind JVMs (libjvm mapped, no backing file) go to the namespace HotSpot would have used.
+    std::vector<ObservationError> ignored;  // a process that exited or hides its maps
+    const auto jvms = platform::observe_jvm_processes(ignored);
+    std::vector<ObservationError> discovery_errors;  // containers we could not look into
+    platform::LivenessGatherer liveness;
+    for (const auto& spec : discover_roots_scanning(discover, &discovery_errors)) {
+      const std::size_t r = result.roots.size();
+      std::vector<NamespaceFacts> kept;
+      std::vector<NamespaceJudgement> kept_judgements;
+      std::size_t streamed = 0;
+      TempRootFacts root = platform::observe_temp_root(
+          spec, audit_observe_options(), [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
+            liveness.gather(ns, platform::liveness_scope_of(shell));
+            assign_blind_jvms(shell, ns, jvms);
+            NamespaceJudgement judgement = judge_namespace(shell, ns, result.policy);
+            tally.add_namespace(ns, judgement);
+            ++streamed;
+            if (json) {
+              json->add_namespace(r, shell, ns, judgement);
+            } else {
+              kept.push_back(std::move(ns));
+              kept_judgements.push_back(std::move(judgement));
+            }
+          });
+      // The container stopped since discovery (nothing of it was seen).
+      if (!options.container_pid && streamed == 0 && container_vanished(root)) continue;
+      // A temp dir that could not be opened leaves nothing judged beneath it.
+      if (!root.opened) result.incomplete = true;
+      RootJudgement judgement = judge_root(root, result.policy);
+      root.namespaces = std::move(kept);
+      judgement.namespaces = std::move(kept_judgements);
+      result.roots.push_back(std::move(root));
+      result.judgements.push_back(std::move(judgement));
+    }
+    // Containers that could not be looked into are errors of the first root (the host's).
+    if (!result.roots.empty()) {
+      auto& errors = result.roots.front().errors;
+      errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
+    }
+    for (std::size_t r = 0; r < result.roots.size(); ++r) tally.add_root(result.roots[r], result.judgements[r]);
+    result.finished_at_ms = platform::now_epoch_ms();
+    if (json) {
+      json->finish(result, tally);
     } else {
       write(audit_report_text(result, context));
     }
   };
   if (options.output) {
-    if (auto error = write_report_file(*options.output, render)) {
+    if (auto error = write_report_file(*options.output, run)) {
       err << "hsperfguard: audit: cannot write " << *options.output << ": " << error->op << ": "
           << error->message << "\n";
       return kExitIncomplete;
     }
   } else {
-    render([&](std::string_view piece) {
+    run([&](std::string_view piece) {
       out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
     });
     out.flush();
   }
-  if (!record_audit_run(options, result, err)) return kExitIncomplete;  // metrics, log lines
+  if (!record_audit_run(options, result, tally, err)) return kExitIncomplete;  // metrics, log lines
   if (result.incomplete) {
     for (const auto& root : result.roots) {
       for (const auto& e : root.errors) {
@@ -125,8 +148,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     }
     return kExitIncomplete;
   }
-  const auto worst = highest_severity(result);
-  return worst && *worst >= options.fail_on ? kExitFindings : kExitOk;
+  return tally.worst && *tally.worst >= options.fail_on ? kExitFindings : kExitOk;
 }
 
 }  // namespace hsperfguard

@@ -176,6 +176,11 @@ MetricSamples parse_metric_samples(std::string_view exposition) {
 
 std::string audit_metrics_text(const AuditResult& result, bool success, const MetricsBuild& build,
                                const MetricSamples& previous) {
+  return audit_metrics_text(result, tally_result(result), success, build, previous);
+}
+
+std::string audit_metrics_text(const AuditResult& result, const AuditTally& tally, bool success,
+                               const MetricsBuild& build, const MetricSamples& previous) {
   Exposition out(previous);
   build_info(out, build, "audit");
   run_outcome(out, "audit", success, result.started_at_ms, result.finished_at_ms);
@@ -188,7 +193,7 @@ std::string audit_metrics_text(const AuditResult& result, bool success, const Me
       findings[{id, result.policy.severity_of(id, rule.severity)}] = 0;
     }
   }
-  for_each_finding(result, [&](const Finding& f) { ++findings[{f.rule, f.severity}]; });
+  for (const auto& [key, n] : tally.by_rule_and_severity) findings[key] += n;
   out.family("hsperfguard_audit_findings", "gauge",
              "Findings of the last audit by rule and severity.");
   for (const auto& [key, count] : findings) {
@@ -198,55 +203,12 @@ std::string audit_metrics_text(const AuditResult& result, bool success, const Me
 
   // Namespaces by their worst finding, files by liveness verdict.
   std::array<std::size_t, kSeverities.size() + 1> namespaces{};  // [0]: no finding
-  std::array<std::size_t, kVerdicts.size() + 1> files{};         // [last]: not judged
-  std::size_t attach_files = 0, temp_dirs = 0, errors = 0;
-  struct NamespaceSummary {
-    std::string path;
-    std::map<Severity, std::size_t> by_severity;
-    Severity worst = Severity::info;
-  };
-  std::vector<NamespaceSummary> flagged;
-  for (std::size_t r = 0; r < result.roots.size(); ++r) {
-    const TempRootFacts& root = result.roots[r];
-    ++temp_dirs;
-    errors += root.errors.size();
-    attach_files += root.attach_files.size();
-    for (const auto& attach : root.attach_files) errors += attach.errors.size();
-    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
-      const NamespaceFacts& ns = root.namespaces[n];
-      errors += ns.errors.size();
-      for (const auto& file : ns.files) errors += file.errors.size();
-      NamespaceSummary summary{ns.path, {}, Severity::info};
-      const NamespaceJudgement* judged = nullptr;
-      if (r < result.judgements.size() && n < result.judgements[r].namespaces.size()) {
-        judged = &result.judgements[r].namespaces[n];
-      }
-      if (judged != nullptr) {
-        const auto count = [&](const Finding& f) {
-          ++summary.by_severity[f.severity];
-          summary.worst = std::max(summary.worst, f.severity);
-        };
-        for (const auto& f : judged->findings) count(f);
-        for (const auto& file : judged->files) {
-          for (const auto& f : file.findings) count(f);
-        }
-      }
-      if (summary.by_severity.empty()) {
-        ++namespaces[0];
-      } else {
-        ++namespaces[static_cast<std::size_t>(summary.worst) + 1];
-        flagged.push_back(std::move(summary));
-      }
-      for (std::size_t f = 0; f < ns.files.size(); ++f) {
-        const FileJudgement* file = judged != nullptr && f < judged->files.size() ? &judged->files[f] : nullptr;
-        if (file == nullptr || !file->verdict) {
-          ++files.back();
-        } else {
-          ++files[static_cast<std::size_t>(file->verdict->verdict)];
-        }
-      }
-    }
-  }
+  namespaces[0] = tally.namespaces - tally.flagged.size();
+  for (const auto& ns : tally.flagged) ++namespaces[static_cast<std::size_t>(ns.worst) + 1];
+  const auto& files = tally.files_by_verdict;  // [last]: not judged
+  static_assert(std::tuple_size_v<std::remove_cvref_t<decltype(files)>> == kVerdicts.size() + 1);
+  const std::size_t temp_dirs = tally.roots, attach_files = tally.attach_files, errors = tally.errors.size();
+  std::vector<AuditTally::FlaggedNamespace> flagged = tally.flagged;
   out.family("hsperfguard_audit_temp_dirs", "gauge", "Temp dirs the last audit looked at.");
   out.sample(static_cast<double>(temp_dirs));
   out.family("hsperfguard_audit_namespaces", "gauge",

@@ -15,6 +15,7 @@
 namespace hsperfguard {
 
 struct AuditResult;
+struct AuditTally;
 struct ReapRun;
 
 // A label value escaped for the exposition format: backslash, double quote and newline
@@ -37,6 +38,10 @@ struct MetricsBuild {
 // findings; the reap: exit status 0). Sets the last-success timestamp to this run's end.
 std::string audit_metrics_text(const AuditResult& result, bool success, const MetricsBuild& build,
                                const MetricSamples& previous);
+// The same from a tally (a streamed audit keeps no namespaces): `result` needs its roots'
+// platform, the policy and the times only.
+std::string audit_metrics_text(const AuditResult& result, const AuditTally& tally, bool success,
+                               const MetricsBuild& build, const MetricSamples& previous);
 std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBuild& build,
                               const MetricSamples& previous);
 

@@ -81,26 +81,23 @@ bool reap_run_succeeded(const ReapRun& run) {
   return !run.execution->interrupted && run.errors.empty() && count_outcomes(*run.execution).failed == 0;
 }
 
-bool record_audit_run(const AuditCommandOptions& options, const AuditResult& result, std::ostream& err) {
+bool record_audit_run(const AuditCommandOptions& options, const AuditResult& result,
+                      const AuditTally& tally, std::ostream& err) {
   bool written = true;
   if (options.metrics) {
-    const std::string text = audit_metrics_text(result, audit_run_succeeded(result), this_build(),
+    const std::string text = audit_metrics_text(result, tally, audit_run_succeeded(result), this_build(),
                                                 previous_samples(*options.metrics));
     written = write_metrics("audit", *options.metrics, text, err);
   }
   if (options.logger != nullptr && options.logger->options().logs_actions() && !options.logger->options().quiet) {
-    std::size_t findings = 0, namespaces = 0;
-    for_each_finding(result, [&](const Finding&) { ++findings; });
-    for (const auto& root : result.roots) namespaces += root.namespaces.size();
-    const auto worst = highest_severity(result);
-    const std::string worst_text = worst ? std::string(to_string(*worst)) : "none";
+    const std::string worst_text = tally.worst ? std::string(to_string(*tally.worst)) : "none";
     options.logger->log(LogLevel::info, "summary",
-                        std::to_string(findings) + " findings (worst: " + worst_text + ") in " +
-                            std::to_string(namespaces) + " namespaces, " +
+                        std::to_string(tally.findings) + " findings (worst: " + worst_text + ") in " +
+                            std::to_string(tally.namespaces) + " namespaces, " +
                             seconds_text(result.finished_at_ms - result.started_at_ms),
-                        {{"findings", findings},
+                        {{"findings", tally.findings},
                          {"worst_severity", worst_text},
-                         {"namespaces", namespaces},
+                         {"namespaces", tally.namespaces},
                          {"complete", !result.incomplete},
                          {"duration_seconds", static_cast<double>(result.finished_at_ms - result.started_at_ms) / 1000.0}});
   }

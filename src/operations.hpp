@@ -9,6 +9,7 @@ namespace hsperfguard {
 
 struct AuditCommandOptions;
 struct AuditResult;
+struct AuditTally;
 struct ReapCommandOptions;
 struct ReapRun;
 
@@ -21,7 +22,8 @@ bool reap_run_succeeded(const ReapRun& run);
 // (temp name in the same directory, then rename; mode 0644: node_exporter runs as another
 // user). Returns false, after writing the error to `err`, when the metrics file could not
 // be written.
-bool record_audit_run(const AuditCommandOptions& options, const AuditResult& result, std::ostream& err);
+bool record_audit_run(const AuditCommandOptions& options, const AuditResult& result,
+                      const AuditTally& tally, std::ostream& err);
 bool record_reap_run(const ReapCommandOptions& options, const ReapRun& run, std::ostream& err);
 
 }  // namespace hsperfguard

@@ -137,16 +137,20 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
   return rows;
 }
 
-void assign_blind_jvms(std::vector<TempRootFacts>& roots, const std::vector<JvmProcessFacts>& jvms) {
+void assign_blind_jvms(const TempRootFacts& root, NamespaceFacts& ns,
+                       const std::vector<JvmProcessFacts>& jvms) {
+  const InodeFacts* dir = root.opened ? &*root.opened : nullptr;
+  if (dir == nullptr) return;
   for (const auto& jvm : jvms) {
     if (!jvm.blind() || !jvm.user || !jvm.temp_dir_dev || !jvm.temp_dir_ino) continue;
-    for (auto& root : roots) {
-      const InodeFacts* dir = root.opened ? &*root.opened : nullptr;
-      if (dir == nullptr || dir->dev != *jvm.temp_dir_dev || dir->ino != *jvm.temp_dir_ino) continue;
-      for (auto& ns : root.namespaces) {
-        if (ns.user_suffix == *jvm.user) ns.blind_jvms.push_back(jvm.process);
-      }
-    }
+    if (dir->dev != *jvm.temp_dir_dev || dir->ino != *jvm.temp_dir_ino) continue;
+    if (ns.user_suffix == *jvm.user) ns.blind_jvms.push_back(jvm.process);
+  }
+}
+
+void assign_blind_jvms(std::vector<TempRootFacts>& roots, const std::vector<JvmProcessFacts>& jvms) {
+  for (auto& root : roots) {
+    for (auto& ns : root.namespaces) assign_blind_jvms(root, ns, jvms);
   }
 }
 

@@ -51,6 +51,9 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
 // Puts every blind JVM into the blind_jvms of the namespace HotSpot would have used for it:
 // hsperfdata_<its user> in the temp root whose directory is its /tmp.
 void assign_blind_jvms(std::vector<TempRootFacts>& roots, const std::vector<JvmProcessFacts>& jvms);
+// The same for one namespace of `root` (a streamed audit has one namespace at a time).
+void assign_blind_jvms(const TempRootFacts& root, NamespaceFacts& ns,
+                       const std::vector<JvmProcessFacts>& jvms);
 
 // Text: a header and one line per row (hostile text escaped, control characters shown as
 // '?'); `now_ms` for the uptime column.

@@ -149,18 +149,6 @@ json region_summary_json(const std::optional<RegionSummary>& summary) {
   return j;
 }
 
-struct Counts {
-  std::map<Severity, std::size_t> by_severity;
-  std::map<std::string, std::size_t> by_rule;
-  std::size_t total = 0;
-  void add(const Findings& findings) {
-    for (const auto& f : findings) {
-      ++by_severity[f.severity];
-      ++by_rule[f.rule];
-      ++total;
-    }
-  }
-};
 
 }  // namespace
 
@@ -170,7 +158,9 @@ json inode_to_json(const std::optional<InodeFacts>& inode) { return inode_json(i
 
 namespace {
 
-json report_header_json(const AuditResult& result, const ReportContext& context) {
+// The members known when an audit starts; a streamed report writes them first.
+json report_opening_json(const ReportContext& context, const std::string& profile,
+                         std::int64_t started_at_ms) {
   json report;
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "hsperfguard"}, {"version", kVersion}, {"build", kBuildInfo}};
@@ -179,12 +169,9 @@ json report_header_json(const AuditResult& result, const ReportContext& context)
                     {"kernel", escape_non_utf8(context.host.kernel)},
                     {"euid", context.host.euid}};
   report["command"] = context.command;
-  report["profile"] = result.policy.name;
+  report["profile"] = profile;
   report["fail_on"] = to_string(context.fail_on);
-  report["started_at"] = format_utc_millis(result.started_at_ms);
-  report["finished_at"] = format_utc_millis(result.finished_at_ms);
-  report["duration_ms"] = result.finished_at_ms - result.started_at_ms;
-  report["complete"] = !result.incomplete;
+  report["started_at"] = format_utc_millis(started_at_ms);
   return report;
 }
 
@@ -402,63 +389,63 @@ json attach_json(std::size_t r, const AttachFacts& af, const Findings& findings)
   return ja;
 }
 
-// The parts of the report that summarise every file: computed in one pass over the
-// judgements, without building any file's JSON.
-struct ReportTotals {
-  Counts counts;
-  std::size_t namespaces = 0;
-  std::size_t files = 0;
-  std::map<std::string, std::size_t> by_verdict;
-  json errors = json::array();
-};
+json summary_json(const AuditTally& tally) {
+  json by_severity = json::object();
+  for (Severity sev : {Severity::info, Severity::low, Severity::medium, Severity::high, Severity::critical}) {
+    const auto it = tally.by_severity.find(sev);
+    by_severity[std::string(to_string(sev))] = it == tally.by_severity.end() ? 0 : it->second;
+  }
+  json by_rule = json::object();
+  for (const auto& [rule, n] : tally.by_rule) by_rule[rule] = n;
+  json by_verdict = json::object();
+  for (std::size_t v = 0; v + 1 < tally.files_by_verdict.size(); ++v) {
+    if (tally.files_by_verdict[v] > 0) {
+      by_verdict[std::string(to_string(static_cast<Verdict>(v)))] = tally.files_by_verdict[v];
+    }
+  }
+  return {{"findings", tally.findings},
+          {"by_severity", by_severity},
+          {"by_rule", by_rule},
+          {"roots", tally.roots},
+          {"namespaces", tally.namespaces},
+          {"files", tally.files},
+          {"files_by_verdict", by_verdict},
+          {"errors", tally.errors.size()},
+          {"highest_severity", tally.worst ? json(to_string(*tally.worst)) : json(nullptr)}};
+}
 
-ReportTotals report_totals(const AuditResult& result) {
-  ReportTotals t;
+json all_errors_json(const AuditTally& tally) {
+  json errors = json::array();
+  for (const auto& e : tally.errors) errors.push_back(error_json(e));
+  return errors;
+}
+
+// The members known when an audit ends: the temp dirs with their own findings, the attach
+// files, the summary and every error. `result` needs its roots and root-level judgements
+// only (a streamed audit has dropped the namespaces by then).
+json report_closing_json(const AuditResult& result, const AuditTally& tally) {
+  json report;
+  json roots = json::array();
+  json attach = json::array();
   for (std::size_t r = 0; r < result.roots.size(); ++r) {
     const auto& root = result.roots[r];
     const auto& rj = result.judgements.at(r);
-    t.counts.add(rj.findings);
-    for (const auto& e : root.errors) t.errors.push_back(error_json(e));
-    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
-      const auto& ns = root.namespaces[n];
-      const auto& nj = rj.namespaces.at(n);
-      t.counts.add(nj.findings);
-      for (const auto& e : ns.errors) t.errors.push_back(error_json(e));
-      for (std::size_t f = 0; f < ns.files.size(); ++f) {
-        const auto& fj = nj.files.at(f);
-        t.counts.add(fj.findings);
-        for (const auto& e : ns.files[f].errors) t.errors.push_back(error_json(e));
-        if (fj.verdict) ++t.by_verdict[std::string(to_string(fj.verdict->verdict))];
-      }
-      t.files += ns.files.size();
-      ++t.namespaces;
-    }
+    roots.push_back(root_json(root, rj));
     for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
-      t.counts.add(rj.attach_files.at(a));
-      for (const auto& e : root.attach_files[a].errors) t.errors.push_back(error_json(e));
+      attach.push_back(attach_json(r, root.attach_files[a], rj.attach_files.at(a)));
     }
   }
-  return t;
+  report["roots"] = std::move(roots);
+  report["attach"] = std::move(attach);
+  report["summary"] = summary_json(tally);
+  report["errors"] = all_errors_json(tally);
+  report["finished_at"] = format_utc_millis(result.finished_at_ms);
+  report["duration_ms"] = result.finished_at_ms - result.started_at_ms;
+  report["complete"] = !result.incomplete;
+  return report;
 }
 
-json summary_json(const AuditResult& result, ReportTotals& totals) {
-  json by_severity = json::object();
-  for (Severity s : {Severity::info, Severity::low, Severity::medium, Severity::high, Severity::critical}) {
-    by_severity[std::string(to_string(s))] = totals.counts.by_severity[s];
-  }
-  json by_rule = json::object();
-  for (const auto& [rule, n] : totals.counts.by_rule) by_rule[rule] = n;
-  const auto worst = highest_severity(result);
-  return {{"findings", totals.counts.total},
-          {"by_severity", by_severity},
-          {"by_rule", by_rule},
-          {"roots", result.roots.size()},
-          {"namespaces", totals.namespaces},
-          {"files", totals.files},
-          {"files_by_verdict", totals.by_verdict},
-          {"errors", totals.errors.size()},
-          {"highest_severity", worst ? json(to_string(*worst)) : json(nullptr)}};
-}
+}  // namespace
 
 // Pretty-prints (indent 2) as dump_json would print the whole document, one value at a time,
 // except that each file's record is one compact line: a report of any size needs memory for
@@ -525,22 +512,17 @@ class StreamingWriter {
   void maybe_flush() {
     if (buffer_.size() >= kFlushAt) flush();
   }
-  const std::function<void(std::string_view)>& sink_;
+  std::function<void(std::string_view)> sink_;  // a copy: the caller's may be a temporary
   std::string buffer_;
   nlohmann::detail::serializer<json> serializer_;
 };
 
-}  // namespace
-
 json audit_report_json(const AuditResult& result, const ReportContext& context) {
-  json report = report_header_json(result, context);
-  json roots = json::array();
+  json report = report_opening_json(context, result.policy.name, result.started_at_ms);
   json namespaces = json::array();
-  json attach = json::array();
   for (std::size_t r = 0; r < result.roots.size(); ++r) {
     const auto& root = result.roots[r];
     const auto& rj = result.judgements.at(r);
-    roots.push_back(root_json(root, rj));
     for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
       const auto& ns = root.namespaces[n];
       const auto& nj = rj.namespaces.at(n);
@@ -551,94 +533,77 @@ json audit_report_json(const AuditResult& result, const ReportContext& context) 
       }
       namespaces.push_back(std::move(jn));
     }
-    for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
-      attach.push_back(attach_json(r, root.attach_files[a], rj.attach_files.at(a)));
-    }
   }
-  report["roots"] = std::move(roots);
   report["namespaces"] = std::move(namespaces);
-  report["attach"] = std::move(attach);
-  ReportTotals totals = report_totals(result);
-  report["summary"] = summary_json(result, totals);
-  report["errors"] = std::move(totals.errors);
+  json closing = report_closing_json(result, tally_result(result));
+  for (auto& [key, value] : closing.items()) report[key] = std::move(value);
   return report;
+}
+
+AuditJsonWriter::AuditJsonWriter(const ReportContext& context, const std::string& profile,
+                                 std::int64_t started_at_ms, const std::function<void(std::string_view)>& sink)
+    : out_(std::make_unique<StreamingWriter>(sink)) {
+  out_->raw("{");
+  const json opening = report_opening_json(context, profile, started_at_ms);
+  for (const auto& [name, member] : opening.items()) {
+    out_->key(1, name, first_member_);
+    out_->value(member, 1);
+  }
+  out_->key(1, "namespaces", first_member_);
+  out_->raw("[");
+}
+
+AuditJsonWriter::~AuditJsonWriter() = default;
+
+void AuditJsonWriter::add_namespace(std::size_t root_index, const TempRootFacts& root,
+                                    const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+  StreamingWriter& out = *out_;
+  const LivenessSettings liveness = liveness_settings_for(root);
+  out.element(2, first_namespace_);
+  out.raw("{");
+  bool first_field = true;
+  const json header = namespace_json(root_index, ns, nj);
+  for (const auto& [field, value] : header.items()) {
+    out.key(3, field, first_field);
+    if (field != "files") {
+      out.value(value, 3);
+      continue;
+    }
+    out.raw("[");
+    bool first_file = true;
+    for (std::size_t f = 0; f < ns.files.size(); ++f) {
+      out.element(4, first_file);
+      append_file_record(out.buffer(), ns.files[f], nj.files.at(f), liveness);
+      out.raw("");  // flushes at the mark
+    }
+    out.close(']', 3, first_file);
+  }
+  out.close('}', 2, first_field);
+}
+
+void AuditJsonWriter::finish(const AuditResult& result, const AuditTally& tally) {
+  StreamingWriter& out = *out_;
+  out.close(']', 1, first_namespace_);
+  const json closing = report_closing_json(result, tally);
+  for (const auto& [name, member] : closing.items()) {
+    out.key(1, name, first_member_);
+    out.value(member, 1);
+  }
+  out.close('}', 0, first_member_);
+  out.raw("\n");
+  out.flush();
 }
 
 void write_audit_report_json(const AuditResult& result, const ReportContext& context,
                              const std::function<void(std::string_view)>& sink) {
-  StreamingWriter out(sink);
-  json members = report_header_json(result, context);
-  ReportTotals totals = report_totals(result);
-  members["summary"] = summary_json(result, totals);
-  members["errors"] = std::move(totals.errors);
-  // Placeholders for the streamed arrays, so every member comes in the DOM's (sorted) order.
-  members["roots"] = json::array();
-  members["namespaces"] = json::array();
-  members["attach"] = json::array();
-  out.raw("{");
-  bool first_member = true;
-  for (const auto& [name, member] : members.items()) {
-    out.key(1, name, first_member);
-    if (name == "roots") {
-      out.raw("[");
-      bool first = true;
-      for (std::size_t r = 0; r < result.roots.size(); ++r) {
-        out.element(2, first);
-        out.value(root_json(result.roots[r], result.judgements.at(r)), 2);
-      }
-      out.close(']', 1, first);
-    } else if (name == "attach") {
-      out.raw("[");
-      bool first = true;
-      for (std::size_t r = 0; r < result.roots.size(); ++r) {
-        const auto& root = result.roots[r];
-        for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
-          out.element(2, first);
-          const auto& findings = result.judgements.at(r).attach_files.at(a);
-          out.value(attach_json(r, root.attach_files[a], findings), 2);
-        }
-      }
-      out.close(']', 1, first);
-    } else if (name == "namespaces") {
-      out.raw("[");
-      bool first = true;
-      for (std::size_t r = 0; r < result.roots.size(); ++r) {
-        const auto& root = result.roots[r];
-        const auto& rj = result.judgements.at(r);
-        for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
-          const auto& ns = root.namespaces[n];
-          const auto& nj = rj.namespaces.at(n);
-          const LivenessSettings liveness = liveness_settings_for(root);
-          out.element(2, first);
-          out.raw("{");
-          bool first_field = true;
-          const json header = namespace_json(r, ns, nj);
-          for (const auto& [field, value] : header.items()) {
-            out.key(3, field, first_field);
-            if (field != "files") {
-              out.value(value, 3);
-              continue;
-            }
-            out.raw("[");
-            bool first_file = true;
-            for (std::size_t f = 0; f < ns.files.size(); ++f) {
-              out.element(4, first_file);
-              append_file_record(out.buffer(), ns.files[f], nj.files.at(f), liveness);
-              out.raw("");  // flushes at the mark
-            }
-            out.close(']', 3, first_file);
-          }
-          out.close('}', 2, first_field);
-        }
-      }
-      out.close(']', 1, first);
-    } else {
-      out.value(member, 1);
+  AuditJsonWriter writer(context, result.policy.name, result.started_at_ms, sink);
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    const auto& root = result.roots[r];
+    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
+      writer.add_namespace(r, root, root.namespaces[n], result.judgements.at(r).namespaces.at(n));
     }
   }
-  out.close('}', 0, first_member);
-  out.raw("\n");
-  out.flush();
+  writer.finish(result, tally_result(result));
 }
 
 }  // namespace hsperfguard

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -23,9 +24,32 @@ inline constexpr const char* kReportSchema = "hsperfguard-report/1";
 
 nlohmann::json audit_report_json(const AuditResult& result, const ReportContext& context);
 
-// The same report (the same JSON document as audit_report_json), handed to `sink` in pieces:
-// memory stays that of one file's JSON, however many files were audited. Pretty-printed as
-// dump_json would, except each file's record, which is one compact line.
+class StreamingWriter;
+
+// The report written as the audit goes (the same JSON document as audit_report_json, members
+// in another order): the members known at the start, then each namespace as it is judged,
+// then the temp dirs, attach files, summary and errors. Pretty-printed as dump_json would,
+// except each file's record, which is one compact line. Memory is that of one namespace.
+class AuditJsonWriter {
+ public:
+  AuditJsonWriter(const ReportContext& context, const std::string& profile, std::int64_t started_at_ms,
+                  const std::function<void(std::string_view)>& sink);
+  ~AuditJsonWriter();
+  AuditJsonWriter(const AuditJsonWriter&) = delete;
+  AuditJsonWriter& operator=(const AuditJsonWriter&) = delete;
+
+  void add_namespace(std::size_t root_index, const TempRootFacts& root, const NamespaceFacts& ns,
+                     const NamespaceJudgement& judgement);
+  // `result`: every root (namespaces not needed), root-level judgements, times, completeness.
+  void finish(const AuditResult& result, const AuditTally& tally);
+
+ private:
+  std::unique_ptr<StreamingWriter> out_;
+  bool first_member_ = true;
+  bool first_namespace_ = true;
+};
+
+// A whole result through AuditJsonWriter.
 void write_audit_report_json(const AuditResult& result, const ReportContext& context,
                              const std::function<void(std::string_view)>& sink);
 

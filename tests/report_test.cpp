@@ -204,7 +204,34 @@ TEST(Report, StreamedReportIsTheDumpedDocument) {
   std::string streamed_empty;
   write_audit_report_json(empty, context,
                           [&](std::string_view piece) { streamed_empty.append(piece); });
-  EXPECT_EQ(streamed_empty, dump_json(audit_report_json(empty, context)) + "\n");
+  EXPECT_EQ(nlohmann::json::parse(streamed_empty), audit_report_json(empty, context));
+  // The members known at the start come first, the namespaces next, the summary last.
+  EXPECT_LT(streamed.find("\"started_at\""), streamed.find("\"namespaces\""));
+  EXPECT_LT(streamed.find("\"namespaces\""), streamed.find("\"summary\""));
+}
+
+// The writer hands namespaces to its sink as they are added, not at the end: an audit of any
+// size holds a few namespaces, never the report.
+TEST(Report, WriterStreamsEachNamespaceBeforeTheEnd) {
+  auto result = example_result();
+  NamespaceFacts big = result.roots[0].namespaces[0];
+  big.files.clear();
+  for (int pid = 1000; pid < 4000; ++pid) {  // over 1 MiB of records
+    big.files.push_back(backing_file(big.path, std::to_string(pid), 0600, 1001));
+  }
+  const NamespaceJudgement judged = judge_namespace(result.roots[0], big, result.policy);
+  std::size_t received = 0;
+  AuditJsonWriter writer(example_context(), result.policy.name, result.started_at_ms,
+                         [&](std::string_view piece) { received += piece.size(); });
+  std::size_t before = received;
+  for (int i = 0; i < 3; ++i) {
+    writer.add_namespace(0, result.roots[0], big, judged);
+    EXPECT_GT(received, before) << "namespace " << i << " was not written when it was added";
+    before = received;
+  }
+  const AuditTally tally = tally_result(result);
+  writer.finish(result, tally);
+  EXPECT_GT(received, before);
 }
 
 TEST(Report, GoldenExamplesInTheTreeAreSchemaValid) {

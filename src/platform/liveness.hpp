@@ -36,6 +36,15 @@ struct LivenessScope {
   std::vector<std::string> sharing_mount_namespaces;
 };
 
+// The scope of the namespaces of `root`, from its kind, container and sharing namespaces.
+inline LivenessScope liveness_scope_of(const TempRootFacts& root) {
+  LivenessScope scope;
+  scope.kind = root.kind;
+  scope.container = root.container;
+  scope.sharing_mount_namespaces = root.sharing_mount_namespaces;
+  return scope;
+}
+
 class LivenessGatherer {
  public:
   explicit LivenessGatherer(LivenessOptions options = {});

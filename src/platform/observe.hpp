@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -35,6 +36,20 @@ struct ObserveOptions {
   bool open_files = true;
 };
 
+// Observes a temp root whole: its namespaces are in the result. (src/observe.cpp, over the
+// streaming form below.)
 TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options);
+
+// Receives each namespace of a temp root, in name order, as soon as it and every namespace
+// before it are observed, on the thread that called observe_temp_root. `root` is the temp
+// dir as observed so far: its own facts, users resolved, no namespaces (its errors and
+// attach files may still grow until observe_temp_root returns). The consumer owns `ns`.
+using NamespaceConsumer = std::function<void(const TempRootFacts& root, NamespaceFacts&& ns)>;
+
+// The streaming form: observes the namespaces a few ahead of `consume` (so an audit of any
+// size holds a few namespaces' facts at a time) and returns the temp root without them.
+// Implemented per platform.
+TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
+                                const NamespaceConsumer& consume);
 
 }  // namespace hsperfguard::platform

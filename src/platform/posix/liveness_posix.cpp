@@ -145,10 +145,7 @@ const ProcessFacts& LivenessGatherer::process(std::int32_t pid) {
 }
 
 void LivenessGatherer::gather(TempRootFacts& root) {
-  LivenessScope scope;
-  scope.kind = root.kind;
-  scope.container = root.container;
-  scope.sharing_mount_namespaces = root.sharing_mount_namespaces;
+  const LivenessScope scope = liveness_scope_of(root);
   for (auto& ns : root.namespaces) gather(ns, scope);
 }
 

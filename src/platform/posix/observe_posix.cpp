@@ -22,8 +22,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -50,6 +52,8 @@ constexpr std::size_t kFirstRead = 16384;
 // Without a prologue that says otherwise, the bytes parsed and reported: one page.
 constexpr std::size_t kPrologueRead = 4096;
 constexpr unsigned kMaxWorkers = 2;
+// How far the workers may observe ahead of the namespace being consumed (judged, written).
+constexpr std::size_t kLookahead = 4;
 
 constexpr unsigned kStatxMask = STATX_BASIC_STATS | STATX_MNT_ID;
 constexpr int kEntryStatFlags = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC;
@@ -374,7 +378,8 @@ unsigned worker_count(std::size_t work_items) {
 
 }  // namespace
 
-TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options) {
+TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
+                                const NamespaceConsumer& consume) {
   TempRootFacts facts;
   facts.kind = spec.kind;
   facts.platform = Platform::posix;
@@ -421,11 +426,12 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     facts.errors.push_back(make_error(display, "getdents64", err));
   }
   std::sort(names.begin(), names.end());
+  std::vector<NamespaceFacts> namespaces;  // listed; handed to `consume` one by one
   std::vector<std::size_t> to_enter;
   for (auto& name : names) {
     const std::string_view n = name;
     if (n.starts_with(kNamespacePrefix)) {
-      NamespaceFacts& ns = facts.namespaces.emplace_back();
+      NamespaceFacts& ns = namespaces.emplace_back();
       ns.name = std::move(name);
       ns.user_suffix = ns.name.substr(kNamespacePrefix.size());
       ns.path = join(display, ns.name);
@@ -440,7 +446,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
         ns.errors.push_back(
             ObservationError{ns.path, "openat", EXDEV, "on another mount: not entered"});
       } else if (st.inode.kind == FileKind::directory) {
-        to_enter.push_back(facts.namespaces.size() - 1);
+        to_enter.push_back(namespaces.size() - 1);
       }
     } else if (n.starts_with(kListenerPrefix) || n.starts_with(kTriggerPrefix)) {
       AttachFacts& a = facts.attach_files.emplace_back();
@@ -460,39 +466,85 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     }
   }
 
-  // Enter the namespaces, shared between workers by an atomic cursor.
+  // Enter the namespaces, shared between workers by an atomic cursor, at most kLookahead
+  // namespaces ahead of the consumer, which takes them in order on this thread.
   const Observer observer(options, facts.max_pid, temp.get());
+  // Users on this thread only: the database caches and is not shared between threads.
+  auto users = foreign ? root_user_database_at(root_fd.get(), spec.root) : host_user_database();
+  std::vector<char> entered(namespaces.size(), 0), done(namespaces.size(), 0);
+  for (const std::size_t n : to_enter) entered[n] = 1;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t consumed = 0;
+  bool stopping = false;
   std::atomic<std::size_t> next{0};
   auto work = [&](Scratch& scratch) {
     for (;;) {
       const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
       if (i >= to_enter.size()) break;
-      observer.enter_namespace(facts.namespaces[to_enter[i]], scratch);
+      const std::size_t n = to_enter[i];
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stopping || n < consumed + kLookahead; });
+        if (stopping) break;
+      }
+      observer.enter_namespace(namespaces[n], scratch);
+      {
+        const std::lock_guard lock(mutex);
+        done[n] = 1;
+      }
+      changed.notify_all();
     }
   };
   std::vector<std::thread> helpers;
-  std::vector<Scratch> helper_scratch(std::max(1u, worker_count(to_enter.size())) - 1);
+  std::vector<Scratch> helper_scratch(worker_count(to_enter.size()));
   for (auto& scratch : helper_scratch) {
     try {
       helpers.emplace_back(work, std::ref(scratch));
     } catch (const std::system_error&) {
-      break;  // no thread: this one does all the work
+      break;
     }
   }
-  work(main_scratch);
-  for (auto& t : helpers) t.join();
-
-  // Users, after the workers: the database caches and is not shared between threads.
-  auto users = foreign ? root_user_database_at(root_fd.get(), spec.root) : host_user_database();
-  bool reported = false;
-  for (auto& ns : facts.namespaces) {
-    ns.user = users->find_user(ns.user_suffix);
-    ns.user_lookup_failed = users->failed();
-    if (ns.user_lookup_failed && !reported) {
-      if (auto e = users->error()) facts.errors.push_back(std::move(*e));
-      reported = true;
+  auto stop = [&] {
+    {
+      const std::lock_guard lock(mutex);
+      stopping = true;
     }
+    changed.notify_all();
+    for (auto& t : helpers) t.join();
+  };
+  try {
+    bool reported = false;
+    for (std::size_t n = 0; n < namespaces.size(); ++n) {
+      if (entered[n] != 0) {
+        if (helpers.empty()) {
+          observer.enter_namespace(namespaces[n], main_scratch);  // no thread could start
+        } else {
+          std::unique_lock lock(mutex);
+          changed.wait(lock, [&] { return done[n] != 0; });
+        }
+      }
+      NamespaceFacts& ns = namespaces[n];
+      ns.user = users->find_user(ns.user_suffix);
+      ns.user_lookup_failed = users->failed();
+      if (ns.user_lookup_failed && !reported) {
+        if (auto e = users->error()) facts.errors.push_back(std::move(*e));
+        reported = true;
+      }
+      NamespaceFacts taken = std::move(ns);
+      ns = NamespaceFacts{};  // its memory goes with the consumer
+      {
+        const std::lock_guard lock(mutex);
+        consumed = n + 1;
+      }
+      changed.notify_all();
+      consume(facts, std::move(taken));
+    }
+  } catch (...) {
+    stop();
+    throw;
   }
+  stop();
   return facts;
 }
 

@@ -55,9 +55,7 @@ LivenessGatherer::~LivenessGatherer() = default;
 const ProcessFacts& LivenessGatherer::process(std::int32_t pid) { return impl_->process(pid); }
 
 void LivenessGatherer::gather(TempRootFacts& root) {
-  LivenessScope scope;
-  scope.kind = root.kind;
-  scope.container = root.container;
+  const LivenessScope scope = liveness_scope_of(root);
   for (auto& ns : root.namespaces) gather(ns, scope);
 }
 

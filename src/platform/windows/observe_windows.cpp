@@ -240,7 +240,8 @@ NamespaceFacts observe_namespace(const TempRootFacts& root, const std::wstring& 
 
 }  // namespace
 
-TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options) {
+TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
+                                const NamespaceConsumer& consume) {
   TempRootFacts root;
   root.kind = spec.kind;
   root.platform = Platform::windows;
@@ -301,6 +302,10 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   if (list_error) root.errors.push_back(*list_error);
   std::sort(root.namespaces.begin(), root.namespaces.end(),
             [](const NamespaceFacts& a, const NamespaceFacts& b) { return a.name < b.name; });
+  // Observed whole (a Windows temp dir holds few namespaces), then handed over in order.
+  std::vector<NamespaceFacts> namespaces = std::move(root.namespaces);
+  root.namespaces.clear();
+  for (auto& ns : namespaces) consume(root, std::move(ns));
   return root;
 }
 
