@@ -36,6 +36,7 @@
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/reap.hpp"
+#include "platform/reap_ledger.hpp"
 
 namespace hsperfguard::platform {
 namespace {
@@ -45,12 +46,6 @@ using Clock = std::chrono::steady_clock;
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 constexpr unsigned kStatxMask = STATX_BASIC_STATS | STATX_MNT_ID;
 constexpr int kNameStat = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC;
-
-std::int64_t epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 struct Seen {
   std::uint64_t dev = 0;
@@ -177,97 +172,42 @@ class ThreadIdentity {
 class Executor {
  public:
   Executor(const Plan& plan, const ExecuteOptions& options, ExecutionResult& result)
-      : plan_(plan), options_(options), result_(result) {}
+      : plan_(plan), ledger_(plan, options, result) {}
 
   void run() {
-    // Every removal gets a record, in plan order; those never reached stay not_attempted.
-    slot_of_.assign(plan_.items.size(), kNoSlot);
-    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
-      if (plan_.items[i].action != ReapAction::remove) continue;
-      slot_of_[i] = result_.actions.size();
-      ReapActionRecord& r = result_.actions.emplace_back();
-      r.item = i;
-      r.outcome = ReapOutcome::not_attempted;
-    }
-    if (result_.actions.empty()) return;
-
-    for (const RootPlan& root : plan_.roots) run_root(root);
-    if (halted_reason_ == "deadline") result_.deadline_reached = true;
-    if (halted_reason_ == "interrupted") result_.interrupted = true;
-    for (auto& r : result_.actions) {
-      if (r.outcome == ReapOutcome::not_attempted && r.detail.empty()) {
-        r.detail = halted_reason_.empty() ? "not-reached" : halted_reason_;
-      }
-    }
+    ledger_.run([&](const RootPlan& root, const ExecutionLedger::RootWork& work) { run_root(root, work); });
   }
 
  private:
-  static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+  using Batch = ExecutionLedger::Batch;
 
-  // Items of one namespace (its files, then its directory) or the attach files of a root.
-  struct Batch {
-    std::optional<std::size_t> ns;  // Plan::namespaces index
-    std::vector<std::size_t> items;
-  };
-
-  void run_root(const RootPlan& root) {
-    std::vector<Batch> batches;
-    Batch attach;
-    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
-      const PlanItem& item = plan_.items[i];
-      if (item.root != root.root || item.action != ReapAction::remove) continue;
-      if (item.subject == ReapSubject::attach_file) {
-        attach.items.push_back(i);
-      } else if (batches.empty() || batches.back().ns != item.ns) {
-        batches.push_back(Batch{item.ns, {i}});
-      } else {
-        batches.back().items.push_back(i);
-      }
-    }
-    if (batches.empty() && attach.items.empty()) return;
-
+  void run_root(const RootPlan& root, const ExecutionLedger::RootWork& work) {
     UniqueFd temp = open_temp_dir(root);
     if (!temp.valid()) return;
     Seen temp_seen;
     if (const int err = stat_at(temp.get(), "", AT_EMPTY_PATH, temp_seen); err != 0) {
-      fail_root(root, make_error(root.temp_dir, "statx", err), "temp-dir-changed");
+      ledger_.fail_root(root, make_error(root.temp_dir, "statx", err), "temp-dir-changed");
       return;
     }
     if (!root.expected || temp_seen.dev != root.expected->dev ||
         temp_seen.ino != root.expected->ino || temp_seen.kind != FileKind::directory) {
-      fail_root(root, ObservationError{root.temp_dir, "open", 0, "replaced since it was observed"},
-                "temp-dir-changed");
+      ledger_.fail_root(root, ObservationError{root.temp_dir, "open", 0, "replaced since it was observed"},
+                        "temp-dir-changed");
       return;
     }
     const Place temp_place{temp_seen.dev, temp_seen.mount_id};
 
     // Namespaces are shared between acting threads; each thread has its own identity.
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
+    ledger_.share(work.namespaces.size(), [&](const ExecutionLedger::NextBatch& next) {
       ThreadIdentity identity;
-      for (;;) {
-        const std::size_t b = next.fetch_add(1, std::memory_order_relaxed);
-        if (b >= batches.size()) break;
-        run_namespace(temp.get(), temp_place, batches[b], identity);
+      while (const auto b = next()) {
+        run_namespace(temp.get(), temp_place, work.namespaces[*b], identity);
         identity.restore();
       }
-    };
-    const unsigned threads = static_cast<unsigned>(
-        std::min<std::size_t>({std::max(1u, options_.max_threads), batches.size(),
-                               std::max(1u, std::thread::hardware_concurrency())}));
-    std::vector<std::thread> helpers;
-    for (unsigned t = 1; t < threads; ++t) {
-      try {
-        helpers.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;  // no thread: this one does all the work
-      }
-    }
-    work();
-    for (auto& t : helpers) t.join();
+    });
 
     ThreadIdentity identity;
-    for (const std::size_t i : attach.items) {
+    for (const std::size_t i : work.attach) {
       if (halted()) break;
       const PlanItem& item = plan_.items[i];
       if (item.acting) {
@@ -422,14 +362,7 @@ class Executor {
     settle(i, ReapOutcome::removed, flags == AT_REMOVEDIR ? "removed-directory" : "unlinked");
   }
 
-  bool write_ahead(std::size_t i) {
-    if (!options_.before_unlink) return true;
-    std::lock_guard<std::mutex> lock(callback_mutex_);
-    if (options_.before_unlink(plan_.items[i])) return true;
-    halt("journal-failed");
-    settle_locked(i, ReapOutcome::not_attempted, "journal-failed", std::nullopt);
-    return false;
-  }
+  bool write_ahead(std::size_t i) { return ledger_.write_ahead(i); }
 
   void settle_errno(std::size_t i, int err, const char* op) {
     if (err == ENOENT) return settle(i, ReapOutcome::vanished, "not-found");
@@ -442,63 +375,16 @@ class Executor {
 
   void settle(std::size_t i, ReapOutcome outcome, const char* detail,
               std::optional<ObservationError> error = std::nullopt) {
-    std::lock_guard<std::mutex> lock(callback_mutex_);
-    settle_locked(i, outcome, detail, std::move(error));
+    ledger_.settle(i, outcome, detail, std::move(error));
   }
-
-  void settle_locked(std::size_t i, ReapOutcome outcome, const char* detail,
-                     std::optional<ObservationError> error) {
-    if (slot_of_[i] == kNoSlot) return;
-    ReapActionRecord& r = result_.actions[slot_of_[i]];
-    r.outcome = outcome;
-    r.detail = detail;
-    r.error = std::move(error);
-    r.at_ms = epoch_ms();
-    if (options_.on_action && outcome != ReapOutcome::not_attempted) {
-      options_.on_action(plan_.items[i], r);
-    }
-  }
-
   void fail_root(const RootPlan& root, const ObservationError& e, const char* detail) {
-    record_error(e);
-    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
-      if (plan_.items[i].root == root.root && plan_.items[i].action == ReapAction::remove) {
-        settle(i, ReapOutcome::failed, detail, e);
-      }
-    }
+    ledger_.fail_root(root, e, detail);
   }
-
-  void record_error(const ObservationError& e) {
-    std::lock_guard<std::mutex> lock(callback_mutex_);
-    result_.errors.push_back(e);
-  }
-
-  bool halted() {
-    if (stopped_.load(std::memory_order_relaxed)) return true;
-    if (options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed)) {
-      halt("interrupted");
-      return true;
-    }
-    if (options_.deadline && Clock::now() >= *options_.deadline) {
-      halt("deadline");
-      return true;
-    }
-    return false;
-  }
-
-  void halt(const char* why) {
-    std::lock_guard<std::mutex> lock(halt_mutex_);
-    if (!stopped_.exchange(true)) halted_reason_ = why;
-  }
+  void record_error(const ObservationError& e) { ledger_.record_error(e); }
+  bool halted() { return ledger_.halted(); }
 
   const Plan& plan_;
-  const ExecuteOptions& options_;
-  ExecutionResult& result_;
-  std::vector<std::size_t> slot_of_;
-  std::mutex callback_mutex_;
-  std::mutex halt_mutex_;
-  std::atomic<bool> stopped_{false};
-  std::string halted_reason_;
+  ExecutionLedger ledger_;
 };
 
 }  // namespace

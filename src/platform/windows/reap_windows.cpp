@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "platform/reap.hpp"
+#include "platform/reap_ledger.hpp"
 #include "platform/windows/win_util.hpp"
 
 namespace hsperfguard::platform {
@@ -46,12 +47,6 @@ using win::UniqueHandle;
 using win::widen;
 
 constexpr DWORD kNoFollow = FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS;
-
-std::int64_t epoch_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // What a handle says about the object it holds.
 struct Seen {
@@ -87,52 +82,16 @@ bool all_digits(const std::string& name) {
 class Executor {
  public:
   Executor(const Plan& plan, const ExecuteOptions& options, ExecutionResult& result)
-      : plan_(plan), options_(options), result_(result) {}
+      : plan_(plan), ledger_(plan, options, result) {}
 
   void run() {
-    slot_of_.assign(plan_.items.size(), kNoSlot);
-    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
-      if (plan_.items[i].action != ReapAction::remove) continue;
-      slot_of_[i] = result_.actions.size();
-      ReapActionRecord& r = result_.actions.emplace_back();
-      r.item = i;
-      r.outcome = ReapOutcome::not_attempted;
-    }
-    if (result_.actions.empty()) return;
-    for (const RootPlan& root : plan_.roots) run_root(root);
-    if (halted_reason_ == "deadline") result_.deadline_reached = true;
-    if (halted_reason_ == "interrupted") result_.interrupted = true;
-    for (auto& r : result_.actions) {
-      if (r.outcome == ReapOutcome::not_attempted && r.detail.empty()) {
-        r.detail = halted_reason_.empty() ? "not-reached" : halted_reason_;
-      }
-    }
+    ledger_.run([&](const RootPlan& root, const ExecutionLedger::RootWork& work) { run_root(root, work); });
   }
 
  private:
-  static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+  using Batch = ExecutionLedger::Batch;
 
-  struct Batch {
-    std::optional<std::size_t> ns;
-    std::vector<std::size_t> items;
-  };
-
-  void run_root(const RootPlan& root) {
-    std::vector<Batch> batches;
-    Batch attach;
-    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
-      const PlanItem& item = plan_.items[i];
-      if (item.root != root.root || item.action != ReapAction::remove) continue;
-      if (item.subject == ReapSubject::attach_file) {
-        attach.items.push_back(i);
-      } else if (batches.empty() || batches.back().ns != item.ns) {
-        batches.push_back(Batch{item.ns, {i}});
-      } else {
-        batches.back().items.push_back(i);
-      }
-    }
-    if (batches.empty() && attach.items.empty()) return;
-
+  void run_root(const RootPlan& root, const ExecutionLedger::RootWork& work) {
     const std::wstring temp_path = win::temp_dir_path(root.kind, root.root_dir, root.temp_dir);
     ObservationError error;
     auto temp = win::pin_directory(temp_path, &error);
@@ -143,29 +102,11 @@ class Executor {
     }
 
     // Namespaces are shared between acting threads (no identity to switch: any thread will do).
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-      for (;;) {
-        const std::size_t b = next.fetch_add(1, std::memory_order_relaxed);
-        if (b >= batches.size()) break;
-        run_namespace(temp_path, temp->facts.dev, batches[b]);
-      }
-    };
-    const unsigned threads = static_cast<unsigned>(
-        std::min<std::size_t>({std::max(1u, options_.max_threads), batches.size(),
-                               std::max(1u, std::thread::hardware_concurrency())}));
-    std::vector<std::thread> helpers;
-    for (unsigned t = 1; t < threads; ++t) {
-      try {
-        helpers.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;
-      }
-    }
-    work();
-    for (auto& t : helpers) t.join();
+    ledger_.share(work.namespaces.size(), [&](const ExecutionLedger::NextBatch& next) {
+      while (const auto b = next()) run_namespace(temp_path, temp->facts.dev, work.namespaces[*b]);
+    });
 
-    for (const std::size_t i : attach.items) {
+    for (const std::size_t i : work.attach) {
       if (halted()) break;
       remove_entry(temp_path, temp->facts.dev, i, std::nullopt);
     }
@@ -279,14 +220,7 @@ class Executor {
     settle(i, ReapOutcome::removed, directory ? "removed-directory" : "unlinked");
   }
 
-  bool write_ahead(std::size_t i) {
-    if (!options_.before_unlink) return true;
-    std::lock_guard<std::mutex> lock(callback_mutex_);
-    if (options_.before_unlink(plan_.items[i])) return true;
-    halt("journal-failed");
-    settle_locked(i, ReapOutcome::not_attempted, "journal-failed", std::nullopt);
-    return false;
-  }
+  bool write_ahead(std::size_t i) { return ledger_.write_ahead(i); }
 
   void settle_error(std::size_t i, DWORD error, const char* op) {
     if (not_found(error)) return settle(i, ReapOutcome::vanished, "not-found");
@@ -295,60 +229,16 @@ class Executor {
 
   void settle(std::size_t i, ReapOutcome outcome, const char* detail,
               std::optional<ObservationError> error = std::nullopt) {
-    std::lock_guard<std::mutex> lock(callback_mutex_);
-    settle_locked(i, outcome, detail, std::move(error));
+    ledger_.settle(i, outcome, detail, std::move(error));
   }
-
-  void settle_locked(std::size_t i, ReapOutcome outcome, const char* detail, std::optional<ObservationError> error) {
-    if (slot_of_[i] == kNoSlot) return;
-    ReapActionRecord& r = result_.actions[slot_of_[i]];
-    r.outcome = outcome;
-    r.detail = detail;
-    r.error = std::move(error);
-    r.at_ms = epoch_ms();
-    if (options_.on_action && outcome != ReapOutcome::not_attempted) options_.on_action(plan_.items[i], r);
-  }
-
   void fail_root(const RootPlan& root, const ObservationError& e, const char* detail) {
-    record_error(e);
-    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
-      if (plan_.items[i].root == root.root && plan_.items[i].action == ReapAction::remove) {
-        settle(i, ReapOutcome::failed, detail, e);
-      }
-    }
+    ledger_.fail_root(root, e, detail);
   }
-
-  void record_error(const ObservationError& e) {
-    std::lock_guard<std::mutex> lock(callback_mutex_);
-    result_.errors.push_back(e);
-  }
-
-  bool halted() {
-    if (stopped_.load(std::memory_order_relaxed)) return true;
-    if (options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed)) {
-      halt("interrupted");
-      return true;
-    }
-    if (options_.deadline && Clock::now() >= *options_.deadline) {
-      halt("deadline");
-      return true;
-    }
-    return false;
-  }
-
-  void halt(const char* why) {
-    std::lock_guard<std::mutex> lock(halt_mutex_);
-    if (!stopped_.exchange(true)) halted_reason_ = why;
-  }
+  void record_error(const ObservationError& e) { ledger_.record_error(e); }
+  bool halted() { return ledger_.halted(); }
 
   const Plan& plan_;
-  const ExecuteOptions& options_;
-  ExecutionResult& result_;
-  std::vector<std::size_t> slot_of_;
-  std::mutex callback_mutex_;
-  std::mutex halt_mutex_;
-  std::atomic<bool> stopped_{false};
-  std::string halted_reason_;
+  ExecutionLedger ledger_;
 };
 
 // Owner (OWNER RIGHTS), SYSTEM and Administrators only, not inherited: for the lock file,
