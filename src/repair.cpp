@@ -1,5 +1,6 @@
 #include "repair.hpp"
 
+#include <functional>
 #include <map>
 
 #include "rule_catalog.hpp"
@@ -111,21 +112,18 @@ class Planner {
         dir_target().remove_default_acl = true;
         fix(f, *target, "default ACL removed");
       } else if (f.rule == "namespace.owner-mismatch") {
-        if (dir.uid != 0) {
-          left(f, "owned by uid " + std::to_string(dir.uid) + ", another user: never chowned");
-        } else if (context_.euid != 0) {
-          left(f, "restoring ownership needs root");
-        } else if (user_uid == 0) {
-          left(f, "the namespace is root's");
+        std::optional<std::string> blocker;
+        if (user_uid == 0) {
+          blocker = "the namespace is root's";
         } else if (writable_by_others) {
-          left(f, "owned by root but writable by others: what is in it cannot be trusted, so it "
-                  "is not given to the user (remove it and run `hsperfguard create`)");
-        } else {
-          RepairTarget& t = dir_target();
-          t.new_uid = user_uid;
-          t.new_gid = ns.user->gid;
-          fix(f, *target, "owner uid 0 -> " + std::to_string(user_uid));
+          blocker = "owned by root but writable by others: what is in it cannot be trusted, so it "
+                    "is not given to the user (remove it and run `hsperfguard create`)";
         }
+        restore_owner(f, dir.uid, "owned by uid " + std::to_string(dir.uid) + ", another user: never chowned",
+                      blocker, user_uid, ns.user->gid, [&] {
+                        dir_target();
+                        return *target;
+                      });
       } else {
         left(f, "repair has no fix for this rule on this platform");
       }
@@ -176,19 +174,16 @@ class Planner {
         if (f.rule == "file.acl") t.strip_access_acl = true;
         mode_items.push_back(fix(f, *target, ""));
       } else if (f.rule == "file.owner-mismatch") {
-        if (inode.uid != 0) {
-          left(f, "owned by uid " + std::to_string(inode.uid) +
-                      ", another user: a planted file is never chowned");
-        } else if (context_.euid != 0) {
-          left(f, "restoring ownership needs root");
-        } else if (ns.opened->uid != user_uid) {
-          left(f, "the namespace itself is not yet owned by its user: repair it first, then run repair again");
-        } else {
-          RepairTarget& t = file_target();
-          t.new_uid = user_uid;
-          t.new_gid = ns.user->gid;
-          fix(f, *target, "owner uid 0 -> " + std::to_string(user_uid));
+        std::optional<std::string> blocker;
+        if (ns.opened->uid != user_uid) {
+          blocker = "the namespace itself is not yet owned by its user: repair it first, then run repair again";
         }
+        restore_owner(f, inode.uid,
+                      "owned by uid " + std::to_string(inode.uid) + ", another user: a planted file is never chowned",
+                      blocker, user_uid, ns.user->gid, [&] {
+                        file_target();
+                        return *target;
+                      });
       } else {
         left(f, "repair has no fix for this rule on this platform");
       }
@@ -202,6 +197,22 @@ class Planner {
         }
       }
     }
+  }
+
+  // An owner-mismatch repair, of a namespace or of a file: only an entry that root owns is
+  // given to its user (another user's is never chowned), only by root, and only when nothing
+  // particular to the entry (`blocker`) stands in the way. `target` makes or finds the entry's
+  // target and returns its index.
+  void restore_owner(const Finding& f, std::uint32_t owner, const std::string& owned_by_another,
+                     const std::optional<std::string>& blocker, std::uint32_t user_uid,
+                     std::optional<std::uint32_t> user_gid, const std::function<std::size_t()>& target) {
+    if (owner != 0) return left(f, owned_by_another);
+    if (context_.euid != 0) return left(f, "restoring ownership needs root");
+    if (blocker) return left(f, *blocker);
+    const std::size_t t = target();
+    plan_.targets[t].new_uid = user_uid;
+    plan_.targets[t].new_gid = user_gid;
+    fix(f, t, "owner uid 0 -> " + std::to_string(user_uid));
   }
 
   // Findings of rules that are not repairable are left with their remediation; returns
