@@ -41,11 +41,9 @@ bool has_xattr(const std::string& path, const char* name) {
   return ::lgetxattr(path.c_str(), name, nullptr, 0) >= 0;
 }
 
-// `audit --format json` of `tmp`: the parsed report and its exit code.
+// `audit --format json --profile PROFILE` of `tmp`: the parsed report and its exit code.
 json audit_json(const std::string& tmp, int* exit_code, const std::string& profile = "default") {
-  const auto r = run_tool({"audit", "--tmpdir", tmp, "--format", "json", "--profile", profile});
-  *exit_code = r.exit_code;
-  return json::parse(r.out, nullptr, false);
+  return reaptest::audit_json(tmp, exit_code, {"--profile", profile});
 }
 
 // The tool run as nobody:nogroup with no supplementary groups, the way `setpriv` starts a
@@ -57,10 +55,7 @@ CommandResult run_tool_as_nobody(std::vector<std::string> args) {
   return run(argv);
 }
 
-bool acls_work(const std::string& dir) {
-  return run({"setfacl", "-m", "u:daemon:r", dir}).exit_code == 0 &&
-         run({"setfacl", "-b", dir}).exit_code == 0;
-}
+using reaptest::acls_work;
 
 // ---- Round trip: create, then audit ---------------------------------------------------------
 

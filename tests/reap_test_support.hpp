@@ -249,6 +249,22 @@ class HeldLock {
 };
 
 // A UNIX socket file at `path`, as a JVM's attach listener leaves it.
+// `hsperfguard audit --tmpdir TMP --format json EXTRA...`: the parsed report (discarded when
+// it is not JSON) and the exit code.
+inline nlohmann::json audit_json(const std::string& tmp, int* exit_code, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"audit", "--tmpdir", tmp, "--format", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = test::run_tool(args);
+  *exit_code = r.exit_code;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+// Whether POSIX ACLs can be set on `dir` (setfacl present, the file system supports them).
+inline bool acls_work(const std::string& dir) {
+  return test::have_program("setfacl") && test::run({"setfacl", "-m", "u:daemon:r", dir}).exit_code == 0 &&
+         test::run({"setfacl", "-b", dir}).exit_code == 0;
+}
+
 inline bool make_socket(const std::string& path) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;

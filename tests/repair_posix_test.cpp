@@ -34,11 +34,7 @@ struct stat lstat_of(const std::string& path) {
 
 mode_t mode_of(const std::string& path) { return lstat_of(path).st_mode & 07777; }
 
-json audit_json(const std::string& tmp, int* exit_code) {
-  const auto r = run_tool({"audit", "--tmpdir", tmp, "--format", "json"});
-  *exit_code = r.exit_code;
-  return json::parse(r.out, nullptr, false);
-}
+using reaptest::audit_json;
 
 // (rule, path) of every finding of an audit report.
 std::set<std::pair<std::string, std::string>> findings_of(const json& doc) {
@@ -54,10 +50,7 @@ std::set<std::pair<std::string, std::string>> findings_of(const json& doc) {
   return out;
 }
 
-bool acls_work(const std::string& dir) {
-  return have_program("setfacl") && run({"setfacl", "-m", "u:daemon:r", dir}).exit_code == 0 &&
-         run({"setfacl", "-b", dir}).exit_code == 0;
-}
+using reaptest::acls_work;
 
 // Every inode under `dir` (not following links): path -> (ino, uid, mode).
 std::map<std::string, std::tuple<ino_t, uid_t, mode_t>> tree_state(const std::string& dir) {
