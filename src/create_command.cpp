@@ -88,7 +88,8 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   // The user, as the system that owns the temp dir knows it.
   auto users = options.root ? platform::root_user_database(*options.root) : platform::host_user_database();
   const auto user = users->find_user(options.user);
-  if (!user || !user->uid) {
+  // POSIX accounts have a uid, Windows accounts a SID; either identifies the owner.
+  if (!user || (!user->uid && !user->sid)) {
     if (users->failed()) {
       if (auto e = users->error()) print_error(err, *e);
       err << "hsperfguard: create: the user database could not be read\n";
@@ -97,10 +98,12 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
     err << "hsperfguard: create: no such user: " << escape_non_utf8(options.user) << "\n";
     return kExitUsage;
   }
-  const std::uint32_t uid = *user->uid;
+  const std::uint32_t uid = user->uid.value_or(0);
   const std::uint32_t gid = user->gid.value_or(uid);
   const std::uint32_t euid = platform::observe_host().euid;
-  if (euid != 0 && euid != uid) {
+  // Without a uid (Windows) the primitive decides: it makes the user's SID the owner when
+  // the token may, and says so when it could not.
+  if (user->uid && euid != 0 && euid != uid) {
     // Making another user's namespace is exactly the squatting the audit reports.
     err << "hsperfguard: create: only root may create the namespace of another user (" << options.user
         << " is uid " << uid << ", this process runs as uid " << euid << ")\n";
@@ -130,8 +133,11 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
     print_findings(err, assessment.blocking_temp_dir, nullptr);
     return kExitRefused;
   }
-  const std::string ns_path = index ? before.namespaces[*index].path
-                                    : before.temp_dir + (before.temp_dir.ends_with('/') ? "" : "/") + name;
+  const std::string separator = before.platform == Platform::windows ? "\\" : "/";
+  const std::string ns_path =
+      index ? before.namespaces[*index].path
+            : before.temp_dir +
+                  (before.temp_dir.ends_with(separator) || before.temp_dir.ends_with('/') ? "" : separator) + name;
   if (!assessment.blocking.empty()) {
     err << "hsperfguard: create: refused: " << escape_non_utf8(ns_path)
         << " exists and is unsafe; it was left as it is:\n";
@@ -146,7 +152,8 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   request.uid = uid;
   request.gid = gid;
   request.mode = *mode;
-  request.chown = euid == 0 && uid != euid;
+  request.chown = user->uid && euid == 0 && uid != euid;
+  request.owner_sid = user->sid;
   if (index) {
     const NamespaceFacts& ns = before.namespaces[*index];
     if (!ns.opened) {
@@ -158,8 +165,13 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   }
   const platform::CreateResult made = platform::make_namespace(request);
   if (!made.ok()) return report_failure(err, made, escape_non_utf8(ns_path));
-  out << (made.created ? "created " : "verified ") << escape_non_utf8(ns_path) << " (owner " << options.user
-      << " uid " << made.made->uid << ", mode " << octal_mode(made.made->mode) << ")\n";
+  out << (made.created ? "created " : "verified ") << escape_non_utf8(ns_path) << " (owner " << options.user;
+  if (user->sid) {
+    out << " " << *user->sid << ", protected DACL)\n";  // Windows: no uid, no mode bits
+  } else {
+    out << " uid " << made.made->uid << ", mode " << octal_mode(made.made->mode) << ")\n";
+  }
+  for (const auto& note : made.notes) out << "note: " << escape_non_utf8(note) << "\n";
 
   if (options.pid) {
     platform::BackingFileRequest file;
@@ -170,15 +182,17 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
     file.uid = uid;
     file.gid = gid;
     file.chown = request.chown;
+    file.owner_sid = request.owner_sid;
     file.content = std::move(region->bytes);
-    const std::string file_path = ns_path + "/" + file.name;
+    const std::string file_path = ns_path + separator + file.name;
     const std::size_t size = file.content.size();
     const platform::CreateResult written = platform::make_backing_file(file);
     if (!written.ok()) {
       return report_failure(err, written, "backing file " + escape_non_utf8(file_path) + " (" + std::to_string(size) + " bytes)");
     }
-    out << "created " << escape_non_utf8(file_path) << " (" << size << " bytes, mode "
-        << octal_mode(written.made->mode) << ")\n";
+    out << "created " << escape_non_utf8(file_path) << " (" << size << " bytes, "
+        << (user->sid ? std::string("protected DACL") : "mode " + octal_mode(written.made->mode)) << ")\n";
+    for (const auto& note : written.notes) out << "note: " << escape_non_utf8(note) << "\n";
   }
 
   // What was made must audit clean by the same rules.
@@ -212,6 +226,8 @@ SubcommandHook add_create_command(CLI::App& app) {
       "no ACL, then judged by the audit's rules. An existing namespace that the rules fault is\n"
       "refused and left alone; each finding says whether `hsperfguard repair` fixes it.\n"
       "--pid makes a backing file (O_EXCL, 0600, space reserved first) with a valid region.\n"
+      "Windows: CreateDirectoryW / CreateFileW(CREATE_NEW) with a protected DACL owned by the\n"
+      "user's SID: HotSpot's masks, without Everyone reading a backing file's data.\n"
       "Exit codes: 0 made or verified, 2 usage error (also: no such user, another user's\n"
       "namespace when not root), 3 could not complete (I/O error, no space left: nothing is left\n"
       "behind), 4 refused (an existing namespace, backing file or the temp dir is unsafe or in\n"

@@ -21,7 +21,22 @@
 //   first and reopened through /proc/self/fd only once fstat proved them regular files (a
 //   FIFO or device swapped in is never opened). ACLs are set on the fd (libacl), the default
 //   ACL removed from the fd (its extended attribute), mode and owner with fchmod/fchown.
-// Windows: not supported yet; every call returns a clear error.
+// Windows (platform/windows/create_windows.cpp): `create` only; repair says "not supported".
+// - the temp dir is opened as itself (never a reparse point) without FILE_SHARE_DELETE, so it
+//   cannot be renamed or replaced while we work, and its (volume serial, file index) compared
+//   with what observation saw; the namespace is held the same way while a file is made in it;
+// - a namespace is made with CreateDirectoryW and a backing file with CreateFileW(CREATE_NEW,
+//   FILE_FLAG_OPEN_REPARSE_POINT), both with an explicit descriptor from
+//   win::creation_sddl: owner the user's SID, protected DACL (nothing inherited from the temp
+//   dir), HotSpot's masks except that Everyone cannot read a backing file's data. Owner and
+//   DACL are in place from the first instant: there is no window to plant anything;
+// - the owner is the user's SID (`owner_sid`); making another user the owner needs
+//   SeRestorePrivilege, which is enabled when the token has it. When Windows refuses that
+//   owner, this process's user owns it instead and a note in the result says so;
+// - uid, gid, mode bits and chown have no meaning there (--mode 0700 drops Everyone's ACE
+//   from the namespace); a file's space is reserved by setting its end and writing the whole
+//   region (entries first, prologue last), then FlushFileBuffers. A file made and not
+//   finished is deleted through its own handle.
 #pragma once
 
 #include <cstddef>
@@ -57,6 +72,7 @@ struct CreateResult {
   std::optional<ObservationError> error;
   bool created = false;          // something new was made (false: an existing one was verified)
   std::optional<ExpectedInode> made;  // the namespace or file, as fstat saw it at the end
+  std::vector<std::string> notes;     // what the caller should tell the user (Windows: an owner substituted)
   bool ok() const { return failure == CreateFailure::none; }
 };
 
@@ -70,6 +86,7 @@ struct NamespaceRequest {
   // given `mode`. nullopt: it must not exist, and is made.
   std::optional<ExpectedInode> existing;
   bool chown = false;  // give it to uid:gid (root only)
+  std::optional<std::string> owner_sid;  // Windows: the user's SID (nullopt: this process's user)
 };
 
 CreateResult make_namespace(const NamespaceRequest& request);
@@ -82,6 +99,7 @@ struct BackingFileRequest {
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
   bool chown = false;
+  std::optional<std::string> owner_sid;  // Windows: the user's SID (nullopt: this process's user)
   std::vector<std::byte> content;  // the whole region; its size is a multiple of the page size
 };
 

@@ -1,16 +1,279 @@
-// create and repair on Windows: not supported yet. The plan for it (CreateDirectoryW and
-// CreateFileW with an explicit protected DACL, without HotSpot's Everyone read-data on files)
-// is in POLICY.md; until then every primitive says so instead of pretending.
+// create on Windows. See platform/create.hpp for the sequence; the reasons are here.
+//
+// The descriptor is given at creation (CreateDirectoryW, CreateFileW with SECURITY_ATTRIBUTES),
+// never applied afterwards: a namespace or file that exists for an instant with the temp
+// dir's inherited DACL is a namespace somebody may already have opened. Nothing existing is
+// reused or followed: CreateDirectoryW and CREATE_NEW fail on any existing name, a link
+// included, and every directory we work beneath is opened as itself, checked against what
+// observation saw, and held without FILE_SHARE_DELETE so that it stays where it is.
+//
+// repair is not implemented on Windows: it says so for every target.
 #include <windows.h>
 
+#include <aclapi.h>
+#include <sddl.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "perfdata.hpp"
 #include "platform/create.hpp"
+#include "platform/windows/security_windows.hpp"
+#include "platform/windows/win_util.hpp"
 
 namespace hsperfguard::platform {
 namespace {
 
+using win::narrow;
+using win::UniqueHandle;
+using win::widen;
+
 ObservationError not_supported(const std::string& path) {
-  return ObservationError{path, "create", ERROR_NOT_SUPPORTED,
-                          "not supported on Windows yet (create and repair are Linux-only for now)"};
+  return ObservationError{path, "repair", ERROR_NOT_SUPPORTED,
+                          "not supported on Windows yet (repair is Linux-only for now)"};
+}
+
+CreateFailure failure_of(DWORD error) {
+  if (error == ERROR_ALREADY_EXISTS || error == ERROR_FILE_EXISTS) return CreateFailure::exists;
+  if (error == ERROR_DISK_FULL || error == ERROR_HANDLE_DISK_FULL) return CreateFailure::no_space;
+  return CreateFailure::failed;
+}
+
+void fail(CreateResult& result, const std::string& path, const char* op, DWORD error) {
+  result.failure = failure_of(error);
+  result.error = win::make_error(path, op, error);
+  if (result.failure == CreateFailure::no_space) result.error->message += " (the file system is full)";
+}
+
+void changed(CreateResult& result, const std::string& path, const char* op, std::string why) {
+  result.failure = CreateFailure::changed;
+  result.error = ObservationError{path, op, 0, std::move(why)};
+}
+
+ExpectedInode expected_of(const InodeFacts& facts) { return expected_from(facts); }
+
+// A directory we work beneath, opened as itself and compared with what was judged. On
+// failure `result` says why: a reparse point, a file or another directory under the name is
+// "changed", a failed system call "failed".
+std::optional<win::PinnedDirectory> pin_checked(const std::wstring& path, const std::optional<ExpectedInode>& want,
+                                                const char* not_it, CreateResult& result) {
+  ObservationError error;
+  auto pinned = win::pin_directory(path, &error);
+  if (!pinned) {
+    // pin_directory says "not a directory" with code 0: something else took the name.
+    result.failure = error.code == 0 || error.code == ERROR_FILE_NOT_FOUND || error.code == ERROR_PATH_NOT_FOUND
+                         ? CreateFailure::changed
+                         : CreateFailure::failed;
+    result.error = error;
+    return std::nullopt;
+  }
+  if (want && (pinned->facts.dev != want->dev || pinned->facts.ino != want->ino)) {
+    changed(result, narrow(path), "CreateFileW", not_it);
+    return std::nullopt;
+  }
+  return pinned;
+}
+
+std::optional<win::PinnedDirectory> pin_temp_dir(const TempDirLocation& where, CreateResult& result) {
+  return pin_checked(win::temp_dir_path(where.kind, where.root_dir, where.temp_dir), where.expected,
+                     "replaced since it was observed", result);
+}
+
+// Lets this process make another account the owner of what it creates: Windows accepts as
+// owner only the token's own user (or a group it holds as owner) unless SeRestorePrivilege is
+// enabled. Enabled for one create call only and put back as it was: the privilege also
+// bypasses DACLs on opens with FILE_FLAG_BACKUP_SEMANTICS, which nothing else here needs.
+class RestorePrivilege {
+ public:
+  RestorePrivilege() {
+    HANDLE raw = nullptr;
+    if (!::OpenProcessToken(::GetCurrentProcess(), TOKEN_ADJUST_PRIVILEGES | TOKEN_QUERY, &raw)) return;
+    token_.reset(raw);
+    TOKEN_PRIVILEGES wanted{};
+    wanted.PrivilegeCount = 1;
+    wanted.Privileges[0].Attributes = SE_PRIVILEGE_ENABLED;
+    if (!::LookupPrivilegeValueW(nullptr, L"SeRestorePrivilege", &wanted.Privileges[0].Luid)) return;
+    DWORD size = sizeof previous_;
+    // ERROR_NOT_ALL_ASSIGNED: the token does not hold it; Windows then refuses the owner.
+    adjusted_ = ::AdjustTokenPrivileges(token_.get(), FALSE, &wanted, sizeof previous_, &previous_, &size) &&
+                ::GetLastError() == ERROR_SUCCESS;
+  }
+  RestorePrivilege(const RestorePrivilege&) = delete;
+  RestorePrivilege& operator=(const RestorePrivilege&) = delete;
+  ~RestorePrivilege() {
+    if (adjusted_) ::AdjustTokenPrivileges(token_.get(), FALSE, &previous_, 0, nullptr, nullptr);
+  }
+
+ private:
+  UniqueHandle token_;
+  TOKEN_PRIVILEGES previous_{};
+  bool adjusted_ = false;
+};
+
+// Who owns and who is granted what we make: the user's SID, or this process's user.
+struct Ownership {
+  std::string owner;
+  std::string user;
+  bool another_account = false;  // the user is not this process's: SeRestorePrivilege is needed
+};
+
+std::optional<Ownership> resolve_ownership(const std::optional<std::string>& owner_sid, const std::string& path,
+                                           CreateResult& result) {
+  ObservationError error;
+  const auto token = win::current_user_sid(&error);
+  if (!token) {
+    result.failure = CreateFailure::failed;
+    error.path = path;
+    result.error = error;
+    return std::nullopt;
+  }
+  const std::string user = owner_sid.value_or(*token);
+  return Ownership{user, user, user != *token};
+}
+
+// Runs `create` with the descriptor for `object`; when Windows refuses the user as owner
+// (ERROR_INVALID_OWNER: not our own SID and no SeRestorePrivilege), once more with this
+// process's user as owner, and notes it. Returns the last error (ERROR_SUCCESS when made).
+DWORD create_with_descriptor(win::CreatedObject object, Ownership& who, bool everyone_may_list,
+                             const std::string& path, CreateResult& result, const char*& op,
+                             const std::function<DWORD(SECURITY_ATTRIBUTES&)>& create) {
+  std::optional<RestorePrivilege> privilege;
+  if (who.another_account) privilege.emplace();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const std::string sddl = win::creation_sddl(object, who.owner, who.user, everyone_may_list);
+    win::LocalPtr<PSECURITY_DESCRIPTOR> descriptor;
+    if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(widen(sddl).c_str(), SDDL_REVISION_1,
+                                                                descriptor.out(), nullptr)) {
+      op = "ConvertStringSecurityDescriptorToSecurityDescriptorW";
+      return ::GetLastError();
+    }
+    SECURITY_ATTRIBUTES attributes{sizeof(SECURITY_ATTRIBUTES), descriptor.get(), FALSE};
+    const DWORD error = create(attributes);
+    if (error != ERROR_INVALID_OWNER || attempt > 0) return error;
+    ObservationError token_error;
+    const auto token = win::current_user_sid(&token_error);
+    if (!token || *token == who.owner) return error;
+    result.notes.push_back(path + ": owned by this process's user " + *token + ", not by " + who.user +
+                           " (making another account the owner needs SeRestorePrivilege)");
+    who.owner = *token;
+  }
+  return ERROR_INVALID_OWNER;
+}
+
+bool same_dacl(const SecurityDescriptor& a, const SecurityDescriptor& b) {
+  constexpr std::uint16_t kProtected = SE_DACL_PROTECTED;
+  if (a.dacl_present != b.dacl_present || (a.control & kProtected) != (b.control & kProtected) ||
+      a.dacl.size() != b.dacl.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.dacl.size(); ++i) {
+    const Ace& x = a.dacl[i];
+    const Ace& y = b.dacl[i];
+    if (x.type != y.type || x.flags != y.flags || x.mask != y.mask || x.sid != y.sid) return false;
+  }
+  return true;
+}
+
+// Proves that the object carries the descriptor it was created with, read back through the
+// handle the way observation reads it. Windows stores the descriptor given at creation; an
+// implementation that only derives one (wine maps it onto POSIX mode bits and back, without
+// SE_DACL_PROTECTED) gets the DACL set once more through the handle, and is read again. An
+// owner other than the one asked for is not changed here: it is noted. `handle` needs
+// READ_CONTROL and WRITE_DAC.
+std::optional<ObservationError> ensure_descriptor(HANDLE handle, win::CreatedObject object, const Ownership& who,
+                                                  bool everyone_may_list, const std::string& path,
+                                                  CreateResult& result) {
+  const std::string sddl = win::creation_sddl(object, who.owner, who.user, everyone_may_list);
+  win::LocalPtr<PSECURITY_DESCRIPTOR> wanted;
+  if (!::ConvertStringSecurityDescriptorToSecurityDescriptorW(widen(sddl).c_str(), SDDL_REVISION_1, wanted.out(),
+                                                              nullptr)) {
+    return win::make_error(path, "ConvertStringSecurityDescriptorToSecurityDescriptorW", ::GetLastError());
+  }
+  const SecurityDescriptor want = win::to_security_descriptor(wanted.get());
+  ObservationError error;
+  auto stored = win::read_security(handle, path, &error);
+  if (!stored) return error;
+  if (!same_dacl(*stored, want)) {
+    BOOL present = FALSE;
+    BOOL defaulted = FALSE;
+    PACL dacl = nullptr;
+    if (!::GetSecurityDescriptorDacl(wanted.get(), &present, &dacl, &defaulted)) {
+      return win::make_error(path, "GetSecurityDescriptorDacl", ::GetLastError());
+    }
+    const DWORD rc = ::SetSecurityInfo(handle, SE_FILE_OBJECT,
+                                       DACL_SECURITY_INFORMATION | PROTECTED_DACL_SECURITY_INFORMATION, nullptr,
+                                       nullptr, dacl, nullptr);
+    if (rc != ERROR_SUCCESS) return win::make_error(path, "SetSecurityInfo", rc);
+    stored = win::read_security(handle, path, &error);
+    if (!stored) return error;
+    if (!same_dacl(*stored, want)) {
+      const bool kept_protected = (stored->control & SE_DACL_PROTECTED) != 0;
+      return ObservationError{path, "SetSecurityInfo", 0,
+                              "the file system does not keep the protected DACL it was given (it reads back " +
+                                  std::string(kept_protected ? "protected" : "unprotected") + ", with " +
+                                  std::to_string(stored->dacl.size()) + " ACEs)"};
+    }
+  }
+  if (stored->owner_sid != want.owner_sid) {
+    result.notes.push_back(path + ": owned by " + stored->owner_sid.value_or("nobody") + ", not by " +
+                           want.owner_sid.value_or("") + " as asked");
+  }
+  return std::nullopt;
+}
+
+// The directory just made, opened as itself to be checked, secured and (if that fails)
+// removed: never a reparse point, held without FILE_SHARE_DELETE. DELETE is asked for when
+// the token has it (not when another account was made the owner without the right to).
+std::optional<UniqueHandle> open_made_directory(const std::wstring& path, InodeFacts& facts, CreateResult& result) {
+  const std::string shown = narrow(path);
+  const DWORD attributes = ::GetFileAttributesW(path.c_str());
+  if (attributes == INVALID_FILE_ATTRIBUTES || win::kind_from_attributes(attributes) != FileKind::directory) {
+    changed(result, shown, "GetFileAttributesW", "the directory just made was replaced before it could be opened");
+    return std::nullopt;
+  }
+  constexpr DWORD kAccess = READ_CONTROL | WRITE_DAC | FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES | SYNCHRONIZE;
+  UniqueHandle handle;
+  for (const DWORD access : {kAccess | DELETE, kAccess}) {
+    handle.reset(::CreateFileW(path.c_str(), access, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr, OPEN_EXISTING,
+                               FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+    if (handle.valid() || ::GetLastError() != ERROR_ACCESS_DENIED) break;
+  }
+  if (!handle.valid()) {
+    fail(result, shown, "CreateFileW", ::GetLastError());
+    return std::nullopt;
+  }
+  ObservationError error;
+  auto opened = win::inode_facts_of(handle.get(), shown, &error);
+  if (!opened) {
+    result.failure = CreateFailure::failed;
+    result.error = error;
+    return std::nullopt;
+  }
+  if (opened->kind != FileKind::directory) {
+    changed(result, shown, "CreateFileW", "the directory just made was replaced before it could be opened");
+    return std::nullopt;
+  }
+  facts = *opened;
+  return handle;
+}
+
+DWORD write_at(HANDLE file, const std::byte* data, std::size_t size, std::uint64_t at) {
+  while (size > 0) {
+    OVERLAPPED where{};
+    where.Offset = static_cast<DWORD>(at & 0xFFFFFFFFu);
+    where.OffsetHigh = static_cast<DWORD>(at >> 32);
+    const auto chunk = static_cast<DWORD>(std::min<std::size_t>(size, std::size_t{1} << 20));
+    DWORD written = 0;
+    if (!::WriteFile(file, data, chunk, &written, &where)) return ::GetLastError();
+    if (written == 0) return ERROR_WRITE_FAULT;
+    data += written;
+    size -= written;
+    at += written;
+  }
+  return ERROR_SUCCESS;
 }
 
 }  // namespace
@@ -23,15 +286,157 @@ std::size_t page_size() {
 
 CreateResult make_namespace(const NamespaceRequest& request) {
   CreateResult result;
-  result.failure = CreateFailure::failed;
-  result.error = not_supported(request.where.temp_dir);
+  const auto temp = pin_temp_dir(request.where, result);
+  if (!temp) return result;
+  const std::wstring wide_path =
+      win::join(win::temp_dir_path(request.where.kind, request.where.root_dir, request.where.temp_dir),
+                widen(request.name));
+  const std::string path = narrow(wide_path);
+
+  if (request.existing) {
+    // Verify the namespace that was judged compliant. Its DACL was judged too; it is left as is.
+    const auto dir = pin_checked(wide_path, request.existing, "not the directory that was observed and judged", result);
+    if (!dir) return result;
+    if (dir->facts.dev != temp->facts.dev) {
+      changed(result, path, "CreateFileW", "not on the temp dir's volume");
+      return result;
+    }
+    result.made = expected_of(dir->facts);
+    return result;
+  }
+
+  auto who = resolve_ownership(request.owner_sid, path, result);
+  if (!who) return result;
+  const bool everyone_may_list = (request.mode & 0005) != 0;
+  const char* op = "CreateDirectoryW";
+  const DWORD error = create_with_descriptor(
+      win::CreatedObject::namespace_directory, *who, everyone_may_list, path, result, op,
+      [&](SECURITY_ATTRIBUTES& attributes) -> DWORD {
+        return ::CreateDirectoryW(wide_path.c_str(), &attributes) ? ERROR_SUCCESS : ::GetLastError();
+      });
+  if (error != ERROR_SUCCESS) {
+    fail(result, path, op, error);
+    return result;
+  }
+  result.created = true;
+  // Opened as itself. Not removed when that fails: what the name leads to now may not be
+  // what we made.
+  InodeFacts facts;
+  auto dir = open_made_directory(wide_path, facts, result);
+  if (!dir) return result;
+  if (facts.dev != temp->facts.dev) {
+    changed(result, path, "CreateFileW", "the directory just made is not on the temp dir's volume");
+    return result;
+  }
+  if (auto bad = ensure_descriptor(dir->get(), win::CreatedObject::namespace_directory, *who, everyone_may_list,
+                                   path, result)) {
+    result.failure = CreateFailure::failed;
+    result.error = *bad;
+    // Ours, and not secured: it goes (through the handle; it is empty, nothing can be in it yet
+    // that its DACL did not allow).
+    FILE_DISPOSITION_INFO disposition{};
+    disposition.DeleteFile = TRUE;
+    if (::SetFileInformationByHandle(dir->get(), FileDispositionInfo, &disposition, sizeof disposition)) {
+      result.error->message += "; the directory was removed again";
+    } else {
+      result.error->message += "; the directory could not be removed again: " + win::error_message(::GetLastError());
+    }
+    return result;
+  }
+  result.made = expected_of(facts);
   return result;
 }
 
 CreateResult make_backing_file(const BackingFileRequest& request) {
   CreateResult result;
-  result.failure = CreateFailure::failed;
-  result.error = not_supported(request.where.temp_dir);
+  const auto temp = pin_temp_dir(request.where, result);
+  if (!temp) return result;
+  const std::wstring ns_path =
+      win::join(win::temp_dir_path(request.where.kind, request.where.root_dir, request.where.temp_dir),
+                widen(request.namespace_name));
+  const auto dir = pin_checked(ns_path, request.namespace_expected, "not the namespace that was verified", result);
+  if (!dir) return result;
+  if (dir->facts.dev != temp->facts.dev) {
+    changed(result, narrow(ns_path), "CreateFileW", "not on the temp dir's volume");
+    return result;
+  }
+  const std::wstring wide_path = win::join(ns_path, widen(request.name));
+  const std::string path = narrow(wide_path);
+
+  auto who = resolve_ownership(request.owner_sid, path, result);
+  if (!who) return result;
+  UniqueHandle file;
+  const char* op = "CreateFileW";
+  const DWORD error = create_with_descriptor(
+      win::CreatedObject::backing_file, *who, false, path, result, op, [&](SECURITY_ATTRIBUTES& attributes) -> DWORD {
+        // The creator gets the access it asks for whatever the new DACL says. Shared with
+        // nobody until the region is complete.
+        file.reset(::CreateFileW(wide_path.c_str(), GENERIC_READ | GENERIC_WRITE | DELETE | WRITE_DAC, 0, &attributes,
+                                 CREATE_NEW, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+        return file.valid() ? ERROR_SUCCESS : ::GetLastError();
+      });
+  if (error != ERROR_SUCCESS) {
+    fail(result, path, op, error);
+    return result;
+  }
+  result.created = true;
+  // Gives the space back, then deletes the very file we made, through its handle.
+  auto discard = [&] {
+    FILE_END_OF_FILE_INFO empty{};
+    ::SetFileInformationByHandle(file.get(), FileEndOfFileInfo, &empty, sizeof empty);
+    FILE_DISPOSITION_INFO disposition{};
+    disposition.DeleteFile = TRUE;
+    const bool gone = ::SetFileInformationByHandle(file.get(), FileDispositionInfo, &disposition, sizeof disposition);
+    const DWORD why = gone ? ERROR_SUCCESS : ::GetLastError();
+    file.reset();
+    result.error->message += gone ? "; the file was removed again"
+                                  : "; the file could not be removed again: " + win::error_message(why);
+  };
+  auto undo = [&](const char* failed_op, DWORD err) {
+    if (err == ERROR_SUCCESS) {
+      changed(result, path, failed_op,
+              "the file just made is not a single-link regular file on the namespace's volume");
+    } else {
+      fail(result, path, failed_op, err);
+    }
+    discard();
+    return result;
+  };
+  ObservationError facts_error;
+  auto facts = win::inode_facts_of(file.get(), path, &facts_error);
+  if (!facts) return undo("GetFileInformationByHandle", static_cast<DWORD>(facts_error.code));
+  if (facts->kind != FileKind::regular || facts->nlink != 1 || facts->dev != dir->facts.dev ||
+      ::GetFileType(file.get()) != FILE_TYPE_DISK) {
+    return undo("CreateFileW", ERROR_SUCCESS);
+  }
+  // Space first: the full size now, so that a full volume fails here and not in a reader.
+  FILE_END_OF_FILE_INFO end{};
+  end.EndOfFile.QuadPart = static_cast<LONGLONG>(request.content.size());
+  if (!::SetFileInformationByHandle(file.get(), FileEndOfFileInfo, &end, sizeof end)) {
+    return undo("SetFileInformationByHandle", ::GetLastError());
+  }
+  // Every byte written (a set end alone may be sparse): the entries first, the prologue (which
+  // makes them visible) last.
+  const std::size_t head = std::min(request.content.size(), perfdata::kPrologueSize);
+  if (const DWORD err = write_at(file.get(), request.content.data() + head, request.content.size() - head, head);
+      err != ERROR_SUCCESS) {
+    return undo("WriteFile", err);
+  }
+  if (const DWORD err = write_at(file.get(), request.content.data(), head, 0); err != ERROR_SUCCESS) {
+    return undo("WriteFile", err);
+  }
+  if (!::FlushFileBuffers(file.get())) return undo("FlushFileBuffers", ::GetLastError());
+  // Proved last: nobody can open the file while we hold it (no sharing), and a file whose
+  // descriptor did not hold goes with its contents.
+  if (auto bad = ensure_descriptor(file.get(), win::CreatedObject::backing_file, *who, false, path, result)) {
+    result.failure = CreateFailure::failed;
+    result.error = *bad;
+    discard();
+    return result;
+  }
+  facts = win::inode_facts_of(file.get(), path, &facts_error);
+  if (!facts) return undo("GetFileInformationByHandle", static_cast<DWORD>(facts_error.code));
+  result.made = expected_of(*facts);
   return result;
 }
 

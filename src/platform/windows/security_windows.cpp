@@ -4,6 +4,8 @@
 #include <sddl.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -181,6 +183,50 @@ AccountLookup lookup_account(std::string_view name) {
   }
   if (rc != ERROR_NONE_MAPPED) result.error = make_error(std::string(name), "LookupAccountNameW", rc);
   return result;
+}
+
+std::optional<std::string> current_user_sid(ObservationError* error) {
+  HANDLE raw = nullptr;
+  if (!::OpenProcessToken(::GetCurrentProcess(), TOKEN_QUERY, &raw)) {
+    if (error != nullptr) *error = make_error("process token", "OpenProcessToken", ::GetLastError());
+    return std::nullopt;
+  }
+  const UniqueHandle token(raw);
+  DWORD size = 0;
+  ::GetTokenInformation(token.get(), TokenUser, nullptr, 0, &size);
+  // TOKEN_USER holds pointers: the buffer must be aligned for them.
+  std::vector<std::uint64_t> buffer((size + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t) + 1);
+  if (!::GetTokenInformation(token.get(), TokenUser, buffer.data(),
+                             static_cast<DWORD>(buffer.size() * sizeof(std::uint64_t)), &size)) {
+    if (error != nullptr) *error = make_error("process token", "GetTokenInformation", ::GetLastError());
+    return std::nullopt;
+  }
+  auto sid = sid_to_string(reinterpret_cast<TOKEN_USER*>(buffer.data())->User.Sid);
+  if (!sid && error != nullptr) *error = ObservationError{"process token", "ConvertSidToStringSidW", 0, "invalid SID"};
+  return sid;
+}
+
+namespace {
+
+std::string allow_ace(DWORD mask, std::string_view sid) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08lx", static_cast<unsigned long>(mask));
+  return "(A;;" + std::string(text) + ";;;" + std::string(sid) + ")";
+}
+
+}  // namespace
+
+std::string creation_sddl(CreatedObject object, std::string_view owner_sid, std::string_view user_sid,
+                          bool everyone_may_list) {
+  std::string sddl = "O:" + std::string(owner_sid) + "D:P";
+  sddl += allow_ace(kCreatedFullControl, user_sid);
+  sddl += allow_ace(kCreatedFullControl, "BA");
+  if (object == CreatedObject::backing_file) {
+    sddl += allow_ace(kCreatedFileEveryone, "WD");
+  } else if (everyone_may_list) {
+    sddl += allow_ace(kCreatedDirectoryEveryone, "WD");
+  }
+  return sddl;
 }
 
 }  // namespace hsperfguard::platform::win
