@@ -36,15 +36,6 @@ CLI::App* add_ps_command(CLI::App& app, PsCommandOptions& options) {
   return cmd;
 }
 
-#ifdef _WIN32
-
-int run_ps_command(const PsCommandOptions&, std::ostream&, std::ostream& err) {
-  err << "hsperfguard: ps: not available on Windows yet\n";
-  return kExitIncomplete;
-}
-
-#else
-
 int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err) {
   const HostInfo host = platform::observe_host();
   DiscoverOptions discover;
@@ -90,7 +81,5 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
   out.flush();
   return incomplete ? kExitIncomplete : kExitOk;
 }
-
-#endif
 
 }  // namespace hsperfguard
