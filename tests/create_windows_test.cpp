@@ -33,6 +33,9 @@
 namespace hsperfguard {
 namespace {
 
+using test::current_user_name;
+using test::run_tool;
+
 using checks::SecuredObject;
 using platform::CreateFailure;
 using platform::win::CreatedObject;
@@ -139,24 +142,6 @@ TEST(CreateWindowsDescriptor, AnOwnerThatIsNotTheUserIsWhatTheAuditReports) {
 }
 
 // ---- the primitives and the binary, in a scratch temp dir -------------------------------------
-
-std::string current_user_name() {
-  wchar_t name[256];
-  DWORD size = 256;
-  EXPECT_TRUE(::GetUserNameW(name, &size));
-  return narrow(std::wstring(name, size > 0 ? size - 1 : 0));
-}
-
-// The binary under test; its path is the build host's Unix one, which wine maps to drive Z:.
-test::CommandResult run_tool(std::vector<std::string> args) {
-  std::string binary = HSPERFGUARD_BINARY;
-  if (!binary.empty() && binary.front() == '/') {
-    std::replace(binary.begin(), binary.end(), '/', '\\');
-    binary = "Z:" + binary;
-  }
-  args.insert(args.begin(), binary);
-  return test::run(args);
-}
 
 DWORD attributes_of(const std::string& path) { return ::GetFileAttributesW(widen(path).c_str()); }
 bool exists(const std::string& path) { return attributes_of(path) != INVALID_FILE_ATTRIBUTES; }

@@ -24,16 +24,11 @@
 namespace hsperfguard::platform {
 namespace {
 
+using test::current_user_name;
+
 namespace fs = std::filesystem;
 using win::narrow;
 using win::widen;
-
-std::string current_user_name() {
-  wchar_t name[256];
-  DWORD size = 256;
-  EXPECT_TRUE(::GetUserNameW(name, &size));
-  return narrow(std::wstring(name, size > 0 ? size - 1 : 0));
-}
 
 std::string current_user_sid() {
   win::UniqueHandle token;

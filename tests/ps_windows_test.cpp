@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,13 +22,6 @@ using platform::win::narrow;
 using platform::win::UniqueHandle;
 using platform::win::widen;
 
-std::string user_name() {
-  wchar_t name[256];
-  DWORD size = 256;
-  EXPECT_TRUE(::GetUserNameW(name, &size));
-  return narrow(std::wstring(name, size > 0 ? size - 1 : 0));
-}
-
 std::string temp_dir() {
   wchar_t path[MAX_PATH + 1];
   const DWORD n = ::GetTempPathW(MAX_PATH + 1, path);
@@ -38,20 +30,10 @@ std::string temp_dir() {
   return narrow(p);
 }
 
-test::CommandResult run_binary(std::vector<std::string> args) {
-  std::string binary = HSPERFGUARD_BINARY;
-  if (!binary.empty() && binary.front() == '/') {
-    std::replace(binary.begin(), binary.end(), '/', '\\');
-    binary = "Z:" + binary;
-  }
-  args.insert(args.begin(), binary);
-  return test::run(args);
-}
-
 TEST(PsWindows, LiveJvmOfTheTempDirIsListedByItsBackingFileAndMapping) {
   test::Child child = test::start_suspended_child();
   ASSERT_TRUE(child.process.valid());
-  const std::string user = user_name();
+  const std::string user = test::current_user_name();
   const std::string ns = temp_dir() + "\\hsperfdata_" + user;
   ::CreateDirectoryW(widen(ns).c_str(), nullptr);  // may exist from an earlier run
   const std::string file = ns + "\\" + std::to_string(child.pid);
@@ -78,7 +60,7 @@ TEST(PsWindows, LiveJvmOfTheTempDirIsListedByItsBackingFileAndMapping) {
     UniqueHandle mapping(::CreateFileMappingW(handle.get(), nullptr, PAGE_READWRITE, 0, 0, name.c_str()));
     ASSERT_TRUE(mapping.valid());
 
-    const auto ps = run_binary({"ps", "--format", "json"});
+    const auto ps = test::run_tool({"ps", "--format", "json"});
     EXPECT_EQ(ps.exit_code, 0) << ps.err;
     const auto doc = nlohmann::json::parse(ps.out, nullptr, false);
     ASSERT_FALSE(doc.is_discarded()) << ps.out;

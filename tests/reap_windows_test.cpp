@@ -28,18 +28,14 @@
 namespace hsperfguard {
 namespace {
 
+using test::current_user_name;
+using test::run_tool;
+
 namespace fs = std::filesystem;
 using platform::ReapOutcome;
 using platform::win::narrow;
 using platform::win::UniqueHandle;
 using platform::win::widen;
-
-std::string current_user_name() {
-  wchar_t name[256];
-  DWORD size = 256;
-  EXPECT_TRUE(::GetUserNameW(name, &size));
-  return narrow(std::wstring(name, size > 0 ? size - 1 : 0));
-}
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -56,18 +52,6 @@ std::vector<std::byte> region_bytes(std::int64_t begin_ms) {
   auto built = perfdata::build_region(spec);
   EXPECT_FALSE(built.error.has_value());
   return built.bytes;
-}
-
-// The binary under test. Its path is a Unix one (the build host's); wine maps the Unix root
-// to drive Z:.
-test::CommandResult run_tool(std::vector<std::string> args) {
-  std::string binary = HSPERFGUARD_BINARY;
-  if (!binary.empty() && binary.front() == '/') {
-    std::replace(binary.begin(), binary.end(), '/', '\\');
-    binary = "Z:" + binary;
-  }
-  args.insert(args.begin(), binary);
-  return test::run(args);
 }
 
 bool exists(const std::string& path) { return ::GetFileAttributesW(widen(path).c_str()) != INVALID_FILE_ATTRIBUTES; }

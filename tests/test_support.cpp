@@ -9,7 +9,7 @@
 namespace hsperfguard::test {
 
 CommandResult run_tool(std::vector<std::string> args) {
-  args.insert(args.begin(), HSPERFGUARD_BINARY);
+  args.insert(args.begin(), tool_path());
   return run(args);
 }
 

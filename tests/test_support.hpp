@@ -29,6 +29,9 @@ struct CommandResult {
 
 // Runs argv (no shell), captures stdout and stderr.
 CommandResult run(const std::vector<std::string>& argv);
+// The hsperfguard binary under test, as this platform names it (under wine the build host's
+// Unix path is mapped to drive Z:).
+std::string tool_path();
 // Runs the hsperfguard binary under test.
 CommandResult run_tool(std::vector<std::string> args);
 

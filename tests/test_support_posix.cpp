@@ -16,6 +16,8 @@ extern char** environ;
 
 namespace hsperfguard::test {
 
+std::string tool_path() { return HSPERFGUARD_BINARY; }
+
 ScratchDir::ScratchDir() {
   auto base = boost::filesystem::temp_directory_path() /
               boost::filesystem::unique_path("hsperfguard-test-%%%%-%%%%-%%%%");

@@ -1,6 +1,7 @@
 // Test helpers, Windows: scratch directories (std::filesystem) and CreateProcessW.
 #include <windows.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <random>
@@ -144,6 +145,22 @@ CommandResult run(const std::vector<std::string>& argv) {
   ::GetExitCodeProcess(process.get(), &exit_code);
   result.exit_code = static_cast<int>(exit_code);
   return result;
+}
+
+std::string tool_path() {
+  std::string binary = HSPERFGUARD_BINARY;
+  if (!binary.empty() && binary.front() == '/') {  // the build host's Unix path: drive Z: under wine
+    std::replace(binary.begin(), binary.end(), '/', '\\');
+    binary = "Z:" + binary;
+  }
+  return binary;
+}
+
+std::string current_user_name() {
+  wchar_t name[256];
+  DWORD size = 256;
+  if (!::GetUserNameW(name, &size)) return {};
+  return platform::win::narrow(std::wstring(name, size > 0 ? size - 1 : 0));
 }
 
 bool is_root() {

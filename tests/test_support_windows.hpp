@@ -12,6 +12,9 @@
 
 namespace hsperfguard::test {
 
+// This process's account name (GetUserNameW); empty if it cannot be read.
+std::string current_user_name();
+
 // Unix path of a Windows path, when running under wine (kernel32 exports the converter);
 // nullopt on real Windows.
 std::optional<std::string> unix_path(const std::string& windows_path);
