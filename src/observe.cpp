@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "platform/observe.hpp"
+#include "platform/reap.hpp"
 
 namespace hsperfguard::platform {
 
@@ -12,6 +13,31 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
       spec, options, [&](const TempRootFacts&, NamespaceFacts&& ns) { namespaces.push_back(std::move(ns)); });
   root.namespaces = std::move(namespaces);
   return root;
+}
+
+void walk_wanted_files(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
+                       const std::function<bool()>& open_temp,
+                       const std::function<bool(NamespaceFacts&)>& enter,
+                       const std::function<void(NamespaceFacts&, FileFacts&)>& read) {
+  bool temp_tried = false;
+  for (NamespaceFacts& ns : root.namespaces) {
+    bool entered = false;
+    for (FileFacts& file : ns.files) {
+      if (file.region || !file.lstat || file.lstat->kind != FileKind::regular || file.crosses_mount ||
+          !wanted(file)) {
+        continue;
+      }
+      if (!temp_tried) {
+        temp_tried = true;
+        if (!open_temp()) return;
+      }
+      if (!entered) {
+        entered = true;
+        if (!enter(ns)) break;
+      }
+      read(ns, file);
+    }
+  }
 }
 
 }  // namespace hsperfguard::platform

@@ -110,6 +110,15 @@ ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options);
 void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
                   std::size_t max_bytes);
 
+// The walk both platforms' read_regions make (src/observe.cpp): each regular file that
+// `wanted` accepts and that has no region yet, not on another mount. Before the first such
+// file, `open_temp` (once; false: nothing more is read); before the first of a namespace,
+// `enter` (once per namespace; false: none of its files is read); then `read` for the file.
+void walk_wanted_files(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
+                       const std::function<bool()>& open_temp,
+                       const std::function<bool(NamespaceFacts&)>& enter,
+                       const std::function<void(NamespaceFacts&, FileFacts&)>& read);
+
 // One reap at a time per host: an exclusive flock on a lock file (created 0600 if missing,
 // its parent directory too, 0755; refused if it is not a regular file owned by us). The lock
 // is released when the object is destroyed, or by the kernel when the process dies.

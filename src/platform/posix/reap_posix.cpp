@@ -457,18 +457,11 @@ void read_region_at(int dirfd, FileFacts& file, std::size_t max_bytes,
 void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
                   std::size_t max_bytes) {
   UniqueFd temp;
-  bool temp_tried = false;
+  UniqueFd dir;
   std::vector<std::byte> buffer;
-  for (NamespaceFacts& ns : root.namespaces) {
-    UniqueFd dir;
-    bool dir_tried = false;
-    for (FileFacts& file : ns.files) {
-      if (file.region || !file.lstat || file.lstat->kind != FileKind::regular || file.crosses_mount ||
-          !wanted(file)) {
-        continue;
-      }
-      if (!temp_tried) {
-        temp_tried = true;
+  walk_wanted_files(
+      root, wanted,
+      [&] {
         ObservationError err;
         temp = open_temp_dir_of(root.kind, root.root, root.temp_dir, err);
         if (temp.valid() && !same_dir(temp.get(), root.opened)) {
@@ -476,10 +469,9 @@ void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&
           temp.reset();
         }
         if (!temp.valid()) root.errors.push_back(err);
-      }
-      if (!temp.valid()) return;
-      if (!dir_tried) {
-        dir_tried = true;
+        return temp.valid();
+      },
+      [&](NamespaceFacts& ns) {
         dir.reset(::openat(temp.get(), ns.name.c_str(), kDirFlags));
         if (!dir.valid()) {
           ns.errors.push_back(make_error(ns.path, "openat", errno));
@@ -487,11 +479,9 @@ void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&
           ns.errors.push_back(ObservationError{ns.path, "openat", 0, "replaced while being observed"});
           dir.reset();
         }
-      }
-      if (!dir.valid()) break;
-      read_region_at(dir.get(), file, max_bytes, buffer);
-    }
-  }
+        return dir.valid();
+      },
+      [&](NamespaceFacts&, FileFacts& file) { read_region_at(dir.get(), file, max_bytes, buffer); });
 }
 
 // ---- Single-instance lock ---------------------------------------------------------------------

@@ -319,17 +319,11 @@ void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&
     return want && dir.facts.dev == want->dev && dir.facts.ino == want->ino;
   };
   std::optional<win::PinnedDirectory> temp_dir;
-  bool temp_tried = false;
-  for (NamespaceFacts& ns : root.namespaces) {
-    std::optional<win::PinnedDirectory> dir;
-    bool dir_tried = false;
-    for (FileFacts& file : ns.files) {
-      if (file.region || !file.lstat || file.lstat->kind != FileKind::regular || file.crosses_mount ||
-          !wanted(file)) {
-        continue;
-      }
-      if (!temp_tried) {
-        temp_tried = true;
+  std::optional<win::PinnedDirectory> dir;
+  std::wstring ns_path;
+  walk_wanted_files(
+      root, wanted,
+      [&] {
         ObservationError error;
         temp_dir = win::pin_directory(temp, &error);
         if (temp_dir && !same_dir(*temp_dir, root.opened)) {
@@ -337,11 +331,10 @@ void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&
           temp_dir.reset();
         }
         if (!temp_dir) root.errors.push_back(error);
-      }
-      if (!temp_dir) return;
-      const std::wstring ns_path = win::join(temp, widen(ns.name));
-      if (!dir_tried) {
-        dir_tried = true;
+        return temp_dir.has_value();
+      },
+      [&](NamespaceFacts& ns) {
+        ns_path = win::join(temp, widen(ns.name));
         ObservationError error;
         dir = win::pin_directory(ns_path, &error);
         if (dir && !same_dir(*dir, ns.opened)) {
@@ -349,29 +342,29 @@ void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&
           dir.reset();
         }
         if (!dir) ns.errors.push_back(error);
-      }
-      if (!dir) break;
-      const std::wstring path = win::join(ns_path, widen(file.name));
-      UniqueHandle handle(::CreateFileW(path.c_str(), FILE_READ_DATA | FILE_READ_ATTRIBUTES | SYNCHRONIZE, kShareAll,
-                                        nullptr, OPEN_EXISTING, kNoFollow, nullptr));
-      if (!handle.valid()) {
-        file.errors.push_back(win::make_error(file.path, "CreateFileW", ::GetLastError()));
-        continue;
-      }
-      ObservationError error;
-      const auto opened = win::inode_facts_of(handle.get(), file.path, &error);
-      if (!opened) {
-        file.errors.push_back(error);
-        continue;
-      }
-      if (!same_entry(*file.lstat, *opened) || opened->kind != FileKind::regular ||
-          ::GetFileType(handle.get()) != FILE_TYPE_DISK) {
-        file.errors.push_back(ObservationError{file.path, "CreateFileW", 0, "replaced while being observed"});
-        continue;
-      }
-      file.region = read_region(handle.get(), opened->size, max_bytes, file.path, file.errors);
-    }
-  }
+        return dir.has_value();
+      },
+      [&](NamespaceFacts&, FileFacts& file) {
+        const std::wstring path = win::join(ns_path, widen(file.name));
+        UniqueHandle handle(::CreateFileW(path.c_str(), FILE_READ_DATA | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                                          kShareAll, nullptr, OPEN_EXISTING, kNoFollow, nullptr));
+        if (!handle.valid()) {
+          file.errors.push_back(win::make_error(file.path, "CreateFileW", ::GetLastError()));
+          return;
+        }
+        ObservationError error;
+        const auto opened = win::inode_facts_of(handle.get(), file.path, &error);
+        if (!opened) {
+          file.errors.push_back(error);
+          return;
+        }
+        if (!same_entry(*file.lstat, *opened) || opened->kind != FileKind::regular ||
+            ::GetFileType(handle.get()) != FILE_TYPE_DISK) {
+          file.errors.push_back(ObservationError{file.path, "CreateFileW", 0, "replaced while being observed"});
+          return;
+        }
+        file.region = read_region(handle.get(), opened->size, max_bytes, file.path, file.errors);
+      });
 }
 
 }  // namespace hsperfguard::platform
