@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <string_view>
 
 #include "rule_catalog.hpp"
 #include "text_escape.hpp"
@@ -128,15 +129,7 @@ class Planner {
         left(f, "repair has no fix for this rule on this platform");
       }
     }
-    if (target) {
-      const RepairTarget& t = plan_.targets[*target];
-      for (const std::size_t i : mode_items) {
-        plan_.items[i].change = mode_change(dir.mode, t.new_mode.value_or(dir.mode));
-        if (t.strip_access_acl && plan_.items[i].rule == "namespace.acl-grants-write") {
-          plan_.items[i].change = "access ACL reduced to the mode bits, " + plan_.items[i].change;
-        }
-      }
-    }
+    if (target) describe_mode_changes(plan_.targets[*target], mode_items, "namespace.acl-grants-write");
 
     for (std::size_t i = 0; i < ns.files.size() && i < judgement.files.size(); ++i) {
       file(root_index, ns, ns.files[i], judgement.files[i], user_uid);
@@ -188,13 +181,18 @@ class Planner {
         left(f, "repair has no fix for this rule on this platform");
       }
     }
-    if (target) {
-      const RepairTarget& t = plan_.targets[*target];
-      for (const std::size_t i : mode_items) {
-        plan_.items[i].change = mode_change(t.expected.mode, t.new_mode.value_or(t.expected.mode));
-        if (t.strip_access_acl && plan_.items[i].rule == "file.acl") {
-          plan_.items[i].change = "access ACL reduced to the mode bits, " + plan_.items[i].change;
-        }
+    if (target) describe_mode_changes(plan_.targets[*target], mode_items, "file.acl");
+  }
+
+  // The change each mode fix of `target` makes, once every fix of the entry is planned (they
+  // share one new mode); the fix of `acl_rule` also says that the access ACL goes.
+  void describe_mode_changes(const RepairTarget& target, const std::vector<std::size_t>& mode_items,
+                             std::string_view acl_rule) {
+    for (const std::size_t i : mode_items) {
+      RepairItem& item = plan_.items[i];
+      item.change = mode_change(target.expected.mode, target.new_mode.value_or(target.expected.mode));
+      if (target.strip_access_acl && item.rule == acl_rule) {
+        item.change = "access ACL reduced to the mode bits, " + item.change;
       }
     }
   }
