@@ -24,7 +24,6 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <iostream>
 #include <sstream>
 #include <string>
 
@@ -1023,65 +1022,6 @@ TEST(Volume, FsTypeTableNamesNetworkFileSystems) {
     EXPECT_TRUE(fs_type_from_magic(magic).network) << std::hex << magic;
   }
   EXPECT_EQ(fs_type_from_magic(0x12345678).name, "unknown");
-}
-
-// ---- scale (run by hand; see the report for numbers)
-// ----------------------------------------------
-//
-//   TMPDIR=/dev/shm hsperfguard_tests --gtest_also_run_disabled_tests
-//       --gtest_filter='ObserveScale.*'
-TEST(ObserveScale, DISABLED_HundredNamespacesOfAThousandRegions) {
-  ScratchDir scratch;
-  const std::string tmp = scratch / "tmp";
-  make_dir(tmp, 01777);
-  // Templates: 32 KiB regions whose `used` spans about 1 to 12 KiB (the last a real JDK 17
-  // region: 187 entries, used 12320).
-  std::vector<std::vector<std::byte>> templates;
-  for (int entries : {20, 60, 120}) {  // used 1312, 3872, 7712
-    perfdata::RegionSpec spec;
-    for (int i = 0; i < entries; ++i) {
-      perfdata::NewEntry e;
-      e.name = "sun.gc.collector." + std::to_string(i) + ".invocations";
-      e.long_value = i;
-      spec.entries.push_back(e);
-    }
-    templates.push_back(perfdata::build_region(spec).bytes);
-  }
-  templates.push_back(jdk17_region());
-  const auto build_start = std::chrono::steady_clock::now();
-  for (int n = 0; n < 100; ++n) {
-    const std::string dir = tmp + "/hsperfdata_user" + std::to_string(n);
-    make_dir(dir);
-    for (int f = 0; f < 1000; ++f) {
-      const auto& bytes = templates[static_cast<std::size_t>(f) % templates.size()];
-      const std::string path = dir + "/" + std::to_string(1000 + f);
-      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      ASSERT_GE(fd, 0);
-      ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-      ::close(fd);
-    }
-  }
-  std::cout << "built in "
-            << std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count()
-            << " s\n";
-  RootSpec spec;
-  spec.kind = RootKind::tmpdir;
-  spec.temp_dir = tmp;
-  for (int round = 0; round < 3; ++round) {
-    const auto start = std::chrono::steady_clock::now();
-    const TempRootFacts facts = observe_temp_root(spec, {});
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::size_t files = 0, valid = 0;
-    for (const auto& n : facts.namespaces) {
-      files += n.files.size();
-      for (const auto& f : n.files) valid += f.region && f.region->region.valid();
-    }
-    std::cout << "observed " << files << " files (" << valid << " valid regions) in " << seconds
-              << " s\n";
-    EXPECT_EQ(files, 100000u);
-    EXPECT_EQ(valid, 100000u);
-  }
 }
 
 }  // namespace
