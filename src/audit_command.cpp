@@ -75,7 +75,9 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   // The pipeline, namespace by namespace: observed (a few ahead, by worker threads), its
   // liveness evidence gathered, judged, counted and, for JSON, written and dropped at once:
   // an audit of any size holds a few namespaces. The text report is for people and small
-  // trees: it is written from the whole result at the end.
+  // trees: it is written from the whole result at the end. The lock table is read once, when
+  // the first namespace is judged: a JVM that takes its lock after that and whose file is
+  // listed later is judged by its process (alive, mapping its file: live), never stale.
   AuditTally tally;
   const auto run = [&](const platform::ContentSink& write) {
     std::optional<AuditJsonWriter> json;
