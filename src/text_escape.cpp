@@ -40,6 +40,10 @@ constexpr char kHex[] = "0123456789abcdef";
 
 bool is_valid_utf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<std::uint8_t>(s[i]) < 0x80) {  // ASCII, the usual case: one byte
+      ++i;
+      continue;
+    }
     const std::size_t n = utf8_sequence(s, i);
     if (n == 0) return false;
     i += n;

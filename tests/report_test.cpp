@@ -290,6 +290,11 @@ TEST(Report, TextNamesEveryFindingRule) {
 TEST(Report, TimestampsAreUtcWithMilliseconds) {
   EXPECT_EQ(format_utc_millis(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(format_utc_millis(1795379894540), "2026-11-22T20:38:14.540Z");
+  EXPECT_EQ(format_utc_millis(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(format_utc_millis(946684800001), "2000-01-01T00:00:00.001Z");
+  EXPECT_EQ(format_utc_millis(1709251199999), "2024-02-29T23:59:59.999Z");  // leap day
+  EXPECT_EQ(format_utc_millis(253402300799999), "9999-12-31T23:59:59.999Z");
+  EXPECT_EQ(format_utc_millis(253402300800000), "10000-01-01T00:00:00.000Z");  // past four digits
 }
 
 }  // namespace
