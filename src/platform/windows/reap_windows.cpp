@@ -79,6 +79,34 @@ bool all_digits(const std::string& name) {
          std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
+// The path a handle really names (GetFinalPathNameByHandleW), or nullopt (GetLastError says why).
+std::optional<std::wstring> final_path(HANDLE handle) {
+  std::wstring buffer(MAX_PATH, L'\0');
+  for (;;) {
+    const DWORD n = ::GetFinalPathNameByHandleW(handle, buffer.data(), static_cast<DWORD>(buffer.size()),
+                                                FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+    if (n == 0) return std::nullopt;
+    if (n < buffer.size()) {
+      buffer.resize(n);
+      return buffer;
+    }
+    buffer.resize(n + 1);
+  }
+}
+
+bool same_path(const std::wstring& a, const std::wstring& b) {
+  return ::CompareStringOrdinal(a.c_str(), static_cast<int>(a.size()), b.c_str(), static_cast<int>(b.size()),
+                                TRUE) == CSTR_EQUAL;
+}
+
+// A pinned directory whose entries are removed: its path as the plan names it, its volume, and
+// the path its handle really names.
+struct Place {
+  std::wstring path;
+  std::uint64_t dev = 0;
+  std::wstring real;
+};
+
 class Executor {
  public:
   Executor(const Plan& plan, const ExecuteOptions& options, ExecutionResult& result)
@@ -101,18 +129,22 @@ class Executor {
                        "temp-dir-changed");
     }
 
+    const auto temp_real = final_path(temp->handle.get());
+    if (!temp_real) return fail_root(root, win::make_error(root.temp_dir, "GetFinalPathNameByHandleW", ::GetLastError()), "temp-dir-changed");
+    const Place temp_place{temp_path, temp->facts.dev, *temp_real};
+
     // Namespaces are shared between acting threads (no identity to switch: any thread will do).
     ledger_.share(work.namespaces.size(), [&](const ExecutionLedger::NextBatch& next) {
-      while (const auto b = next()) run_namespace(temp_path, temp->facts.dev, work.namespaces[*b]);
+      while (const auto b = next()) run_namespace(temp_place, work.namespaces[*b]);
     });
 
     for (const std::size_t i : work.attach) {
       if (halted()) break;
-      remove_entry(temp_path, temp->facts.dev, i, std::nullopt);
+      remove_entry(temp_place, i, std::nullopt);
     }
   }
 
-  void run_namespace(const std::wstring& temp_path, std::uint64_t temp_dev, const Batch& batch) {
+  void run_namespace(const Place& temp, const Batch& batch) {
     if (!batch.ns) return;
     const NamespacePlan& ns = plan_.namespaces[*batch.ns];
     auto fail_all = [&](const ObservationError& e, const char* detail) {
@@ -120,7 +152,7 @@ class Executor {
       for (const std::size_t i : batch.items) settle(i, ReapOutcome::failed, detail, e);
     };
     if (!ns.expected) return fail_all(ObservationError{ns.path, "open", 0, "never observed"}, "namespace-changed");
-    const std::wstring ns_path = win::join(temp_path, widen(ns.name));
+    const std::wstring ns_path = win::join(temp.path, widen(ns.name));
     ObservationError error;
     auto dir = win::pin_directory(ns_path, &error);
     if (!dir) return fail_all(error, "namespace-changed");
@@ -129,20 +161,22 @@ class Executor {
                                        "not the directory that was observed (volume or file index changed)"},
                       "namespace-changed");
     }
-    if (dir->facts.dev != temp_dev) {
+    if (dir->facts.dev != temp.dev) {
       return fail_all(ObservationError{ns.path, "CreateFileW", 0, "on another volume than its temp dir"},
                       "crosses-mount");
     }
-    const std::uint64_t ns_dev = dir->facts.dev;
+    const auto ns_real = final_path(dir->handle.get());
+    if (!ns_real) return fail_all(win::make_error(ns.path, "GetFinalPathNameByHandleW", ::GetLastError()), "namespace-changed");
+    const Place place{ns_path, dir->facts.dev, *ns_real};
     for (const std::size_t i : batch.items) {
       if (halted()) break;
       if (plan_.items[i].subject == ReapSubject::namespace_dir) {
         // Planned last. Our own pin shares no deleting: let go of it first (the directory's
         // identity is checked again on the handle that deletes it).
         dir.reset();
-        remove_entry(temp_path, temp_dev, i, std::nullopt);
+        remove_entry(temp, i, std::nullopt);
       } else if (dir) {
-        remove_entry(ns_path, ns_dev, i, ns.user);
+        remove_entry(place, i, ns.user);
       }
     }
   }
@@ -150,12 +184,11 @@ class Executor {
   // One entry of the pinned directory `dir_path`: a namespace file, an attach file, or an
   // empty namespace directory. `user`: the namespace's user, whose JVMs' mappings are named
   // after it.
-  void remove_entry(const std::wstring& dir_path, std::uint64_t dir_dev, std::size_t i,
-                    const std::optional<std::string>& user) {
+  void remove_entry(const Place& place, std::size_t i, const std::optional<std::string>& user) {
     const PlanItem& item = plan_.items[i];
     if (!item.expected) return settle(i, ReapOutcome::changed, "identity-changed");
     const ExpectedInode& want = *item.expected;
-    const std::wstring path = win::join(dir_path, widen(item.name));
+    const std::wstring path = win::join(place.path, widen(item.name));
 
     // The name's own attributes first: wine opens a link's target even under
     // FILE_FLAG_OPEN_REPARSE_POINT, so a reparse point where none was judged is refused here.
@@ -184,8 +217,16 @@ class Executor {
     Seen seen;
     if (const DWORD err = seen_of(handle.get(), seen); err != ERROR_SUCCESS) return settle_error(i, err, "stat");
     if (!same_entry(seen, want)) return settle(i, ReapOutcome::changed, "identity-changed");
-    if (seen.dev != dir_dev) return settle(i, ReapOutcome::changed, "crosses-mount");
+    if (seen.dev != place.dev) return settle(i, ReapOutcome::changed, "crosses-mount");
     if (seen.kind != FileKind::directory && seen.nlink > 1) return settle(i, ReapOutcome::changed, "hard-linked");
+    // The handle must name the entry itself. Wine opens a Unix symlink's target even under
+    // FILE_FLAG_OPEN_REPARSE_POINT, with the target's kind and file index (the plan saw the
+    // same): the path the handle really names is then the target's, and nothing is deleted.
+    const auto real = final_path(handle.get());
+    if (!real) return settle_error(i, ::GetLastError(), "GetFinalPathNameByHandleW");
+    if (!same_path(*real, win::join(place.real, widen(item.name)))) {
+      return settle(i, ReapOutcome::changed, "leads-elsewhere");
+    }
 
     if (!write_ahead(i)) return;
     FILE_DISPOSITION_INFO disposition{};
