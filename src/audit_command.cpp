@@ -65,12 +65,8 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   const ReportFormat format =
       options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
                                                                                : ReportFormat::json);
-  DiscoverOptions discover;
-  discover.tmpdir = options.tmpdir;
-  discover.root = options.root;
-  discover.host_temp_dir = platform::default_temp_dir();
-  discover.containers = options.containers && platform::observe_host().euid == 0;
-  discover.container_pid = options.container_pid;
+  const DiscoverOptions discover =
+      discover_options(options.tmpdir, options.root, options.containers, options.container_pid);
 
   // The pipeline, namespace by namespace: observed (a few ahead, by worker threads), its
   // liveness evidence gathered, judged, counted and, for JSON, written and dropped at once:

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <utility>
+
+#include "platform/files.hpp"
+#include "platform/host.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -30,6 +34,17 @@ bool other_pid_namespace(const platform::ContainerScan& scan, const platform::Pr
 }
 
 }  // namespace
+
+DiscoverOptions discover_options(std::optional<std::string> tmpdir, std::optional<std::string> root,
+                                 bool containers, std::optional<std::int32_t> container_pid) {
+  DiscoverOptions discover;
+  discover.tmpdir = std::move(tmpdir);
+  discover.root = std::move(root);
+  discover.host_temp_dir = platform::default_temp_dir();
+  discover.containers = containers && platform::observe_host().euid == 0;
+  discover.container_pid = container_pid;
+  return discover;
+}
 
 bool wants_container_scan(const DiscoverOptions& options) {
   if (options.container_pid) return true;

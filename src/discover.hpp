@@ -24,6 +24,11 @@ struct DiscoverOptions {
   std::optional<std::int32_t> container_pid;
 };
 
+// What --tmpdir, --root, --no-containers (`containers` false) and --container of audit and
+// reap ask for: the platform's temp dir by default; containers only when running as root.
+DiscoverOptions discover_options(std::optional<std::string> tmpdir, std::optional<std::string> root,
+                                 bool containers, std::optional<std::int32_t> container_pid);
+
 // Whether the options ask for a container scan at all (then pass one to discover_roots).
 bool wants_container_scan(const DiscoverOptions& options);
 // The scan's options for `options`.

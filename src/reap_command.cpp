@@ -99,12 +99,8 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run) {
 
   // Observe without regions, then read only the regions that can decide (a live pid's).
   const auto observing = Clock::now();
-  DiscoverOptions discover;
-  discover.tmpdir = options.tmpdir;
-  discover.root = options.root;
-  discover.host_temp_dir = platform::default_temp_dir();
-  discover.containers = options.containers && platform::observe_host().euid == 0;
-  discover.container_pid = options.container_pid;
+  const DiscoverOptions discover =
+      discover_options(options.tmpdir, options.root, options.containers, options.container_pid);
   platform::ObserveOptions observe;
   observe.max_region_bytes = 0;
   observe.open_files = false;  // planned from lstat; the executor re-checks each entry
