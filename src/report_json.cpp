@@ -502,13 +502,8 @@ class StreamingWriter {
     serializer_.dump(v, true, false, kIndent, depth * kIndent);
     maybe_flush();
   }
-  // On one line, without indentation: a file's record (a report holds 100,000 of them, and
-  // indentation would be half of its bytes). Still one record per line for grep and people.
-  void compact(const json& v) {
-    serializer_.dump(v, false, false, 0, 0);
-    maybe_flush();
-  }
-  // Text already rendered as JSON (file records from append_file_record).
+  // Where file records go, rendered by append_file_record: one compact line each (a report
+  // holds 100,000 of them, and indentation would be half of its bytes).
   std::string& buffer() { return buffer_; }
   void close(char bracket, unsigned depth, bool empty) {
     if (!empty) {
