@@ -57,6 +57,13 @@ class CompactObject {
       null(k);
     }
   }
+  void boolean_or_null(std::string_view k, const std::optional<bool>& v) {
+    if (v) {
+      boolean(k, *v);
+    } else {
+      null(k);
+    }
+  }
   void value(std::string_view k, const nlohmann::json& v) { append_json(key(k), v); }
   // put_text's pair: the text escaped to UTF-8 under `k`, and its exact bytes in "<k>_hex"
   // when they were not UTF-8. "<k>_hex" sorts right after `k` among the report's keys, so it

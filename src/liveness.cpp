@@ -3,6 +3,9 @@
 #include <array>
 #include <utility>
 
+#include "compact_json.hpp"
+#include "text_escape.hpp"
+
 namespace hsperfguard {
 namespace {
 
@@ -245,70 +248,97 @@ std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& i
   return {};
 }
 
-template <typename T>
-void put_if(json& j, const char* key, const std::optional<T>& value) {
-  if (value) j[key] = *value;
+// Strings of the evidence (codes, /proc paths, error messages, namespace ids) as the reports
+// write every string: bytes that are not UTF-8 escaped, never dropped.
+void put_string(CompactObject& o, std::string_view key, std::string_view value) {
+  if (is_valid_utf8(value)) {
+    o.string(key, value);
+  } else {
+    o.string(key, escape_non_utf8(value));
+  }
 }
 
-json process_json(const ProcessFacts& p, const Inputs& in, std::int64_t ctime_ms,
-                  const LivenessSettings& settings) {
-  json j = {{"pid", p.pid}, {"existence", to_string(p.existence)}};
-  put_if(j, "start_time_ms", p.start_time_ms);
-  if (p.start_time_ms && in.begin) j["start_after_vm_begin_ms"] = *p.start_time_ms - *in.begin;
-  put_if(j, "maps_backing_file", p.maps_backing_file);
-  if (p.maps_backing_file.value_or(false) && p.maps_inode_only) j["maps_inode_only"] = true;
-  put_if(j, "maps_libjvm", p.maps_libjvm);
-  put_if(j, "real_uid", p.real_uid);
-  if (!p.ns_pids.empty()) j["ns_pids"] = p.ns_pids;
-  put_if(j, "mount_namespace", p.mount_namespace);
+// The evidence is written as compact JSON, members in sorted key order (as a JSON document
+// keeps them): at 100,000 files a document per file would cost more than observing them.
+// decide_liveness parses this text back into its document, so there is one description.
+void append_process(std::string& out, const ProcessFacts& p, const Inputs& in,
+                    std::int64_t ctime_ms, const LivenessSettings& settings) {
+  CompactObject j(out);
   if (p.error) {
-    j["error"] = {{"path", p.error->path},
-                  {"op", p.error->op},
-                  {"code", p.error->code},
-                  {"message", p.error->message}};
+    CompactObject e(j.key("error"));
+    e.number("code", p.error->code);
+    put_string(e, "message", p.error->message);
+    put_string(e, "op", p.error->op);
+    put_string(e, "path", p.error->path);
   }
+  j.string("existence", to_string(p.existence));
   // What this candidate alone says (the file's verdict may have been settled before).
-  j["judgement"] =
-      info(judge_candidate(p, in.begin, ctime_ms, settings.start_time_tolerance_ms).reason).code;
-  return j;
+  j.string("judgement",
+           info(judge_candidate(p, in.begin, ctime_ms, settings.start_time_tolerance_ms).reason).code);
+  if (p.maps_backing_file) j.boolean("maps_backing_file", *p.maps_backing_file);
+  if (p.maps_backing_file.value_or(false) && p.maps_inode_only) j.boolean("maps_inode_only", true);
+  if (p.maps_libjvm) j.boolean("maps_libjvm", *p.maps_libjvm);
+  if (p.mount_namespace) put_string(j, "mount_namespace", *p.mount_namespace);
+  if (!p.ns_pids.empty()) {
+    std::string& a = j.key("ns_pids");
+    a += '[';
+    for (std::size_t i = 0; i < p.ns_pids.size(); ++i) {
+      if (i > 0) a += ',';
+      a += std::to_string(p.ns_pids[i]);
+    }
+    a += ']';
+  }
+  j.number("pid", p.pid);
+  if (p.real_uid) j.number("real_uid", *p.real_uid);
+  if (p.start_time_ms && in.begin) j.number("start_after_vm_begin_ms", *p.start_time_ms - *in.begin);
+  if (p.start_time_ms) j.number("start_time_ms", *p.start_time_ms);
 }
 
-json evidence_of(const Outcome& o, const FileFacts& file, const LivenessSettings& settings,
-                 const Inputs& in) {
-  json ev = json::object();
-  json& f = ev["file"];
-  f["name_kind"] = to_string(file.pid_name.kind);
-  put_if(f, "pid", file.pid_name.pid);
-  if (in.inode) {
-    f["kind"] = to_string(in.inode->kind);
-    f["dev"] = in.inode->dev;
-    f["ino"] = in.inode->ino;
-    f["ctime_ms"] = in.inode->ctime.millis();
-  }
-  ev["vm_begin_time_ms"] = in.begin ? json(*in.begin) : json(nullptr);
-  ev["start_time_tolerance_ms"] = settings.start_time_tolerance_ms;
-
-  json& l = ev["lock"];
-  l["state"] = lock_state_name(in.lock);
-  json& candidates = ev["candidates"] = json::array();
-  if (in.facts) {
-    l["source"] = in.facts->lock_source;
-    put_if(l, "holder_pid", in.facts->lock_holder_pid);
-    if (!in.facts->lock_kind.empty()) l["kind"] = in.facts->lock_kind;
-    if (in.facts->lock_inode_only) l["inode_only"] = true;
-    const std::int64_t ctime_ms = in.inode ? in.inode->ctime.millis() : 0;
-    for (const auto& p : in.facts->candidates)
-      candidates.push_back(process_json(p, in, ctime_ms, settings));
-    if (settings.container) {
-      ev["candidates_complete"] =
-          in.facts->candidates_complete ? json(*in.facts->candidates_complete) : json(nullptr);
+void append_evidence(std::string& out, const Outcome& o, const FileFacts& file,
+                     const LivenessSettings& settings, const Inputs& in) {
+  CompactObject ev(out);
+  {
+    std::string& a = ev.key("candidates");
+    a += '[';
+    if (in.facts) {
+      const std::int64_t ctime_ms = in.inode ? in.inode->ctime.millis() : 0;
+      bool first = true;
+      for (const auto& p : in.facts->candidates) {
+        if (!first) a += ',';
+        first = false;
+        append_process(a, p, in, ctime_ms, settings);
+      }
     }
+    a += ']';
   }
-  if (o.subject) ev["decided_by_pid"] = o.subject->pid;
-  if (o.reason == Reason::lock_unknown) ev["would_be"] = to_string(o.would_be);
-  ev["decided_by"] = info(o.reason).decided_by;
-  ev["reason"] = info(o.reason).code;
-  return ev;
+  if (in.facts && settings.container) ev.boolean_or_null("candidates_complete", in.facts->candidates_complete);
+  ev.string("decided_by", info(o.reason).decided_by);
+  if (o.subject) ev.number("decided_by_pid", o.subject->pid);
+  {
+    CompactObject f(ev.key("file"));
+    if (in.inode) {
+      f.number("ctime_ms", in.inode->ctime.millis());
+      f.number("dev", in.inode->dev);
+      f.number("ino", in.inode->ino);
+      f.string("kind", to_string(in.inode->kind));
+    }
+    f.string("name_kind", to_string(file.pid_name.kind));
+    if (file.pid_name.pid) f.number("pid", *file.pid_name.pid);
+  }
+  {
+    CompactObject l(ev.key("lock"));
+    if (in.facts) {
+      if (in.facts->lock_holder_pid) l.number("holder_pid", *in.facts->lock_holder_pid);
+      if (in.facts->lock_inode_only) l.boolean("inode_only", true);
+      if (!in.facts->lock_kind.empty()) put_string(l, "kind", in.facts->lock_kind);
+      put_string(l, "source", in.facts->lock_source);
+    }
+    l.string("state", lock_state_name(in.lock));
+  }
+  ev.string("reason", info(o.reason).code);
+  ev.number("start_time_tolerance_ms", settings.start_time_tolerance_ms);
+  ev.number("vm_begin_time_ms", in.begin);
+  if (o.reason == Reason::lock_unknown) ev.string("would_be", to_string(o.would_be));
 }
 
 json brief_evidence_of(const Outcome& o, const Inputs& in) {
@@ -354,13 +384,21 @@ LivenessJudgement judge_liveness(const FileFacts& file, const LivenessSettings& 
 }
 
 LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings) {
+  std::string evidence;
+  LivenessVerdict v = decide_liveness(file, settings, evidence);
+  v.evidence = json::parse(evidence);
+  return v;
+}
+
+LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings,
+                                std::string& evidence) {
   const Inputs in = inputs_of(file);
   const Outcome o = decide(file, settings, in);
   LivenessVerdict v;
   v.verdict = o.verdict;
   v.reason = std::string(info(o.reason).code);
   v.message = message_for(o, file, in);
-  v.evidence = evidence_of(o, file, settings, in);
+  append_evidence(evidence, o, file, settings, in);
   return v;
 }
 

@@ -58,6 +58,12 @@ struct LivenessVerdict {
 // The verdict with its message and evidence: what a report or a reap plan records.
 LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings);
 
+// The same, with the evidence appended to `evidence` as compact JSON (keys sorted: the text
+// append_json writes for the document above) and left null in the verdict: what the reports
+// write for every file, without building a document per file.
+LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings,
+                                std::string& evidence);
+
 // The same verdict, reason and message with only the evidence that settled it ("decided_by",
 // "reason", and "decided_by_pid", "would_be", "lock", "vm_begin_time_ms"): what a finding
 // about the verdict carries. Building the full evidence is most of a file's cost, so an audit

@@ -13,6 +13,8 @@ ExecutionLedger::ExecutionLedger(const Plan& plan, const ExecuteOptions& options
 
 void ExecutionLedger::run(const std::function<void(const RootPlan&, const RootWork&)>& run_root) {
   slot_of_.assign(plan_.items.size(), kNoSlot);
+  result_.actions.reserve(static_cast<std::size_t>(std::count_if(
+      plan_.items.begin(), plan_.items.end(), [](const PlanItem& item) { return item.action == ReapAction::remove; })));
   for (std::size_t i = 0; i < plan_.items.size(); ++i) {
     if (plan_.items[i].action != ReapAction::remove) continue;
     slot_of_[i] = result_.actions.size();

@@ -86,12 +86,13 @@ void append_acting(std::string& out, const std::optional<ActingIdentity>& a) {
 // plan_item_json(run, i), written directly.
 void append_plan_item(std::string& out, const ReapRun& run, std::size_t i) {
   const PlanItem& item = run.plan.items[i];
-  const LivenessVerdict explained = explain_item(run.roots, run.plan, i, run.options);
+  std::string evidence;
+  const LivenessVerdict explained = explain_item(run.roots, run.plan, i, run.options, evidence);
   CompactObject o(out);
   append_acting(o.key("acting"), item.acting);
   o.string("action", to_string(item.action));
   o.number("age_ms", item.age_ms);
-  o.value("evidence", explained.evidence);
+  o.key("evidence") += evidence;
   append_expected(o.key("expected"), item.expected);
   o.number("item", i);
   o.string("message", escape_non_utf8(explained.message));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "compact_json.hpp"
+
 namespace hsperfguard {
 namespace {
 
@@ -290,6 +292,21 @@ bool region_may_decide(const FileFacts& file) {
     if (p.existence != Existence::gone) return true;
   }
   return false;
+}
+
+LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan& plan,
+                             std::size_t i, const ReapOptions& options, std::string& evidence) {
+  const PlanItem& item = plan.items.at(i);
+  if (item.subject == ReapSubject::namespace_file) {
+    const TempRootFacts& root = roots.at(item.root);
+    const NamespacePlan& ns = plan.namespaces.at(*item.ns);
+    return decide_liveness(root.namespaces.at(ns.ns).files.at(item.index), settings_for(root, options),
+                           evidence);
+  }
+  LivenessVerdict v = explain_item(roots, plan, i, options);
+  append_json(evidence, v.evidence);
+  v.evidence = nullptr;
+  return v;
 }
 
 LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan& plan,

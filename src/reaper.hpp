@@ -141,6 +141,10 @@ LivenessVerdict judge_attach_file(const AttachFacts& attach);
 // holds, with what decided them.
 LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan& plan,
                              std::size_t item, const ReapOptions& options);
+// The same with the evidence appended to `evidence` as compact JSON (the text append_json
+// writes for the evidence above), left null in the verdict: what the report writes per item.
+LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan& plan,
+                             std::size_t item, const ReapOptions& options, std::string& evidence);
 
 // Whether the decision on `file` can depend on its region (the VM begin time): only when a
 // process with its pid is alive (or may be). A reaper that observed without reading regions

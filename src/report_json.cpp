@@ -381,9 +381,10 @@ void append_file_record(std::string& out, const FileFacts& file, const FileJudge
   o.string("pid_name", to_string(file.pid_name.kind));
   append_region_summary(o.key("region"), file.region);
   if (fj.verdict) {
-    const LivenessVerdict verdict = decide_liveness(file, liveness);
+    std::string evidence;
+    const LivenessVerdict verdict = decide_liveness(file, liveness, evidence);
     CompactObject v(o.key("verdict"));
-    append_sanitized(v.key("evidence"), verdict.evidence);
+    v.key("evidence") += evidence;
     append_utf8(v, "message", verdict.message);
     v.string("reason", verdict.reason);
     v.string("verdict", to_string(verdict.verdict));

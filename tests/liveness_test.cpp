@@ -751,6 +751,63 @@ TEST(LivenessTruthTable, ContainerCandidates) {
   }
 }
 
+// The reports write the evidence as text, without a document: that text must be what the
+// document would be (every member, sorted keys, bytes that are not UTF-8 escaped).
+TEST(LivenessEvidence, TextIsTheDocumentWithEveryMember) {
+  ProcessFacts full = process(31002, P::alive, M::yes, S::after);
+  full.maps_inode_only = true;
+  full.maps_libjvm = true;
+  full.real_uid = 1000;
+  full.ns_pids = {31002, 7};
+  full.mount_namespace = "mnt:[4026531841]";
+  full.error = ObservationError{"", "open", 13, "Permission denied"};
+  full.error->path = std::string("/proc/31002/") + '\xff' + "maps";
+  FileFacts file = backing_file("31002", FileKind::regular, L::unknown,
+                                {full, process(31003, P::gone, M::unreadable, S::absent)});
+  file.liveness->lock_holder_pid = 99;
+  file.liveness->lock_kind = "FLOCK WRITE";
+  file.liveness->lock_inode_only = true;
+  file.liveness->candidates_complete = false;
+  LivenessSettings settings;
+  settings.container = true;
+
+  std::string text;
+  const LivenessVerdict compact = decide_liveness(file, settings, text);
+  const LivenessVerdict document = decide_liveness(file, settings);
+  EXPECT_TRUE(compact.evidence.is_null());
+  EXPECT_EQ(compact.message, document.message);
+  EXPECT_EQ(compact.reason, document.reason);
+  const json parsed = json::parse(text);
+  EXPECT_EQ(text, parsed.dump()) << "members out of order";
+  EXPECT_EQ(parsed, document.evidence);
+  const json& c = parsed.at("candidates").at(0);
+  for (const char* key : {"error", "existence", "judgement", "maps_backing_file", "maps_inode_only",
+                          "maps_libjvm", "mount_namespace", "ns_pids", "pid", "real_uid",
+                          "start_after_vm_begin_ms", "start_time_ms"}) {
+    EXPECT_TRUE(c.contains(key)) << key;
+  }
+  EXPECT_EQ(c.at("ns_pids"), json::array({31002, 7}));
+  EXPECT_EQ(c.at("error").at("path"), "/proc/31002/\\xffmaps");
+  EXPECT_EQ(parsed.at("candidates_complete"), false);
+  EXPECT_EQ(parsed.at("lock").at("holder_pid"), 99);
+  EXPECT_EQ(parsed.at("lock").at("inode_only"), true);
+  EXPECT_EQ(parsed.at("lock").at("kind"), "FLOCK WRITE");
+  EXPECT_EQ(parsed.at("file").at("pid"), 31002);
+  EXPECT_EQ(parsed.at("vm_begin_time_ms"), kBegin);
+  EXPECT_EQ(parsed.at("decided_by_pid"), 31002);  // it maps the file
+
+  // The member only an unknown lock has.
+  const FileFacts gone = backing_file("31003", FileKind::regular, L::unknown,
+                                      {process(31003, P::gone, M::unreadable, S::absent)}, B::no);
+  std::string brief;
+  EXPECT_EQ(decide_liveness(gone, LivenessSettings{}, brief).reason, "lock-unknown");
+  const json gone_parsed = json::parse(brief);
+  EXPECT_EQ(brief, gone_parsed.dump());
+  EXPECT_EQ(gone_parsed.at("would_be"), "stale");
+  EXPECT_TRUE(gone_parsed.at("vm_begin_time_ms").is_null());
+  EXPECT_EQ(gone_parsed, decide_liveness(gone, LivenessSettings{}).evidence);
+}
+
 TEST(LivenessTruthTable, HostRootWithoutCandidateIsUnknown) {
   const FileFacts file = backing_file("4242", FileKind::regular, L::free, {});
   const LivenessVerdict v = decide_liveness(file, LivenessSettings{});
