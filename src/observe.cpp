@@ -15,12 +15,13 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   return root;
 }
 
-void walk_wanted_files(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
+void walk_wanted_files(std::span<NamespaceFacts> namespaces,
+                       const std::function<bool(const FileFacts&)>& wanted,
                        const std::function<bool()>& open_temp,
                        const std::function<bool(NamespaceFacts&)>& enter,
                        const std::function<void(NamespaceFacts&, FileFacts&)>& read) {
   bool temp_tried = false;
-  for (NamespaceFacts& ns : root.namespaces) {
+  for (NamespaceFacts& ns : namespaces) {
     bool entered = false;
     for (FileFacts& file : ns.files) {
       if (file.region || !file.lstat || file.lstat->kind != FileKind::regular || file.crosses_mount ||

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <limits>
 #include <ostream>
+#include <span>
 
 #include "discover.hpp"
 #include "exit_codes.hpp"
@@ -97,42 +98,62 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run) {
   run.options.include_special = options.include_special;
   run.options.remove_empty_namespaces = options.remove_empty_namespaces;
 
-  // Observe without regions, then read only the regions that can decide (a live pid's).
+  // The pipeline, namespace by namespace: observed without regions (a few ahead, by worker
+  // threads), its liveness evidence gathered, the regions that can decide read (a live
+  // pid's), and planned, while the next ones are observed. The lock table is read once, when
+  // the first namespace is gathered (as the audit does).
   const auto observing = Clock::now();
+  Clock::duration planning{};
   const DiscoverOptions discover =
       discover_options(options.tmpdir, options.root, options.containers, options.container_pid);
   platform::ObserveOptions observe;
   observe.max_region_bytes = 0;
   observe.open_files = false;  // planned from lstat; the executor re-checks each entry
+  const std::size_t region_bytes = platform::ObserveOptions{}.max_region_bytes;
   platform::LivenessGatherer liveness;
+  ReapPlanner planner(run.plan, run.options, platform::observe_host().euid);
   std::vector<ObservationError> discovery_errors;  // containers we could not look into
   for (const auto& spec : discover_roots_scanning(discover, &discovery_errors)) {
-    TempRootFacts& root = run.roots.emplace_back(platform::observe_temp_root(spec, observe));
-    if (!options.container_pid && container_vanished(root)) {
-      run.roots.pop_back();  // the container stopped since discovery
-      continue;
-    }
+    const std::size_t r = run.roots.size();
+    std::vector<NamespaceFacts> namespaces;
+    std::vector<ObservationError> region_errors;
+    bool begun = false;
+    TempRootFacts root = platform::observe_temp_root(
+        spec, observe, [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
+          liveness.gather(ns, platform::liveness_scope_of(shell));
+          platform::read_regions(shell, std::span(&ns, 1), region_may_decide, region_bytes,
+                                 region_errors);
+          const auto started = Clock::now();
+          if (!begun) planner.begin_root(shell, r, platform::now_epoch_ms());
+          begun = true;
+          planner.add_namespace(shell, ns, namespaces.size());
+          planning += Clock::now() - started;
+          namespaces.push_back(std::move(ns));
+        });
+    // The container stopped since discovery (nothing of it was seen).
+    if (!options.container_pid && namespaces.empty() && container_vanished(root)) continue;
     if (!root.opened) run.incomplete = true;
-    liveness.gather(root);
-    platform::read_regions(root, region_may_decide, platform::ObserveOptions{}.max_region_bytes);
+    root.namespaces = std::move(namespaces);
+    root.errors.insert(root.errors.end(), region_errors.begin(), region_errors.end());
     // Attach files name host pids, except in a container (left unknown there).
     if (root.kind != RootKind::container) {
       for (auto& attach : root.attach_files) {
         if (attach.pid) attach.process = liveness.process(*attach.pid);
       }
     }
+    const auto started = Clock::now();
+    if (!begun) planner.begin_root(root, r, platform::now_epoch_ms());
+    planner.end_root(root);
+    planning += Clock::now() - started;
+    run.roots.push_back(std::move(root));
   }
   // Containers that could not be looked into are errors of the first root (the host's).
   if (!run.roots.empty()) {
     auto& errors = run.roots.front().errors;
     errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
   }
-  run.timings.observe_ms = elapsed_ms(observing);
-
-  const auto planning = Clock::now();
-  run.plan = plan_reap(run.roots, run.options, platform::now_epoch_ms(),
-                       platform::observe_host().euid);
-  run.timings.plan_ms = elapsed_ms(planning);
+  run.timings.plan_ms = std::chrono::duration_cast<std::chrono::milliseconds>(planning).count();
+  run.timings.observe_ms = elapsed_ms(observing) - run.timings.plan_ms;
 }
 
 int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err) {

@@ -32,9 +32,8 @@ LivenessSettings settings_for(const TempRootFacts& root, const ReapOptions& opti
   return settings;
 }
 
-NamespacePlan plan_namespace(const TempRootFacts& root, const RootPlan& root_plan,
-                             std::size_t r, std::size_t n, std::uint32_t euid) {
-  const NamespaceFacts& ns = root.namespaces[n];
+NamespacePlan plan_namespace(const NamespaceFacts& ns, const RootPlan& root_plan, std::size_t r,
+                             std::size_t n, std::uint32_t euid) {
   NamespacePlan p;
   p.root = r;
   p.ns = n;
@@ -83,9 +82,10 @@ std::pair<ReapAction, std::string> gate(const InodeFacts& inode, std::int64_t ag
   return {ReapAction::remove, "reapable"};
 }
 
-PlanItem plan_file(const TempRootFacts& root, const NamespacePlan& ns_plan, std::size_t ns_index,
-                   std::size_t f, const ReapOptions& options, std::int64_t now_ms) {
-  const FileFacts& file = root.namespaces[ns_plan.ns].files[f];
+PlanItem plan_file(const TempRootFacts& root, const NamespaceFacts& ns, const NamespacePlan& ns_plan,
+                   std::size_t ns_index, std::size_t f, const ReapOptions& options,
+                   std::int64_t now_ms) {
+  const FileFacts& file = ns.files[f];
   PlanItem item;
   item.subject = ReapSubject::namespace_file;
   item.root = ns_plan.root;
@@ -347,6 +347,44 @@ LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan
   return {};
 }
 
+ReapPlanner::ReapPlanner(Plan& plan, const ReapOptions& options, std::uint32_t euid)
+    : plan_(plan), options_(options), euid_(euid) {}
+
+void ReapPlanner::begin_root(const TempRootFacts& root, std::size_t r, std::int64_t now_ms) {
+  now_ms_ = now_ms;
+  RootPlan& rp = plan_.roots.emplace_back();
+  rp.root = r;
+  rp.kind = root.kind;
+  rp.root_dir = root.root;
+  rp.temp_dir = root.temp_dir;
+  if (root.opened) rp.expected = expected_from(*root.opened);
+  rp.actionable = root.opened.has_value() && root.opened->kind == FileKind::directory;
+  rp.why = rp.actionable ? "ok" : "temp-dir-unobserved";
+}
+
+void ReapPlanner::add_namespace(const TempRootFacts& root, const NamespaceFacts& ns, std::size_t n) {
+  const RootPlan& rp = plan_.roots.back();
+  const std::size_t ns_index = plan_.namespaces.size();
+  plan_.namespaces.push_back(plan_namespace(ns, rp, rp.root, n, euid_));
+  const NamespacePlan& ns_plan = plan_.namespaces.back();
+  std::size_t removable = 0;
+  for (std::size_t f = 0; f < ns.files.size(); ++f) {
+    plan_.items.push_back(plan_file(root, ns, ns_plan, ns_index, f, options_, now_ms_));
+    if (plan_.items.back().action == ReapAction::remove) ++removable;
+  }
+  if (options_.remove_empty_namespaces && ns_plan.user_exists == false && ns.opened) {
+    plan_.items.push_back(plan_namespace_dir(ns_plan, ns_index, ns.files.size(), removable,
+                                             *ns.opened, options_, now_ms_));
+  }
+}
+
+void ReapPlanner::end_root(const TempRootFacts& root) {
+  const RootPlan& rp = plan_.roots.back();
+  for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
+    plan_.items.push_back(plan_attach(root, rp, a, options_, now_ms_, euid_));
+  }
+}
+
 Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& options,
                std::int64_t now_ms, std::uint32_t euid) {
   Plan plan;
@@ -356,36 +394,13 @@ Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& optio
     total_files += root.attach_files.size();
   }
   plan.items.reserve(total_files);
-
+  ReapPlanner planner(plan, options, euid);
   for (std::size_t r = 0; r < roots.size(); ++r) {
-    const TempRootFacts& root = roots[r];
-    RootPlan& rp = plan.roots.emplace_back();
-    rp.root = r;
-    rp.kind = root.kind;
-    rp.root_dir = root.root;
-    rp.temp_dir = root.temp_dir;
-    if (root.opened) rp.expected = expected_from(*root.opened);
-    rp.actionable = root.opened.has_value() && root.opened->kind == FileKind::directory;
-    rp.why = rp.actionable ? "ok" : "temp-dir-unobserved";
-
-    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
-      const std::size_t ns_index = plan.namespaces.size();
-      plan.namespaces.push_back(plan_namespace(root, rp, r, n, euid));
-      const NamespacePlan& ns_plan = plan.namespaces.back();
-      const NamespaceFacts& ns = root.namespaces[n];
-      std::size_t removable = 0;
-      for (std::size_t f = 0; f < ns.files.size(); ++f) {
-        plan.items.push_back(plan_file(root, ns_plan, ns_index, f, options, now_ms));
-        if (plan.items.back().action == ReapAction::remove) ++removable;
-      }
-      if (options.remove_empty_namespaces && ns_plan.user_exists == false && ns.opened) {
-        plan.items.push_back(plan_namespace_dir(ns_plan, ns_index, ns.files.size(), removable,
-                                                *ns.opened, options, now_ms));
-      }
+    planner.begin_root(roots[r], r, now_ms);
+    for (std::size_t n = 0; n < roots[r].namespaces.size(); ++n) {
+      planner.add_namespace(roots[r], roots[r].namespaces[n], n);
     }
-    for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
-      plan.items.push_back(plan_attach(root, rp, a, options, now_ms, euid));
-    }
+    planner.end_root(roots[r]);
   }
   return plan;
 }

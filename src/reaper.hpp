@@ -133,6 +133,24 @@ struct Plan {
 Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& options,
                std::int64_t now_ms, std::uint32_t euid);
 
+// plan_reap a piece at a time, for a reaper that plans each namespace as soon as it is
+// observed: begin_root, then add_namespace for each of its namespaces in order (`n`: its
+// index among the root's namespaces; `root` may be the temp dir as observed so far), then
+// end_root with the whole root (its attach files). The same plan as plan_reap.
+class ReapPlanner {
+ public:
+  ReapPlanner(Plan& plan, const ReapOptions& options, std::uint32_t euid);
+  void begin_root(const TempRootFacts& root, std::size_t r, std::int64_t now_ms);
+  void add_namespace(const TempRootFacts& root, const NamespaceFacts& ns, std::size_t n);
+  void end_root(const TempRootFacts& root);
+
+ private:
+  Plan& plan_;
+  const ReapOptions& options_;
+  std::uint32_t euid_;
+  std::int64_t now_ms_ = 0;
+};
+
 // The verdict on a .java_pid / .attach_pid file: removable only when its pid is known gone.
 LivenessVerdict judge_attach_file(const AttachFacts& attach);
 

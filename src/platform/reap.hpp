@@ -35,6 +35,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -107,14 +108,19 @@ ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options);
 // bytes (never more than `max_bytes`). The same discipline as observation: relative to the
 // temp dir and namespace fds, each compared (dev, ino) with the facts, the file opened
 // O_NOFOLLOW|O_NONBLOCK and fstat-compared; a file that changed gets an error, no region.
-void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
-                  std::size_t max_bytes);
+// `root` says where the temp dir is (it may be the temp dir as observed so far, without its
+// namespaces); `namespaces` are some of its namespaces; the temp dir's own errors go to
+// `errors`.
+void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespaces,
+                  const std::function<bool(const FileFacts&)>& wanted, std::size_t max_bytes,
+                  std::vector<ObservationError>& errors);
 
 // The walk both platforms' read_regions make (src/observe.cpp): each regular file that
 // `wanted` accepts and that has no region yet, not on another mount. Before the first such
 // file, `open_temp` (once; false: nothing more is read); before the first of a namespace,
 // `enter` (once per namespace; false: none of its files is read); then `read` for the file.
-void walk_wanted_files(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
+void walk_wanted_files(std::span<NamespaceFacts> namespaces,
+                       const std::function<bool(const FileFacts&)>& wanted,
                        const std::function<bool()>& open_temp,
                        const std::function<bool(NamespaceFacts&)>& enter,
                        const std::function<void(NamespaceFacts&, FileFacts&)>& read);

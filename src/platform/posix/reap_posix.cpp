@@ -454,13 +454,14 @@ void read_region_at(int dirfd, FileFacts& file, std::size_t max_bytes,
 
 }  // namespace
 
-void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
-                  std::size_t max_bytes) {
+void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespaces,
+                  const std::function<bool(const FileFacts&)>& wanted, std::size_t max_bytes,
+                  std::vector<ObservationError>& errors) {
   UniqueFd temp;
   UniqueFd dir;
   std::vector<std::byte> buffer;
   walk_wanted_files(
-      root, wanted,
+      namespaces, wanted,
       [&] {
         ObservationError err;
         temp = open_temp_dir_of(root.kind, root.root, root.temp_dir, err);
@@ -468,7 +469,7 @@ void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&
           err = ObservationError{root.temp_dir, "open", 0, "replaced while being observed"};
           temp.reset();
         }
-        if (!temp.valid()) root.errors.push_back(err);
+        if (!temp.valid()) errors.push_back(err);
         return temp.valid();
       },
       [&](NamespaceFacts& ns) {

@@ -312,8 +312,9 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
 // The reaper's late region reads (platform/reap.hpp), here beside observation's own: the
 // temp dir and each namespace pinned and compared (volume, file id) with what observation
 // opened, each wanted file reopened without following and compared with its listing.
-void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&)>& wanted,
-                  std::size_t max_bytes) {
+void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespaces,
+                  const std::function<bool(const FileFacts&)>& wanted, std::size_t max_bytes,
+                  std::vector<ObservationError>& errors) {
   const std::wstring temp = win::temp_dir_path(root.kind, root.root, root.temp_dir);
   auto same_dir = [](const win::PinnedDirectory& dir, const std::optional<InodeFacts>& want) {
     return want && dir.facts.dev == want->dev && dir.facts.ino == want->ino;
@@ -322,7 +323,7 @@ void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&
   std::optional<win::PinnedDirectory> dir;
   std::wstring ns_path;
   walk_wanted_files(
-      root, wanted,
+      namespaces, wanted,
       [&] {
         ObservationError error;
         temp_dir = win::pin_directory(temp, &error);
@@ -330,7 +331,7 @@ void read_regions(TempRootFacts& root, const std::function<bool(const FileFacts&
           error = ObservationError{root.temp_dir, "CreateFileW", 0, "replaced while being observed"};
           temp_dir.reset();
         }
-        if (!temp_dir) root.errors.push_back(error);
+        if (!temp_dir) errors.push_back(error);
         return temp_dir.has_value();
       },
       [&](NamespaceFacts& ns) {
