@@ -78,10 +78,23 @@ std::optional<ObservationError> write_file_atomically_streamed(
   bool written = ::fchmod(fd.get(), static_cast<mode_t>(mode)) == 0;
   int write_errno = written ? 0 : errno;
   if (written) {
+    // Writeback is started every few MiB as the report is written (it can be 100 MB), so
+    // that the fsync below waits for the last stretch only, not for all of it.
+    constexpr off_t kWritebackStep = 8 << 20;
+    off_t total = 0;
+    off_t flushed = 0;
     produce([&](std::string_view piece) {
       if (!written) return;
       written = write_all(fd.get(), piece);
-      if (!written) write_errno = errno;
+      if (!written) {
+        write_errno = errno;
+        return;
+      }
+      total += static_cast<off_t>(piece.size());
+      if (total - flushed >= kWritebackStep) {
+        ::sync_file_range(fd.get(), flushed, total - flushed, SYNC_FILE_RANGE_WRITE);  // a hint
+        flushed = total;
+      }
     });
   }
   if (!written || ::fsync(fd.get()) != 0) {
