@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "boxed.hpp"
 #include "perfdata.hpp"
 #include "pid_name.hpp"
 
@@ -167,13 +168,13 @@ struct FileFacts {
   std::string name;  // raw bytes of the directory entry
   std::string path;  // for reports; never used to reopen the file
   std::optional<InodeFacts> lstat;  // fstatat(AT_SYMLINK_NOFOLLOW); absent if it failed
-  std::optional<InodeFacts> opened;  // fstat of the O_NOFOLLOW|O_NONBLOCK fd, when opened
+  Boxed<InodeFacts> opened;  // fstat of the O_NOFOLLOW|O_NONBLOCK fd, when opened
   PidName pid_name;
   std::optional<PosixAcl> access_acl;
-  std::optional<SecurityDescriptor> security;
+  Boxed<SecurityDescriptor> security;  // Windows
   std::optional<std::uint32_t> inode_flags;  // FS_IOC_GETFLAGS
   bool crosses_mount = false;  // st_dev differs from the namespace's
-  std::optional<RegionSummary> region;  // for regular files that were read
+  Boxed<RegionSummary> region;  // for regular files that were read
   std::optional<LivenessFacts> liveness;
   std::vector<ObservationError> errors;
 };

@@ -367,6 +367,12 @@ void ReapPlanner::add_namespace(const TempRootFacts& root, const NamespaceFacts&
   const std::size_t ns_index = plan_.namespaces.size();
   plan_.namespaces.push_back(plan_namespace(ns, rp, rp.root, n, euid_));
   const NamespacePlan& ns_plan = plan_.namespaces.back();
+  // Items arrive a namespace at a time, their total unknown: room for many namespaces like
+  // this one at once (only what is used is ever touched), not a reallocation every doubling.
+  if (plan_.items.capacity() - plan_.items.size() < ns.files.size() + 1) {
+    plan_.items.reserve(std::max(2 * plan_.items.capacity(),
+                                 plan_.items.size() + (ns.files.size() + 1) * 128));
+  }
   std::size_t removable = 0;
   for (std::size_t f = 0; f < ns.files.size(); ++f) {
     plan_.items.push_back(plan_file(root, ns, ns_plan, ns_index, f, options_, now_ms_));

@@ -136,8 +136,8 @@ json errors_json(const std::vector<ObservationError>& errors, json& all) {
   return out;
 }
 
-json inode_json(const std::optional<InodeFacts>& inode) {
-  if (!inode) return nullptr;
+json inode_json(const InodeFacts* inode) {
+  if (inode == nullptr) return nullptr;
   return {{"kind", to_string(inode->kind)}, {"mode", octal_mode(inode->mode)},
           {"uid", inode->uid},             {"gid", inode->gid},
           {"nlink", inode->nlink},         {"size", inode->size},
@@ -153,7 +153,7 @@ json volume_json(const std::optional<VolumeFacts>& v) {
   return j;
 }
 
-json region_summary_json(const std::optional<RegionSummary>& summary) {
+json region_summary_json(const Boxed<RegionSummary>& summary) {
   if (!summary) return nullptr;
   const auto& r = summary->region;
   json j = {{"valid", r.valid()}, {"bytes_read", summary->bytes_read}, {"entries", r.entry_count}};
@@ -170,7 +170,7 @@ json region_summary_json(const std::optional<RegionSummary>& summary) {
 
 json error_to_json(const ObservationError& error) { return error_json(error); }
 
-json inode_to_json(const std::optional<InodeFacts>& inode) { return inode_json(inode); }
+json inode_to_json(const std::optional<InodeFacts>& inode) { return inode_json(inode ? &*inode : nullptr); }
 
 namespace {
 
@@ -196,7 +196,7 @@ json root_json(const TempRootFacts& root, const RootJudgement& rj) {
   jr["kind"] = to_string(root.kind);
   put_text(jr, "root", root.root);
   put_text(jr, "temp_dir", root.temp_dir);
-  jr["inode"] = inode_json(root.opened ? root.opened : root.lstat);
+  jr["inode"] = inode_to_json(root.opened ? root.opened : root.lstat);
   jr["volume"] = volume_json(root.volume);
   if (root.container) {
     jr["container"] = {{"host_pid", root.container->host_pid},
@@ -232,7 +232,7 @@ json file_json(const FileFacts& file, const FileJudgement& fj, const LivenessSet
   json jf;
   put_text(jf, "name", file.name);
   put_text(jf, "path", file.path);
-  const auto& fi = file.opened ? file.opened : file.lstat;
+  const InodeFacts* fi = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
   jf["kind"] = fi ? json(to_string(fi->kind)) : json(nullptr);
   jf["pid"] = file.pid_name.pid ? json(*file.pid_name.pid) : json(nullptr);
   jf["pid_name"] = to_string(file.pid_name.kind);
@@ -308,8 +308,8 @@ void append_findings(std::string& out, const Findings& findings) {
   out += ']';
 }
 
-void append_inode(std::string& out, const std::optional<InodeFacts>& inode) {
-  if (!inode) {
+void append_inode(std::string& out, const InodeFacts* inode) {
+  if (inode == nullptr) {
     out += "null";
     return;
   }
@@ -325,7 +325,7 @@ void append_inode(std::string& out, const std::optional<InodeFacts>& inode) {
   o.number("uid", inode->uid);
 }
 
-void append_region_summary(std::string& out, const std::optional<RegionSummary>& summary) {
+void append_region_summary(std::string& out, const Boxed<RegionSummary>& summary) {
   if (!summary) {
     out += "null";
     return;
@@ -365,7 +365,7 @@ void append_region_summary(std::string& out, const std::optional<RegionSummary>&
 
 void append_file_record(std::string& out, const FileFacts& file, const FileJudgement& fj,
                         const LivenessSettings& liveness) {
-  const auto& fi = file.opened ? file.opened : file.lstat;
+  const InodeFacts* fi = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
   CompactObject o(out);
   append_errors(o.key("errors"), file.errors);
   append_findings(o.key("findings"), fj.findings);
@@ -399,7 +399,7 @@ json attach_json(std::size_t r, const AttachFacts& af, const Findings& findings)
   put_text(ja, "path", af.path);
   ja["kind"] = af.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file";
   ja["pid"] = af.pid ? json(*af.pid) : json(nullptr);
-  ja["inode"] = inode_json(af.lstat);
+  ja["inode"] = inode_to_json(af.lstat);
   ja["findings"] = findings_json(findings);
   json ignored;
   ja["errors"] = errors_json(af.errors, ignored);

@@ -23,7 +23,8 @@ FileFacts backing_file(std::int32_t pid) {
   i.size = 32768;
   i.dev = 7;
   i.ino = 99;
-  f.lstat = f.opened = i;
+  f.lstat = i;
+  f.opened = i;
   f.pid_name = classify_pid_name(f.name);
   perfdata::RegionSpec spec;
   perfdata::NewEntry begin;

@@ -337,7 +337,7 @@ TEST(RuleSweep, RandomisedHostileFactsOnlyEmitCatalogueRules) {
     return pick(FileKind::regular, FileKind::directory, FileKind::symlink, FileKind::fifo,
                 FileKind::socket, FileKind::char_device, FileKind::block_device, FileKind::unknown);
   };
-  const auto mutate_inode = [&](std::optional<InodeFacts>& i) {
+  const auto mutate_inode = [&](auto& i) {
     if (pick(0, 1, 2, 3) == 0) {
       i.reset();
       return;

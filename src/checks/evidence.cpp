@@ -38,27 +38,6 @@ std::string_view describe(FileKind kind) {
 
 std::string printable(std::string_view raw) { return escape_non_utf8(raw); }
 
-const InodeFacts* judged_inode(const std::optional<InodeFacts>& opened,
-                               const std::optional<InodeFacts>& lstat) {
-  if (opened) return &*opened;
-  if (lstat) return &*lstat;
-  return nullptr;
-}
-
-std::string_view inode_source(const std::optional<InodeFacts>& opened) {
-  return opened ? "fstat" : "lstat";
-}
-
-bool is_symlink(const std::optional<InodeFacts>& opened, const std::optional<InodeFacts>& lstat) {
-  return (lstat && lstat->kind == FileKind::symlink) ||
-         (opened && opened->kind == FileKind::symlink);
-}
-
-bool identities_differ(const std::optional<InodeFacts>& opened,
-                       const std::optional<InodeFacts>& lstat) {
-  return opened && lstat && (opened->dev != lstat->dev || opened->ino != lstat->ino);
-}
-
 nlohmann::json inode_json(const InodeFacts& inode) {
   nlohmann::json out = {{"kind", to_string(inode.kind)}};
   put_mode(out, inode.mode);

@@ -25,15 +25,29 @@ std::string printable(std::string_view raw);
 
 // The inode a rule should judge: what the opened descriptor says (that is the object we
 // verified) when there is one, else the lstat result. Null when neither was observed.
-const InodeFacts* judged_inode(const std::optional<InodeFacts>& opened,
-                               const std::optional<InodeFacts>& lstat);
+// `opened` is a namespace's std::optional or a file's Boxed observation.
+template <typename Opened>
+const InodeFacts* judged_inode(const Opened& opened, const std::optional<InodeFacts>& lstat) {
+  if (opened) return &*opened;
+  if (lstat) return &*lstat;
+  return nullptr;
+}
 // "fstat" or "lstat": which observation `judged_inode` picked.
-std::string_view inode_source(const std::optional<InodeFacts>& opened);
+template <typename Opened>
+std::string_view inode_source(const Opened& opened) {
+  return opened ? "fstat" : "lstat";
+}
 
-bool is_symlink(const std::optional<InodeFacts>& opened, const std::optional<InodeFacts>& lstat);
+template <typename Opened>
+bool is_symlink(const Opened& opened, const std::optional<InodeFacts>& lstat) {
+  return (lstat && lstat->kind == FileKind::symlink) ||
+         (opened && opened->kind == FileKind::symlink);
+}
 // True when both observations exist and name different (dev, ino).
-bool identities_differ(const std::optional<InodeFacts>& opened,
-                       const std::optional<InodeFacts>& lstat);
+template <typename Opened>
+bool identities_differ(const Opened& opened, const std::optional<InodeFacts>& lstat) {
+  return opened && lstat && (opened->dev != lstat->dev || opened->ino != lstat->ino);
+}
 
 // kind, mode, uid, gid, nlink, size, dev, ino of one observation.
 nlohmann::json inode_json(const InodeFacts& inode);

@@ -15,7 +15,8 @@ namespace {
 constexpr std::uint32_t kAttributeReparsePoint = 0x00000400;
 constexpr std::uint32_t kAttributeCompressed = 0x00000800;
 
-std::uint32_t attributes_of(const std::optional<InodeFacts>& inode) {
+template <typename Observed>  // a std::optional or a Boxed observation
+std::uint32_t attributes_of(const Observed& inode) {
   return inode && inode->windows_attributes ? *inode->windows_attributes : 0;
 }
 
