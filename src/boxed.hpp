@@ -60,8 +60,6 @@ class Boxed {
     return *p_;
   }
   void reset() { p_.reset(); }
-  // The value as an optional (a copy), for code written against std::optional.
-  std::optional<T> optional() const { return p_ ? std::optional<T>(*p_) : std::nullopt; }
 
  private:
   std::unique_ptr<T> p_;

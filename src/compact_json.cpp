@@ -72,6 +72,14 @@ void append_json(std::string& out, const json& value) {
   }
 }
 
+void CompactObject::utf8(std::string_view k, std::string_view text) {
+  if (is_valid_utf8(text)) {
+    string(k, text);
+  } else {
+    string(k, escape_non_utf8(text));
+  }
+}
+
 void CompactObject::text(std::string_view k, std::string_view raw) {
   if (is_valid_utf8(raw)) {
     string(k, raw);

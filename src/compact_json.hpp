@@ -65,6 +65,9 @@ class CompactObject {
     }
   }
   void value(std::string_view k, const nlohmann::json& v) { append_json(key(k), v); }
+  // The text under `k`, bytes that are not UTF-8 escaped (as the report escapes every string
+  // it does not also give in hex): messages, error texts, codes.
+  void utf8(std::string_view k, std::string_view text);
   // put_text's pair: the text escaped to UTF-8 under `k`, and its exact bytes in "<k>_hex"
   // when they were not UTF-8. "<k>_hex" sorts right after `k` among the report's keys, so it
   // is written here, at once.

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "compact_json.hpp"
-#include "text_escape.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -248,16 +247,6 @@ std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& i
   return {};
 }
 
-// Strings of the evidence (codes, /proc paths, error messages, namespace ids) as the reports
-// write every string: bytes that are not UTF-8 escaped, never dropped.
-void put_string(CompactObject& o, std::string_view key, std::string_view value) {
-  if (is_valid_utf8(value)) {
-    o.string(key, value);
-  } else {
-    o.string(key, escape_non_utf8(value));
-  }
-}
-
 // The evidence is written as compact JSON, members in sorted key order (as a JSON document
 // keeps them): at 100,000 files a document per file would cost more than observing them.
 // decide_liveness parses this text back into its document, so there is one description.
@@ -267,9 +256,9 @@ void append_process(std::string& out, const ProcessFacts& p, const Inputs& in,
   if (p.error) {
     CompactObject e(j.key("error"));
     e.number("code", p.error->code);
-    put_string(e, "message", p.error->message);
-    put_string(e, "op", p.error->op);
-    put_string(e, "path", p.error->path);
+    e.utf8("message", p.error->message);
+    e.utf8("op", p.error->op);
+    e.utf8("path", p.error->path);
   }
   j.string("existence", to_string(p.existence));
   // What this candidate alone says (the file's verdict may have been settled before).
@@ -278,7 +267,7 @@ void append_process(std::string& out, const ProcessFacts& p, const Inputs& in,
   if (p.maps_backing_file) j.boolean("maps_backing_file", *p.maps_backing_file);
   if (p.maps_backing_file.value_or(false) && p.maps_inode_only) j.boolean("maps_inode_only", true);
   if (p.maps_libjvm) j.boolean("maps_libjvm", *p.maps_libjvm);
-  if (p.mount_namespace) put_string(j, "mount_namespace", *p.mount_namespace);
+  if (p.mount_namespace) j.utf8("mount_namespace", *p.mount_namespace);
   if (!p.ns_pids.empty()) {
     std::string& a = j.key("ns_pids");
     a += '[';
@@ -330,8 +319,8 @@ void append_evidence(std::string& out, const Outcome& o, const FileFacts& file,
     if (in.facts) {
       if (in.facts->lock_holder_pid) l.number("holder_pid", *in.facts->lock_holder_pid);
       if (in.facts->lock_inode_only) l.boolean("inode_only", true);
-      if (!in.facts->lock_kind.empty()) put_string(l, "kind", in.facts->lock_kind);
-      put_string(l, "source", in.facts->lock_source);
+      if (!in.facts->lock_kind.empty()) l.utf8("kind", in.facts->lock_kind);
+      l.utf8("source", in.facts->lock_source);
     }
     l.string("state", lock_state_name(in.lock));
   }

@@ -260,14 +260,6 @@ json file_json(const FileFacts& file, const FileJudgement& fj, const LivenessSet
 // byte for byte (ReportJson.FileRecordIsFileJson holds the two together).
 
 // escape_non_utf8 without the copy when there is nothing to escape.
-void append_utf8(CompactObject& o, std::string_view key, const std::string& text) {
-  if (is_valid_utf8(text)) {
-    o.string(key, text);
-  } else {
-    o.string(key, escape_non_utf8(text));
-  }
-}
-
 void append_sanitized(std::string& out, const json& value) {
   if (all_utf8(value)) {
     append_json(out, value);
@@ -284,7 +276,7 @@ void append_errors(std::string& out, const std::vector<ObservationError>& errors
     first = false;
     CompactObject o(out);
     o.number("code", e.code);
-    append_utf8(o, "message", e.message);
+    o.utf8("message", e.message);
     o.string("op", e.op);
     o.text("path", e.path);
   }
@@ -299,7 +291,7 @@ void append_findings(std::string& out, const Findings& findings) {
     first = false;
     CompactObject o(out);
     append_sanitized(o.key("evidence"), f.evidence);
-    append_utf8(o, "message", f.message);
+    o.utf8("message", f.message);
     o.text("path", f.path);
     o.string("remediation", f.remediation);
     o.string("rule", f.rule);
@@ -385,7 +377,7 @@ void append_file_record(std::string& out, const FileFacts& file, const FileJudge
     const LivenessVerdict verdict = decide_liveness(file, liveness, evidence);
     CompactObject v(o.key("verdict"));
     v.key("evidence") += evidence;
-    append_utf8(v, "message", verdict.message);
+    v.utf8("message", verdict.message);
     v.string("reason", verdict.reason);
     v.string("verdict", to_string(verdict.verdict));
   } else {
