@@ -20,16 +20,19 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "perfdata.hpp"
 #include "platform/observe.hpp"
 #include "platform/posix/acl_posix.hpp"
+#include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/volume_posix.hpp"
 #include "test_support.hpp"
@@ -902,6 +905,97 @@ TEST_F(ObserveTree, MountPlantedOnNamespaceIsNotEntered) {
             "mnt crosses=1 opened=0 files=0 exdev=1 kind=1\n"
             "alice crosses=0\n"
             "file crosses=1 opened=0 region=0\n");
+}
+
+// What the observer opens without an lstat first (an entry the directory lists as regular):
+// a regular file, never the target of a link, never what is mounted over the name.
+TEST_F(ObserveTree, ListedFilesAreOpenedWithoutLinksOrMounts) {
+  if (!openat2_available()) GTEST_SKIP() << "no openat2 here: the observer lstats every entry";
+  make_dir(ns("alice"));
+  make_dir(ns("alice") + "/mnt");
+  put(ns("alice") + "/1234", small_region("Main"));
+  put(ns("alice") + "/4321", small_region("Main"));
+  ASSERT_EQ(::symlink((outside_ + "/secret").c_str(), (ns("alice") + "/link").c_str()), 0);
+  const std::string dir = ns("alice");
+  const std::string secret = outside_ + "/secret";
+  const ChildResult child = run_in_child([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0) return "skip: unshare: " + std::string(std::strerror(errno));
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "skip: private";
+    if (::mount("tmpfs", (dir + "/mnt").c_str(), "tmpfs", 0, "size=1m") != 0) return "skip: tmpfs";
+    if (::mount(secret.c_str(), (dir + "/4321").c_str(), nullptr, MS_BIND, nullptr) != 0) {
+      return "skip: bind";
+    }
+    InodeWatch watch(secret);
+    UniqueFd dirfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    std::ostringstream out;
+    for (const char* name : {"1234", "4321", "link", "mnt"}) {
+      errno = 0;
+      UniqueFd fd(open_entry_on_this_mount(dirfd.get(), name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
+      const int code = fd.valid() ? 0 : errno;
+      out << name << " opened=" << fd.valid() << " errno="
+          << (code == EXDEV ? "EXDEV" : code == ELOOP ? "ELOOP" : std::to_string(code)) << "\n";
+    }
+    out << "secret touched=" << (watch.events() != 0) << "\n";
+    return out.str();
+  });
+  ASSERT_TRUE(child.finished);
+  if (child.out.starts_with("skip:")) GTEST_SKIP() << child.out;
+  EXPECT_EQ(child.out,
+            "1234 opened=1 errno=0\n"
+            "4321 opened=0 errno=EXDEV\n"
+            "link opened=0 errno=ELOOP\n"
+            "mnt opened=0 errno=EXDEV\n"
+            "secret touched=0\n");
+}
+
+// A race against the listing: while the tree is observed again and again, a backing file's
+// name is swapped (atomically, RENAME_EXCHANGE) between the region and a symlink to a
+// sentinel. Whatever the listing said, the name is never followed: each observation sees
+// the region (read and valid), the link (not opened), or a refused open; the sentinel is
+// never opened.
+TEST_F(ObserveTree, FileSwappedWithSymlinkDuringObservationIsNeverFollowed) {
+  make_dir(ns("alice"));
+  make_dir(outside_ + "/stage");
+  const std::string name = ns("alice") + "/1234";
+  const std::string staged = outside_ + "/stage/1234";
+  put(name, small_region("Main"));
+  ASSERT_EQ(::symlink((outside_ + "/secret").c_str(), staged.c_str()), 0);
+  InodeWatch watch(outside_ + "/secret");
+  std::atomic<bool> stop{false};
+  std::atomic<long> swaps{0};
+  std::thread swapper([&] {
+    while (!stop.load()) {
+      if (::renameat2(AT_FDCWD, name.c_str(), AT_FDCWD, staged.c_str(), RENAME_EXCHANGE) == 0) {
+        ++swaps;
+      }
+    }
+  });
+  int regular = 0, link = 0, refused = 0, other = 0;
+  for (int i = 0; i < 300; ++i) {
+    const TempRootFacts facts = observe();
+    const NamespaceFacts* a = find_namespace(facts, "hsperfdata_alice");
+    const FileFacts* f = a != nullptr ? find_file(*a, "1234") : nullptr;
+    if (f == nullptr || !f->lstat) {
+      ++other;
+    } else if (f->lstat->kind == FileKind::symlink && !f->opened && !f->region) {
+      ++link;
+    } else if (f->lstat->kind == FileKind::regular && f->opened &&
+               f->opened->kind == FileKind::regular && f->region && f->region->region.valid()) {
+      ++regular;
+    } else if (f->lstat->kind == FileKind::regular && !f->region &&
+               has_error(f->errors, "openat", ELOOP)) {
+      ++refused;  // lstat'ed as the region, a link by the time it was opened
+    } else {
+      ++other;
+    }
+  }
+  stop = true;
+  swapper.join();
+  EXPECT_EQ(watch.events() & IN_OPEN, 0u) << "the sentinel behind the link was opened";
+  EXPECT_EQ(other, 0) << "regular=" << regular << " link=" << link << " refused=" << refused;
+  EXPECT_GT(swaps.load(), 300);
+  EXPECT_GT(regular, 0);
+  EXPECT_GT(link, 0);
 }
 
 // ---- foreign roots

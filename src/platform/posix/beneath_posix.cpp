@@ -126,6 +126,15 @@ bool openat2_available() {
   return s == 1;
 }
 
+int open_entry_on_this_mount(int dirfd, const char* name, int flags) {
+  if (!openat2_available()) {
+    errno = ENOSYS;
+    return -1;
+  }
+  return sys_openat2(dirfd, name, flags,
+                     RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+}
+
 UniqueFd open_beneath(int root_fd, std::string_view relative_path, int flags, ObservationError* err,
                       BeneathMethod method) {
   switch (method) {

@@ -37,4 +37,11 @@ UniqueFd open_beneath(int root_fd, std::string_view relative_path, int flags, Ob
 // Whether openat2 with RESOLVE_IN_ROOT works here (probed once, then cached).
 bool openat2_available();
 
+// Opens `name`, one entry of the directory `dirfd`, with `flags` (O_CLOEXEC added) without
+// following a link of any kind and without crossing onto another mount: a symlink fails with
+// ELOOP, a file or directory something is mounted on (a user's FUSE server, a bind mount)
+// with EXDEV, before anything of the mount is asked. -1 and errno on failure; ENOSYS where
+// openat2 is not available (see openat2_available).
+int open_entry_on_this_mount(int dirfd, const char* name, int flags);
+
 }  // namespace hsperfguard::platform
