@@ -270,6 +270,36 @@ void check_rebuild(const Region& r) {
   FUZZ_CHECK(build_region(to_spec(back, r.size)).bytes == built.bytes);
 }
 
+// The keeping walk (what observation uses) is the same walk: the same checks, the same
+// end, and exactly the entries of the names asked for. Asked for: names the full walk
+// found, the same names one byte shorter or longer (a name is matched whole, not as a
+// prefix), and one no region has.
+void check_keeping(Bytes bytes, const Region& all) {
+  std::vector<std::string> asked;
+  for (const Entry& e : all.entries) {
+    if (asked.size() >= 6) break;
+    asked.push_back(e.name);
+    if (e.name.size() > 1) asked.push_back(e.name.substr(0, e.name.size() - 1));
+    asked.push_back(e.name + "x");
+  }
+  asked.push_back("sun.rt.createVmBeginTime");
+  const std::vector<std::string_view> names(asked.begin(), asked.end());
+  const Region some = parse_region_keeping(bytes, names);
+  FUZZ_CHECK(some.entry_count == all.entry_count && some.walk_end == all.walk_end);
+  FUZZ_CHECK(some.error.has_value() == all.error.has_value());
+  if (some.error) FUZZ_CHECK(some.error->offset == all.error->offset && some.error->reason == all.error->reason);
+  const std::set<std::string_view> wanted(names.begin(), names.end());
+  std::size_t k = 0;
+  for (const Entry& e : all.entries) {
+    if (wanted.count(e.name) == 0) continue;
+    FUZZ_CHECK(k < some.entries.size());
+    const Entry& kept = some.entries[k++];
+    FUZZ_CHECK(kept.offset == e.offset && kept.name == e.name && kept.string_value == e.string_value &&
+               kept.long_value == e.long_value && kept.data_type == e.data_type);
+  }
+  FUZZ_CHECK(k == some.entries.size());
+}
+
 }  // namespace
 }  // namespace hsperfguard::perfdata
 
@@ -280,6 +310,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_prologue(bytes, prologue);
   const Region region = parse_region(bytes);
   check_region(bytes, prologue, region);
+  check_keeping(bytes, region);
   check_renderers(region);
   check_rebuild(region);
   return 0;

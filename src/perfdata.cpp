@@ -51,11 +51,29 @@ std::size_t align_up(std::size_t value, std::size_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-// Decodes one entry whose header starts at `pos` into `e`, except its name and string value,
-// which are returned as views into the region so that a caller that keeps only a few entries
-// allocates nothing for the others. The caller advances by entry_length.
-std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry& e,
-                                       std::string_view& name_view, std::string_view& text_view) {
+// Where an entry's name lies: from its first byte up to the start of its data. The name is
+// known to be non-empty and NUL-terminated within that room; its length is found only when
+// it is needed (most entries of a region are checked and skipped, not kept).
+struct NameRoom {
+  const char* begin = nullptr;
+  std::size_t room = 0;
+
+  std::string_view name() const {
+    return {begin, static_cast<std::size_t>(static_cast<const char*>(std::memchr(begin, 0, room)) - begin)};
+  }
+  // Whether the name is `candidate` (not empty), without measuring it first. Counter names
+  // share long prefixes ("sun.gc."), so the last byte is compared before the rest.
+  bool is(std::string_view candidate) const {
+    const std::size_t n = candidate.size();
+    return n > 0 && n < room && begin[n] == '\0' && begin[n - 1] == candidate[n - 1] &&
+           std::memcmp(begin, candidate.data(), n - 1) == 0;
+  }
+};
+
+// Decodes and checks one entry whose header starts at `pos` into `e`, except its name and
+// string value, which stay in the region (NameRoom, string_of): a caller that keeps only a
+// few entries neither copies nor measures the others. The caller advances by entry_length.
+std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry& e, NameRoom& name) {
   const auto length = static_cast<std::size_t>(e.entry_length);
   if (length < kEntryHeaderSize) {
     return error_at(pos, "entry_length " + std::to_string(e.entry_length) +
@@ -90,14 +108,15 @@ std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry&
   e.units = static_cast<Units>(units);
   e.variability = static_cast<Variability>(variability);
 
-  // The name must end with a NUL before the data starts.
+  // The name must end with a NUL before the data starts. HotSpot pads the name with NULs up
+  // to the data's alignment, so the byte before the data settles it without a scan.
   const std::size_t name_begin = pos + static_cast<std::size_t>(e.name_offset);
-  const std::size_t name_limit = pos + static_cast<std::size_t>(e.data_offset);
-  const char* name = in.chars(name_begin);
-  const void* name_nul = std::memchr(name, 0, name_limit - name_begin);
-  if (name_nul == nullptr) return error_at(name_begin, "entry name is not NUL-terminated");
-  if (name_nul == name) return error_at(name_begin, "entry name is empty");
-  name_view = std::string_view(name, static_cast<std::size_t>(static_cast<const char*>(name_nul) - name));
+  name.begin = in.chars(name_begin);
+  name.room = static_cast<std::size_t>(e.data_offset - e.name_offset);
+  if (name.begin[name.room - 1] != '\0' && std::memchr(name.begin, 0, name.room) == nullptr) {
+    return error_at(name_begin, "entry name is not NUL-terminated");
+  }
+  if (name.begin[0] == '\0') return error_at(name_begin, "entry name is empty");
 
   const std::size_t data = pos + static_cast<std::size_t>(e.data_offset);
   const std::size_t data_room = length - static_cast<std::size_t>(e.data_offset);
@@ -122,13 +141,15 @@ std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry&
                                  " runs past the end of the entry");
   }
   e.data_type = DataType::byte_array;
-  const std::size_t limit = data + static_cast<std::size_t>(e.vector_length);
-  const char* text = in.chars(data);
-  const void* text_nul = std::memchr(text, 0, limit - data);
-  text_view = std::string_view(
-      text, text_nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(text_nul) - text)
-                                : limit - data);
   return std::nullopt;
+}
+
+// A checked byte-array entry's string: its bytes up to the first NUL, or all of them.
+std::string_view string_of(const Reader& in, const Entry& e) {
+  const char* text = in.chars(e.offset + static_cast<std::size_t>(e.data_offset));
+  const auto size = static_cast<std::size_t>(e.vector_length);
+  const void* nul = std::memchr(text, 0, size);
+  return {text, nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - text) : size};
 }
 
 }  // namespace
@@ -242,8 +263,8 @@ Region walk_region(std::span<const std::byte> bytes, Keep keep) {
                                        " runs past used=" + std::to_string(end));
       break;
     }
-    std::string_view name, text;
-    if (auto err = decode_entry(in, pos, e, name, text)) {
+    NameRoom name;
+    if (auto err = decode_entry(in, pos, e, name)) {
       region.error = std::move(err);
       break;
     }
@@ -252,8 +273,8 @@ Region walk_region(std::span<const std::byte> bytes, Keep keep) {
     bool kept = true;
     if constexpr (!std::is_same_v<Keep, std::true_type>) kept = keep(name);
     if (kept) {
-      e.name.assign(name);
-      e.string_value.assign(text);
+      e.name.assign(name.name());
+      if (e.is_string()) e.string_value.assign(string_of(in, e));
       region.entries.push_back(std::move(e));
     }
   }
@@ -270,8 +291,8 @@ Region parse_region(std::span<const std::byte> bytes) {
 
 Region parse_region_keeping(std::span<const std::byte> bytes,
                             std::span<const std::string_view> names) {
-  return walk_region(bytes, [names](std::string_view name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
+  return walk_region(bytes, [names](const NameRoom& name) {
+    return std::any_of(names.begin(), names.end(), [&](std::string_view n) { return name.is(n); });
   });
 }
 
