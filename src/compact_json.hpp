@@ -8,6 +8,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,14 +33,20 @@ class CompactObject {
   CompactObject(const CompactObject&) = delete;
   CompactObject& operator=(const CompactObject&) = delete;
 
-  // `"k":` after the separator; returns the string to write the value into.
+  // `"k":` after the separator; returns the string to write the value into. Member names are
+  // fixed ASCII names, short: one append of the whole piece.
   std::string& key(std::string_view k) {
-    if (!first_) out_ += ',';
+    char piece[64];
+    if (k.size() > sizeof piece - 4) return long_key(k);
+    std::size_t n = 0;
+    if (!first_) piece[n++] = ',';
     first_ = false;
-    out_ += '"';
-    out_ += k;  // member names are fixed ASCII names
-    out_ += "\":";
-    return out_;
+    piece[n++] = '"';
+    std::memcpy(piece + n, k.data(), k.size());
+    n += k.size();
+    piece[n++] = '"';
+    piece[n++] = ':';
+    return out_.append(piece, n);
   }
   void string(std::string_view k, std::string_view v) { append_json_string(key(k), v); }
   void null(std::string_view k) { key(k) += "null"; }
@@ -57,6 +64,8 @@ class CompactObject {
       null(k);
     }
   }
+  // An instant as the report writes them (format_utc_millis).
+  void time(std::string_view k, std::int64_t epoch_ms);
   void boolean_or_null(std::string_view k, const std::optional<bool>& v) {
     if (v) {
       boolean(k, *v);
@@ -74,6 +83,8 @@ class CompactObject {
   void text(std::string_view k, std::string_view raw);
 
  private:
+  std::string& long_key(std::string_view k);
+
   std::string& out_;
   bool first_ = true;
 };

@@ -111,7 +111,7 @@ void append_action(std::string& out, const Plan& plan, const platform::ReapActio
   const PlanItem& item = plan.items[r.item];
   CompactObject o(out);
   if (r.at_ms > 0) {
-    o.string("at", format_utc_millis(r.at_ms));
+    o.time("at", r.at_ms);
   } else {
     o.null("at");
   }

@@ -70,5 +70,6 @@ nlohmann::json error_to_json(const ObservationError& error);
 nlohmann::json inode_to_json(const std::optional<InodeFacts>& inode);
 
 std::string format_utc_millis(std::int64_t epoch_ms);  // 2026-11-22T20:37:39.123Z
+void append_utc_millis(std::string& out, std::int64_t epoch_ms);  // the same, appended
 
 }  // namespace hsperfguard

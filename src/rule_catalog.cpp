@@ -256,10 +256,8 @@ std::optional<std::string> apply_policy(Policy& base, const nlohmann::json& docu
 }
 
 Findings apply_policy_to_findings(Findings findings, const Policy& policy) {
-  Findings kept;
-  kept.reserve(findings.size());
+  std::erase_if(findings, [&](const Finding& finding) { return !policy.enabled(finding.rule); });
   for (Finding& finding : findings) {
-    if (!policy.enabled(finding.rule)) continue;
     // A finding of a rule the catalogue does not know is kept as it is: never swallowed.
     if (const RuleInfo* info = find_rule(finding.rule)) {
       finding.severity = policy.severity_of(finding.rule, info->severity);
@@ -267,9 +265,8 @@ Findings apply_policy_to_findings(Findings findings, const Policy& policy) {
     } else {
       finding.severity = policy.severity_of(finding.rule, finding.severity);
     }
-    kept.push_back(std::move(finding));
   }
-  return kept;
+  return findings;
 }
 
 }  // namespace hsperfguard

@@ -21,8 +21,8 @@ Findings check_attach(const TempRootFacts& root, const AttachFacts& attach);
 Findings check_all(const TempRootFacts& root);
 
 // Findings that follow from a backing file's liveness verdict (file.stale, file.pid-reused).
-Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file,
-                       const LivenessVerdict& verdict);
+// The verdict is taken by value: its evidence becomes the finding's.
+Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file, LivenessVerdict verdict);
 
 // Builds a finding with the catalogue's default severity and remediation for `rule`.
 Finding make_finding(std::string_view rule, std::string path, std::string message,

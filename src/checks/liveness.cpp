@@ -6,28 +6,31 @@
 
 namespace hsperfguard::checks {
 
-Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file,
-                       const LivenessVerdict& verdict) {
+Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file, LivenessVerdict verdict) {
   (void)ns;
   Findings out;
-  // Only the deciding values: the verdict's full evidence may be given (decide_liveness) but is
+  if (verdict.verdict != Verdict::stale && verdict.verdict != Verdict::pid_reused) return out;
+  // Only the deciding values (decide_liveness_brief's evidence, whose lock is its state
+  // alone); a full evidence, should one be given, is cut down to them. The full evidence is
   // reported once, under the file's verdict.
-  nlohmann::json evidence = nlohmann::json::object();
-  for (const char* key : {"decided_by", "decided_by_pid", "would_be", "lock", "vm_begin_time_ms"}) {
-    const auto it = verdict.evidence.find(key);
-    if (it != verdict.evidence.end()) evidence[key] = *it;
+  nlohmann::json evidence = std::move(verdict.evidence);
+  if (!evidence.is_object()) evidence = nlohmann::json::object();
+  for (auto it = evidence.begin(); it != evidence.end();) {
+    const std::string& key = it.key();
+    if (key == "decided_by" || key == "decided_by_pid" || key == "would_be" || key == "lock" ||
+        key == "vm_begin_time_ms") {
+      ++it;
+    } else {
+      it = evidence.erase(it);
+    }
   }
-  // The full evidence has the lock as an object; the brief one only its state.
   if (const auto lock = evidence.find("lock"); lock != evidence.end() && lock->is_object()) {
     *lock = lock->value("state", "unknown");
   }
   evidence["verdict"] = to_string(verdict.verdict);
-  evidence["reason"] = verdict.reason;
-  if (verdict.verdict == Verdict::stale) {
-    out.push_back(make_finding("file.stale", file.path, verdict.message, std::move(evidence)));
-  } else if (verdict.verdict == Verdict::pid_reused) {
-    out.push_back(make_finding("file.pid-reused", file.path, verdict.message, std::move(evidence)));
-  }
+  evidence["reason"] = std::move(verdict.reason);
+  out.push_back(make_finding(verdict.verdict == Verdict::stale ? "file.stale" : "file.pid-reused",
+                             file.path, std::move(verdict.message), std::move(evidence)));
   return out;
 }
 
