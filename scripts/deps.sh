@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config            # build
-  libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libacl1-dev   # libraries
+  libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libacl1-dev liburing-dev   # libraries
   libgtest-dev libgmock-dev libbenchmark-dev  # tests and benchmarks
   acl util-linux procps                       # setfacl/getfacl, unshare/setpriv, ps
 )

@@ -279,7 +279,9 @@ bool become(std::uint32_t uid, std::uint32_t gid) {
 //     secret            a file (hard-linked and symlinked from inside)
 //     dir/              a directory (a namespace symlinks to it)
 //   tmp/                the temp dir observed (01777, like /tmp)
-class ObserveTree : public ::testing::Test {
+// Every test runs twice: with the system calls for many files made in batches (io_uring,
+// where the kernel has it) and one call at a time; the facts must not differ.
+class ObserveTree : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     if (!test::is_root()) GTEST_SKIP() << "builds trees with chown, mknod and ACLs: needs root";
@@ -296,6 +298,7 @@ class ObserveTree : public ::testing::Test {
   std::string ns(const std::string& user) const { return tmp_ + "/hsperfdata_" + user; }
 
   TempRootFacts observe(ObserveOptions options = {}) const {
+    options.batched_io = GetParam();
     RootSpec spec;
     spec.kind = RootKind::tmpdir;
     spec.temp_dir = tmp_;
@@ -307,7 +310,7 @@ class ObserveTree : public ::testing::Test {
   std::string tmp_;
 };
 
-TEST_F(ObserveTree, EmptyTempDirFactsAreExact) {
+TEST_P(ObserveTree, EmptyTempDirFactsAreExact) {
   const TempRootFacts facts = observe();
   EXPECT_TRUE(facts.errors.empty()) << describe(facts.errors);
   EXPECT_EQ(facts.kind, RootKind::tmpdir);
@@ -331,7 +334,7 @@ TEST_F(ObserveTree, EmptyTempDirFactsAreExact) {
   EXPECT_TRUE(facts.attach_files.empty());
 }
 
-TEST_F(ObserveTree, ValidRegionsAreReadUpToUsedAndParsed) {
+TEST_P(ObserveTree, ValidRegionsAreReadUpToUsedAndParsed) {
   make_dir(ns("alice"));
   own(ns("alice"), kAlice, kAlice);
   const auto small = small_region("Main --flag");
@@ -395,7 +398,7 @@ TEST_F(ObserveTree, ValidRegionsAreReadUpToUsedAndParsed) {
   EXPECT_EQ(f4567.region->region.entries.size(), std::size(kObservedCounters));
 }
 
-TEST_F(ObserveTree, MaxRegionBytesZeroReadsNoContents) {
+TEST_P(ObserveTree, MaxRegionBytesZeroReadsNoContents) {
   make_dir(ns("alice"));
   put(ns("alice") + "/1234", small_region("Main"));
   ObserveOptions options;
@@ -407,7 +410,7 @@ TEST_F(ObserveTree, MaxRegionBytesZeroReadsNoContents) {
   EXPECT_FALSE(facts.namespaces[0].files[0].region.has_value());
 }
 
-TEST_F(ObserveTree, SymlinkedNamespaceIsNotFollowed) {
+TEST_P(ObserveTree, SymlinkedNamespaceIsNotFollowed) {
   ASSERT_EQ(::symlink((outside_ + "/dir").c_str(), ns("bob").c_str()), 0);
   const Snapshot dir = snapshot(outside_ + "/dir");
   const Snapshot content = snapshot(outside_ + "/dir/untouched");
@@ -427,7 +430,7 @@ TEST_F(ObserveTree, SymlinkedNamespaceIsNotFollowed) {
   expect_unchanged(content, outside_ + "/dir/untouched");
 }
 
-TEST_F(ObserveTree, NamespacesThatAreNotDirectoriesAreSeenNotOpened) {
+TEST_P(ObserveTree, NamespacesThatAreNotDirectoriesAreSeenNotOpened) {
   put(ns("file"), to_bytes("not a directory"), 0644);
   ASSERT_EQ(::mkfifo(ns("fifo").c_str(), 0666), 0);
   make_socket(ns("sock"));
@@ -453,7 +456,7 @@ TEST_F(ObserveTree, NamespacesThatAreNotDirectoriesAreSeenNotOpened) {
   }
 }
 
-TEST_F(ObserveTree, FifoPlantedInNamespaceDoesNotBlock) {
+TEST_P(ObserveTree, FifoPlantedInNamespaceDoesNotBlock) {
   make_dir(ns("alice"));
   ASSERT_EQ(::mkfifo((ns("alice") + "/1234").c_str(), 0666), 0);
   ASSERT_EQ(::mkfifo(ns("fifo").c_str(), 0666), 0);
@@ -476,7 +479,7 @@ TEST_F(ObserveTree, FifoPlantedInNamespaceDoesNotBlock) {
   EXPECT_EQ(child.out, "kind=1 opened=0 region=0 errors=0 pid=1234");
 }
 
-TEST_F(ObserveTree, DevicesAndSocketsInNamespaceAreNeverOpened) {
+TEST_P(ObserveTree, DevicesAndSocketsInNamespaceAreNeverOpened) {
   make_dir(ns("alice"));
   ASSERT_EQ(::mknod((ns("alice") + "/1000").c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
   make_socket(ns("alice") + "/1001");
@@ -498,7 +501,7 @@ TEST_F(ObserveTree, DevicesAndSocketsInNamespaceAreNeverOpened) {
   }
 }
 
-TEST_F(ObserveTree, SymlinkToSentinelIsSeenNotFollowed) {
+TEST_P(ObserveTree, SymlinkToSentinelIsSeenNotFollowed) {
   make_dir(ns("alice"));
   ASSERT_EQ(::symlink((outside_ + "/secret").c_str(), (ns("alice") + "/1234").c_str()), 0);
   age(outside_ + "/secret");
@@ -516,7 +519,7 @@ TEST_F(ObserveTree, SymlinkToSentinelIsSeenNotFollowed) {
   expect_unchanged(secret, outside_ + "/secret");
 }
 
-TEST_F(ObserveTree, HardLinkToSentinelIsSeenNotOpenedForWrite) {
+TEST_P(ObserveTree, HardLinkToSentinelIsSeenNotOpenedForWrite) {
   make_dir(ns("alice"));
   ASSERT_EQ(::link((outside_ + "/secret").c_str(), (ns("alice") + "/1234").c_str()), 0);
   age(outside_ + "/secret");
@@ -541,7 +544,7 @@ TEST_F(ObserveTree, HardLinkToSentinelIsSeenNotOpenedForWrite) {
   expect_unchanged(secret, outside_ + "/secret");
 }
 
-TEST_F(ObserveTree, SparseTerabyteFileIsNotReadWhole) {
+TEST_P(ObserveTree, SparseTerabyteFileIsNotReadWhole) {
   make_dir(ns("alice"));
   // A prologue that claims 2,000,000,000 bytes in use, at the start of a 1 TiB hole.
   auto head = small_region("Main");
@@ -580,7 +583,7 @@ TEST_F(ObserveTree, SparseTerabyteFileIsNotReadWhole) {
             65536u);
 }
 
-TEST_F(ObserveTree, TruncatedAndGarbageFilesAreFactsNotFailures) {
+TEST_P(ObserveTree, TruncatedAndGarbageFilesAreFactsNotFailures) {
   make_dir(ns("alice"));
   auto truncated = jdk17_region();
   truncated.resize(64);
@@ -607,7 +610,7 @@ TEST_F(ObserveTree, TruncatedAndGarbageFilesAreFactsNotFailures) {
   EXPECT_FALSE(n->files[2].region->region.valid());
 }
 
-TEST_F(ObserveTree, PidNamesAreClassifiedWithTheHostMaxPid) {
+TEST_P(ObserveTree, PidNamesAreClassifiedWithTheHostMaxPid) {
   make_dir(ns("alice"));
   for (const char* name : {"1", "007", "99999999999", "12x", "-5", "0"})
     put(ns("alice") + "/" + name, {});
@@ -626,7 +629,7 @@ TEST_F(ObserveTree, PidNamesAreClassifiedWithTheHostMaxPid) {
   EXPECT_EQ(names, (std::vector<std::string>{"-5", "0", "007", "1", "12x", "99999999999"}));
 }
 
-TEST_F(ObserveTree, ChownedFilesReportTheirArbitraryOwners) {
+TEST_P(ObserveTree, ChownedFilesReportTheirArbitraryOwners) {
   make_dir(ns("alice"), 0700);
   own(ns("alice"), kAlice, kAlice);
   put(ns("alice") + "/1234", small_region("Main"), 0644);
@@ -647,7 +650,7 @@ TEST_F(ObserveTree, ChownedFilesReportTheirArbitraryOwners) {
   EXPECT_FALSE(sub.opened.has_value());  // never recursed into
 }
 
-TEST_F(ObserveTree, ExtendedAndDefaultAclsAreRead) {
+TEST_P(ObserveTree, ExtendedAndDefaultAclsAreRead) {
   if (!test::have_program("setfacl")) GTEST_SKIP() << "setfacl is needed";
   make_dir(ns("acl"));
   ASSERT_EQ(test::run({"setfacl", "-m", "u:4242:rwx", ns("acl")}).exit_code, 0);
@@ -697,7 +700,7 @@ TEST_F(ObserveTree, ExtendedAndDefaultAclsAreRead) {
   EXPECT_TRUE(named_other);
 }
 
-TEST_F(ObserveTree, XattrDecoderAgreesWithLibacl) {
+TEST_P(ObserveTree, XattrDecoderAgreesWithLibacl) {
   if (!test::have_program("setfacl")) GTEST_SKIP() << "setfacl is needed";
   const std::string file = scratch_ / "aclfile";
   put(file, {}, 0640);
@@ -738,7 +741,7 @@ bool set_inode_flags(const std::string& path, int flags) {
   return ::ioctl(fd.get(), FS_IOC_SETFLAGS, &current) == 0;
 }
 
-TEST_F(ObserveTree, InodeFlagsOfNamespaceAndFilesAreRead) {
+TEST_P(ObserveTree, InodeFlagsOfNamespaceAndFilesAreRead) {
   make_dir(ns("alice"));
   put(ns("alice") + "/1234", small_region("Main"));
   put(ns("alice") + "/1235", small_region("Main"));
@@ -765,7 +768,7 @@ TEST_F(ObserveTree, InodeFlagsOfNamespaceAndFilesAreRead) {
   EXPECT_EQ(*plain.inode_flags & (FS_APPEND_FL | FS_NODUMP_FL | FS_IMMUTABLE_FL), 0u);
 }
 
-TEST_F(ObserveTree, AttachFilesBesideTheNamespaces) {
+TEST_P(ObserveTree, AttachFilesBesideTheNamespaces) {
   make_socket(tmp_ + "/.java_pid123");
   put(tmp_ + "/.attach_pid123", {}, 0644);
   put(tmp_ + "/.java_pidabc", {}, 0644);
@@ -791,7 +794,7 @@ TEST_F(ObserveTree, AttachFilesBesideTheNamespaces) {
   EXPECT_FALSE(bad->pid.has_value());
 }
 
-TEST_F(ObserveTree, HostUsersResolveThroughNss) {
+TEST_P(ObserveTree, HostUsersResolveThroughNss) {
   make_dir(ns("root"));
   make_dir(ns("no-such-user-hsperfguard"));
   make_dir(tmp_ + "/hsperfdata_");
@@ -810,7 +813,7 @@ TEST_F(ObserveTree, HostUsersResolveThroughNss) {
   EXPECT_EQ(root.user->gid, 0u);
 }
 
-TEST_F(ObserveTree, AuditChangesNothingItLooksAt) {
+TEST_P(ObserveTree, AuditChangesNothingItLooksAt) {
   make_dir(ns("alice"));
   own(ns("alice"), kAlice, kAlice);
   put(ns("alice") + "/1234", small_region("Main"));
@@ -830,7 +833,7 @@ TEST_F(ObserveTree, AuditChangesNothingItLooksAt) {
 }
 
 // An unprivileged user sees what it may; the rest is recorded as errors, never an abort.
-TEST_F(ObserveTree, UnprivilegedObserverRecordsWhatItCannotSee) {
+TEST_P(ObserveTree, UnprivilegedObserverRecordsWhatItCannotSee) {
   make_dir(ns("alice"));
   own(ns("alice"), kAlice, kAlice);
   put(ns("alice") + "/1234", small_region("Main"), 0600);
@@ -872,7 +875,7 @@ TEST_F(ObserveTree, UnprivilegedObserverRecordsWhatItCannotSee) {
 
 // A mount planted on a namespace (a user's FUSE server could answer slowly, or lie) and a
 // file bind-mounted over a backing file: recorded, never entered or opened.
-TEST_F(ObserveTree, MountPlantedOnNamespaceIsNotEntered) {
+TEST_P(ObserveTree, MountPlantedOnNamespaceIsNotEntered) {
   make_dir(ns("mnt"));
   make_dir(ns("alice"));
   put(ns("alice") + "/1234", small_region("Main"));
@@ -909,7 +912,7 @@ TEST_F(ObserveTree, MountPlantedOnNamespaceIsNotEntered) {
 
 // What the observer opens without an lstat first (an entry the directory lists as regular):
 // a regular file, never the target of a link, never what is mounted over the name.
-TEST_F(ObserveTree, ListedFilesAreOpenedWithoutLinksOrMounts) {
+TEST_P(ObserveTree, ListedFilesAreOpenedWithoutLinksOrMounts) {
   if (!openat2_available()) GTEST_SKIP() << "no openat2 here: the observer lstats every entry";
   make_dir(ns("alice"));
   make_dir(ns("alice") + "/mnt");
@@ -953,7 +956,7 @@ TEST_F(ObserveTree, ListedFilesAreOpenedWithoutLinksOrMounts) {
 // sentinel. Whatever the listing said, the name is never followed: each observation sees
 // the region (read and valid), the link (not opened), or a refused open; the sentinel is
 // never opened.
-TEST_F(ObserveTree, FileSwappedWithSymlinkDuringObservationIsNeverFollowed) {
+TEST_P(ObserveTree, FileSwappedWithSymlinkDuringObservationIsNeverFollowed) {
   make_dir(ns("alice"));
   make_dir(outside_ + "/stage");
   const std::string name = ns("alice") + "/1234";
@@ -1018,12 +1021,14 @@ class ObserveForeignRoot : public ObserveTree {
     spec.kind = kind;
     spec.root = root_;
     spec.temp_dir = "/tmp";
-    return observe_temp_root(spec, {});
+    ObserveOptions options;
+    options.batched_io = GetParam();
+    return observe_temp_root(spec, options);
   }
   std::string root_;
 };
 
-TEST_F(ObserveForeignRoot, UsersComeFromTheRootsPasswd) {
+TEST_P(ObserveForeignRoot, UsersComeFromTheRootsPasswd) {
   make_dir(root_ + "/tmp/hsperfdata_alice");
   make_dir(root_ + "/tmp/hsperfdata_nobody");
   put(root_ + "/tmp/hsperfdata_alice/1234", small_region("Main"));
@@ -1047,7 +1052,7 @@ TEST_F(ObserveForeignRoot, UsersComeFromTheRootsPasswd) {
   }
 }
 
-TEST_F(ObserveForeignRoot, MissingPasswdIsAFailedLookupNotAMissingUser) {
+TEST_P(ObserveForeignRoot, MissingPasswdIsAFailedLookupNotAMissingUser) {
   make_dir(root_ + "/tmp/hsperfdata_alice");
   ASSERT_EQ(::unlink((root_ + "/etc/passwd").c_str()), 0);
   const TempRootFacts facts = observe_root();
@@ -1059,7 +1064,7 @@ TEST_F(ObserveForeignRoot, MissingPasswdIsAFailedLookupNotAMissingUser) {
       << describe(facts.errors);
 }
 
-TEST_F(ObserveForeignRoot, TmpSymlinkedToHostDirectoryIsNotFollowed) {
+TEST_P(ObserveForeignRoot, TmpSymlinkedToHostDirectoryIsNotFollowed) {
   ASSERT_EQ(::rmdir((root_ + "/tmp").c_str()), 0);
   // On the host, /<scratch>/tmp holds a namespace: the root's tmp must not lead there.
   make_dir(ns("alice"));
@@ -1075,7 +1080,7 @@ TEST_F(ObserveForeignRoot, TmpSymlinkedToHostDirectoryIsNotFollowed) {
       << describe(facts.errors);
 }
 
-TEST_F(ObserveForeignRoot, EtcPasswdSymlinkedToHostSentinelIsNotRead) {
+TEST_P(ObserveForeignRoot, EtcPasswdSymlinkedToHostSentinelIsNotRead) {
   make_dir(root_ + "/tmp/hsperfdata_sentinel");
   put(outside_ + "/passwd", to_bytes("sentinel:x:4444:4444::/:/bin/sh\n"), 0644);
   ASSERT_EQ(::unlink((root_ + "/etc/passwd").c_str()), 0);
@@ -1088,7 +1093,7 @@ TEST_F(ObserveForeignRoot, EtcPasswdSymlinkedToHostSentinelIsNotRead) {
   EXPECT_TRUE(facts.namespaces[0].user_lookup_failed);
 }
 
-TEST_F(ObserveForeignRoot, MissingRootIsAnErrorNotACrash) {
+TEST_P(ObserveForeignRoot, MissingRootIsAnErrorNotACrash) {
   RootSpec spec;
   spec.kind = RootKind::root;
   spec.root = scratch_ / "no-such-root";
@@ -1096,6 +1101,12 @@ TEST_F(ObserveForeignRoot, MissingRootIsAnErrorNotACrash) {
   EXPECT_TRUE(has_error(facts.errors, "open", ENOENT)) << describe(facts.errors);
   EXPECT_TRUE(facts.namespaces.empty());
 }
+
+std::string io_name(const ::testing::TestParamInfo<bool>& info) {
+  return info.param ? "Batched" : "OneCallAtATime";
+}
+INSTANTIATE_TEST_SUITE_P(Io, ObserveTree, ::testing::Bool(), io_name);
+INSTANTIATE_TEST_SUITE_P(Io, ObserveForeignRoot, ::testing::Bool(), io_name);
 
 TEST(ObserveHost, MissingTempDirIsAnErrorNotACrash) {
   ScratchDir scratch;

@@ -34,6 +34,9 @@ struct ObserveOptions {
   // The reaper plans from each entry's lstat alone and re-checks every entry through its
   // own handle before acting, so it skips the opens (POSIX; Windows opens anyway).
   bool open_files = true;
+  // Whether the system calls for many files may be made in batches (Linux: io_uring, where
+  // the kernel allows it). The facts are the same either way; tests observe both ways.
+  bool batched_io = true;
 };
 
 // Observes a temp root whole: its namespaces are in the result. (src/observe.cpp, over the

@@ -13,7 +13,6 @@
 namespace hsperfguard::platform {
 namespace {
 
-constexpr const char* kAccessXattr = "system.posix_acl_access";
 constexpr const char* kDefaultXattr = "system.posix_acl_default";
 constexpr std::uint32_t kXattrVersion = 2;
 
@@ -137,15 +136,19 @@ std::optional<PosixAcl> read_access_acl(int fd, std::uint32_t mode, const std::s
                                         std::vector<ObservationError>& errors) {
   // One fgetxattr tells whether an extended ACL exists. Without one, acl_get_fd would
   // fstat and build the ACL from the mode: we already have the mode.
-  std::array<char, 4> probe{};
-  if (::fgetxattr(fd, kAccessXattr, probe.data(), probe.size()) < 0) {
-    const int err = errno;
-    if (err == ENODATA) return acl_from_mode_bits(mode);
-    if (unsupported(err)) return std::nullopt;
-    if (err != ERANGE) {  // ERANGE: it exists and is larger than the probe
-      errors.push_back(make_error(path, "fgetxattr", err));
-      return std::nullopt;
-    }
+  std::array<char, kAccessAclProbeSize> probe{};
+  const ssize_t n = ::fgetxattr(fd, kAccessXattr, probe.data(), probe.size());
+  return access_acl_after_probe(fd, n < 0 ? errno : 0, mode, path, errors);
+}
+
+std::optional<PosixAcl> access_acl_after_probe(int fd, int probe_error, std::uint32_t mode,
+                                               const std::string& path,
+                                               std::vector<ObservationError>& errors) {
+  if (probe_error == ENODATA) return acl_from_mode_bits(mode);
+  if (unsupported(probe_error)) return std::nullopt;
+  if (probe_error != 0 && probe_error != ERANGE) {  // ERANGE: it exists, larger than the probe
+    errors.push_back(make_error(path, "fgetxattr", probe_error));
+    return std::nullopt;
   }
   AclPtr acl(::acl_get_fd(fd));
   if (!acl) {

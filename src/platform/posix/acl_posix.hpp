@@ -23,6 +23,15 @@ namespace hsperfguard::platform {
 std::optional<PosixAcl> read_access_acl(int fd, std::uint32_t mode, const std::string& path,
                                         std::vector<ObservationError>& errors);
 
+// read_access_acl in two halves, for callers that make the probe themselves (batched): the
+// probe is fgetxattr(fd, kAccessXattr, buffer, kAccessAclProbeSize); `probe_error` is its
+// errno, 0 when it succeeded. Only a file with an extended ACL costs more system calls.
+inline constexpr const char* kAccessXattr = "system.posix_acl_access";
+inline constexpr std::size_t kAccessAclProbeSize = 4;
+std::optional<PosixAcl> access_acl_after_probe(int fd, int probe_error, std::uint32_t mode,
+                                               const std::string& path,
+                                               std::vector<ObservationError>& errors);
+
 std::optional<PosixAcl> read_default_acl(int dir_fd, const std::string& path,
                                          std::vector<ObservationError>& errors);
 

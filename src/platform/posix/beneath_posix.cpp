@@ -131,8 +131,7 @@ int open_entry_on_this_mount(int dirfd, const char* name, int flags) {
     errno = ENOSYS;
     return -1;
   }
-  return sys_openat2(dirfd, name, flags,
-                     RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+  return sys_openat2(dirfd, name, flags, kEntryOnThisMount);
 }
 
 UniqueFd open_beneath(int root_fd, std::string_view relative_path, int flags, ObservationError* err,

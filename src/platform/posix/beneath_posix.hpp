@@ -14,6 +14,9 @@
 //   directory fds and stops at the root, so it cannot escape even if a directory is moved.
 #pragma once
 
+#include <linux/openat2.h>
+
+#include <cstdint>
 #include <string_view>
 
 #include "facts.hpp"
@@ -36,6 +39,11 @@ UniqueFd open_beneath(int root_fd, std::string_view relative_path, int flags, Ob
 
 // Whether openat2 with RESOLVE_IN_ROOT works here (probed once, then cached).
 bool openat2_available();
+
+// How open_entry_on_this_mount resolves: no link of any kind, no mount crossed, nothing
+// outside the directory (for batched opens that make the same call).
+inline constexpr std::uint64_t kEntryOnThisMount =
+    RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 
 // Opens `name`, one entry of the directory `dirfd`, with `flags` (O_CLOEXEC added) without
 // following a link of any kind and without crossing onto another mount: a symlink fails with

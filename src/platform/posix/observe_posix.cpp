@@ -23,12 +23,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -40,6 +43,7 @@
 #include "platform/posix/acl_posix.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
+#include "platform/posix/uring_posix.hpp"
 #include "platform/posix/volume_posix.hpp"
 #include "platform/users.hpp"
 
@@ -99,16 +103,22 @@ InodeFacts from_statx(const struct statx& s) {
   return f;
 }
 
-// statx relative to dirfd ("" with AT_EMPTY_PATH for the fd itself). Returns errno or 0.
-int stat_at(int dirfd, const char* name, int flags, Stat& out) {
-  struct statx stx {};
-  if (::statx(dirfd, name, flags, kStatxMask, &stx) != 0) return errno;
+Stat to_stat(const struct statx& stx) {
+  Stat out;
   out.inode = from_statx(stx);
   if ((stx.stx_mask & STATX_MNT_ID) != 0) out.mount_id = stx.stx_mnt_id;
   if ((stx.stx_attributes_mask & kStatxInodeFlags) != 0) {
     out.inode_flags =
         static_cast<std::uint32_t>(stx.stx_attributes & stx.stx_attributes_mask & kStatxInodeFlags);
   }
+  return out;
+}
+
+// statx relative to dirfd ("" with AT_EMPTY_PATH for the fd itself). Returns errno or 0.
+int stat_at(int dirfd, const char* name, int flags, Stat& out) {
+  struct statx stx {};
+  if (::statx(dirfd, name, flags, kStatxMask, &stx) != 0) return errno;
+  out = to_stat(stx);
   return 0;
 }
 
@@ -160,12 +170,10 @@ int list_directory(int dirfd, std::vector<char>& buffer, std::vector<DirEntry>& 
 }
 
 // Reads [offset, want) into buffer; returns bytes now valid (stops early at EOF).
-std::size_t read_into(int fd, std::vector<std::byte>& buffer, std::size_t offset, std::size_t want,
-                      int& err) {
-  if (buffer.size() < want) buffer.resize(want);
+std::size_t read_into(int fd, std::byte* buffer, std::size_t offset, std::size_t want, int& err) {
   std::size_t got = offset;
   while (got < want) {
-    const ssize_t n = ::pread(fd, buffer.data() + got, want - got, static_cast<off_t>(got));
+    const ssize_t n = ::pread(fd, buffer + got, want - got, static_cast<off_t>(got));
     if (n < 0) {
       if (errno == EINTR) continue;
       err = errno;
@@ -203,11 +211,28 @@ std::int64_t read_max_pid(std::vector<ObservationError>& errors) {
   return value - 1;  // pid_max is one more than the largest pid handed out
 }
 
+// Files observed together by one batch (IoBatch), and what each of their calls returned.
+constexpr std::size_t kBatchFiles = 64;
+struct BatchSlot {
+  FileFacts* file = nullptr;
+  int fd = -1;
+  int opened = 0, stat = 0, probe = 0, read = 0, closed = 0;  // results: value or -errno
+  struct statx stx {};
+  std::array<char, kAccessAclProbeSize> acl_probe{};
+  std::size_t cap = 0;  // bytes of the region that may be read; 0: none
+};
+
 // Per-worker buffers, reused for every namespace and file.
 struct Scratch {
   std::vector<char> dirents;
   std::vector<DirEntry> entries;
   std::vector<std::byte> region;
+  std::vector<std::byte> batch_regions;  // kFirstRead bytes per batch slot
+  std::vector<BatchSlot> slots;
+  std::vector<std::size_t> listed_regular;  // files the listing calls regular
+  // Made by the worker that uses it, on its first namespace (null: one call at a time).
+  std::unique_ptr<IoBatch> batch;
+  bool batch_tried = false;
 };
 
 class Observer {
@@ -246,14 +271,25 @@ class Observer {
     }
     std::sort(scratch.entries.begin(), scratch.entries.end());
     ns.files.resize(scratch.entries.size());
+    IoBatch* batch = batch_for(scratch);
+    scratch.listed_regular.clear();
     for (std::size_t i = 0; i < scratch.entries.size(); ++i) {
       FileFacts& file = ns.files[i];
       file.name = std::move(scratch.entries[i].name);
       file.path = join(ns.path, file.name);
       file.pid_name = classify_pid_name(file.name, max_pid_);
-      if (scratch.entries[i].type != DT_REG || !options_.open_files || !open_listed_file(dir.get(), opened, file, scratch)) {
+      const bool listed_regular = scratch.entries[i].type == DT_REG && options_.open_files &&
+                                  !noatime_refused_.load(std::memory_order_relaxed);
+      if (listed_regular && batch != nullptr) {
+        scratch.listed_regular.push_back(i);
+      } else if (!listed_regular || !open_listed_file(dir.get(), opened, file, scratch)) {
         observe_file(dir.get(), opened, file, scratch);
       }
+    }
+    for (std::size_t at = 0; at < scratch.listed_regular.size(); at += kBatchFiles) {
+      const std::size_t n = std::min(kBatchFiles, scratch.listed_regular.size() - at);
+      open_listed_files(*batch, dir.get(), opened, ns.files,
+                        std::span(scratch.listed_regular).subspan(at, n), scratch);
     }
   }
 
@@ -279,15 +315,118 @@ class Observer {
       file.errors.push_back(make_error(file.path, "statx", err));
       return true;
     }
-    file.lstat = st.inode;
-    file.opened = st.inode;
-    file.crosses_mount = !same_mount(st.inode, st.mount_id, ns.inode, ns.mount_id);
-    // Swapped for a FIFO or socket since the listing, or somehow on another mount: read nothing.
-    if (st.inode.kind != FileKind::regular || file.crosses_mount) return true;
+    if (!record_listed_file(st, ns, file)) return true;
     file.access_acl = read_access_acl(fd.get(), st.inode.mode, file.path, file.errors);
     file.inode_flags = st.inode_flags ? st.inode_flags : read_inode_flags(fd.get(), file.path, file.errors);
     read_region(fd.get(), st.inode.size, file, scratch);
     return true;
+  }
+
+  // What open_listed_file records of the open file; whether it is to be read (a regular file
+  // on this mount, not something swapped in since the listing).
+  static bool record_listed_file(const Stat& st, const Stat& ns, FileFacts& file) {
+    file.lstat = st.inode;
+    file.opened = st.inode;
+    file.crosses_mount = !same_mount(st.inode, st.mount_id, ns.inode, ns.mount_id);
+    return st.inode.kind == FileKind::regular && !file.crosses_mount;
+  }
+
+  // open_listed_file for up to kBatchFiles files at once, with the same calls in the same
+  // order per file, made as four batches: the opens; the fstats and ACL probes; the reads of
+  // the files that fstat showed to be regular files on this mount; the closes. Whatever a
+  // batch could not do (-ECANCELED) is done one call at a time, and an open that is refused
+  // sends the file down the careful path, as in open_listed_file.
+  void open_listed_files(IoBatch& batch, int dirfd, const Stat& ns, std::vector<FileFacts>& files,
+                         std::span<const std::size_t> chosen, Scratch& scratch) const {
+    if (noatime_refused_.load(std::memory_order_relaxed)) {  // as open_listed_file decides
+      for (const std::size_t i : chosen) observe_file(dirfd, ns, files[i], scratch);
+      return;
+    }
+    open_how how{};
+    how.flags = static_cast<std::uint64_t>(kFileOpenFlags | O_NOATIME | O_CLOEXEC);
+    how.resolve = kEntryOnThisMount;
+    scratch.slots.assign(chosen.size(), BatchSlot{});
+    scratch.batch_regions.resize(kBatchFiles * kFirstRead);
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+      BatchSlot& slot = scratch.slots[k];
+      slot.file = &files[chosen[k]];
+      batch.openat2(dirfd, slot.file->name.c_str(), how, slot.opened);
+    }
+    batch.run();
+    for (BatchSlot& slot : scratch.slots) {
+      if (slot.opened >= 0) {
+        slot.fd = slot.opened;
+        batch.statx_fd(slot.fd, kStatxMask, slot.stx, slot.stat);
+        batch.fgetxattr(slot.fd, kAccessXattr, slot.acl_probe.data(), slot.acl_probe.size(), slot.probe);
+      } else if (slot.opened == -ECANCELED) {
+        if (!open_listed_file(dirfd, ns, *slot.file, scratch)) observe_file(dirfd, ns, *slot.file, scratch);
+      } else {
+        if (slot.opened == -EPERM) noatime_refused_.store(true, std::memory_order_relaxed);
+        observe_file(dirfd, ns, *slot.file, scratch);
+      }
+    }
+    batch.run();
+    for (std::size_t k = 0; k < scratch.slots.size(); ++k) {
+      BatchSlot& slot = scratch.slots[k];
+      if (slot.fd < 0) continue;
+      FileFacts& file = *slot.file;
+      Stat st;
+      if (slot.stat == -ECANCELED) {
+        slot.stat = -stat_at(slot.fd, "", AT_EMPTY_PATH, st);
+      } else if (slot.stat >= 0) {
+        st = to_stat(slot.stx);
+      }
+      if (slot.stat < 0) {
+        file.errors.push_back(make_error(file.path, "statx", -slot.stat));
+        continue;
+      }
+      if (!record_listed_file(st, ns, file)) continue;
+      file.access_acl =
+          slot.probe == -ECANCELED
+              ? read_access_acl(slot.fd, st.inode.mode, file.path, file.errors)
+              : access_acl_after_probe(slot.fd, slot.probe < 0 ? -slot.probe : 0, st.inode.mode,
+                                       file.path, file.errors);
+      file.inode_flags =
+          st.inode_flags ? st.inode_flags : read_inode_flags(slot.fd, file.path, file.errors);
+      slot.cap = region_cap(st.inode.size, file);
+      if (slot.cap > 0) {
+        batch.pread(slot.fd, scratch.batch_regions.data() + k * kFirstRead,
+                    static_cast<unsigned>(std::min(slot.cap, kFirstRead)), 0, slot.read);
+      }
+    }
+    batch.run();
+    for (std::size_t k = 0; k < scratch.slots.size(); ++k) {
+      BatchSlot& slot = scratch.slots[k];
+      if (slot.fd < 0) continue;
+      if (slot.cap > 0) {
+        std::byte* first = scratch.batch_regions.data() + k * kFirstRead;
+        const std::size_t want = std::min(slot.cap, kFirstRead);
+        int err = 0;
+        std::size_t got = 0;
+        if (slot.read == -ECANCELED || slot.read > 0) {
+          // Not read, or read short of what was asked: read on (EOF stops it), as read_region.
+          got = read_into(slot.fd, first, slot.read > 0 ? static_cast<std::size_t>(slot.read) : 0, want, err);
+        } else if (slot.read < 0) {
+          err = -slot.read;
+        }
+        finish_region(slot.fd, slot.cap, first, got, err, *slot.file, scratch);
+      }
+      batch.close(slot.fd, slot.closed);
+    }
+    batch.run();
+    for (BatchSlot& slot : scratch.slots) {
+      if (slot.fd >= 0 && slot.closed == -ECANCELED) ::close(slot.fd);
+    }
+  }
+
+  // The ring of this worker, made on first use; null where batches cannot be made.
+  IoBatch* batch_for(Scratch& scratch) const {
+    if (!options_.batched_io || !options_.open_files || !openat2_available()) return nullptr;
+    if (!scratch.batch_tried) {
+      scratch.batch_tried = true;
+      scratch.batch = IoBatch::create(2 * kBatchFiles);
+    }
+    return scratch.batch.get();
   }
 
   // The careful path: lstat the entry, then open only a regular file on this mount.
@@ -323,34 +462,56 @@ class Observer {
     read_region(fd.get(), static_cast<std::uint64_t>(opened.st_size), file, scratch);
   }
 
-  // The prologue first, then up to `used` bytes, never more than max_region_bytes or the
-  // file's size: a sparse terabyte file costs one 16 KiB read. What is parsed (and reported as
-  // bytes_read) does not depend on the read size: the first 4 KiB, or `used` bytes when the
-  // prologue says more are used.
-  void read_region(int fd, std::uint64_t file_size, FileFacts& file, Scratch& scratch) const {
+  // The bytes of a region that may be read: never more than max_region_bytes or the file's
+  // size. 0 reads nothing; an empty file still gets its (invalid) region summary.
+  std::size_t region_cap(std::uint64_t file_size, FileFacts& file) const {
     const std::size_t cap =
         static_cast<std::size_t>(std::min<std::uint64_t>(file_size, options_.max_region_bytes));
-    if (cap == 0) {
-      if (options_.max_region_bytes > 0) file.region = RegionSummary{perfdata::parse_region({}), 0};
-      return;
+    if (cap == 0 && options_.max_region_bytes > 0) {
+      file.region = RegionSummary{perfdata::parse_region({}), 0};
     }
+    return cap;
+  }
+
+  // The prologue first, then up to `used` bytes, never more than `cap` (region_cap): a sparse
+  // terabyte file costs one 16 KiB read. What is parsed (and reported as bytes_read) does not
+  // depend on the read size: the first 4 KiB, or `used` bytes when the prologue says more are
+  // used.
+  void read_region(int fd, std::uint64_t file_size, FileFacts& file, Scratch& scratch) const {
+    const std::size_t cap = region_cap(file_size, file);
+    if (cap == 0) return;
     int err = 0;
-    std::size_t got = read_into(fd, scratch.region, 0, std::min(cap, kFirstRead), err);
+    if (scratch.region.size() < kFirstRead) scratch.region.resize(kFirstRead);
+    const std::size_t got = read_into(fd, scratch.region.data(), 0, std::min(cap, kFirstRead), err);
+    finish_region(fd, cap, scratch.region.data(), got, err, file, scratch);
+  }
+
+  // read_region after its first read: `got` bytes at `first` (read error `err`).
+  void finish_region(int fd, std::size_t cap, std::byte* first, std::size_t got, int err,
+                     FileFacts& file, Scratch& scratch) const {
+    std::byte* bytes = first;
     std::size_t keep = std::min(got, kPrologueRead);
     if (err == 0 && got >= std::min(cap, kPrologueRead)) {
-      const auto pro = perfdata::parse_prologue(std::span(scratch.region.data(), keep));
+      const auto pro = perfdata::parse_prologue(std::span(bytes, keep));
       if (pro.prologue && pro.prologue->used > 0 &&
           static_cast<std::size_t>(pro.prologue->used) > kPrologueRead) {
         const std::size_t want = std::min(cap, static_cast<std::size_t>(pro.prologue->used));
-        if (want > got) got = read_into(fd, scratch.region, got, want, err);
+        if (want > got) {
+          // More than the first read holds: on in the worker's growing buffer.
+          if (bytes != scratch.region.data()) {
+            if (scratch.region.size() < got) scratch.region.resize(got);
+            std::memcpy(scratch.region.data(), bytes, got);
+          }
+          if (scratch.region.size() < want) scratch.region.resize(want);
+          bytes = scratch.region.data();
+          got = read_into(fd, bytes, got, want, err);
+        }
         keep = std::min(got, want);
       }
     }
-    got = keep;
     if (err != 0) file.errors.push_back(make_error(file.path, "pread", err));
     file.region = RegionSummary{
-        perfdata::parse_region_keeping(std::span(scratch.region.data(), got), options_.kept_counters),
-        got};
+        perfdata::parse_region_keeping(std::span(bytes, keep), options_.kept_counters), keep};
   }
 
   // O_NOATIME where we may: as the owner, or with CAP_FOWNER. Once the kernel refused it

@@ -1,0 +1,146 @@
+#include "platform/posix/uring_posix.hpp"
+
+#include <liburing.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace hsperfguard::platform {
+
+struct IoBatch::Ring {
+  io_uring ring{};
+  bool initialised = false;
+  std::vector<int*> targets;  // by user_data: where each queued operation's result goes
+
+  ~Ring() {
+    if (initialised) io_uring_queue_exit(&ring);
+  }
+};
+
+namespace {
+
+constexpr int kNeeded[] = {IORING_OP_OPENAT2, IORING_OP_STATX, IORING_OP_FGETXATTR, IORING_OP_READ,
+                           IORING_OP_CLOSE};
+
+bool supports_everything(io_uring& ring) {
+  io_uring_probe* probe = io_uring_get_probe_ring(&ring);
+  if (probe == nullptr) return false;
+  bool all = true;
+  for (const int op : kNeeded) all = all && io_uring_opcode_supported(probe, op) != 0;
+  io_uring_free_probe(probe);
+  return all;
+}
+
+}  // namespace
+
+IoBatch::IoBatch(std::unique_ptr<Ring> ring, unsigned capacity)
+    : ring_(std::move(ring)), capacity_(capacity) {
+  ring_->targets.resize(capacity);
+}
+
+IoBatch::~IoBatch() = default;
+
+std::unique_ptr<IoBatch> IoBatch::create(unsigned capacity) {
+  if (capacity == 0) return nullptr;
+  auto ring = std::make_unique<Ring>();
+  // Completions are collected only in run(): the kernel need not interrupt us to post them
+  // (COOP_TASKRUN), and a failing operation does not stop the rest of a submission
+  // (SUBMIT_ALL). Kernels before 5.19 know neither: plain flags then.
+  for (const unsigned flags : {IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL, 0u}) {
+    io_uring_params params{};
+    params.flags = flags;
+    if (io_uring_queue_init_params(capacity, &ring->ring, &params) == 0) {
+      ring->initialised = true;
+      break;
+    }
+  }
+  if (!ring->initialised || !supports_everything(ring->ring)) return nullptr;
+  return std::unique_ptr<IoBatch>(new IoBatch(std::move(ring), capacity));
+}
+
+template <typename Prep>
+void IoBatch::queue(int& result, Prep prep) {
+  if (queued_ == capacity_) run();
+  result = -ECANCELED;  // until the kernel says otherwise
+  io_uring_sqe* sqe = ring_ ? io_uring_get_sqe(&ring_->ring) : nullptr;
+  if (sqe == nullptr) return;
+  prep(sqe);
+  io_uring_sqe_set_data64(sqe, queued_);
+  ring_->targets[queued_++] = &result;
+}
+
+void IoBatch::openat2(int dirfd, const char* name, const open_how& how, int& result) {
+  // open_how is not const in liburing's signature; the kernel only reads it.
+  queue(result, [&](io_uring_sqe* sqe) {
+    io_uring_prep_openat2(sqe, dirfd, name, const_cast<open_how*>(&how));
+  });
+}
+
+void IoBatch::statx_fd(int fd, unsigned mask, struct statx& out, int& result) {
+  queue(result, [&](io_uring_sqe* sqe) { io_uring_prep_statx(sqe, fd, "", AT_EMPTY_PATH, mask, &out); });
+}
+
+void IoBatch::fgetxattr(int fd, const char* name, void* value, std::size_t size, int& result) {
+  queue(result, [&](io_uring_sqe* sqe) {
+    io_uring_prep_fgetxattr(sqe, fd, name, static_cast<char*>(value), static_cast<unsigned>(size));
+  });
+}
+
+void IoBatch::pread(int fd, void* buffer, unsigned size, std::uint64_t offset, int& result) {
+  queue(result, [&](io_uring_sqe* sqe) { io_uring_prep_read(sqe, fd, buffer, size, offset); });
+}
+
+void IoBatch::close(int fd, int& result) {
+  queue(result, [&](io_uring_sqe* sqe) { io_uring_prep_close(sqe, fd); });
+}
+
+void IoBatch::run() {
+  const unsigned total = queued_;
+  queued_ = 0;
+  if (total == 0 || !ring_) return;
+  io_uring& ring = ring_->ring;
+  unsigned submitted = 0;
+  unsigned completed = 0;
+  bool refused = false;  // the kernel stopped taking operations: the rest stay -ECANCELED
+  while (completed < total) {
+    if (!refused && submitted < total) {
+      const int n = io_uring_submit_and_wait(&ring, 1);
+      if (n >= 0) {
+        submitted += static_cast<unsigned>(n);
+      } else if (n != -EINTR && n != -EAGAIN && n != -EBUSY) {
+        refused = true;
+      }
+    } else if (completed < submitted) {
+      io_uring_cqe* cqe = nullptr;
+      const int n = io_uring_wait_cqe(&ring, &cqe);
+      if (n < 0 && n != -EINTR && n != -EAGAIN) {
+        // Operations the kernel holds write into our buffers and may open fds: returning
+        // before they complete could corrupt memory. A kernel that cannot be waited on is
+        // beyond what observation can recover from.
+        std::fprintf(stderr, "hsperfguard: io_uring: cannot wait for completions: %s\n",
+                     std::strerror(-n));
+        std::abort();
+      }
+    } else {
+      break;  // refused, and everything the kernel took has completed
+    }
+    unsigned head = 0;
+    unsigned seen = 0;
+    io_uring_cqe* cqe = nullptr;
+    io_uring_for_each_cqe(&ring, head, cqe) {
+      const auto index = static_cast<std::size_t>(io_uring_cqe_get_data64(cqe));
+      if (index < total) *ring_->targets[index] = cqe->res;
+      ++seen;
+    }
+    io_uring_cq_advance(&ring, seen);
+    completed += seen;
+  }
+  // A ring that refused work is not used again: later batches run one system call at a time
+  // (their results stay -ECANCELED, which callers treat as "do it yourself").
+  if (refused) ring_.reset();
+}
+
+}  // namespace hsperfguard::platform
