@@ -1,5 +1,7 @@
 #include "audit.hpp"
 
+#include <iterator>
+
 #include "checks/checks.hpp"
 
 namespace hsperfguard {
@@ -93,6 +95,23 @@ void AuditTally::add_namespace(const NamespaceFacts& ns, const NamespaceJudgemen
     }
   }
   if (!flagged_ns.by_severity.empty()) flagged.push_back(std::move(flagged_ns));
+}
+
+void AuditTally::merge(AuditTally&& other) {
+  findings += other.findings;
+  for (const auto& [severity, n] : other.by_severity) by_severity[severity] += n;
+  for (const auto& [rule, n] : other.by_rule) by_rule[rule] += n;
+  for (const auto& [key, n] : other.by_rule_and_severity) by_rule_and_severity[key] += n;
+  if (other.worst && (!worst || *other.worst > *worst)) worst = other.worst;
+  roots += other.roots;
+  namespaces += other.namespaces;
+  files += other.files;
+  attach_files += other.attach_files;
+  for (std::size_t i = 0; i < files_by_verdict.size(); ++i) files_by_verdict[i] += other.files_by_verdict[i];
+  flagged.insert(flagged.end(), std::make_move_iterator(other.flagged.begin()),
+                 std::make_move_iterator(other.flagged.end()));
+  errors.insert(errors.end(), std::make_move_iterator(other.errors.begin()),
+                std::make_move_iterator(other.errors.end()));
 }
 
 void AuditTally::add_root(const TempRootFacts& root, const RootJudgement& judgement) {

@@ -81,6 +81,9 @@ struct AuditTally {
   std::vector<ObservationError> errors;
 
   void add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& judgement);
+  // Adds what another tally counted, its lists after ours (a namespace counted on the thread
+  // that judged it, merged in report order).
+  void merge(AuditTally&& other);
   // After its namespaces: the temp dir's own findings and errors and its attach files.
   void add_root(const TempRootFacts& root, const RootJudgement& judgement);
 };

@@ -1,6 +1,10 @@
 #include "audit_command.hpp"
 
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <ostream>
 #include <string_view>
 
@@ -44,6 +48,77 @@ std::optional<ObservationError> write_report_file(
 // time); keeping no others saves most of a file's memory when 100,000 files are audited.
 constexpr std::string_view kAuditCounters[] = {"sun.rt.createVmBeginTime"};
 
+// What the stage made of one namespace, waiting for its turn to be counted and written.
+// For a JSON report the namespace is rendered and counted on the worker, which also frees
+// its facts and judgement there (memory freed by the thread that allocated it is cheap to
+// reuse); for text both stay whole until the end.
+struct StagedNamespace {
+  NamespaceJudgement judgement;  // text report only
+  AuditTally tally;              // JSON report only: this namespace counted
+  std::string text;              // JSON report only: its object
+};
+
+// Stage results by namespace position, put by workers and taken in order by the consumer.
+class StagedNamespaces {
+ public:
+  void put(std::size_t index, StagedNamespace done) {
+    const std::lock_guard lock(mutex_);
+    ready_.emplace(index, std::move(done));
+  }
+  // The stage of a namespace always ran before the namespace is consumed (observe_temp_root
+  // promises it); a namespace without one would be reported unjudged, so that is an error.
+  StagedNamespace take(std::size_t index) {
+    const std::lock_guard lock(mutex_);
+    auto node = ready_.extract(index);
+    if (!node) throw std::logic_error("audit: a namespace reached the report without its judgement");
+    return std::move(node.mapped());
+  }
+  // Text buffers go round: a namespace of 1,000 files renders about 1.5 MB, and fresh memory
+  // of that size costs page faults every time (and a free on another thread than the one
+  // that allocated it).
+  std::string spare_text() {
+    const std::lock_guard lock(mutex_);
+    if (spare_.empty()) return {};
+    std::string text = std::move(spare_.back());
+    spare_.pop_back();
+    return text;
+  }
+  void recycle(std::string&& text) {
+    text.clear();
+    const std::lock_guard lock(mutex_);
+    spare_.push_back(std::move(text));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::size_t, StagedNamespace> ready_;
+  std::vector<std::string> spare_;
+};
+
+// Liveness gatherers for the workers: a gatherer caches what it read and is used by one
+// thread at a time; a worker borrows one for a namespace.
+class GathererPool {
+ public:
+  void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) {
+    std::unique_ptr<platform::LivenessGatherer> gatherer;
+    {
+      const std::lock_guard lock(mutex_);
+      if (!idle_.empty()) {
+        gatherer = std::move(idle_.back());
+        idle_.pop_back();
+      }
+    }
+    if (!gatherer) gatherer = std::make_unique<platform::LivenessGatherer>();
+    gatherer->gather(ns, scope);
+    const std::lock_guard lock(mutex_);
+    idle_.push_back(std::move(gatherer));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<platform::LivenessGatherer>> idle_;
+};
+
 platform::ObserveOptions audit_observe_options() {
   platform::ObserveOptions observe;
   observe.kept_counters = kAuditCounters;
@@ -69,11 +144,13 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       discover_options(options.tmpdir, options.root, options.containers, options.container_pid);
 
   // The pipeline, namespace by namespace: observed (a few ahead, by worker threads), its
-  // liveness evidence gathered, judged, counted and, for JSON, written and dropped at once:
-  // an audit of any size holds a few namespaces. The text report is for people and small
-  // trees: it is written from the whole result at the end. The lock table is read once, when
-  // the first namespace is judged: a JVM that takes its lock after that and whose file is
-  // listed later is judged by its process (alive, mapping its file: live), never stale.
+  // liveness evidence gathered, judged and, for JSON, rendered on the worker that observed it
+  // (the stage), then counted and written in order on this thread and dropped at once: an
+  // audit of any size holds a few namespaces. The text report is for people and small trees:
+  // it is written from the whole result at the end. Each worker's gatherer reads the lock
+  // table once, when it judges its first namespace: a JVM that takes its lock after that and
+  // whose file is judged later is judged by its process (alive, mapping its file: live),
+  // never stale.
   AuditTally tally;
   const auto run = [&](const platform::ContentSink& write) {
     std::optional<AuditJsonWriter> json;
@@ -82,26 +159,43 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     std::vector<ObservationError> ignored;  // a process that exited or hides its maps
     const auto jvms = platform::observe_jvm_processes(ignored);
     std::vector<ObservationError> discovery_errors;  // containers we could not look into
-    platform::LivenessGatherer liveness;
+    GathererPool gatherers;
     for (const auto& spec : discover_roots_scanning(discover, &discovery_errors)) {
       const std::size_t r = result.roots.size();
       std::vector<NamespaceFacts> kept;
       std::vector<NamespaceJudgement> kept_judgements;
+      StagedNamespaces staged;
       std::size_t streamed = 0;
+      const auto stage = [&](const TempRootFacts& shell, std::size_t index, NamespaceFacts& ns) {
+        StagedNamespace done;
+        gatherers.gather(ns, platform::liveness_scope_of(shell));
+        assign_blind_jvms(shell, ns, jvms);
+        NamespaceJudgement judgement = judge_namespace(shell, ns, result.policy);
+        if (json) {
+          done.text = staged.spare_text();
+          render_audit_namespace(done.text, r, shell, ns, judgement);
+          done.tally.add_namespace(ns, judgement);
+          ns = NamespaceFacts{};  // written and counted: freed here, not by the consumer
+        } else {
+          done.judgement = std::move(judgement);
+        }
+        staged.put(index, std::move(done));
+      };
       TempRootFacts root = platform::observe_temp_root(
-          spec, audit_observe_options(), [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
-            liveness.gather(ns, platform::liveness_scope_of(shell));
-            assign_blind_jvms(shell, ns, jvms);
-            NamespaceJudgement judgement = judge_namespace(shell, ns, result.policy);
-            tally.add_namespace(ns, judgement);
-            ++streamed;
+          spec, audit_observe_options(),
+          [&](const TempRootFacts&, NamespaceFacts&& ns) {
+            StagedNamespace done = staged.take(streamed++);
             if (json) {
-              json->add_namespace(r, shell, ns, judgement);
+              tally.merge(std::move(done.tally));
+              json->add_rendered_namespace(done.text);
+              staged.recycle(std::move(done.text));
             } else {
+              tally.add_namespace(ns, done.judgement);
               kept.push_back(std::move(ns));
-              kept_judgements.push_back(std::move(judgement));
+              kept_judgements.push_back(std::move(done.judgement));
             }
-          });
+          },
+          stage);
       // The container stopped since discovery (nothing of it was seen).
       if (!options.container_pid && streamed == 0 && container_vanished(root)) continue;
       // A temp dir that could not be opened leaves nothing judged beneath it.

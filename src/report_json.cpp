@@ -466,12 +466,18 @@ json report_closing_json(const AuditResult& result, const AuditTally& tally) {
 // one file's JSON only, and 100,000 files do not cost 100,000 x 60 lines of indentation.
 class StreamingWriter {
  public:
+  // Writes to `sink` in pieces of about kFlushAt bytes.
   explicit StreamingWriter(const std::function<void(std::string_view)>& sink)
       : sink_(sink),
         serializer_(nlohmann::detail::output_adapter<char>(buffer_), ' ',
                     json::error_handler_t::replace) {
     buffer_.reserve(kFlushAt + 65536);
   }
+  // Without a sink: appends everything to `buffer` (its memory reused), for take().
+  explicit StreamingWriter(std::string&& buffer)
+      : buffer_(std::move(buffer)),
+        serializer_(nlohmann::detail::output_adapter<char>(buffer_), ' ',
+                    json::error_handler_t::replace) {}
   ~StreamingWriter() = default;
   StreamingWriter(const StreamingWriter&) = delete;
   StreamingWriter& operator=(const StreamingWriter&) = delete;
@@ -510,16 +516,28 @@ class StreamingWriter {
     }
     buffer_.push_back(bracket);
   }
+  // Text rendered elsewhere (render_audit_namespace): a large piece goes to the sink as it
+  // is, after what is buffered, instead of through the buffer.
+  void pass(std::string_view text) {
+    if (!sink_ || text.size() < kFlushAt / 4) {
+      raw(text);
+      return;
+    }
+    flush();
+    sink_(text);
+  }
   void flush() {
+    if (!sink_) return;
     if (!buffer_.empty()) sink_(buffer_);
     buffer_.clear();
   }
+  std::string take() { return std::move(buffer_); }
 
  private:
   static constexpr unsigned kIndent = 2;
   static constexpr std::size_t kFlushAt = 1 << 20;
   void maybe_flush() {
-    if (buffer_.size() >= kFlushAt) flush();
+    if (sink_ && buffer_.size() >= kFlushAt) flush();
   }
   std::function<void(std::string_view)> sink_;  // a copy: the caller's may be a temporary
   std::string buffer_;
@@ -564,11 +582,10 @@ AuditJsonWriter::AuditJsonWriter(const ReportContext& context, const std::string
 
 AuditJsonWriter::~AuditJsonWriter() = default;
 
-void AuditJsonWriter::add_namespace(std::size_t root_index, const TempRootFacts& root,
-                                    const NamespaceFacts& ns, const NamespaceJudgement& nj) {
-  StreamingWriter& out = *out_;
+void render_audit_namespace(std::string& text, std::size_t root_index, const TempRootFacts& root,
+                            const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+  StreamingWriter out(std::move(text));
   const LivenessSettings liveness = liveness_settings_for(root);
-  out.element(2, first_namespace_);
   out.raw("{");
   bool first_field = true;
   const json header = namespace_json(root_index, ns, nj);
@@ -583,11 +600,23 @@ void AuditJsonWriter::add_namespace(std::size_t root_index, const TempRootFacts&
     for (std::size_t f = 0; f < ns.files.size(); ++f) {
       out.element(4, first_file);
       append_file_record(out.buffer(), ns.files[f], nj.files.at(f), liveness);
-      out.raw("");  // flushes at the mark
     }
     out.close(']', 3, first_file);
   }
   out.close('}', 2, first_field);
+  text = out.take();
+}
+
+void AuditJsonWriter::add_namespace(std::size_t root_index, const TempRootFacts& root,
+                                    const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+  std::string text;
+  render_audit_namespace(text, root_index, root, ns, nj);
+  add_rendered_namespace(text);
+}
+
+void AuditJsonWriter::add_rendered_namespace(std::string_view text) {
+  out_->element(2, first_namespace_);
+  out_->pass(text);
 }
 
 void AuditJsonWriter::finish(const AuditResult& result, const AuditTally& tally) {

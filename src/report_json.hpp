@@ -40,6 +40,8 @@ class AuditJsonWriter {
 
   void add_namespace(std::size_t root_index, const TempRootFacts& root, const NamespaceFacts& ns,
                      const NamespaceJudgement& judgement);
+  // The same, rendered beforehand by render_audit_namespace (on any thread).
+  void add_rendered_namespace(std::string_view text);
   // `result`: every root (namespaces not needed), root-level judgements, times, completeness.
   void finish(const AuditResult& result, const AuditTally& tally);
 
@@ -48,6 +50,12 @@ class AuditJsonWriter {
   bool first_member_ = true;
   bool first_namespace_ = true;
 };
+
+// One namespace's object as AuditJsonWriter writes it among the report's namespaces,
+// appended to `text` (whose memory a caller may reuse from namespace to namespace). Pure:
+// workers render namespaces in parallel, the writer puts them in order.
+void render_audit_namespace(std::string& text, std::size_t root_index, const TempRootFacts& root,
+                            const NamespaceFacts& ns, const NamespaceJudgement& judgement);
 
 // A whole result through AuditJsonWriter.
 void write_audit_report_json(const AuditResult& result, const ReportContext& context,

@@ -49,10 +49,19 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
 // attach files may still grow until observe_temp_root returns). The consumer owns `ns`.
 using NamespaceConsumer = std::function<void(const TempRootFacts& root, NamespaceFacts&& ns)>;
 
+// Per-namespace work that may run beside observation: called once for each namespace, with
+// its position in name order, on the thread that observed it (a worker; the calling thread
+// for namespaces that were not entered), after its owner was looked up and before `consume`
+// receives it. Calls for different namespaces may run at the same time, so a stage must be
+// safe to call from several threads; `root` is as for the consumer. The audit gathers
+// liveness, judges and renders each namespace here, on both CPUs.
+using NamespaceStage =
+    std::function<void(const TempRootFacts& root, std::size_t index, NamespaceFacts& ns)>;
+
 // The streaming form: observes the namespaces a few ahead of `consume` (so an audit of any
 // size holds a few namespaces' facts at a time) and returns the temp root without them.
 // Implemented per platform.
 TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
-                                const NamespaceConsumer& consume);
+                                const NamespaceConsumer& consume, const NamespaceStage& stage = {});
 
 }  // namespace hsperfguard::platform

@@ -29,6 +29,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -586,7 +587,7 @@ unsigned worker_count(std::size_t work_items) {
 }  // namespace
 
 TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
-                                const NamespaceConsumer& consume) {
+                                const NamespaceConsumer& consume, const NamespaceStage& stage) {
   TempRootFacts facts;
   facts.kind = spec.kind;
   facts.platform = Platform::posix;
@@ -674,11 +675,34 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     }
   }
 
-  // Enter the namespaces, shared between workers by an atomic cursor, at most kLookahead
-  // namespaces ahead of the consumer, which takes them in order on this thread.
-  const Observer observer(options, facts.max_pid, temp.get());
-  // Users on this thread only: the database caches and is not shared between threads.
+  // Owners first, on this thread (the user database caches and is not shared between
+  // threads), so that a stage sees them.
   auto users = foreign ? root_user_database_at(root_fd.get(), spec.root) : host_user_database();
+  bool reported = false;
+  for (NamespaceFacts& ns : namespaces) {
+    ns.user = users->find_user(ns.user_suffix);
+    ns.user_lookup_failed = users->failed();
+    if (ns.user_lookup_failed && !reported) {
+      if (auto e = users->error()) facts.errors.push_back(std::move(*e));
+      reported = true;
+    }
+  }
+
+  // Enter the namespaces, shared between workers by an atomic cursor, at most kLookahead
+  // namespaces ahead of the consumer, which takes them in order on this thread. A worker
+  // runs the stage of each namespace it entered.
+  // What a worker throws (out of memory, a stage's failure) is rethrown here, on this
+  // thread, when that namespace's turn comes.
+  const Observer observer(options, facts.max_pid, temp.get());
+  std::vector<std::exception_ptr> failures(namespaces.size());
+  auto enter = [&](std::size_t n, Scratch& scratch) {
+    try {
+      observer.enter_namespace(namespaces[n], scratch);
+      if (stage) stage(facts, n, namespaces[n]);
+    } catch (...) {
+      failures[n] = std::current_exception();
+    }
+  };
   std::vector<char> entered(namespaces.size(), 0), done(namespaces.size(), 0);
   for (const std::size_t n : to_enter) entered[n] = 1;
   std::mutex mutex;
@@ -696,7 +720,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
         changed.wait(lock, [&] { return stopping || n < consumed + kLookahead; });
         if (stopping) break;
       }
-      observer.enter_namespace(namespaces[n], scratch);
+      enter(n, scratch);
       {
         const std::lock_guard lock(mutex);
         done[n] = 1;
@@ -722,23 +746,17 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     for (auto& t : helpers) t.join();
   };
   try {
-    bool reported = false;
     for (std::size_t n = 0; n < namespaces.size(); ++n) {
-      if (entered[n] != 0) {
-        if (helpers.empty()) {
-          observer.enter_namespace(namespaces[n], main_scratch);  // no thread could start
-        } else {
-          std::unique_lock lock(mutex);
-          changed.wait(lock, [&] { return done[n] != 0; });
-        }
-      }
       NamespaceFacts& ns = namespaces[n];
-      ns.user = users->find_user(ns.user_suffix);
-      ns.user_lookup_failed = users->failed();
-      if (ns.user_lookup_failed && !reported) {
-        if (auto e = users->error()) facts.errors.push_back(std::move(*e));
-        reported = true;
+      if (entered[n] == 0) {
+        if (stage) stage(facts, n, ns);
+      } else if (helpers.empty()) {
+        enter(n, main_scratch);  // no thread could start
+      } else {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return done[n] != 0; });
       }
+      if (failures[n]) std::rethrow_exception(failures[n]);
       NamespaceFacts taken = std::move(ns);
       ns = NamespaceFacts{};  // its memory goes with the consumer
       {

@@ -241,7 +241,7 @@ NamespaceFacts observe_namespace(const TempRootFacts& root, const std::wstring& 
 }  // namespace
 
 TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
-                                const NamespaceConsumer& consume) {
+                                const NamespaceConsumer& consume, const NamespaceStage& stage) {
   TempRootFacts root;
   root.kind = spec.kind;
   root.platform = Platform::windows;
@@ -305,7 +305,10 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   // Observed whole (a Windows temp dir holds few namespaces), then handed over in order.
   std::vector<NamespaceFacts> namespaces = std::move(root.namespaces);
   root.namespaces.clear();
-  for (auto& ns : namespaces) consume(root, std::move(ns));
+  for (std::size_t i = 0; i < namespaces.size(); ++i) {
+    if (stage) stage(root, i, namespaces[i]);
+    consume(root, std::move(namespaces[i]));
+  }
   return root;
 }
 
