@@ -4,8 +4,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <stdexcept>
 #include <ostream>
+#include <stdexcept>
 #include <string_view>
 
 #include "audit.hpp"

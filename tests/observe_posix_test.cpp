@@ -25,7 +25,9 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -766,6 +768,69 @@ TEST_P(ObserveTree, InodeFlagsOfNamespaceAndFilesAreRead) {
   const FileFacts& plain = *find_file(n, "1235");
   ASSERT_TRUE(plain.inode_flags);
   EXPECT_EQ(*plain.inode_flags & (FS_APPEND_FL | FS_NODUMP_FL | FS_IMMUTABLE_FL), 0u);
+}
+
+// The streaming form's promise to a stage: one call per namespace, entered or not, with its
+// position in name order and its owner looked up, before the consumer receives it in order;
+// a stage that throws makes observe_temp_root throw on the calling thread.
+TEST_P(ObserveTree, StageRunsOnceForEveryNamespaceBeforeItIsConsumed) {
+  make_dir(ns("root"));
+  put(ns("root") + "/1234", small_region("Main"));
+  make_dir(ns("alice"));
+  put(ns("alice") + "/4321", small_region("Main"));
+  ASSERT_EQ(::symlink(outside_.c_str(), ns("link").c_str()), 0);
+  put(ns("plain"), to_bytes("a file, not a directory"));
+  RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = tmp_;
+  ObserveOptions options;
+  options.batched_io = GetParam();
+  std::mutex mutex;
+  std::vector<std::string> staged_names(4);
+  std::vector<int> stage_calls(4, 0);
+  std::vector<std::string> consumed;
+  bool root_user_seen = false;
+  std::string problems;
+  const TempRootFacts facts = observe_temp_root(
+      spec, options,
+      [&](const TempRootFacts&, NamespaceFacts&& n) {
+        const std::lock_guard lock(mutex);
+        const std::size_t at = consumed.size();
+        if (at >= stage_calls.size() || stage_calls[at] != 1 || staged_names[at] != n.name) {
+          problems += "consumed " + n.name + " before its stage; ";
+        }
+        consumed.push_back(n.name);
+      },
+      [&](const TempRootFacts&, std::size_t index, NamespaceFacts& n) {
+        const std::lock_guard lock(mutex);
+        if (index >= stage_calls.size()) {
+          problems += "index " + std::to_string(index) + " out of range; ";
+          return;
+        }
+        ++stage_calls[index];
+        staged_names[index] = n.name;
+        if (n.name == "hsperfdata_root") root_user_seen = n.user.has_value() && n.user->uid == 0;
+      });
+  EXPECT_EQ(problems, "");
+  EXPECT_EQ(stage_calls, (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(consumed, (std::vector<std::string>{"hsperfdata_alice", "hsperfdata_link",
+                                                "hsperfdata_plain", "hsperfdata_root"}));
+  EXPECT_EQ(staged_names, consumed);
+  EXPECT_TRUE(root_user_seen) << "the stage ran before the owner was looked up";
+  EXPECT_TRUE(facts.namespaces.empty());
+
+  // Failing on the calling thread (the link, not entered) and on a worker (an entered one).
+  for (const std::size_t failing : {std::size_t{1}, std::size_t{3}}) {
+    std::vector<std::string> before_failure;
+    EXPECT_THROW(observe_temp_root(
+                     spec, options,
+                     [&](const TempRootFacts&, NamespaceFacts&& n) { before_failure.push_back(n.name); },
+                     [&](const TempRootFacts&, std::size_t index, NamespaceFacts&) {
+                       if (index == failing) throw std::runtime_error("stage failed");
+                     }),
+                 std::runtime_error);
+    EXPECT_EQ(before_failure, std::vector<std::string>(consumed.begin(), consumed.begin() + static_cast<long>(failing)));
+  }
 }
 
 TEST_P(ObserveTree, AttachFilesBesideTheNamespaces) {
