@@ -287,15 +287,17 @@ void check_keeping(Bytes bytes, const Region& all) {
   const Region some = parse_region_keeping(bytes, names);
   FUZZ_CHECK(some.entry_count == all.entry_count && some.walk_end == all.walk_end);
   FUZZ_CHECK(some.error.has_value() == all.error.has_value());
-  if (some.error) FUZZ_CHECK(some.error->offset == all.error->offset && some.error->reason == all.error->reason);
+  if (some.error)
+    FUZZ_CHECK(some.error->offset == all.error->offset && some.error->reason == all.error->reason);
   const std::set<std::string_view> wanted(names.begin(), names.end());
   std::size_t k = 0;
   for (const Entry& e : all.entries) {
     if (wanted.count(e.name) == 0) continue;
     FUZZ_CHECK(k < some.entries.size());
     const Entry& kept = some.entries[k++];
-    FUZZ_CHECK(kept.offset == e.offset && kept.name == e.name && kept.string_value == e.string_value &&
-               kept.long_value == e.long_value && kept.data_type == e.data_type);
+    FUZZ_CHECK(kept.offset == e.offset && kept.name == e.name &&
+               kept.string_value == e.string_value && kept.long_value == e.long_value &&
+               kept.data_type == e.data_type);
   }
   FUZZ_CHECK(k == some.entries.size());
 }

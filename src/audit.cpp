@@ -107,7 +107,8 @@ void AuditTally::merge(AuditTally&& other) {
   namespaces += other.namespaces;
   files += other.files;
   attach_files += other.attach_files;
-  for (std::size_t i = 0; i < files_by_verdict.size(); ++i) files_by_verdict[i] += other.files_by_verdict[i];
+  for (std::size_t i = 0; i < files_by_verdict.size(); ++i)
+    files_by_verdict[i] += other.files_by_verdict[i];
   flagged.insert(flagged.end(), std::make_move_iterator(other.flagged.begin()),
                  std::make_move_iterator(other.flagged.end()));
   errors.insert(errors.end(), std::make_move_iterator(other.errors.begin()),

@@ -70,7 +70,8 @@ class StagedNamespaces {
   StagedNamespace take(std::size_t index) {
     const std::lock_guard lock(mutex_);
     auto node = ready_.extract(index);
-    if (!node) throw std::logic_error("audit: a namespace reached the report without its judgement");
+    if (!node)
+      throw std::logic_error("audit: a namespace reached the report without its judgement");
     return std::move(node.mapped());
   }
   // Text buffers go round: a namespace of 1,000 files renders about 1.5 MB, and fresh memory

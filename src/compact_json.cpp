@@ -72,15 +72,6 @@ void append_json(std::string& out, const json& value) {
   }
 }
 
-std::string& CompactObject::long_key(std::string_view k) {
-  if (!first_) out_ += ',';
-  first_ = false;
-  out_ += '"';
-  out_ += k;
-  out_ += "\":";
-  return out_;
-}
-
 void CompactObject::time(std::string_view k, std::int64_t epoch_ms) {
   std::string& out = key(k);
   out += '"';

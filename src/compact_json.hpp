@@ -8,7 +8,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,20 +32,14 @@ class CompactObject {
   CompactObject(const CompactObject&) = delete;
   CompactObject& operator=(const CompactObject&) = delete;
 
-  // `"k":` after the separator; returns the string to write the value into. Member names are
-  // fixed ASCII names, short: one append of the whole piece.
+  // `"k":` after the separator; returns the string to write the value into.
   std::string& key(std::string_view k) {
-    char piece[64];
-    if (k.size() > sizeof piece - 4) return long_key(k);
-    std::size_t n = 0;
-    if (!first_) piece[n++] = ',';
+    if (!first_) out_ += ',';
     first_ = false;
-    piece[n++] = '"';
-    std::memcpy(piece + n, k.data(), k.size());
-    n += k.size();
-    piece[n++] = '"';
-    piece[n++] = ':';
-    return out_.append(piece, n);
+    out_ += '"';
+    out_ += k;  // member names are fixed ASCII names
+    out_ += "\":";
+    return out_;
   }
   void string(std::string_view k, std::string_view v) { append_json_string(key(k), v); }
   void null(std::string_view k) { key(k) += "null"; }
@@ -83,8 +76,6 @@ class CompactObject {
   void text(std::string_view k, std::string_view raw);
 
  private:
-  std::string& long_key(std::string_view k);
-
   std::string& out_;
   bool first_ = true;
 };

@@ -59,7 +59,8 @@ struct NameRoom {
   std::size_t room = 0;
 
   std::string_view name() const {
-    return {begin, static_cast<std::size_t>(static_cast<const char*>(std::memchr(begin, 0, room)) - begin)};
+    return {begin, static_cast<std::size_t>(static_cast<const char*>(std::memchr(begin, 0, room)) -
+                                            begin)};
   }
   // Whether the name is `candidate` (not empty), without measuring it first. Counter names
   // share long prefixes ("sun.gc."), so the last byte is compared before the rest.
@@ -73,7 +74,8 @@ struct NameRoom {
 // Decodes and checks one entry whose header starts at `pos` into `e`, except its name and
 // string value, which stay in the region (NameRoom, string_of): a caller that keeps only a
 // few entries neither copies nor measures the others. The caller advances by entry_length.
-std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry& e, NameRoom& name) {
+std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry& e,
+                                       NameRoom& name) {
   const auto length = static_cast<std::size_t>(e.entry_length);
   if (length < kEntryHeaderSize) {
     return error_at(pos, "entry_length " + std::to_string(e.entry_length) +
@@ -149,7 +151,8 @@ std::string_view string_of(const Reader& in, const Entry& e) {
   const char* text = in.chars(e.offset + static_cast<std::size_t>(e.data_offset));
   const auto size = static_cast<std::size_t>(e.vector_length);
   const void* nul = std::memchr(text, 0, size);
-  return {text, nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - text) : size};
+  return {text,
+          nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - text) : size};
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ void append_utc_millis(std::string& out, std::int64_t epoch_ms) {
   }
   char text[] = "0000-00-00T00:00:00.000Z";
   auto put = [&](std::size_t at_end, long long value, int digits) {
-    for (int d = 0; d < digits; ++d, value /= 10) text[at_end - static_cast<std::size_t>(d)] = static_cast<char>('0' + value % 10);
+    for (int d = 0; d < digits; ++d, value /= 10)
+      text[at_end - static_cast<std::size_t>(d)] = static_cast<char>('0' + value % 10);
   };
   put(3, year, 4);
   put(6, static_cast<unsigned>(date.month()), 2);

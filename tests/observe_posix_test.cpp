@@ -822,14 +822,16 @@ TEST_P(ObserveTree, StageRunsOnceForEveryNamespaceBeforeItIsConsumed) {
   // Failing on the calling thread (the link, not entered) and on a worker (an entered one).
   for (const std::size_t failing : {std::size_t{1}, std::size_t{3}}) {
     std::vector<std::string> before_failure;
-    EXPECT_THROW(observe_temp_root(
-                     spec, options,
-                     [&](const TempRootFacts&, NamespaceFacts&& n) { before_failure.push_back(n.name); },
-                     [&](const TempRootFacts&, std::size_t index, NamespaceFacts&) {
-                       if (index == failing) throw std::runtime_error("stage failed");
-                     }),
-                 std::runtime_error);
-    EXPECT_EQ(before_failure, std::vector<std::string>(consumed.begin(), consumed.begin() + static_cast<long>(failing)));
+    EXPECT_THROW(
+        observe_temp_root(
+            spec, options,
+            [&](const TempRootFacts&, NamespaceFacts&& n) { before_failure.push_back(n.name); },
+            [&](const TempRootFacts&, std::size_t index, NamespaceFacts&) {
+              if (index == failing) throw std::runtime_error("stage failed");
+            }),
+        std::runtime_error);
+    EXPECT_EQ(before_failure, std::vector<std::string>(
+                                  consumed.begin(), consumed.begin() + static_cast<long>(failing)));
   }
 }
 
@@ -1001,7 +1003,10 @@ TEST_P(ObserveTree, ListedFilesAreOpenedWithoutLinksOrMounts) {
       UniqueFd fd(open_entry_on_this_mount(dirfd.get(), name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK));
       const int code = fd.valid() ? 0 : errno;
       out << name << " opened=" << fd.valid() << " errno="
-          << (code == EXDEV ? "EXDEV" : code == ELOOP ? "ELOOP" : std::to_string(code)) << "\n";
+          << (code == EXDEV   ? "EXDEV"
+              : code == ELOOP ? "ELOOP"
+                              : std::to_string(code))
+          << "\n";
     }
     out << "secret touched=" << (watch.events() != 0) << "\n";
     return out.str();

@@ -29,7 +29,8 @@ class IoBatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     batch_ = IoBatch::create(8);
-    if (!batch_) GTEST_SKIP() << "io_uring is not available here (observation makes one call at a time)";
+    if (!batch_)
+      GTEST_SKIP() << "io_uring is not available here (observation makes one call at a time)";
     write_file(scratch_ / "file", to_bytes("region bytes"));
     ASSERT_EQ(::symlink((scratch_ / "file").c_str(), (scratch_ / "link").c_str()), 0);
     dir_.reset(::open(scratch_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -53,8 +53,9 @@ using NamespaceConsumer = std::function<void(const TempRootFacts& root, Namespac
 // its position in name order, on the thread that observed it (a worker; the calling thread
 // for namespaces that were not entered), after its owner was looked up and before `consume`
 // receives it. Calls for different namespaces may run at the same time, so a stage must be
-// safe to call from several threads; `root` is as for the consumer. The audit gathers
-// liveness, judges and renders each namespace here, on both CPUs.
+// safe to call from several threads; `root` is as for the consumer and does not change while
+// stages run. The audit gathers liveness, judges and renders each namespace here, on both
+// CPUs.
 using NamespaceStage =
     std::function<void(const TempRootFacts& root, std::size_t index, NamespaceFacts& ns)>;
 

@@ -320,7 +320,8 @@ class Observer {
     }
     if (!record_listed_file(st, ns, file)) return true;
     file.access_acl = read_access_acl(fd.get(), st.inode.mode, file.path, file.errors);
-    file.inode_flags = st.inode_flags ? st.inode_flags : read_inode_flags(fd.get(), file.path, file.errors);
+    file.inode_flags =
+        st.inode_flags ? st.inode_flags : read_inode_flags(fd.get(), file.path, file.errors);
     read_region(fd.get(), st.inode.size, file, scratch);
     return true;
   }
@@ -360,9 +361,11 @@ class Observer {
       if (slot.opened >= 0) {
         slot.fd = slot.opened;
         batch.statx_fd(slot.fd, kStatxMask, slot.stx, slot.stat);
-        batch.fgetxattr(slot.fd, kAccessXattr, slot.acl_probe.data(), slot.acl_probe.size(), slot.probe);
+        batch.fgetxattr(slot.fd, kAccessXattr, slot.acl_probe.data(), slot.acl_probe.size(),
+                        slot.probe);
       } else if (slot.opened == -ECANCELED) {
-        if (!open_listed_file(dirfd, ns, *slot.file, scratch)) observe_file(dirfd, ns, *slot.file, scratch);
+        if (!open_listed_file(dirfd, ns, *slot.file, scratch))
+          observe_file(dirfd, ns, *slot.file, scratch);
       } else {
         if (slot.opened == -EPERM) noatime_refused_.store(true, std::memory_order_relaxed);
         observe_file(dirfd, ns, *slot.file, scratch);
@@ -384,11 +387,10 @@ class Observer {
         continue;
       }
       if (!record_listed_file(st, ns, file)) continue;
-      file.access_acl =
-          slot.probe == -ECANCELED
-              ? read_access_acl(slot.fd, st.inode.mode, file.path, file.errors)
-              : access_acl_after_probe(slot.fd, slot.probe < 0 ? -slot.probe : 0, st.inode.mode,
-                                       file.path, file.errors);
+      file.access_acl = slot.probe == -ECANCELED
+                            ? read_access_acl(slot.fd, st.inode.mode, file.path, file.errors)
+                            : access_acl_after_probe(slot.fd, slot.probe < 0 ? -slot.probe : 0,
+                                                     st.inode.mode, file.path, file.errors);
       file.inode_flags =
           st.inode_flags ? st.inode_flags : read_inode_flags(slot.fd, file.path, file.errors);
       slot.cap = region_cap(st.inode.size, file);
@@ -408,7 +410,8 @@ class Observer {
         std::size_t got = 0;
         if (slot.read == -ECANCELED || slot.read > 0) {
           // Not read, or read short of what was asked: read on (EOF stops it), as read_region.
-          got = read_into(slot.fd, first, slot.read > 0 ? static_cast<std::size_t>(slot.read) : 0, want, err);
+          got = read_into(slot.fd, first, slot.read > 0 ? static_cast<std::size_t>(slot.read) : 0,
+                          want, err);
         } else if (slot.read < 0) {
           err = -slot.read;
         }

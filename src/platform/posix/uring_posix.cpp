@@ -80,7 +80,8 @@ void IoBatch::openat2(int dirfd, const char* name, const open_how& how, int& res
 }
 
 void IoBatch::statx_fd(int fd, unsigned mask, struct statx& out, int& result) {
-  queue(result, [&](io_uring_sqe* sqe) { io_uring_prep_statx(sqe, fd, "", AT_EMPTY_PATH, mask, &out); });
+  queue(result,
+        [&](io_uring_sqe* sqe) { io_uring_prep_statx(sqe, fd, "", AT_EMPTY_PATH, mask, &out); });
 }
 
 void IoBatch::fgetxattr(int fd, const char* name, void* value, std::size_t size, int& result) {
