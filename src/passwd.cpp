@@ -1,5 +1,6 @@
 #include "passwd.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace hsperfguard::passwd {
@@ -22,17 +23,15 @@ bool is_blank(char c) { return c == ' ' || c == '\t'; }
 }  // namespace
 
 const Entry* Database::find_name(std::string_view name) const {
-  for (const auto& e : entries) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
+  const auto it = std::lower_bound(by_name.begin(), by_name.end(), name,
+                                   [&](std::uint32_t i, std::string_view n) { return entries[i].name < n; });
+  return it != by_name.end() && entries[*it].name == name ? &entries[*it] : nullptr;
 }
 
 const Entry* Database::find_uid(std::uint32_t uid) const {
-  for (const auto& e : entries) {
-    if (e.uid == uid) return &e;
-  }
-  return nullptr;
+  const auto it = std::lower_bound(by_uid.begin(), by_uid.end(), uid,
+                                   [&](std::uint32_t i, std::uint32_t u) { return entries[i].uid < u; });
+  return it != by_uid.end() && entries[*it].uid == uid ? &entries[*it] : nullptr;
 }
 
 Database parse(std::string_view text) {
@@ -75,9 +74,16 @@ Database parse(std::string_view text) {
       ++db.malformed_lines;
       continue;
     }
-    db.entries.push_back(
-        Entry{std::string(field[0]), *uid, *gid, std::string(field[5]), std::string(field[6])});
+    db.entries.push_back(Entry{std::string(field[0]), *uid, *gid});
   }
+  // Stable: of equal names (or uids), the first in the file comes first.
+  db.by_name.resize(db.entries.size());
+  for (std::uint32_t i = 0; i < db.by_name.size(); ++i) db.by_name[i] = i;
+  db.by_uid = db.by_name;
+  std::stable_sort(db.by_name.begin(), db.by_name.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].name < db.entries[b].name; });
+  std::stable_sort(db.by_uid.begin(), db.by_uid.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].uid < db.entries[b].uid; });
   return db;
 }
 

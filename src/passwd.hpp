@@ -14,12 +14,12 @@
 
 namespace hsperfguard::passwd {
 
+// What an account is to hsperfguard: its name and ids (the other fields are checked for form
+// and not kept: a foreign root's passwd can be tens of MB).
 struct Entry {
   std::string name;
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
-  std::string home;
-  std::string shell;
 };
 
 struct Database {
@@ -27,9 +27,15 @@ struct Database {
   std::size_t malformed_lines = 0;  // lines that are not 7 well-formed fields
   std::size_t nis_lines = 0;        // "+..." / "-..." compat lines, skipped (no NIS here)
 
-  // The first entry with this name / uid, as glibc's files backend answers.
+  // The first entry with this name / uid, as glibc's files backend answers. Indexed once by
+  // parse: a look-up costs O(log n) however large the file (a container's passwd is written
+  // by whoever made the container, and is looked up once per namespace).
   const Entry* find_name(std::string_view name) const;
   const Entry* find_uid(std::uint32_t uid) const;
+
+  // Entry positions ordered by (name, position) and by (uid, position); parse fills them.
+  std::vector<std::uint32_t> by_name;
+  std::vector<std::uint32_t> by_uid;
 };
 
 // Splits on '\n' (a trailing '\r' is dropped) and skips leading blanks, as glibc does.
