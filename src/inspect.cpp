@@ -57,7 +57,7 @@ nlohmann::json region_to_json(const perfdata::Region& region) {
 namespace {
 
 void print_text(const std::string& path, const perfdata::Region& region, std::ostream& out) {
-  out << "file: " << escape_non_utf8(path) << "\n";
+  out << "file: " << terminal_safe(path) << "\n";
   if (region.prologue) {
     const auto& p = *region.prologue;
     out << "format: PerfData " << int{p.major_version} << "." << int{p.minor_version} << ", "
@@ -68,9 +68,9 @@ void print_text(const std::string& path, const perfdata::Region& region, std::os
   std::size_t width = 0;
   for (const auto& e : region.entries) width = std::max(width, e.name.size());
   for (const auto& e : region.entries) {
-    out << std::left << std::setw(static_cast<int>(width)) << escape_non_utf8(e.name) << "  ";
+    out << std::left << std::setw(static_cast<int>(width)) << terminal_safe(e.name) << "  ";
     if (e.is_string()) {
-      out << '"' << escape_non_utf8(e.string_value) << '"';
+      out << '"' << terminal_safe(e.string_value) << '"';
     } else {
       out << e.long_value << ' ' << perfdata::to_string(e.units);
     }
@@ -89,18 +89,18 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
     auto found = platform::find_backing_files(temp_dir, *as_pid.pid);
     if (found.empty()) {
       err << "hsperfguard: inspect: no backing file for pid " << *as_pid.pid << " under "
-          << temp_dir << "/hsperfdata_*\n";
+          << terminal_safe(temp_dir) << "/hsperfdata_*\n";
       return kExitIncomplete;
     }
     path = found.front();
   }
   const auto file = platform::read_regular_file(path, perfdata::kMaxRegionSize + 1);
   if (file.error) {
-    err << "hsperfguard: inspect: " << escape_non_utf8(path) << ": " << file.error->message << "\n";
+    err << "hsperfguard: inspect: " << terminal_safe(path) << ": " << terminal_safe(file.error->message) << "\n";
     return kExitIncomplete;
   }
   if (file.bytes.size() > perfdata::kMaxRegionSize) {
-    err << "hsperfguard: inspect: " << escape_non_utf8(path)
+    err << "hsperfguard: inspect: " << terminal_safe(path)
         << ": larger than 2 MiB, the largest region a JVM publishes\n";
     return kExitBadData;
   }
@@ -111,14 +111,14 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
     out << j.dump(2) << "\n";
   } else if (region.valid()) {
     if (options.format == InspectFormat::snap) {
-      for (const auto& line : snap_lines(region, !options.supported_only)) out << line << "\n";
+      for (const auto& line : snap_lines(region, !options.supported_only)) out << terminal_safe(line) << "\n";
     } else {
       print_text(path, region, out);
     }
   }
   if (!region.valid()) {
-    err << "hsperfguard: inspect: " << escape_non_utf8(path) << ": not a valid PerfData region: "
-        << region.error->reason << " (at offset " << region.error->offset << ")\n";
+    err << "hsperfguard: inspect: " << terminal_safe(path) << ": not a valid PerfData region: "
+        << terminal_safe(region.error->reason) << " (at offset " << region.error->offset << ")\n";
     return kExitBadData;
   }
   return kExitOk;

@@ -1,6 +1,5 @@
 #include "logging.hpp"
 
-#include <cstdio>
 #include <utility>
 
 #include "platform/host.hpp"
@@ -16,23 +15,6 @@ std::string_view to_string(LogLevel level) {
     case LogLevel::error: return "error";
   }
   return "error";
-}
-
-std::string escape_log_text(std::string_view raw) {
-  const std::string text = escape_non_utf8(raw);
-  std::string escaped;
-  escaped.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", byte);
-      escaped += hex;
-    } else {
-      escaped += c;
-    }
-  }
-  return escaped;
 }
 
 Logger::Logger(std::ostream& sink, LogOptions options, std::string command,
@@ -59,7 +41,7 @@ void Logger::log(LogLevel level, std::string_view event, std::string_view messag
     }
     sink_ << dump_json(line, -1) << '\n';
   } else {
-    sink_ << "hsperfguard: " << command_ << ": " << escape_log_text(message) << '\n';
+    sink_ << "hsperfguard: " << command_ << ": " << terminal_safe(message) << '\n';
   }
   sink_.flush();
 }
@@ -67,7 +49,7 @@ void Logger::log(LogLevel level, std::string_view event, std::string_view messag
 void Logger::error_line(std::string_view line) {
   if (options_.format != LogFormat::json) {
     // The command's own text line; a raw name in it must not forge a second line.
-    sink_ << escape_log_text(line) << '\n';
+    sink_ << terminal_safe(line) << '\n';
     sink_.flush();
     return;
   }

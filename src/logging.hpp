@@ -33,10 +33,6 @@ struct LogOptions {
 enum class LogLevel { info, warning, error };
 std::string_view to_string(LogLevel level);
 
-// A name or message made safe for one text log line: not-UTF-8 bytes and control
-// characters (a newline in a hostile file name would forge a line) become "\xNN".
-std::string escape_log_text(std::string_view raw);
-
 class Logger {
  public:
   // `command`: "audit", "reap". `clock_ms`: the wall clock (epoch ms) for JSON lines.

@@ -56,15 +56,6 @@ PsRow process_row(const JvmProcessFacts& jvm, std::string state, std::string rea
   return row;
 }
 
-// Text for a terminal: escaped bytes, and no control character that could move the cursor.
-std::string terminal_safe(std::string_view raw) {
-  std::string out = escape_non_utf8(raw);
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return out;
-}
-
 std::string opt_int(const std::optional<std::int32_t>& v) { return v ? std::to_string(*v) : "-"; }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "platform/ps.hpp"
 #include "ps.hpp"
 #include "report_json.hpp"
+#include "text_escape.hpp"
 
 namespace hsperfguard {
 
@@ -74,8 +75,8 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
     out << ps_text(rows, now);
     if (!errors.empty()) {
       err << "hsperfguard: ps: " << errors.size() << " thing" << (errors.size() == 1 ? "" : "s")
-          << " could not be observed (first: " << errors.front().path << ": " << errors.front().op
-          << ": " << errors.front().message << ")\n";
+          << " could not be observed (first: " << terminal_safe(errors.front().path) << ": "
+          << terminal_safe(errors.front().op) << ": " << terminal_safe(errors.front().message) << ")\n";
     }
   }
   out.flush();

@@ -1,5 +1,6 @@
 #include "text_escape.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace hsperfguard {
@@ -70,6 +71,49 @@ std::string escape_non_utf8(std::string_view s) {
       out.append(s.substr(i, n));
       i += n;
     }
+  }
+  return out;
+}
+
+namespace {
+
+// The code point of a valid UTF-8 sequence of `n` bytes at `s`.
+std::uint32_t code_point(const char* s, std::size_t n) {
+  const auto b = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<std::uint8_t>(s[i])); };
+  switch (n) {
+    case 1: return b(0);
+    case 2: return ((b(0) & 0x1f) << 6) | (b(1) & 0x3f);
+    case 3: return ((b(0) & 0x0f) << 12) | ((b(1) & 0x3f) << 6) | (b(2) & 0x3f);
+    default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3f) << 12) | ((b(2) & 0x3f) << 6) | (b(3) & 0x3f);
+  }
+}
+
+bool moves_the_terminal(std::uint32_t c) {
+  return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||  // C0, DEL, C1
+         c == 0x061c || c == 0x200e || c == 0x200f ||            // bidi marks
+         (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);  // bidi embeddings, isolates
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view raw) {
+  const std::string text = escape_non_utf8(raw);  // ASCII and valid UTF-8 only from here on
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = std::max<std::size_t>(1, utf8_sequence(text, i));
+    const std::uint32_t c = code_point(text.data() + i, n);
+    if (!moves_the_terminal(c)) {
+      out.append(text, i, n);
+    } else if (c < 0x80) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0xf];
+    }
+    i += n;
   }
   return out;
 }
