@@ -25,7 +25,7 @@ RootJudgement judge_root(const TempRootFacts& root, const Policy& policy) {
 NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
                                    const Policy& policy) {
   NamespaceJudgement nj;
-  nj.findings = apply_policy_to_findings(checks::check_namespace(root, ns), policy);
+  if (ns.part == 0) nj.findings = apply_policy_to_findings(checks::check_namespace(root, ns), policy);
   nj.files.reserve(ns.files.size());
   const LivenessSettings liveness = liveness_settings_for(root);
   for (const auto& file : ns.files) {
@@ -61,6 +61,11 @@ static_assert(static_cast<std::size_t>(Verdict::unknown) + 2 ==
                   std::tuple_size_v<decltype(AuditTally::files_by_verdict)>,
               "one slot per verdict and one for files without liveness evidence");
 
+void add_flagged(AuditTally::FlaggedNamespace& to, const AuditTally::FlaggedNamespace& more) {
+  for (const auto& [severity, n] : more.by_severity) to.by_severity[severity] += n;
+  to.worst = std::max(to.worst, more.worst);
+}
+
 void count(AuditTally& t, const Finding& f) {
   ++t.findings;
   ++t.by_severity[f.severity];
@@ -72,7 +77,7 @@ void count(AuditTally& t, const Finding& f) {
 }  // namespace
 
 void AuditTally::add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& judgement) {
-  ++namespaces;
+  if (ns.part == 0) ++namespaces;
   files += ns.files.size();
   errors.insert(errors.end(), ns.errors.begin(), ns.errors.end());
   for (const auto& file : ns.files) errors.insert(errors.end(), file.errors.begin(), file.errors.end());
@@ -94,7 +99,12 @@ void AuditTally::add_namespace(const NamespaceFacts& ns, const NamespaceJudgemen
       ++files_by_verdict[static_cast<std::size_t>(file->verdict->verdict)];
     }
   }
-  if (!flagged_ns.by_severity.empty()) flagged.push_back(std::move(flagged_ns));
+  if (flagged_ns.by_severity.empty()) return;
+  if (ns.part > 0 && !flagged.empty() && flagged.back().path == flagged_ns.path) {
+    add_flagged(flagged.back(), flagged_ns);
+  } else {
+    flagged.push_back(std::move(flagged_ns));
+  }
 }
 
 void AuditTally::merge(AuditTally&& other) {
@@ -109,8 +119,13 @@ void AuditTally::merge(AuditTally&& other) {
   attach_files += other.attach_files;
   for (std::size_t i = 0; i < files_by_verdict.size(); ++i)
     files_by_verdict[i] += other.files_by_verdict[i];
-  flagged.insert(flagged.end(), std::make_move_iterator(other.flagged.begin()),
-                 std::make_move_iterator(other.flagged.end()));
+  auto from = other.flagged.begin();
+  // The first entry of `other` may be a later part of our last namespace (paths are unique).
+  if (from != other.flagged.end() && !flagged.empty() && flagged.back().path == from->path) {
+    add_flagged(flagged.back(), *from);
+    ++from;
+  }
+  flagged.insert(flagged.end(), std::make_move_iterator(from), std::make_move_iterator(other.flagged.end()));
   errors.insert(errors.end(), std::make_move_iterator(other.errors.begin()),
                 std::make_move_iterator(other.errors.end()));
 }

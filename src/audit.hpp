@@ -41,14 +41,20 @@ struct AuditResult {
   Policy policy;
   std::int64_t started_at_ms = 0;
   std::int64_t finished_at_ms = 0;
-  // True when a temp dir could not be observed at all (the audit is incomplete).
+  // True when a temp dir could not be observed at all, or the run stopped early (the audit
+  // is incomplete).
   bool incomplete = false;
+  // Why the run stopped before everything was observed: "interrupted" (a stop signal) or
+  // "deadline" (--max-runtime).
+  std::optional<std::string> stopped;
 };
 
 // How the files of `root` are judged alive or not.
 LivenessSettings liveness_settings_for(const TempRootFacts& root);
 
-// Runs every rule module over the facts and applies the policy. Pure.
+// Runs every rule module over the facts and applies the policy. Pure. A later part of a
+// namespace (NamespaceFacts::part > 0) has its files judged only: the namespace itself was
+// judged with its first part.
 std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const Policy& policy);
 // The same, a piece at a time (a streamed audit judges each namespace as it is observed):
 // the temp dir and its attach files (no namespaces), and one namespace of `root`.
@@ -80,9 +86,11 @@ struct AuditTally {
   // come, then each temp dir's and its attach files'.
   std::vector<ObservationError> errors;
 
+  // A namespace, or a part of one (counted once, with its first part; its findings and
+  // errors add up over its parts).
   void add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& judgement);
   // Adds what another tally counted, its lists after ours (a namespace counted on the thread
-  // that judged it, merged in report order).
+  // that judged it, merged in report order; parts of one namespace are one flagged entry).
   void merge(AuditTally&& other);
   // After its namespaces: the temp dir's own findings and errors and its attach files.
   void add_root(const TempRootFacts& root, const RootJudgement& judgement);

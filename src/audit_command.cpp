@@ -1,5 +1,6 @@
 #include "audit_command.hpp"
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -12,14 +13,17 @@
 #include "discover.hpp"
 #include "exit_codes.hpp"
 #include "operations.hpp"
+#include "output_target.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/liveness.hpp"
 #include "platform/observe.hpp"
 #include "platform/ps.hpp"
+#include "platform/signals.hpp"
 #include "ps.hpp"
 #include "report_json.hpp"
 #include "report_text.hpp"
+#include "run_limits.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -33,43 +37,39 @@ std::optional<std::string> load_policy(const AuditCommandOptions& options, Polic
   ObservationError error;
   const auto text = platform::read_config_file(*options.policy_file, &error);
   if (!text) return *options.policy_file + ": " + error.message;
-  const auto document = nlohmann::json::parse(*text, nullptr, false);
-  if (document.is_discarded()) return *options.policy_file + ": not valid JSON";
-  if (auto problem = apply_policy(policy, document)) return *options.policy_file + ": " + *problem;
+  if (auto problem = apply_policy_text(policy, *text)) return *options.policy_file + ": " + *problem;
   return std::nullopt;
-}
-
-std::optional<ObservationError> write_report_file(
-    const std::string& path, const std::function<void(const platform::ContentSink&)>& render) {
-  return platform::write_file_atomically_streamed(path, render);
 }
 
 // The audit reads one counter of each region (liveness and the report use the JVM's start
 // time); keeping no others saves most of a file's memory when 100,000 files are audited.
 constexpr std::string_view kAuditCounters[] = {"sun.rt.createVmBeginTime"};
 
-// What the stage made of one namespace, waiting for its turn to be counted and written.
-// For a JSON report the namespace is rendered and counted on the worker, which also frees
+// What the stage made of one namespace (or one part of a large one), waiting for its turn to
+// be counted and written: rendered (JSON or text) and counted on the worker, which also frees
 // its facts and judgement there (memory freed by the thread that allocated it is cheap to
-// reuse); for text both stay whole until the end.
+// reuse).
 struct StagedNamespace {
-  NamespaceJudgement judgement;  // text report only
-  AuditTally tally;              // JSON report only: this namespace counted
-  std::string text;              // JSON report only: its object
+  AuditTally tally;     // this namespace (part) counted
+  std::string text;     // its object (JSON) or its lines (text)
+  std::string closing;  // JSON, first part of a namespace in parts: what closes its object
+  bool continuation = false;  // a later part of a namespace
 };
 
-// Stage results by namespace position, put by workers and taken in order by the consumer.
+// Stage results by (namespace position, part), put by workers and taken in order by the
+// consumer.
 class StagedNamespaces {
  public:
-  void put(std::size_t index, StagedNamespace done) {
+  using Key = std::pair<std::size_t, std::size_t>;
+  void put(Key key, StagedNamespace done) {
     const std::lock_guard lock(mutex_);
-    ready_.emplace(index, std::move(done));
+    ready_.emplace(key, std::move(done));
   }
   // The stage of a namespace always ran before the namespace is consumed (observe_temp_root
   // promises it); a namespace without one would be reported unjudged, so that is an error.
-  StagedNamespace take(std::size_t index) {
+  StagedNamespace take(Key key) {
     const std::lock_guard lock(mutex_);
-    auto node = ready_.extract(index);
+    auto node = ready_.extract(key);
     if (!node)
       throw std::logic_error("audit: a namespace reached the report without its judgement");
     return std::move(node.mapped());
@@ -92,7 +92,7 @@ class StagedNamespaces {
 
  private:
   std::mutex mutex_;
-  std::map<std::size_t, StagedNamespace> ready_;
+  std::map<Key, StagedNamespace> ready_;
   std::vector<std::string> spare_;
 };
 
@@ -120,9 +120,16 @@ class GathererPool {
   std::vector<std::unique_ptr<platform::LivenessGatherer>> idle_;
 };
 
-platform::ObserveOptions audit_observe_options() {
+// A namespace listing more entries than this is observed, judged and written in parts, so
+// that an audit's memory does not grow with what one namespace holds (any local user can
+// fill their own namespace).
+constexpr std::size_t kFilesPerPart = 4096;
+
+platform::ObserveOptions audit_observe_options(const RunLimits& limits) {
   platform::ObserveOptions observe;
   observe.kept_counters = kAuditCounters;
+  observe.files_per_part = kFilesPerPart;
+  observe.limits = limits;
   return observe;
 }
 
@@ -144,13 +151,21 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   const DiscoverOptions discover =
       discover_options(options.tmpdir, options.root, options.containers, options.container_pid);
 
-  // The pipeline, namespace by namespace: observed (a few ahead, by worker threads), its
-  // liveness evidence gathered, judged and, for JSON, rendered on the worker that observed it
-  // (the stage), then counted and written in order on this thread and dropped at once: an
-  // audit of any size holds a few namespaces. The text report is for people and small trees:
-  // it is written from the whole result at the end. Each worker's gatherer reads the lock
-  // table once, when it judges its first namespace: a JVM that takes its lock after that and
-  // whose file is judged later is judged by its process (alive, mapping its file: live),
+  // SIGINT, SIGTERM (and SIGHUP on POSIX) and --max-runtime stop the run between two
+  // namespaces (or parts): the report says so, a report file is not put in place, exit 3.
+  const platform::StopSignals signals;
+  RunLimits limits;
+  limits.stop = &signals.requested();
+  if (options.max_runtime_ms) {
+    limits.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(*options.max_runtime_ms);
+  }
+
+  // The pipeline, namespace by namespace (a large one part by part): observed (a few ahead,
+  // by worker threads), its liveness evidence gathered, judged and rendered on the worker that
+  // observed it (the stage), then counted and written in order on this thread and dropped at
+  // once: an audit of any size holds a few namespace parts. Each worker's gatherer reads the
+  // lock table once, when it judges its first namespace: a JVM that takes its lock after that
+  // and whose file is judged later is judged by its process (alive, mapping its file: live),
   // never stale.
   AuditTally tally;
   const auto run = [&](const platform::ContentSink& write) {
@@ -161,51 +176,74 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     const auto jvms = platform::observe_jvm_processes(ignored);
     std::vector<ObservationError> discovery_errors;  // containers we could not look into
     GathererPool gatherers;
-    for (const auto& spec : discover_roots_scanning(discover, &discovery_errors)) {
+    const auto specs = discover_roots_scanning(discover, &discovery_errors, limits);
+    for (const auto& spec : specs) {
+      if (limits.reached() != nullptr) break;
       const std::size_t r = result.roots.size();
-      std::vector<NamespaceFacts> kept;
-      std::vector<NamespaceJudgement> kept_judgements;
       StagedNamespaces staged;
-      std::size_t streamed = 0;
-      const auto stage = [&](const TempRootFacts& shell, std::size_t index, NamespaceFacts& ns) {
+      std::size_t namespaces = 0;  // begun (their first part consumed)
+      std::string closing;         // of the namespace in parts being written
+      bool opened = false;         // text: the temp dir's opening line is written
+      const auto stage = [&](const TempRootFacts& shell, std::size_t n, NamespaceFacts& ns) {
         StagedNamespace done;
+        done.continuation = ns.part > 0;
         gatherers.gather(ns, platform::liveness_scope_of(shell));
-        assign_blind_jvms(shell, ns, jvms);
-        NamespaceJudgement judgement = judge_namespace(shell, ns, result.policy);
+        if (ns.part == 0) assign_blind_jvms(shell, ns, jvms);
+        const NamespaceJudgement judgement = judge_namespace(shell, ns, result.policy);
+        done.text = staged.spare_text();
         if (json) {
-          done.text = staged.spare_text();
-          render_audit_namespace(done.text, r, shell, ns, judgement);
-          done.tally.add_namespace(ns, judgement);
-          ns = NamespaceFacts{};  // written and counted: freed here, not by the consumer
+          render_audit_namespace(done.text, ns.more_parts ? &done.closing : nullptr, r, shell, ns, judgement);
         } else {
-          done.judgement = std::move(judgement);
+          render_audit_namespace_text(done.text, ns, judgement);
         }
-        staged.put(index, std::move(done));
+        done.tally.add_namespace(ns, judgement);
+        const StagedNamespaces::Key key{n, ns.part};
+        const bool more_parts = ns.more_parts;
+        ns = NamespaceFacts{};  // rendered and counted: freed here, not by the consumer
+        ns.part = key.second;   // what the consumer needs to find it
+        ns.more_parts = more_parts;
+        staged.put(key, std::move(done));
       };
       TempRootFacts root = platform::observe_temp_root(
-          spec, audit_observe_options(),
-          [&](const TempRootFacts&, NamespaceFacts&& ns) {
-            StagedNamespace done = staged.take(streamed++);
-            if (json) {
-              tally.merge(std::move(done.tally));
-              json->add_rendered_namespace(done.text);
-              staged.recycle(std::move(done.text));
+          spec, audit_observe_options(limits),
+          [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
+            if (ns.part == 0) ++namespaces;
+            StagedNamespace done = staged.take({namespaces - 1, ns.part});
+            if (!json && !opened) write(audit_root_opening_text(shell));
+            opened = true;
+            tally.merge(std::move(done.tally));
+            if (!json) {
+              write(done.text);
+            } else if (ns.part > 0) {
+              json->add_rendered_continuation(done.text);
             } else {
-              tally.add_namespace(ns, done.judgement);
-              kept.push_back(std::move(ns));
-              kept_judgements.push_back(std::move(done.judgement));
+              json->add_rendered_namespace(done.text);
+              closing = std::move(done.closing);
             }
+            if (json && !ns.more_parts && !closing.empty()) {
+              json->add_rendered_continuation(closing);
+              closing.clear();
+            }
+            staged.recycle(std::move(done.text));
           },
           stage);
+      // A namespace in parts whose last part never came (the run stopped) is closed.
+      if (json && !closing.empty()) json->add_rendered_continuation(closing);
       // The container stopped since discovery (nothing of it was seen).
-      if (!options.container_pid && streamed == 0 && container_vanished(root)) continue;
+      if (!options.container_pid && namespaces == 0 && container_vanished(root)) continue;
       // A temp dir that could not be opened leaves nothing judged beneath it.
       if (!root.opened) result.incomplete = true;
       RootJudgement judgement = judge_root(root, result.policy);
-      root.namespaces = std::move(kept);
-      judgement.namespaces = std::move(kept_judgements);
+      if (!json) {
+        if (!opened) write(audit_root_opening_text(root));
+        write(audit_root_closing_text(root, judgement, namespaces));
+      }
       result.roots.push_back(std::move(root));
       result.judgements.push_back(std::move(judgement));
+    }
+    if (const char* why = limits.reached()) {
+      result.stopped = why;
+      result.incomplete = true;
     }
     // Containers that could not be looked into are errors of the first root (the host's).
     if (!result.roots.empty()) {
@@ -217,11 +255,14 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     if (json) {
       json->finish(result, tally);
     } else {
-      write(audit_report_text(result, context));
+      write(audit_summary_text(tally, result, context));
     }
   };
   if (options.output) {
-    if (auto error = write_report_file(*options.output, run)) {
+    // A stopped run does not replace the previous report with a partial one.
+    platform::OutputOptions output;
+    output.stop = &signals.requested();
+    if (auto error = write_output_to(*options.output, run, output, &out)) {
       err << "hsperfguard: audit: cannot write " << *options.output << ": " << error->op << ": "
           << error->message << "\n";
       return kExitIncomplete;

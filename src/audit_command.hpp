@@ -23,6 +23,8 @@ struct AuditCommandOptions {
   // Container temp dirs too (as root, without --tmpdir / --root); --no-containers: false.
   bool containers = true;
   std::optional<std::int32_t> container_pid;  // --container PID: only that process's /tmp
+  // --max-runtime: stop observing after this long (exit 3, the report says where it stopped).
+  std::optional<std::int64_t> max_runtime_ms;
   std::optional<std::string> metrics;  // Prometheus textfile, written atomically (operations.hpp)
   class Logger* logger = nullptr;       // actions, errors, summary for unattended runs (logging.hpp)
 };

@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 
+#include "cli_checks.hpp"
 #include "create.hpp"
 #include "discover.hpp"
 #include "exit_codes.hpp"
@@ -22,13 +23,14 @@ constexpr Severity kBlockingSeverity = Severity::medium;  // the audit's default
 
 void print_findings(std::ostream& err, const Findings& findings, const RepairPlan* plan) {
   for (const auto& f : findings) {
-    err << "  [" << to_string(f.severity) << "] " << f.rule << ": " << f.message << "\n";
-    if (plan != nullptr) err << "      " << repair_advice(*plan, f) << "\n";
+    err << "  [" << to_string(f.severity) << "] " << f.rule << ": " << terminal_safe(f.message) << "\n";
+    if (plan != nullptr) err << "      " << terminal_safe(repair_advice(*plan, f)) << "\n";
   }
 }
 
 void print_error(std::ostream& err, const ObservationError& e) {
-  err << "hsperfguard: create: " << e.path << ": " << e.op << ": " << e.message << "\n";
+  err << "hsperfguard: create: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
+      << terminal_safe(e.message) << "\n";
 }
 
 // The exit code and message for a primitive that failed.
@@ -95,7 +97,7 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
       err << "hsperfguard: create: the user database could not be read\n";
       return kExitIncomplete;
     }
-    err << "hsperfguard: create: no such user: " << escape_non_utf8(options.user) << "\n";
+    err << "hsperfguard: create: no such user: " << terminal_safe(options.user) << "\n";
     return kExitUsage;
   }
   const std::uint32_t uid = user->uid.value_or(0);
@@ -139,7 +141,7 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
             : before.temp_dir +
                   (before.temp_dir.ends_with(separator) || before.temp_dir.ends_with('/') ? "" : separator) + name;
   if (!assessment.blocking.empty()) {
-    err << "hsperfguard: create: refused: " << escape_non_utf8(ns_path)
+    err << "hsperfguard: create: refused: " << terminal_safe(ns_path)
         << " exists and is unsafe; it was left as it is:\n";
     print_findings(err, assessment.blocking, &assessment.repair);
     return kExitRefused;
@@ -158,20 +160,20 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
     const NamespaceFacts& ns = before.namespaces[*index];
     if (!ns.opened) {
       for (const auto& e : ns.errors) print_error(err, e);
-      err << "hsperfguard: create: " << escape_non_utf8(ns_path) << " exists but could not be opened\n";
+      err << "hsperfguard: create: " << terminal_safe(ns_path) << " exists but could not be opened\n";
       return kExitIncomplete;
     }
     request.existing = expected_from(*ns.opened);
   }
   const platform::CreateResult made = platform::make_namespace(request);
-  if (!made.ok()) return report_failure(err, made, escape_non_utf8(ns_path));
-  out << (made.created ? "created " : "verified ") << escape_non_utf8(ns_path) << " (owner " << options.user;
+  if (!made.ok()) return report_failure(err, made, terminal_safe(ns_path));
+  out << (made.created ? "created " : "verified ") << terminal_safe(ns_path) << " (owner " << options.user;
   if (user->sid) {
     out << " " << *user->sid << ", protected DACL)\n";  // Windows: no uid, no mode bits
   } else {
     out << " uid " << made.made->uid << ", mode " << octal_mode(made.made->mode) << ")\n";
   }
-  for (const auto& note : made.notes) out << "note: " << escape_non_utf8(note) << "\n";
+  for (const auto& note : made.notes) out << "note: " << terminal_safe(note) << "\n";
 
   if (options.pid) {
     platform::BackingFileRequest file;
@@ -188,11 +190,11 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
     const std::size_t size = file.content.size();
     const platform::CreateResult written = platform::make_backing_file(file);
     if (!written.ok()) {
-      return report_failure(err, written, "backing file " + escape_non_utf8(file_path) + " (" + std::to_string(size) + " bytes)");
+      return report_failure(err, written, "backing file " + terminal_safe(file_path) + " (" + std::to_string(size) + " bytes)");
     }
-    out << "created " << escape_non_utf8(file_path) << " (" << size << " bytes, "
+    out << "created " << terminal_safe(file_path) << " (" << size << " bytes, "
         << (user->sid ? std::string("protected DACL") : "mode " + octal_mode(written.made->mode)) << ")\n";
-    for (const auto& note : written.notes) out << "note: " << escape_non_utf8(note) << "\n";
+    for (const auto& note : written.notes) out << "note: " << terminal_safe(note) << "\n";
   }
 
   // What was made must audit clean by the same rules.
@@ -200,12 +202,12 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   const auto after_index = find_namespace(after, name);
   if (!after.opened || !after_index) {
     for (const auto& e : after.errors) print_error(err, e);
-    err << "hsperfguard: create: " << escape_non_utf8(ns_path) << " could not be observed after it was made\n";
+    err << "hsperfguard: create: " << terminal_safe(ns_path) << " could not be observed after it was made\n";
     return kExitIncomplete;
   }
   const CreateAssessment check = assess_for_create(after, after_index, *policy, kBlockingSeverity, euid);
   if (check.blocked()) {
-    err << "hsperfguard: create: " << escape_non_utf8(ns_path) << " does not audit clean after it was made:\n";
+    err << "hsperfguard: create: " << terminal_safe(ns_path) << " does not audit clean after it was made:\n";
     print_findings(err, check.blocking_temp_dir, nullptr);
     print_findings(err, check.blocking, &check.repair);
     return kExitIncomplete;
@@ -232,15 +234,22 @@ SubcommandHook add_create_command(CLI::App& app) {
       "namespace when not root), 3 could not complete (I/O error, no space left: nothing is left\n"
       "behind), 4 refused (an existing namespace, backing file or the temp dir is unsafe or in\n"
       "the way).");
-  cmd->add_option("--user", options->user, "The user the namespace is named after and owned by")->required();
-  auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Create in this temp dir instead of /tmp");
+  cmd->add_option("--user", options->user, "The user the namespace is named after and owned by")
+      ->check(non_empty())
+      ->required();
+  auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Create in this temp dir instead of /tmp")
+                     ->check(non_empty());
   cmd->add_option("--root", options->root, "Create in the system whose root is DIR (its /tmp, its etc/passwd)")
+      ->check(non_empty())
       ->excludes(tmpdir);
   cmd->add_option("--mode", options->mode, "Namespace mode: 0755 (HotSpot's) or 0700")
       ->check(CLI::IsMember({"0755", "755", "0700", "700"}))
       ->capture_default_str();
   auto* pid = cmd->add_option("--pid", options->pid, "Also create the backing file of this pid");
-  cmd->add_option("--size", options->size, "Region size in bytes (default 32768; rounded up to the page size)")
+  cmd->add_option_function<std::string>(
+         "--size", [options](const std::string& text) { options->size = *parse_byte_count(text); },
+         "Region size in bytes (default 32768; rounded up to the page size)")
+      ->check(byte_count())
       ->needs(pid);
   cmd->add_option("--command", options->command, "sun.rt.javaCommand of the region (what jps shows)")
       ->needs(pid);

@@ -132,9 +132,12 @@ bool container_vanished(const TempRootFacts& root) {
 }
 
 std::vector<platform::RootSpec> discover_roots_scanning(const DiscoverOptions& options,
-                                                        std::vector<ObservationError>* errors) {
+                                                        std::vector<ObservationError>* errors,
+                                                        const RunLimits& limits) {
   if (!wants_container_scan(options)) return discover_roots(options);
-  const platform::ContainerScan scan = platform::scan_container_temp_dirs(container_scan_options(options));
+  platform::ContainerScanOptions scan_options = container_scan_options(options);
+  scan_options.limits = limits;
+  const platform::ContainerScan scan = platform::scan_container_temp_dirs(scan_options);
   if (errors != nullptr) errors->insert(errors->end(), scan.errors.begin(), scan.errors.end());
   return discover_roots(options, &scan);
 }

@@ -48,8 +48,10 @@ std::vector<platform::RootSpec> discover_roots(const DiscoverOptions& options,
 // the run incomplete. Callers drop such a root.
 bool container_vanished(const TempRootFacts& root);
 
-// Discovery and its container scan in one call (what the commands use).
+// Discovery and its container scan in one call (what the commands use). The scan stops once
+// `limits` are reached (its errors then say so).
 std::vector<platform::RootSpec> discover_roots_scanning(const DiscoverOptions& options,
-                                                        std::vector<ObservationError>* errors);
+                                                        std::vector<ObservationError>* errors,
+                                                        const RunLimits& limits = {});
 
 }  // namespace hsperfguard

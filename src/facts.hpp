@@ -206,6 +206,12 @@ struct NamespaceFacts {
   std::vector<ObservationError> errors;
   // Blind JVMs (live, map libjvm, no backing file) whose user this namespace is.
   std::vector<ProcessFacts> blind_jvms;
+  // A namespace listing more entries than observation hands over at once
+  // (ObserveOptions::files_per_part) comes in parts: part 0 is the namespace with its first
+  // files; each later part repeats the namespace's own facts (no errors, no blind JVMs) with
+  // the next files and the errors met while listing them. more_parts: another part follows.
+  std::size_t part = 0;
+  bool more_parts = false;
 };
 
 // `.java_pid<pid>` attach sockets and `.attach_pid<pid>` trigger files beside the namespaces.

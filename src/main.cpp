@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "audit_command.hpp"
+#include "cli_checks.hpp"
 #include "create_command.hpp"
 #include "exit_codes.hpp"
 #include "inspect.hpp"
@@ -26,7 +27,8 @@ struct OperationsFlags {
 
   void add_to(CLI::App* cmd) {
     cmd->add_option("--metrics", metrics,
-                    "Write Prometheus metrics to FILE (node_exporter textfile collector), atomically");
+                    "Write Prometheus metrics to FILE (node_exporter textfile collector), atomically")
+        ->check(hg::non_empty());
     cmd->add_option("--log-format", log_format,
                     "Also log one line per action or error on stderr: text or json")
         ->check(CLI::IsMember({"text", "json"}));
@@ -62,15 +64,24 @@ int main(int argc, char** argv) {
   std::string audit_format, tmpdir, root, policy_file, output;
   std::string fail_on = "medium";
   auto* audit_cmd = app.add_subcommand("audit", "Audit every hsperfdata namespace and report");
-  auto* tmpdir_opt = audit_cmd->add_option("--tmpdir", tmpdir, "Audit this temp dir of this host instead of /tmp");
+  auto* tmpdir_opt = audit_cmd->add_option("--tmpdir", tmpdir, "Audit this temp dir of this host instead of /tmp")
+                         ->check(hg::non_empty());
   audit_cmd->add_option("--root", root, "Audit the system whose root is DIR (its /tmp, its etc/passwd)")
+      ->check(hg::non_empty())
       ->excludes(tmpdir_opt);
   audit_cmd->add_option("--profile", audit.profile, "Rule profile: default, strict or hotspot")
       ->check(CLI::IsMember(hg::profile_names()));
-  audit_cmd->add_option("--policy", policy_file, "JSON policy: disable rules, change severities");
+  audit_cmd->add_option("--policy", policy_file, "JSON policy: disable rules, change severities")
+      ->check(hg::non_empty());
   audit_cmd->add_option("--format", audit_format, "json or text (default: text on a terminal)")
       ->check(CLI::IsMember({"json", "text"}));
-  audit_cmd->add_option("--output", output, "Write the report to FILE (atomically)");
+  audit_cmd->add_option("--output", output,
+                        "Write the report to FILE (atomically; a device, FIFO or - is written through)")
+      ->check(hg::non_empty());
+  std::string audit_max_runtime;
+  audit_cmd->add_option("--max-runtime", audit_max_runtime,
+                        "Stop after this long (exit 3; the report says where it stopped)")
+      ->check(hg::duration());
   audit_cmd->add_option("--fail-on", fail_on, "Exit 1 when a finding is at least this severe")
       ->check(CLI::IsMember({"info", "low", "medium", "high", "critical"}))
       ->capture_default_str();
@@ -95,12 +106,14 @@ int main(int argc, char** argv) {
   std::string inspect_format = "text";
   auto* inspect_cmd = app.add_subcommand("inspect", "Decode one backing file (a path or a pid)");
   inspect_cmd->add_option("target", inspect.target, "Backing file path, or pid resolved like jstat")
+      ->check(hg::non_empty())
       ->required();
   inspect_cmd->add_option("--format", inspect_format, "snap (jstat -snap lines), json or text")
       ->check(CLI::IsMember({"snap", "json", "text"}));
   inspect_cmd->add_flag("--supported-only", inspect.supported_only,
                         "snap: only counters flagged supported (like jstat without showUnsupported)");
-  inspect_cmd->add_option("--tmpdir", inspect.temp_dir, "Where to resolve a pid (default: /tmp)");
+  inspect_cmd->add_option("--tmpdir", inspect.temp_dir, "Where to resolve a pid (default: /tmp)")
+      ->check(hg::non_empty());
 
   // reap
   hg::ReapCommandOptions reap;
@@ -108,17 +121,12 @@ int main(int argc, char** argv) {
   std::string reap_lock_file = hg::kDefaultReapLockFile;
   std::string min_age = "60s", max_runtime;
   bool reap_no_lock = false, reap_no_wait = false;
-  const auto duration_check = CLI::Validator(
-      [](std::string& text) {
-        return hg::parse_duration_ms(text) ? std::string() : "not a duration: " + text;
-      },
-      "DURATION");
   auto* reap_cmd = app.add_subcommand(
       "reap", "Remove stale and foreign hsperfdata files safely (plan first, then act)");
   reap_cmd->footer(
       "The plan (every entry, its verdict, the evidence and the action) is made first and\n"
       "printed as is by --dry-run; execution then re-checks each entry before unlinking it.\n"
-      "DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d.\n"
+      "DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d.\n"
       "Lock: one reap at a time per host. Without --wait, a run that finds the lock held\n"
       "exits 0 at once (the other run does the work); with --wait it waits, for at most\n"
       "--max-runtime when given, then exits 0 as well.\n"
@@ -126,33 +134,44 @@ int main(int argc, char** argv) {
       "removals failed, 2 usage error, 3 could not run (temp dir unreadable, lock or journal\n"
       "unusable, report not written, interrupted by a signal).");
   auto* reap_tmpdir_opt =
-      reap_cmd->add_option("--tmpdir", reap_tmpdir, "Reap this temp dir of this host instead of /tmp");
+      reap_cmd->add_option("--tmpdir", reap_tmpdir, "Reap this temp dir of this host instead of /tmp")
+          ->check(hg::non_empty());
   reap_cmd->add_option("--root", reap_root, "Reap the system whose root is DIR (its /tmp, its etc/passwd)")
+      ->check(hg::non_empty())
       ->excludes(reap_tmpdir_opt);
   reap_cmd->add_flag("--dry-run", reap.dry_run, "Print the plan; change nothing");
   reap_cmd->add_option("--min-age", min_age,
                        "Leave entries changed (ctime or mtime) less than this long ago")
-      ->check(duration_check)
+      ->check(hg::duration())
       ->capture_default_str();
   reap_cmd->add_option("--max-runtime", max_runtime,
-                       "Stop starting new removals after this long (checked between entries)")
-      ->check(duration_check);
+                       "Stop after this long: no new removal is started (checked between entries; "
+                       "in discovery or observation: exit 3)")
+      ->check(hg::duration());
   reap_cmd->add_option("--format", reap_format, "json or text (default: text on a terminal)")
       ->check(CLI::IsMember({"json", "text"}));
-  reap_cmd->add_option("--output", reap_output, "Write the report to FILE (atomically)");
+  reap_cmd->add_option("--output", reap_output,
+                       "Write the report to FILE (atomically; a device, FIFO or - is written through)")
+      ->check(hg::non_empty());
   reap_cmd->add_flag("--include-special", reap.include_special,
                      "Also remove stale FIFOs, sockets and devices in namespaces");
   reap_cmd->add_flag("--remove-empty-namespaces", reap.remove_empty_namespaces,
                      "Also remove empty namespace directories of users that no longer exist");
-  auto* lock_file_opt = reap_cmd->add_option("--lock-file", reap_lock_file, "Single-instance lock file")
-                            ->capture_default_str();
+  auto* lock_file_opt =
+      reap_cmd->add_option("--lock-file", reap_lock_file,
+                           "Single-instance lock file (in a directory only its owner may write; no link "
+                           "in its path is followed)")
+          ->check(hg::non_empty())
+          ->capture_default_str();
   reap_cmd->add_flag("--no-lock", reap_no_lock, "Take no single-instance lock")->excludes(lock_file_opt);
   auto* wait_flag = reap_cmd->add_flag("--wait", reap.wait_for_lock,
                                        "Wait for a running reap to finish (bounded by --max-runtime)");
   reap_cmd->add_flag("--no-wait", reap_no_wait, "Exit 0 at once if another reap runs (default)")
       ->excludes(wait_flag);
   reap_cmd->add_option("--journal", reap_journal,
-                       "Append one JSON line per removal to FILE as the run goes (survives a kill)");
+                       "Append one JSON line per removal to FILE as the run goes (survives a kill; a "
+                       "file of ours alone, in a directory only its owner may write)")
+      ->check(hg::non_empty());
   bool reap_no_containers = false;
   auto* reap_no_containers_flag = reap_cmd->add_flag(
       "--no-containers", reap_no_containers, "Skip the temp dirs of containers (looked at as root)");
@@ -188,6 +207,7 @@ int main(int argc, char** argv) {
       audit.format = audit_format == "json" ? hg::ReportFormat::json : hg::ReportFormat::text;
     }
     audit.fail_on = *hg::parse_severity(fail_on);
+    if (!audit_max_runtime.empty()) audit.max_runtime_ms = *hg::parse_duration_ms(audit_max_runtime);
     audit.containers = !audit_no_containers;
     hg::Logger logger(std::cerr, audit_ops.log_options(), "audit");
     audit.logger = &logger;

@@ -8,6 +8,7 @@
 #include "audit_command.hpp"
 #include "logging.hpp"
 #include "metrics.hpp"
+#include "output_target.hpp"
 #include "platform/host.hpp"
 #include "reap_command.hpp"
 #include "reap_report.hpp"
@@ -34,7 +35,9 @@ MetricSamples previous_samples(const std::string& path) {
 
 bool write_metrics(const std::string& command, const std::string& path, const std::string& text,
                    std::ostream& err) {
-  if (auto error = platform::write_file_atomically(path, text, 0644)) {
+  platform::OutputOptions options;
+  options.mode = 0644;  // node_exporter reads it as another user
+  if (auto error = write_output_to(path, [&](const platform::ContentSink& write) { write(text); }, options)) {
     err << "hsperfguard: " << command << ": cannot write metrics " << path << ": " << error->op
         << ": " << error->message << "\n";
     return false;

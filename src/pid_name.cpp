@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -71,5 +72,21 @@ std::string_view to_string(PidNameKind kind) {
 }
 
 std::string pid_to_filename(std::int32_t pid) { return std::to_string(pid); }
+
+std::optional<std::int32_t> parse_lock_holder(std::string_view content) {
+  if (content.ends_with('\n')) content.remove_suffix(1);
+  if (content.empty() || content.size() > 10 || content.front() == '0') return std::nullopt;
+  std::int64_t pid = 0;
+  for (const char c : content) {
+    if (c < '0' || c > '9') return std::nullopt;
+    pid = pid * 10 + (c - '0');
+  }
+  if (pid > INT32_MAX) return std::nullopt;
+  return static_cast<std::int32_t>(pid);
+}
+
+bool is_lock_file_content(std::string_view content) {
+  return content.empty() || parse_lock_holder(content).has_value();
+}
 
 }  // namespace hsperfguard

@@ -44,4 +44,11 @@ std::string_view to_string(PidNameKind kind);
 // The name HotSpot gives a backing file: decimal, no padding.
 std::string pid_to_filename(std::int32_t pid);
 
+// The reaper's single-instance lock file holds its holder's pid: decimal, no sign, 1 to
+// INT32_MAX, then a newline. The pid, or nullopt for anything else.
+std::optional<std::int32_t> parse_lock_holder(std::string_view content);
+// What a lock file of ours may hold: nothing (just created) or a holder's pid. Anything else
+// means the path names some other file, which the reaper must never truncate.
+bool is_lock_file_content(std::string_view content);
+
 }  // namespace hsperfguard

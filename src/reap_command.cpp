@@ -1,6 +1,7 @@
 #include "reap_command.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <cctype>
 #include <chrono>
 #include <limits>
@@ -10,6 +11,7 @@
 #include "discover.hpp"
 #include "exit_codes.hpp"
 #include "operations.hpp"
+#include "output_target.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/liveness.hpp"
@@ -21,24 +23,6 @@
 #include "report_json.hpp"
 
 namespace hsperfguard {
-
-std::optional<std::int64_t> parse_duration_ms(std::string_view text) {
-  std::size_t digits = 0;
-  std::int64_t value = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])) != 0) {
-    if (value > std::numeric_limits<std::int64_t>::max() / 1000 / 86400 / 10) return std::nullopt;
-    value = value * 10 + (text[digits] - '0');
-    ++digits;
-  }
-  if (digits == 0) return std::nullopt;
-  const std::string_view unit = text.substr(digits);
-  if (unit == "ms") return value;
-  if (unit.empty() || unit == "s") return value * 1000;
-  if (unit == "m" || unit == "min") return value * 60'000;
-  if (unit == "h") return value * 3'600'000;
-  if (unit == "d") return value * 86'400'000;
-  return std::nullopt;
-}
 
 namespace {
 
@@ -86,13 +70,53 @@ void print_errors(std::ostream& err, const std::vector<ObservationError>& errors
   }
 }
 
+// A journal line of ours: a JSON object whose "event" is a string.
+bool is_journal_record(std::string_view line) {
+  const auto record = nlohmann::json::parse(line, nullptr, false);
+  return record.is_object() && record.contains("event") && record["event"].is_string();
+}
+
+// Opens the journal and makes sure appending to it is right: a new file, or one whose first
+// line is a record of ours (appending to anything else would corrupt some other file). A last
+// line cut short (a run killed while writing it, before records were written whole) is ended,
+// and the next record says so, so that no record is ever glued onto another.
+std::optional<platform::AppendLog> open_journal(const std::string& path, ObservationError& error) {
+  std::optional<platform::AppendLog> log = platform::AppendLog::open(path, &error);
+  if (!log || log->created() || log->size() == 0) return log;
+  constexpr std::size_t kLookAt = 64 * 1024;
+  const auto head = log->read(0, kLookAt, &error);
+  if (!head) return std::nullopt;
+  const auto newline = head->find('\n');
+  const bool ours = newline != std::string::npos
+                        ? is_journal_record(std::string_view(*head).substr(0, newline))
+                        : head->starts_with("{\"") && head->size() == log->size();  // one record, cut short
+  if (!ours) {
+    error = ObservationError{path, "read", 0,
+                             "not a journal of hsperfguard (its first line is not one of its records): "
+                             "nothing appended"};
+    return std::nullopt;
+  }
+  const auto last = log->read(log->size() - 1, 1, &error);
+  if (!last) return std::nullopt;
+  if (*last != "\n") {
+    nlohmann::json note = {{"event", "incomplete-line"},
+                           {"at", format_utc_millis(platform::now_epoch_ms())},
+                           {"note", "the line before this one was cut short by an earlier run"}};
+    if (auto failed = log->append_raw("\n" + dump_json(note, -1) + "\n")) {
+      error = *failed;
+      return std::nullopt;
+    }
+  }
+  return log;
+}
+
 std::int64_t elapsed_ms(Clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
 }
 
 }  // namespace
 
-void observe_and_plan(const ReapCommandOptions& options, ReapRun& run) {
+void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits) {
   if (run.started_at_ms == 0) run.started_at_ms = platform::now_epoch_ms();
   run.options.min_age_ms = options.min_age_ms;
   run.options.include_special = options.include_special;
@@ -109,11 +133,13 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run) {
   platform::ObserveOptions observe;
   observe.max_region_bytes = 0;
   observe.open_files = false;  // planned from lstat; the executor re-checks each entry
+  observe.limits = limits;
   const std::size_t region_bytes = platform::ObserveOptions{}.max_region_bytes;
   platform::LivenessGatherer liveness;
   ReapPlanner planner(run.plan, run.options, platform::observe_host().euid);
   std::vector<ObservationError> discovery_errors;  // containers we could not look into
-  for (const auto& spec : discover_roots_scanning(discover, &discovery_errors)) {
+  for (const auto& spec : discover_roots_scanning(discover, &discovery_errors, limits)) {
+    if (limits.reached() != nullptr) break;
     const std::size_t r = run.roots.size();
     std::vector<NamespaceFacts> namespaces;
     std::vector<ObservationError> region_errors;
@@ -151,6 +177,12 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run) {
   if (!run.roots.empty()) {
     auto& errors = run.roots.front().errors;
     errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
+  }
+  if (const char* why = limits.reached()) {
+    run.incomplete = true;
+    run.errors.push_back(ObservationError{"reap", "observe", EINTR,
+                                          std::string("stopped (") + why +
+                                              ") before every temp dir and namespace was observed and planned"});
   }
   run.timings.plan_ms = std::chrono::duration_cast<std::chrono::milliseconds>(planning).count();
   run.timings.observe_ms = elapsed_ms(observing) - run.timings.plan_ms;
@@ -198,14 +230,17 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   std::optional<platform::AppendLog> journal_log;
   if (run.journal) {
     ObservationError e;
-    journal_log = platform::AppendLog::open(*run.journal, &e);
+    journal_log = open_journal(*run.journal, e);
     if (!journal_log) {
       print_errors(err, {e});
       return kExitIncomplete;
     }
   }
 
-  observe_and_plan(options, run);
+  RunLimits limits;
+  limits.stop = &signals.requested();
+  limits.deadline = deadline;
+  observe_and_plan(options, run, limits);
 
   if (!options.dry_run) {
     const auto executing = Clock::now();
@@ -255,7 +290,8 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     }
   };
   if (options.output) {
-    if (auto error = platform::write_file_atomically_streamed(*options.output, render)) {
+    // Written even when the run was interrupted: it says what was removed and what was not.
+    if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &out)) {
       err << "hsperfguard: reap: cannot write " << *options.output << ": " << error->op << ": "
           << error->message << "\n";
       return kExitIncomplete;
@@ -268,6 +304,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
 
   if (run.incomplete) {
     for (const auto& root : run.roots) print_errors(err, root.errors);
+    print_errors(err, run.errors);
     return kExitIncomplete;
   }
   if (!run.execution) return kExitOk;

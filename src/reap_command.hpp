@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "audit_command.hpp"  // ReportFormat
+#include "run_limits.hpp"
 
 namespace hsperfguard {
 
@@ -36,16 +37,15 @@ struct ReapCommandOptions {
   class Logger* logger = nullptr;       // actions, errors, summary for unattended runs (logging.hpp)
 };
 
-// "90" (seconds), "500ms", "90s", "15m", "2h", "1d"; nullopt if malformed or negative.
-std::optional<std::int64_t> parse_duration_ms(std::string_view text);
-
 struct ReapRun;  // reap_report.hpp
 
 // What `reap` does before it acts: discover the temp dirs, observe them (regions only where
 // they can decide), gather liveness evidence, and plan. Takes no lock and changes nothing;
 // run.options, started_at_ms and timings are filled from `options`. Tests change the world
-// between this and platform::execute_plan.
-void observe_and_plan(const ReapCommandOptions& options, ReapRun& run);
+// between this and platform::execute_plan. Once `limits` are reached (a stop signal, the
+// deadline) no further temp dir or namespace is observed: the run is then incomplete and its
+// errors say where it stopped.
+void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits = {});
 
 int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err);
 

@@ -348,13 +348,13 @@ std::string reap_report_text(const ReapRun& run) {
   const Plan& plan = run.plan;
   out << (run.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan") << "\n";
   for (const RootPlan& rp : plan.roots) {
-    out << "temp dir " << escape_non_utf8(rp.temp_dir);
+    out << "temp dir " << terminal_safe(rp.temp_dir);
     if (rp.kind != RootKind::host) {
-      out << " (" << to_string(rp.kind) << " " << escape_non_utf8(rp.root_dir) << ")";
+      out << " (" << to_string(rp.kind) << " " << terminal_safe(rp.root_dir) << ")";
     }
-    out << (rp.actionable ? "" : "  NOT ACTIONABLE: " + rp.why) << "\n";
+    out << (rp.actionable ? "" : "  NOT ACTIONABLE: " + terminal_safe(rp.why)) << "\n";
     for (const auto& e : run.roots.at(rp.root).errors) {
-      out << "  error: " << escape_non_utf8(e.path) << ": " << e.op << ": " << e.message << "\n";
+      out << "  error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": " << terminal_safe(e.message) << "\n";
     }
     std::optional<std::size_t> current_ns;
     std::vector<bool> ns_listed(plan.namespaces.size(), false);
@@ -365,24 +365,24 @@ std::string reap_report_text(const ReapRun& run) {
         current_ns = item.ns;
         ns_listed[*item.ns] = true;
         const NamespacePlan& np = plan.namespaces[*item.ns];
-        out << "  " << escape_non_utf8(np.path);
+        out << "  " << terminal_safe(np.path);
         if (np.acting) out << "  (acting as " << np.acting->uid << ":" << np.acting->gid << ")";
-        if (!np.actionable) out << "  NOT ACTIONABLE: " << np.why;
+        if (!np.actionable) out << "  NOT ACTIONABLE: " << terminal_safe(np.why);
         out << "\n";
       }
       if (item.subject == ReapSubject::attach_file && !attach_header) {
         attach_header = true;
-        out << "  attach files in " << escape_non_utf8(rp.temp_dir) << "\n";
+        out << "  attach files in " << terminal_safe(rp.temp_dir) << "\n";
       }
       const std::string_view action = to_string(item.action);
       out << "    " << action << std::string(8 - action.size(), ' ')
-          << escape_non_utf8(item.subject == ReapSubject::namespace_dir ? item.path : item.name)
+          << terminal_safe(item.subject == ReapSubject::namespace_dir ? item.path : item.name)
           << "  " << to_string(item.verdict) << " (" << item.reason << "): "
-          << escape_non_utf8(
+          << terminal_safe(
                  explain_item(run.roots, plan, static_cast<std::size_t>(&item - plan.items.data()),
                               run.options)
                      .message);
-      if (item.action == ReapAction::skip) out << "; skipped: " << item.why;
+      if (item.action == ReapAction::skip) out << "; skipped: " << terminal_safe(item.why);
       if (item.why == "too-young" && item.age_ms) out << " (age " << seconds(*item.age_ms) << ")";
       out << "\n";
     }
@@ -390,7 +390,7 @@ std::string reap_report_text(const ReapRun& run) {
     for (std::size_t n = 0; n < plan.namespaces.size(); ++n) {
       const NamespacePlan& np = plan.namespaces[n];
       if (np.root != rp.root || np.actionable || ns_listed[n]) continue;
-      out << "  " << escape_non_utf8(np.path) << "  NOT ACTIONABLE: " << np.why << "\n";
+      out << "  " << terminal_safe(np.path) << "  NOT ACTIONABLE: " << terminal_safe(np.why) << "\n";
     }
   }
   const PlanCounts planned = plan.counts();
@@ -401,9 +401,9 @@ std::string reap_report_text(const ReapRun& run) {
     for (const auto& r : run.execution->actions) {
       const std::string_view outcome = to_string(r.outcome);
       out << "  " << outcome << std::string(outcome.size() < 14 ? 14 - outcome.size() : 1, ' ')
-          << escape_non_utf8(plan.items[r.item].path);
-      if (r.outcome != ReapOutcome::removed) out << "  (" << r.detail << ")";
-      if (r.error) out << ": " << r.error->op << ": " << escape_non_utf8(r.error->message);
+          << terminal_safe(plan.items[r.item].path);
+      if (r.outcome != ReapOutcome::removed) out << "  (" << terminal_safe(r.detail) << ")";
+      if (r.error) out << ": " << terminal_safe(r.error->op) << ": " << terminal_safe(r.error->message);
       out << "\n";
     }
     const ReapOutcomeCounts c = count_outcomes(*run.execution);
@@ -414,13 +414,13 @@ std::string reap_report_text(const ReapRun& run) {
     if (run.execution->interrupted) out << "; interrupted";
     out << "\n";
     for (const auto& e : run.execution->errors) {
-      out << "error: " << escape_non_utf8(e.path) << ": " << e.op << ": " << e.message << "\n";
+      out << "error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": " << terminal_safe(e.message) << "\n";
     }
   }
   for (const auto& e : run.errors) {
-    out << "error: " << escape_non_utf8(e.path) << ": " << e.op << ": " << e.message << "\n";
+    out << "error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": " << terminal_safe(e.message) << "\n";
   }
-  if (run.incomplete) out << "INCOMPLETE: some temp dirs could not be observed\n";
+  if (run.incomplete) out << "INCOMPLETE: some temp dirs could not be observed, or the run stopped early\n";
   return out.str();
 }
 

@@ -13,6 +13,7 @@
 #include "facts.hpp"
 #include "host_info.hpp"
 #include "platform/host.hpp"
+#include "platform/output.hpp"
 #include "platform/reap.hpp"
 #include "reaper.hpp"
 

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "audit.hpp"
+#include "cli_checks.hpp"
 #include "discover.hpp"
 #include "exit_codes.hpp"
 #include "platform/create.hpp"
@@ -58,17 +59,17 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
   std::size_t fixed = 0, failed = 0, left = 0, left_blocking = 0;
   for (const auto& r : records) (r.outcome == platform::RepairOutcome::fixed ? fixed : failed) += 1;
   for (const auto& item : plan.items) {
-    const std::string where = escape_non_utf8(item.path);
+    const std::string where = terminal_safe(item.path);
     if (item.disposition == RepairDisposition::fix) {
       if (options.dry_run) {
-        out << "would fix  " << item.rule << "  " << where << ": " << item.change << "\n";
+        out << "would fix  " << item.rule << "  " << where << ": " << terminal_safe(item.change) << "\n";
         continue;
       }
       const auto& record = records.at(*item.target);
-      out << outcome_word(record.outcome) << "  " << item.rule << "  " << where << ": " << item.change;
+      out << outcome_word(record.outcome) << "  " << item.rule << "  " << where << ": " << terminal_safe(item.change);
       if (record.outcome != platform::RepairOutcome::fixed) {
-        out << " (not done: " << record.detail;
-        if (record.error) out << ": " << record.error->op << ": " << record.error->message;
+        out << " (not done: " << terminal_safe(record.detail);
+        if (record.error) out << ": " << terminal_safe(record.error->op) << ": " << terminal_safe(record.error->message);
         out << ")";
       }
       out << "\n";
@@ -76,8 +77,8 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
     }
     ++left;
     if (item.severity >= kLeftSeverity) ++left_blocking;
-    out << "left  " << item.rule << "  " << where << " [" << to_string(item.severity) << "]: " << item.reason
-        << "\n      manual remedy: " << item.remediation << "\n";
+    out << "left  " << item.rule << "  " << where << " [" << to_string(item.severity) << "]: " << terminal_safe(item.reason)
+        << "\n      manual remedy: " << terminal_safe(item.remediation) << "\n";
   }
   out << "repair: " << (options.dry_run ? plan.count(RepairDisposition::fix) : fixed)
       << (options.dry_run ? " would be fixed" : " fixed") << ", " << failed << " failed, " << left
@@ -86,7 +87,8 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
   if (incomplete) {
     for (const auto& root : roots) {
       for (const auto& e : root.errors) {
-        err << "hsperfguard: repair: " << e.path << ": " << e.op << ": " << e.message << "\n";
+        err << "hsperfguard: repair: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
+            << terminal_safe(e.message) << "\n";
       }
     }
     return kExitIncomplete;
@@ -107,8 +109,10 @@ SubcommandHook add_repair_command(CLI::App& app) {
       "Exit codes: 0 nothing left at or above medium, 1 some fixes failed, 2 usage error,\n"
       "3 could not complete (a temp dir could not be opened), 4 findings at or above medium are\n"
       "left that repair does not fix.");
-  auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Repair this temp dir instead of /tmp");
+  auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Repair this temp dir instead of /tmp")
+                     ->check(non_empty());
   cmd->add_option("--root", options->root, "Repair the system whose root is DIR (its /tmp, its etc/passwd)")
+      ->check(non_empty())
       ->excludes(tmpdir);
   cmd->add_flag("--dry-run", options->dry_run, "Print what would be fixed and what is left; change nothing");
   cmd->add_option("--profile", options->profile, "Rule profile: default, strict or hotspot")

@@ -457,6 +457,7 @@ json report_closing_json(const AuditResult& result, const AuditTally& tally) {
   report["finished_at"] = format_utc_millis(result.finished_at_ms);
   report["duration_ms"] = result.finished_at_ms - result.started_at_ms;
   report["complete"] = !result.incomplete;
+  report["stopped"] = result.stopped ? json(*result.stopped) : json(nullptr);
   return report;
 }
 
@@ -583,35 +584,50 @@ AuditJsonWriter::AuditJsonWriter(const ReportContext& context, const std::string
 
 AuditJsonWriter::~AuditJsonWriter() = default;
 
-void render_audit_namespace(std::string& text, std::size_t root_index, const TempRootFacts& root,
-                            const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+void render_audit_namespace(std::string& text, std::string* closing, std::size_t root_index,
+                            const TempRootFacts& root, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
   StreamingWriter out(std::move(text));
   const LivenessSettings liveness = liveness_settings_for(root);
-  out.raw("{");
-  bool first_field = true;
-  const json header = namespace_json(root_index, ns, nj);
-  for (const auto& [field, value] : header.items()) {
-    out.key(3, field, first_field);
-    if (field != "files") {
-      out.value(value, 3);
-      continue;
-    }
-    out.raw("[");
-    bool first_file = true;
+  bool first_file = ns.part == 0;
+  const auto write_files = [&] {
     for (std::size_t f = 0; f < ns.files.size(); ++f) {
       out.element(4, first_file);
       append_file_record(out.buffer(), ns.files[f], nj.files.at(f), liveness);
     }
-    out.close(']', 3, first_file);
+  };
+  if (ns.part > 0) {  // more files of a namespace whose object is open
+    write_files();
+    text = out.take();
+    return;
   }
-  out.close('}', 2, first_field);
+  out.raw("{");
+  bool first_field = true;
+  const json header = namespace_json(root_index, ns, nj);
+  StreamingWriter* to = &out;
+  std::optional<StreamingWriter> after_files;  // what follows the last part's files
+  for (const auto& [field, value] : header.items()) {
+    to->key(3, field, first_field);
+    if (field != "files") {
+      to->value(value, 3);
+      continue;
+    }
+    to->raw("[");
+    write_files();
+    if (ns.more_parts && closing != nullptr) {
+      after_files.emplace(std::string());
+      to = &*after_files;
+    }
+    to->close(']', 3, first_file);
+  }
+  to->close('}', 2, first_field);
+  if (after_files) *closing = after_files->take();
   text = out.take();
 }
 
 void AuditJsonWriter::add_namespace(std::size_t root_index, const TempRootFacts& root,
                                     const NamespaceFacts& ns, const NamespaceJudgement& nj) {
   std::string text;
-  render_audit_namespace(text, root_index, root, ns, nj);
+  render_audit_namespace(text, nullptr, root_index, root, ns, nj);
   add_rendered_namespace(text);
 }
 
@@ -619,6 +635,8 @@ void AuditJsonWriter::add_rendered_namespace(std::string_view text) {
   out_->element(2, first_namespace_);
   out_->pass(text);
 }
+
+void AuditJsonWriter::add_rendered_continuation(std::string_view text) { out_->pass(text); }
 
 void AuditJsonWriter::finish(const AuditResult& result, const AuditTally& tally) {
   StreamingWriter& out = *out_;

@@ -42,6 +42,8 @@ class AuditJsonWriter {
                      const NamespaceJudgement& judgement);
   // The same, rendered beforehand by render_audit_namespace (on any thread).
   void add_rendered_namespace(std::string_view text);
+  // A later part of a namespace, or what closes it after its last part (render_audit_namespace).
+  void add_rendered_continuation(std::string_view text);
   // `result`: every root (namespaces not needed), root-level judgements, times, completeness.
   void finish(const AuditResult& result, const AuditTally& tally);
 
@@ -53,9 +55,13 @@ class AuditJsonWriter {
 
 // One namespace's object as AuditJsonWriter writes it among the report's namespaces,
 // appended to `text` (whose memory a caller may reuse from namespace to namespace). Pure:
-// workers render namespaces in parallel, the writer puts them in order.
-void render_audit_namespace(std::string& text, std::size_t root_index, const TempRootFacts& root,
-                            const NamespaceFacts& ns, const NamespaceJudgement& judgement);
+// workers render namespaces in parallel, the writer puts them in order. A namespace observed
+// in parts (NamespaceFacts::part): part 0 renders the object up to its last file so far and
+// puts what closes the object in `closing` (given to the writer after the last part); a later
+// part renders its file records only (add_rendered_continuation).
+void render_audit_namespace(std::string& text, std::string* closing, std::size_t root_index,
+                            const TempRootFacts& root, const NamespaceFacts& ns,
+                            const NamespaceJudgement& judgement);
 
 // A whole result through AuditJsonWriter.
 void write_audit_report_json(const AuditResult& result, const ReportContext& context,

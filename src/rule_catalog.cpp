@@ -19,7 +19,25 @@ bool contains(std::span<const std::string_view> set, std::string_view value) {
   return std::find(set.begin(), set.end(), value) != set.end();
 }
 
-std::string json_quoted(std::string_view text) { return json(std::string(text)).dump(); }
+// A name from a policy file, quoted for a message: at most 64 bytes of it (a policy is the
+// user's file, but a message must never print unbounded input).
+std::string json_quoted(std::string_view text) {
+  constexpr std::size_t kShown = 64;
+  if (text.size() <= kShown) return json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
+  return json(std::string(text.substr(0, kShown))).dump(-1, ' ', false, json::error_handler_t::replace) +
+         "... (" + std::to_string(text.size()) + " bytes)";
+}
+
+// What a value is, for a message: a short string is shown, anything else is named by its type
+// (a deeply nested value is never printed: printing is recursive).
+std::string describe_value(const json& value) {
+  if (value.is_string()) return json_quoted(value.get_ref<const std::string&>());
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  if (value.is_null()) return "null";
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  return value.dump();  // a number: bounded
+}
 
 // A malformed embedded file is a build defect, not a user error: the test suite loads
 // every file, so this only fires for someone editing rules/ without running the tests.
@@ -170,7 +188,7 @@ std::optional<std::string> validate_policy(const json& document) {
           return "rule " + json_quoted(id) + ": \"enabled\" must be true or false";
       } else if (key == "severity") {
         if (!value.is_string() || !parse_severity(value.get_ref<const std::string&>())) {
-          return "rule " + json_quoted(id) + ": unknown severity " + value.dump() +
+          return "rule " + json_quoted(id) + ": unknown severity " + describe_value(value) +
                  " (expected info, low, medium, high or critical)";
         }
       } else {
@@ -253,6 +271,22 @@ std::optional<std::string> apply_policy(Policy& base, const nlohmann::json& docu
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> apply_policy_text(Policy& base, std::string_view text) {
+  // A policy is a few levels deep ({"rules": {"id": {"severity": "high"}}}). Deeper values
+  // are discarded while parsing (the parser itself does not recurse) and refused.
+  constexpr int kMaxDepth = 8;
+  bool too_deep = false;
+  const json::parser_callback_t keep = [&](int depth, json::parse_event_t, json&) {
+    if (depth <= kMaxDepth) return true;
+    too_deep = true;
+    return false;
+  };
+  const json document = json::parse(text, keep, false);
+  if (too_deep) return "nested deeper than " + std::to_string(kMaxDepth) + " levels: not a policy";
+  if (document.is_discarded()) return std::string("not valid JSON");
+  return apply_policy(base, document);
 }
 
 Findings apply_policy_to_findings(Findings findings, const Policy& policy) {

@@ -51,6 +51,9 @@ std::optional<Policy> builtin_profile(std::string_view name);
 // Applies a policy document (same shape as a profile file) on top of `base`. Returns an
 // error message for unknown rule ids, unknown severities or a malformed document.
 std::optional<std::string> apply_policy(Policy& base, const nlohmann::json& document);
+// The same from a policy file's text, parsed with a depth limit (a deeply nested value is
+// refused, never recursed into). Returns an error message, or nullopt.
+std::optional<std::string> apply_policy_text(Policy& base, std::string_view text);
 
 // Fills severity and remediation from the catalogue and `policy`, and drops findings of
 // disabled rules.

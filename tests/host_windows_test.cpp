@@ -1,5 +1,6 @@
-// The Windows host services: host facts, atomic report files, config files, accounts.
+// The Windows host services: host facts, guarded report files, config files, accounts.
 #include "platform/host.hpp"
+#include "platform/output.hpp"
 
 #include <windows.h>
 
@@ -22,11 +23,11 @@ TEST(WindowsHost, Facts) {
   EXPECT_GT(now_epoch_ms(), 1600000000000);
 }
 
-TEST(WindowsHost, WriteFileAtomicallyReplacesAndLeavesNoTempFile) {
+TEST(WindowsHost, WriteOutputReplacesAndLeavesNoTempFile) {
   test::ScratchDir scratch;
   const std::string path = scratch.path() + "\\report.json";
-  ASSERT_FALSE(write_file_atomically(path, "first").has_value());
-  ASSERT_FALSE(write_file_atomically(path, "second\n").has_value());
+  ASSERT_FALSE(write_output_text(path, "first").has_value());
+  ASSERT_FALSE(write_output_text(path, "second\n").has_value());
   ObservationError error;
   EXPECT_EQ(read_config_file(path, &error), "second\n");
   // Only the report is left in the directory.
@@ -41,10 +42,35 @@ TEST(WindowsHost, WriteFileAtomicallyReplacesAndLeavesNoTempFile) {
   EXPECT_EQ(files, 1);
 }
 
-TEST(WindowsHost, WriteFileAtomicallyReportsAMissingDirectory) {
-  const auto error = write_file_atomically("C:\\no\\such\\dir\\report.json", "x");
+TEST(WindowsHost, WriteOutputReportsAMissingDirectory) {
+  const auto error = write_output_text("C:\\no\\such\\dir\\report.json", "x");
   ASSERT_TRUE(error.has_value());
   EXPECT_EQ(error->op, "CreateFileW");
+}
+
+TEST(WindowsHost, WriteOutputRefusesADirectoryTarget) {
+  test::ScratchDir scratch;
+  const auto error = write_output_text(scratch.path(), "x");
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->message.find("directory"), std::string::npos) << error->message;
+  EXPECT_NE(::GetFileAttributesW(win::widen(scratch.path()).c_str()), INVALID_FILE_ATTRIBUTES);
+}
+
+TEST(WindowsHost, WriteOutputWritesThroughTheNulDevice) {
+  EXPECT_FALSE(write_output_text("NUL", "discarded").has_value());
+}
+
+TEST(WindowsHost, WriteOutputStopRequestedLeavesTheTargetAsItWas) {
+  test::ScratchDir scratch;
+  const std::string path = scratch.path() + "\\report.json";
+  ASSERT_FALSE(write_output_text(path, "old").has_value());
+  std::atomic<bool> stop{true};
+  OutputOptions options;
+  options.stop = &stop;
+  const auto error = write_output_text(path, "new", options);
+  ASSERT_TRUE(error.has_value());
+  ObservationError read_error;
+  EXPECT_EQ(read_config_file(path, &read_error), "old");
 }
 
 TEST(WindowsHost, ReadConfigFileRefusesDirectories) {

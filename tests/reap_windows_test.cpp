@@ -468,6 +468,27 @@ TEST(ReapWindowsLock, ADirectoryIsNoLockFile) {
   EXPECT_EQ(lock.status(), platform::InstanceLock::Status::error);
 }
 
+TEST(ReapWindowsLock, AFileWithOtherContentIsLeftUntouched) {
+  test::ScratchDir scratch;
+  const std::string path = scratch.path() + "\\precious.txt";
+  test::write_file(path, test::to_bytes("not a pid, someone's data\n"));
+  const auto lock = platform::InstanceLock::acquire(path, false, std::nullopt, nullptr);
+  EXPECT_EQ(lock.status(), platform::InstanceLock::Status::error);
+  EXPECT_EQ(test::read_file(path), test::to_bytes("not a pid, someone's data\n"));
+}
+
+TEST(ReapWindowsJournal, ReadsBackWhatItAppended) {
+  test::ScratchDir scratch;
+  const std::string path = scratch.path() + "\\journal";
+  ObservationError error;
+  auto log = platform::AppendLog::open(path, &error);
+  ASSERT_TRUE(log.has_value()) << error.message;
+  EXPECT_TRUE(log->created());
+  EXPECT_FALSE(log->append("{\"event\":\"start\"}").has_value());
+  EXPECT_EQ(log->size(), 18u);
+  EXPECT_EQ(log->read(0, 100, &error), std::optional<std::string>("{\"event\":\"start\"}\n"));
+}
+
 TEST(ReapWindowsJournal, AppendsLinesAcrossOpens) {
   test::ScratchDir scratch;
   const std::string path = scratch.path() + "\\journal";

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_checks.hpp"
 #include "facts.hpp"
 #include "pid_name.hpp"
 #include "reap_command.hpp"
@@ -487,7 +488,9 @@ TEST(ReapDuration, ParsesUnits) {
   EXPECT_EQ(parse_duration_ms("15m"), 900'000);
   EXPECT_EQ(parse_duration_ms("2h"), 7'200'000);
   EXPECT_EQ(parse_duration_ms("1d"), 86'400'000);
-  for (const char* bad : {"", "s", "-1", "1.5s", "10x", " 10", "10 s", "99999999999999999999"}) {
+  EXPECT_EQ(parse_duration_ms("3650d"), kMaxDurationMs);
+  for (const char* bad : {"", "s", "-1", "1.5s", "10x", " 10", "10 s", "99999999999999999999",
+                          "106752d", "9999999999", "3651d", "87601h"}) {
     EXPECT_FALSE(parse_duration_ms(bad)) << bad;
   }
 }

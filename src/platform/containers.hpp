@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "facts.hpp"
+#include "run_limits.hpp"
 
 namespace hsperfguard::platform {
 
@@ -50,6 +51,8 @@ struct ContainerScanOptions {
   // with an earlier process, or with us), and its errors are always reported. Every other
   // process is still looked at: those sharing its /tmp are liveness candidates too.
   std::optional<std::int32_t> focus_pid;
+  // Checked before each process: once reached, the scan stops and its errors say so.
+  RunLimits limits;
 };
 
 ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "facts.hpp"
+#include "run_limits.hpp"
 
 namespace hsperfguard::platform {
 
@@ -37,20 +38,29 @@ struct ObserveOptions {
   // Whether the system calls for many files may be made in batches (Linux: io_uring, where
   // the kernel allows it). The facts are the same either way; tests observe both ways.
   bool batched_io = true;
+  // 0: every namespace is handed over whole. N > 0 (POSIX): a namespace listing more than N
+  // entries is handed over in parts of at most N files (NamespaceFacts::part), so that memory
+  // does not grow with what one namespace holds (any user can fill their own); its files then
+  // come in the order the directory lists them, each part sorted by name.
+  std::size_t files_per_part = 0;
+  // Checked before each namespace (and each part): once reached, no further namespace is
+  // entered or handed over, and the temp root's errors say how far observation got.
+  RunLimits limits;
 };
 
 // Observes a temp root whole: its namespaces are in the result. (src/observe.cpp, over the
 // streaming form below.)
 TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options);
 
-// Receives each namespace of a temp root, in name order, as soon as it and every namespace
-// before it are observed, on the thread that called observe_temp_root. `root` is the temp
+// Receives each namespace of a temp root (or each part of it, in order), in name order, as
+// soon as it and every namespace before it are observed, on the thread that called
+// observe_temp_root. `root` is the temp
 // dir as observed so far: its own facts, users resolved, no namespaces (its errors and
 // attach files may still grow until observe_temp_root returns). The consumer owns `ns`.
 using NamespaceConsumer = std::function<void(const TempRootFacts& root, NamespaceFacts&& ns)>;
 
-// Per-namespace work that may run beside observation: called once for each namespace, with
-// its position in name order, on the thread that observed it (a worker; the calling thread
+// Per-namespace work that may run beside observation: called once for each namespace (each
+// part of it), with its position in name order, on the thread that observed it (a worker; the calling thread
 // for namespaces that were not entered), after its owner was looked up and before `consume`
 // receives it. Calls for different namespaces may run at the same time, so a stage must be
 // safe to call from several threads; `root` is as for the consumer and does not change while

@@ -125,9 +125,13 @@ void walk_wanted_files(std::span<NamespaceFacts> namespaces,
                        const std::function<bool(NamespaceFacts&)>& enter,
                        const std::function<void(NamespaceFacts&, FileFacts&)>& read);
 
-// One reap at a time per host: an exclusive flock on a lock file (created 0600 if missing,
-// its parent directory too, 0755; refused if it is not a regular file owned by us). The lock
-// is released when the object is destroyed, or by the kernel when the process dies.
+// One reap at a time per host: an exclusive flock on a lock file, created 0600 exclusively
+// when missing (its parent directory too, one level, 0755). An existing file is reused only
+// when it is a regular file owned by us, with one link, that nobody else may write, and holds
+// nothing or a pid (is_lock_file_content): any other file the path may name is left untouched.
+// POSIX: the directory is reached without following any link and may be written by nobody
+// but its owner. The lock is released when the object is destroyed, or by the kernel when the
+// process dies.
 class InstanceLock {
  public:
   enum class Status { acquired, busy, error };
@@ -155,9 +159,10 @@ class InstanceLock {
   std::optional<std::int32_t> holder_pid_;
 };
 
-// An append-only log of JSON lines (the reap journal): opened O_APPEND, created 0600, each
-// line written with one write() so that it is on disk (in the page cache) before the next
-// action starts and survives the process being killed.
+// An append-only log of JSON lines (the reap journal): each record written with one write()
+// so that it is on disk (in the page cache) before the next action starts and survives the
+// process being killed. Whether an existing file is a journal at all is the caller's to judge
+// (its records are the caller's); this only opens, reads and appends.
 class AppendLog {
  public:
   AppendLog();
@@ -165,8 +170,22 @@ class AppendLog {
   AppendLog(AppendLog&&) noexcept;
   AppendLog& operator=(AppendLog&&) noexcept;
 
+  // Creates `path` (0600, exclusively) or opens it for appending when it exists. An existing
+  // file is used only when it is a regular file owned by this user, with one link, that nobody
+  // else may write. POSIX: the directory is reached without following any link and may be
+  // written by nobody but its owner (root or us). Windows: no reparse point is followed.
+  // Never blocks (a FIFO is refused, not waited on).
   static std::optional<AppendLog> open(const std::string& path, ObservationError* error);
-  // `line` must not contain a newline; one is added. Returns the error, if any.
+
+  bool created() const;        // this open made the file
+  std::uint64_t size() const;  // where the next record goes
+  // Up to `max` bytes at `offset`, for judging an existing file.
+  std::optional<std::string> read(std::uint64_t offset, std::size_t max, ObservationError* error);
+  // `text` as is, with one write. A write that could not be completed (a full file system) is
+  // cut off again, so that the file never ends in part of a record. Returns the error, if any,
+  // naming the journal's path.
+  std::optional<ObservationError> append_raw(std::string_view text);
+  // `line` (without a newline) and a newline, as append_raw.
   std::optional<ObservationError> append(std::string_view line);
 
  private:

@@ -25,8 +25,8 @@ class StopSignals {
   const std::atomic<bool>& requested() const;
 };
 
-// The platform's stop signals (the one platform-specific part; StopSignals itself is
-// standard C++, in src/stop_signals.cpp).
+// The platform's stop signals. POSIX installs the handler without SA_RESTART, so that a call
+// that waits returns when a stop is asked (platform/posix/signals_posix.cpp).
 std::span<const int> stop_signal_numbers();
 
 }  // namespace hsperfguard::platform

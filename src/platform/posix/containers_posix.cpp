@@ -73,6 +73,13 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options) {
   std::set<std::tuple<std::string, std::uint64_t, std::uint64_t>> seen;
   std::string mnt, status;
   for (const std::int32_t pid : pids) {
+    if (const char* why = options.limits.reached()) {
+      scan.errors.push_back(ObservationError{"/proc", "scan", EINTR,
+                                             std::string("stopped (") + why + "): containers of " +
+                                                 std::to_string(&pid - pids.data()) + " of " +
+                                                 std::to_string(pids.size()) + " processes looked at"});
+      break;
+    }
     focus = options.focus_pid == pid;
     const std::string dir_path = "/proc/" + std::to_string(pid);
     UniqueFd dir(::open(dir_path.c_str(), kPathDir));

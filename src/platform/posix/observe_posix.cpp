@@ -31,13 +31,17 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 #include <exception>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "perfdata.hpp"
@@ -148,29 +152,53 @@ struct DirEntry {
   bool operator<(const DirEntry& other) const { return name < other.name; }
 };
 
-// Entries of an open directory, "." and ".." excluded, and only those `keep` accepts (a
-// shared /tmp can hold millions of unrelated entries). getdents64 on our own fd: no DIR*,
-// no reopening. Returns errno or 0; entries read before an error are kept.
-int list_directory(int dirfd, std::vector<char>& buffer, std::vector<DirEntry>& entries,
-                   bool (*keep)(std::string_view) = nullptr) {
-  if (::lseek(dirfd, 0, SEEK_SET) < 0) return errno;
-  buffer.resize(std::size_t{64} * 1024);
-  for (;;) {
-    const ssize_t n = ::getdents64(dirfd, buffer.data(), buffer.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
+// Entries of an open directory, a batch at a time: "." and ".." left out, and only those
+// `keep` accepts (a shared /tmp can hold millions of unrelated entries). getdents64 on our own
+// fd: no DIR*, no reopening. A directory of any size is never listed whole unless asked to.
+class DirectoryReader {
+ public:
+  DirectoryReader(int dirfd, std::vector<char>& buffer, bool (*keep)(std::string_view) = nullptr)
+      : fd_(dirfd), buffer_(buffer), keep_(keep) {}
+
+  // Appends entries to `out` until it holds `max` or the directory ends. Returns errno or 0;
+  // entries read before an error are kept, and the directory then counts as ended.
+  int read(std::vector<DirEntry>& out, std::size_t max) {
+    if (!started_) {
+      started_ = true;
+      if (::lseek(fd_, 0, SEEK_SET) < 0) {
+        ended_ = true;
+        return errno;
+      }
+      buffer_.resize(std::size_t{64} * 1024);
     }
-    if (n == 0) return 0;
-    for (std::size_t at = 0; at < static_cast<std::size_t>(n);) {
-      const auto* d = reinterpret_cast<const struct dirent64*>(buffer.data() + at);
-      at += d->d_reclen;
+    while (out.size() < max) {
+      if (at_ >= filled_) {
+        if (ended_) return 0;
+        const ssize_t n = ::getdents64(fd_, buffer_.data(), buffer_.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          ended_ = true;
+          return n < 0 ? errno : 0;
+        }
+        at_ = 0;
+        filled_ = static_cast<std::size_t>(n);
+      }
+      const auto* d = reinterpret_cast<const struct dirent64*>(buffer_.data() + at_);
+      at_ += d->d_reclen;
       const std::string_view name(d->d_name);
-      if (name == "." || name == ".." || (keep != nullptr && !keep(name))) continue;
-      entries.push_back(DirEntry{std::string(name), d->d_type});
+      if (name == "." || name == ".." || (keep_ != nullptr && !keep_(name))) continue;
+      out.push_back(DirEntry{std::string(name), d->d_type});
     }
+    return 0;
   }
-}
+
+ private:
+  int fd_;
+  std::vector<char>& buffer_;
+  bool (*keep_)(std::string_view);
+  std::size_t at_ = 0, filled_ = 0;
+  bool started_ = false, ended_ = false;
+};
 
 // Reads [offset, want) into buffer; returns bytes now valid (stops early at EOF).
 std::size_t read_into(int fd, std::byte* buffer, std::size_t offset, std::size_t want, int& err) {
@@ -243,16 +271,24 @@ class Observer {
   Observer(const ObserveOptions& options, std::int64_t max_pid, int temp_fd)
       : options_(options), max_pid_(max_pid), temp_fd_(temp_fd), euid_(::geteuid()) {}
 
-  // The namespace was lstat'ed, is a directory on the temp dir's mount: enter it.
-  void enter_namespace(NamespaceFacts& ns, Scratch& scratch) const {
+  // Receives what enter_namespace observed: the whole namespace, or each of its parts in
+  // order (`last` on the final call). Returns false when no further part is wanted.
+  using PartSink = std::function<bool(NamespaceFacts&& part, bool last)>;
+
+  // The namespace was lstat'ed, is a directory on the temp dir's mount: enter it, and hand it
+  // to `emit` whole, or in parts of options_.files_per_part files (listing one part ahead
+  // tells whether another follows). Between parts, the run limits are checked.
+  void enter_namespace(NamespaceFacts&& ns, Scratch& scratch, const PartSink& emit) const {
     UniqueFd dir(open_quietly(temp_fd_, ns.name.c_str(), kDirOpenFlags, ns.lstat->uid));
     if (!dir.valid()) {
       ns.errors.push_back(make_error(ns.path, "openat", errno));
+      emit(std::move(ns), true);
       return;
     }
     Stat opened;
     if (const int err = stat_at(dir.get(), "", AT_EMPTY_PATH, opened); err != 0) {
       ns.errors.push_back(make_error(ns.path, "statx", err));
+      emit(std::move(ns), true);
       return;
     }
     ns.opened = opened.inode;
@@ -261,6 +297,7 @@ class Observer {
     if (!ns.identity_matches) {
       // Replaced between lstat and open: its contents would describe another directory.
       ns.errors.push_back(ObservationError{ns.path, "openat", 0, "replaced while being observed"});
+      emit(std::move(ns), true);
       return;
     }
     ns.access_acl = read_access_acl(dir.get(), opened.inode.mode, ns.path, ns.errors);
@@ -268,10 +305,45 @@ class Observer {
     ns.inode_flags = read_inode_flags(dir.get(), ns.path, ns.errors);
     ns.volume = observe_volume(dir.get(), ns.inode_flags, ns.path, ns.errors);
 
-    scratch.entries.clear();
-    if (const int err = list_directory(dir.get(), scratch.dirents, scratch.entries); err != 0) {
-      ns.errors.push_back(make_error(ns.path, "getdents64", err));
+    const bool in_parts = options_.files_per_part > 0;
+    const std::size_t per_part = in_parts ? options_.files_per_part : std::numeric_limits<std::size_t>::max();
+    NamespaceFacts shell;  // the namespace's own facts, which every later part repeats
+    if (in_parts) {
+      shell = ns;
+      shell.errors.clear();
+      shell.blind_jvms.clear();
     }
+    DirectoryReader reader(dir.get(), scratch.dirents);
+    scratch.entries.clear();
+    for (std::size_t part = 0;; ++part) {
+      if (const int err = reader.read(scratch.entries, in_parts ? per_part + 1 : per_part); err != 0) {
+        ns.errors.push_back(make_error(ns.path, "getdents64", err));
+      }
+      std::optional<DirEntry> next;  // the first entry of the next part
+      if (scratch.entries.size() > per_part) {
+        next = std::move(scratch.entries.back());
+        scratch.entries.pop_back();
+      }
+      const char* stopped = next ? options_.limits.reached() : nullptr;
+      if (stopped != nullptr) {
+        ns.errors.push_back(ObservationError{ns.path, "getdents64", EINTR,
+                                             std::string("stopped (") + stopped +
+                                                 ") before every entry was observed"});
+      }
+      observe_entries(dir.get(), opened, ns, scratch);
+      ns.part = part;
+      ns.more_parts = next.has_value() && stopped == nullptr;
+      const bool last = !ns.more_parts;
+      if (!emit(std::move(ns), last) || last) return;
+      ns = shell;
+      scratch.entries.clear();
+      scratch.entries.push_back(std::move(*next));
+    }
+  }
+
+ private:
+  // The entries listed in scratch.entries become ns.files, in name order, each observed.
+  void observe_entries(int dirfd, const Stat& opened, NamespaceFacts& ns, Scratch& scratch) const {
     std::sort(scratch.entries.begin(), scratch.entries.end());
     ns.files.resize(scratch.entries.size());
     IoBatch* batch = batch_for(scratch);
@@ -285,18 +357,17 @@ class Observer {
                                   !noatime_refused_.load(std::memory_order_relaxed);
       if (listed_regular && batch != nullptr) {
         scratch.listed_regular.push_back(i);
-      } else if (!listed_regular || !open_listed_file(dir.get(), opened, file, scratch)) {
-        observe_file(dir.get(), opened, file, scratch);
+      } else if (!listed_regular || !open_listed_file(dirfd, opened, file, scratch)) {
+        observe_file(dirfd, opened, file, scratch);
       }
     }
     for (std::size_t at = 0; at < scratch.listed_regular.size(); at += kBatchFiles) {
       const std::size_t n = std::min(kBatchFiles, scratch.listed_regular.size() - at);
-      open_listed_files(*batch, dir.get(), opened, ns.files,
+      open_listed_files(*batch, dirfd, opened, ns.files,
                         std::span(scratch.listed_regular).subspan(at, n), scratch);
     }
   }
 
- private:
   // An entry the directory lists as a regular file is opened at once, with the guarantees the
   // lstat would have given: no link is followed and no mount is entered (a mount over the
   // file fails with EXDEV before its file system is asked anything). The fstat of what was
@@ -575,6 +646,10 @@ UniqueFd open_temp_dir(const RootSpec& spec, int root_fd, const std::string& dis
   } else {
     facts.errors.push_back(make_error(display, "statx", lstat_err));
   }
+  if (!fd.valid() && lstat_err == 0 && lst.inode.kind == FileKind::symlink) {
+    // O_NOFOLLOW | O_DIRECTORY says ENOTDIR or ELOOP; say what it is.
+    err.message = "is a symbolic link: a temp dir is never followed (give the directory it names)";
+  }
   if (!fd.valid()) facts.errors.push_back(err);
   return fd;
 }
@@ -633,9 +708,8 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   // Enumerate once; keep only namespace and attach names.
   Scratch main_scratch;
   std::vector<DirEntry> listed;
-  if (const int err =
-          list_directory(temp.get(), main_scratch.dirents, listed, is_temp_dir_entry_of_interest);
-      err != 0) {
+  DirectoryReader temp_reader(temp.get(), main_scratch.dirents, is_temp_dir_entry_of_interest);
+  if (const int err = temp_reader.read(listed, std::numeric_limits<std::size_t>::max()); err != 0) {
     facts.errors.push_back(make_error(display, "getdents64", err));
   }
   std::sort(listed.begin(), listed.end());
@@ -694,27 +768,47 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   }
 
   // Enter the namespaces, shared between workers by an atomic cursor, at most kLookahead
-  // namespaces ahead of the consumer, which takes them in order on this thread. A worker
-  // runs the stage of each namespace it entered.
-  // What a worker throws (out of memory, a stage's failure) is rethrown here, on this
-  // thread, when that namespace's turn comes.
+  // namespaces ahead of the consumer, which takes them (or their parts) in order on this
+  // thread. A worker runs the stage of each namespace or part it observed, and queues at most
+  // kQueuedParts parts of one namespace: a namespace of any size costs a few parts' memory.
+  // What a worker throws (out of memory, a stage's failure) is rethrown here, on this thread,
+  // when that namespace's turn comes.
+  constexpr std::size_t kQueuedParts = 2;
   const Observer observer(options, facts.max_pid, temp.get());
   std::vector<std::exception_ptr> failures(namespaces.size());
-  auto enter = [&](std::size_t n, Scratch& scratch) {
-    try {
-      observer.enter_namespace(namespaces[n], scratch);
-      if (stage) stage(facts, n, namespaces[n]);
-    } catch (...) {
-      failures[n] = std::current_exception();
-    }
-  };
-  std::vector<char> entered(namespaces.size(), 0), done(namespaces.size(), 0);
+  // Parts staged and waiting for the consumer, each with whether it is its namespace's last (the
+  // stage may have emptied the part's facts).
+  std::vector<std::deque<std::pair<NamespaceFacts, bool>>> ready(namespaces.size());
+  std::vector<char> entered(namespaces.size(), 0), finished(namespaces.size(), 0);
+  std::vector<char> skipped(namespaces.size(), 0);  // not entered: the run limits were reached
   for (const std::size_t n : to_enter) entered[n] = 1;
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t consumed = 0;
   bool stopping = false;
   std::atomic<std::size_t> next{0};
+  // On a worker: stage each part, then queue it for the consumer.
+  auto enter_for_consumer = [&](std::size_t n, Scratch& scratch) {
+    const auto queue = [&](NamespaceFacts&& part, bool last) {
+      if (stage) stage(facts, n, part);
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return stopping || ready[n].size() < kQueuedParts; });
+      if (stopping) return false;
+      ready[n].emplace_back(std::move(part), last);
+      if (last) finished[n] = 1;
+      lock.unlock();
+      changed.notify_all();
+      return true;
+    };
+    try {
+      observer.enter_namespace(std::move(namespaces[n]), scratch, queue);
+    } catch (...) {
+      const std::lock_guard lock(mutex);
+      failures[n] = std::current_exception();
+      finished[n] = 1;
+    }
+    changed.notify_all();
+  };
   auto work = [&](Scratch& scratch) {
     for (;;) {
       const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
@@ -724,13 +818,14 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
         std::unique_lock lock(mutex);
         changed.wait(lock, [&] { return stopping || n < consumed + kLookahead; });
         if (stopping) break;
+        if (options.limits.reached() != nullptr) {
+          skipped[n] = finished[n] = 1;
+          lock.unlock();
+          changed.notify_all();
+          continue;
+        }
       }
-      enter(n, scratch);
-      {
-        const std::lock_guard lock(mutex);
-        done[n] = 1;
-      }
-      changed.notify_all();
+      enter_for_consumer(n, scratch);
     }
   };
   std::vector<std::thread> helpers;
@@ -750,26 +845,63 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     changed.notify_all();
     for (auto& t : helpers) t.join();
   };
+  // The namespaces from n on are not observed: the run limits were reached.
+  const auto record_stop = [&](std::size_t n) {
+    const char* why = options.limits.reached();
+    facts.errors.push_back(ObservationError{
+        display, "observe", EINTR,
+        std::string("stopped (") + (why != nullptr ? why : "interrupted") + ") with " +
+            std::to_string(namespaces.size() - n) + " of " + std::to_string(namespaces.size()) +
+            " namespaces not observed"});
+  };
   try {
     for (std::size_t n = 0; n < namespaces.size(); ++n) {
-      NamespaceFacts& ns = namespaces[n];
-      if (entered[n] == 0) {
-        if (stage) stage(facts, n, ns);
-      } else if (helpers.empty()) {
-        enter(n, main_scratch);  // no thread could start
-      } else {
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return done[n] != 0; });
+      if (options.limits.reached() != nullptr) {
+        record_stop(n);
+        break;
       }
-      if (failures[n]) std::rethrow_exception(failures[n]);
-      NamespaceFacts taken = std::move(ns);
-      ns = NamespaceFacts{};  // its memory goes with the consumer
+      bool skipped_here = false;
+      if (entered[n] == 0) {
+        if (stage) stage(facts, n, namespaces[n]);
+        consume(facts, std::move(namespaces[n]));
+      } else if (helpers.empty()) {
+        // No thread could start: observed, staged and consumed here, part by part.
+        observer.enter_namespace(std::move(namespaces[n]), main_scratch, [&](NamespaceFacts&& part, bool) {
+          if (stage) stage(facts, n, part);
+          consume(facts, std::move(part));
+          return true;
+        });
+      } else {
+        for (;;) {
+          NamespaceFacts part;
+          bool last = false;
+          {
+            std::unique_lock lock(mutex);
+            changed.wait(lock, [&] { return !ready[n].empty() || finished[n] != 0; });
+            if (ready[n].empty()) {
+              if (failures[n]) std::rethrow_exception(failures[n]);
+              skipped_here = skipped[n] != 0;
+              break;  // every part was consumed
+            }
+            part = std::move(ready[n].front().first);
+            last = ready[n].front().second;
+            ready[n].pop_front();
+          }
+          changed.notify_all();
+          consume(facts, std::move(part));
+          if (last) break;
+        }
+      }
+      if (skipped_here) {
+        record_stop(n);
+        break;
+      }
+      namespaces[n] = NamespaceFacts{};  // its memory went with the consumer
       {
         const std::lock_guard lock(mutex);
         consumed = n + 1;
       }
       changed.notify_all();
-      consume(facts, std::move(taken));
     }
   } catch (...) {
     stop();

@@ -33,8 +33,10 @@
 #include <thread>
 
 #include "perfdata.hpp"
+#include "pid_name.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
+#include "platform/posix/safe_path_posix.hpp"
 #include "platform/reap.hpp"
 #include "platform/reap_ledger.hpp"
 
@@ -498,18 +500,80 @@ InstanceLock& InstanceLock::operator=(InstanceLock&&) noexcept = default;
 
 namespace {
 
-std::optional<std::int32_t> read_holder(int fd) {
-  char text[32] = {};
-  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-  if (n <= 0) return std::nullopt;
-  std::int64_t pid = 0;
-  bool any = false;
-  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9' && pid < (1LL << 31); ++i) {
-    pid = pid * 10 + (text[i] - '0');
-    any = true;
+// What a lock or journal file must be to be reused: ours alone (see reap.hpp).
+std::optional<ObservationError> refuse_unless_ours(const std::string& path, const struct stat& st) {
+  std::string why;
+  if (!S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+  } else if (st.st_uid != ::geteuid()) {
+    why = "owned by uid " + std::to_string(st.st_uid) + ", not by us";
+  } else if (st.st_nlink != 1) {
+    why = "has " + std::to_string(st.st_nlink) + " links (a hard link to another file)";
+  } else if ((st.st_mode & 022) != 0) {
+    why = "writable by group or others";
+  } else {
+    return std::nullopt;
   }
-  if (!any || pid <= 0 || pid > INT32_MAX) return std::nullopt;
-  return static_cast<std::int32_t>(pid);
+  return ObservationError{path, "fstat", EPERM, why + ": left untouched"};
+}
+
+// Opens `path` in a private directory reached without following links: created (mode 0600)
+// when missing, else opened and checked to be ours alone. `created` says which.
+UniqueFd open_private_file(const std::string& path, int flags, bool create_directory, bool& created,
+                           ObservationError& error) {
+  const ParentPolicy policy{.follow_owned_symlinks = false, .private_directory = true,
+                            .create_directory = create_directory};
+  std::optional<ParentDir> dir = open_parent_dir(path, policy, error);
+  if (!dir) return {};
+  constexpr int kCommon = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  UniqueFd fd(::openat(dir->fd.get(), dir->name.c_str(), flags | O_CREAT | O_EXCL | kCommon, 0600));
+  created = fd.valid();
+  if (!created) {
+    if (errno != EEXIST) {
+      error = make_error(path, "openat", errno);
+      return {};
+    }
+    // O_RDWR: a FIFO opens without waiting for a writer, and is then refused by its type.
+    fd.reset(::openat(dir->fd.get(), dir->name.c_str(), (flags & ~O_WRONLY) | O_RDWR | kCommon));
+    if (!fd.valid()) {
+      error = make_error(path, "openat", errno);
+      if (errno == ELOOP) error.message = "is a symbolic link: left untouched";
+      return {};
+    }
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
+    error = make_error(path, "fstat", errno);
+    return {};
+  }
+  if (created) {
+    if (::fchmod(fd.get(), 0600) != 0) {  // the umask must not decide
+      error = make_error(path, "fchmod", errno);
+      return {};
+    }
+  } else if (auto refused = refuse_unless_ours(path, st)) {
+    error = std::move(*refused);
+    return {};
+  }
+  return fd;
+}
+
+std::string read_some(int fd, std::uint64_t offset, std::size_t max, int& err) {
+  std::string text(max, '\0');
+  std::size_t got = 0;
+  err = 0;
+  while (got < max) {
+    const ssize_t n = ::pread(fd, text.data() + got, max - got, static_cast<off_t>(offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      err = errno;
+      break;
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
 }
 
 }  // namespace
@@ -523,27 +587,26 @@ InstanceLock InstanceLock::acquire(const std::string& path, bool wait,
     lock.error_ = std::move(e);
     return std::move(lock);
   };
-  // The parent directory, if missing (/run/hsperfguard after a reboot): one level only.
-  if (const auto slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
-    const std::string parent = path.substr(0, slash);
-    if (::mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) {
-      return fail(make_error(parent, "mkdir", errno));
-    }
-  }
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
-                     0600));
-  if (!fd.valid()) return fail(make_error(path, "open", errno));
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return fail(make_error(path, "fstat", errno));
-  // Someone else's file (planted in a shared directory) could be held by them forever.
-  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) {
-    return fail(ObservationError{path, "open", EPERM,
-                                 "not a regular file owned by this user and writable only by it"});
+  ObservationError error;
+  bool created = false;
+  // The parent directory is made when missing (/run/hsperfguard after a reboot): one level.
+  UniqueFd fd = open_private_file(path, O_RDWR, true, created, error);
+  if (!fd.valid()) return fail(std::move(error));
+  // A file of ours holds nothing or a pid; anything longer is some other file.
+  constexpr std::size_t kMaxContent = 16;
+  int err = 0;
+  const std::string content = created ? std::string() : read_some(fd.get(), 0, kMaxContent + 1, err);
+  if (err != 0) return fail(make_error(path, "pread", err));
+  if (content.size() > kMaxContent || !is_lock_file_content(content)) {
+    return fail(ObservationError{path, "pread", EPERM,
+                                 "holds something other than a process id: not a lock file of ours, "
+                                 "left untouched"});
   }
   for (;;) {
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) == 0) break;
     if (errno != EWOULDBLOCK && errno != EINTR) return fail(make_error(path, "flock", errno));
-    lock.holder_pid_ = read_holder(fd.get());
+    int ignored = 0;
+    lock.holder_pid_ = parse_lock_holder(read_some(fd.get(), 0, kMaxContent, ignored));
     const bool give_up = !wait || (deadline && Clock::now() >= *deadline) ||
                          (stop != nullptr && stop->load(std::memory_order_relaxed));
     if (give_up) {
@@ -567,6 +630,9 @@ InstanceLock InstanceLock::acquire(const std::string& path, bool wait,
 
 struct AppendLog::Impl {
   UniqueFd fd;
+  std::string path;
+  bool created = false;
+  std::uint64_t size = 0;
 };
 
 AppendLog::AppendLog() : impl_(std::make_unique<Impl>()) {}
@@ -576,18 +642,50 @@ AppendLog& AppendLog::operator=(AppendLog&&) noexcept = default;
 
 std::optional<AppendLog> AppendLog::open(const std::string& path, ObservationError* error) {
   AppendLog log;
-  log.impl_->fd.reset(
-      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600));
-  if (!log.impl_->fd.valid()) {
-    if (error != nullptr) *error = make_error(path, "open", errno);
-    return std::nullopt;
-  }
+  ObservationError e;
+  log.impl_->fd = open_private_file(path, O_WRONLY | O_APPEND, false, log.impl_->created, e);
   struct stat st {};
-  if (::fstat(log.impl_->fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    if (error != nullptr) *error = ObservationError{path, "open", EINVAL, "not a regular file"};
+  if (log.impl_->fd.valid() && ::fstat(log.impl_->fd.get(), &st) != 0) {
+    e = make_error(path, "fstat", errno);
+    log.impl_->fd.reset();
+  }
+  if (!log.impl_->fd.valid()) {
+    if (error != nullptr) *error = std::move(e);
     return std::nullopt;
   }
+  log.impl_->path = path;
+  log.impl_->size = static_cast<std::uint64_t>(st.st_size);
   return log;
+}
+
+bool AppendLog::created() const { return impl_->created; }
+std::uint64_t AppendLog::size() const { return impl_->size; }
+
+std::optional<std::string> AppendLog::read(std::uint64_t offset, std::size_t max, ObservationError* error) {
+  int err = 0;
+  std::string text = read_some(impl_->fd.get(), offset, max, err);
+  if (err != 0) {
+    if (error != nullptr) *error = make_error(impl_->path, "pread", err);
+    return std::nullopt;
+  }
+  return text;
+}
+
+std::optional<ObservationError> AppendLog::append_raw(std::string_view text) {
+  const ssize_t n = ::write(impl_->fd.get(), text.data(), text.size());
+  if (n == static_cast<ssize_t>(text.size())) {
+    impl_->size += text.size();
+    return std::nullopt;
+  }
+  // Nothing, or part of the record, was written (ENOSPC, EFBIG, EIO): the part is cut off
+  // again so the next record does not continue it.
+  const int err = n < 0 ? errno : ENOSPC;
+  if (n > 0 && ::ftruncate(impl_->fd.get(), static_cast<off_t>(impl_->size)) != 0) {
+    return ObservationError{impl_->path, "write", err,
+                            std::string(std::strerror(err)) + "; the part written could not be cut off (" +
+                                std::strerror(errno) + ")"};
+  }
+  return make_error(impl_->path, "write", err);
 }
 
 std::optional<ObservationError> AppendLog::append(std::string_view line) {
@@ -595,16 +693,7 @@ std::optional<ObservationError> AppendLog::append(std::string_view line) {
   buffer.reserve(line.size() + 1);
   buffer.append(line);
   buffer.push_back('\n');
-  std::size_t done = 0;
-  while (done < buffer.size()) {
-    const ssize_t n = ::write(impl_->fd.get(), buffer.data() + done, buffer.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return make_error("journal", "write", errno);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return std::nullopt;
+  return append_raw(buffer);
 }
 
 }  // namespace hsperfguard::platform

@@ -1,14 +1,49 @@
 // Stop signals on POSIX: SIGINT, SIGTERM and SIGHUP (a cron job's terminal going away).
+//
+// The handler is installed with sigaction and without SA_RESTART: a system call that waits
+// (an open of a FIFO, a flock, a poll on a slow reader) returns EINTR when a stop signal
+// arrives, and the loop around it sees the flag, instead of the call being restarted and the
+// run going on as if nothing had been asked.
+#include <signal.h>
+
 #include <array>
-#include <csignal>
+#include <cstddef>
 
 #include "platform/signals.hpp"
 
 namespace hsperfguard::platform {
+namespace {
 
-std::span<const int> stop_signal_numbers() {
-  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
-  return kSignals;
+std::atomic<bool> g_stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void request_stop(int) { g_stop_requested.store(true); }
+
+constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+std::array<struct sigaction, kSignals.size()> g_previous{};
+std::array<bool, kSignals.size()> g_installed{};
+
+}  // namespace
+
+std::span<const int> stop_signal_numbers() { return kSignals; }
+
+StopSignals::StopSignals() {
+  g_stop_requested.store(false);
+  struct sigaction action {};
+  action.sa_handler = request_stop;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // no SA_RESTART: see above
+  for (std::size_t i = 0; i < kSignals.size(); ++i) {
+    g_installed[i] = ::sigaction(kSignals[i], &action, &g_previous[i]) == 0;
+  }
 }
+
+StopSignals::~StopSignals() {
+  for (std::size_t i = 0; i < kSignals.size(); ++i) {
+    if (g_installed[i]) ::sigaction(kSignals[i], &g_previous[i], nullptr);
+  }
+}
+
+const std::atomic<bool>& StopSignals::requested() const { return g_stop_requested; }
 
 }  // namespace hsperfguard::platform

@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "pid_name.hpp"
 #include "platform/reap.hpp"
 #include "platform/reap_ledger.hpp"
 #include "platform/windows/win_util.hpp"
@@ -363,19 +364,65 @@ InstanceLock& InstanceLock::operator=(InstanceLock&&) noexcept = default;
 
 namespace {
 
-std::optional<std::int32_t> read_holder(HANDLE file) {
-  char text[32] = {};
+// Up to `max` bytes at `offset`; the Win32 error in `error` (0 when fine).
+std::string read_at(HANDLE file, std::uint64_t offset, std::size_t max, DWORD& error) {
+  std::string text(max, '\0');
   OVERLAPPED at{};
+  at.Offset = static_cast<DWORD>(offset & 0xffffffffu);
+  at.OffsetHigh = static_cast<DWORD>(offset >> 32);
   DWORD n = 0;
-  if (!::ReadFile(file, text, sizeof text - 1, &n, &at) || n == 0) return std::nullopt;
-  std::int64_t pid = 0;
-  bool any = false;
-  for (DWORD i = 0; i < n && text[i] >= '0' && text[i] <= '9' && pid < (1LL << 32); ++i) {
-    pid = pid * 10 + (text[i] - '0');
-    any = true;
+  error = ERROR_SUCCESS;
+  if (max > 0 && !::ReadFile(file, text.data(), static_cast<DWORD>(max), &n, &at)) {
+    error = ::GetLastError();
+    if (error == ERROR_HANDLE_EOF) error = ERROR_SUCCESS;
+    n = 0;
   }
-  if (!any || pid <= 0 || pid > INT32_MAX) return std::nullopt;
-  return static_cast<std::int32_t>(pid);
+  text.resize(n);
+  return text;
+}
+
+// What a lock or journal file must be to be reused: a plain file of ours with one link.
+std::optional<ObservationError> refuse_unless_ours(const std::string& path, HANDLE file) {
+  BY_HANDLE_FILE_INFORMATION info{};
+  std::string why;
+  if (!is_plain_file(file) || !::GetFileInformationByHandle(file, &info)) {
+    why = "not a regular file";
+  } else if (!owned_by_us(file)) {
+    why = "not owned by this user";
+  } else if (info.nNumberOfLinks != 1) {
+    why = "has " + std::to_string(info.nNumberOfLinks) + " links (a hard link to another file)";
+  } else {
+    return std::nullopt;
+  }
+  return ObservationError{path, "CreateFileW", ERROR_ACCESS_DENIED, why + ": left untouched"};
+}
+
+// Creates `path` privately (CREATE_NEW) or opens the existing file without following a reparse
+// point and checks it is ours alone. `created` says which.
+UniqueHandle open_private_file(const std::string& path, DWORD access, DWORD share, bool& created,
+                               ObservationError& error) {
+  PrivateSecurity security;
+  const std::wstring wide = widen(path);
+  UniqueHandle file(::CreateFileW(wide.c_str(), access, share, security.get(), CREATE_NEW,
+                                  FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+  created = file.valid();
+  if (!created) {
+    if (::GetLastError() != ERROR_FILE_EXISTS) {
+      error = win::make_error(path, "CreateFileW", ::GetLastError());
+      return {};
+    }
+    file.reset(::CreateFileW(wide.c_str(), access, share, nullptr, OPEN_EXISTING,
+                             FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+    if (!file.valid()) {
+      error = win::make_error(path, "CreateFileW", ::GetLastError());
+      return {};
+    }
+    if (auto refused = refuse_unless_ours(path, file.get())) {
+      error = std::move(*refused);
+      return {};
+    }
+  }
+  return file;
 }
 
 }  // namespace
@@ -388,29 +435,36 @@ InstanceLock InstanceLock::acquire(const std::string& path, bool wait, std::opti
     lock.error_ = std::move(e);
     return std::move(lock);
   };
-  PrivateSecurity security;
   // The parent directory, if missing: one level only, private.
   if (const std::string parent = parent_of(path); !parent.empty()) {
+    PrivateSecurity security;
     if (!::CreateDirectoryW(widen(parent).c_str(), security.get()) && ::GetLastError() != ERROR_ALREADY_EXISTS) {
       return fail(win::make_error(parent, "CreateDirectoryW", ::GetLastError()));
     }
   }
-  UniqueHandle file(::CreateFileW(widen(path).c_str(), GENERIC_READ | GENERIC_WRITE | READ_CONTROL,
-                                  FILE_SHARE_READ | FILE_SHARE_WRITE, security.get(), OPEN_ALWAYS,
-                                  FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
-  if (!file.valid()) return fail(win::make_error(path, "CreateFileW", ::GetLastError()));
-  // Someone else's file (planted in a shared directory) could be held by them forever.
-  if (!is_plain_file(file.get()) || !owned_by_us(file.get())) {
-    return fail(ObservationError{path, "CreateFileW", ERROR_ACCESS_DENIED,
-                                 "not a regular file owned by this user"});
+  ObservationError error;
+  bool created = false;
+  UniqueHandle file = open_private_file(path, GENERIC_READ | GENERIC_WRITE | READ_CONTROL,
+                                        FILE_SHARE_READ | FILE_SHARE_WRITE, created, error);
+  if (!file.valid()) return fail(std::move(error));
+  // A file of ours holds nothing or a pid; anything longer is some other file.
+  constexpr std::size_t kMaxContent = 16;
+  DWORD read_error = ERROR_SUCCESS;
+  const std::string content = created ? std::string() : read_at(file.get(), 0, kMaxContent + 1, read_error);
+  if (read_error != ERROR_SUCCESS) return fail(win::make_error(path, "ReadFile", read_error));
+  if (content.size() > kMaxContent || !is_lock_file_content(content)) {
+    return fail(ObservationError{path, "ReadFile", ERROR_ACCESS_DENIED,
+                                 "holds something other than a process id: not a lock file of ours, "
+                                 "left untouched"});
   }
   for (;;) {
     OVERLAPPED range{};
     range.OffsetHigh = kLockOffsetHigh;
     if (::LockFileEx(file.get(), LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &range)) break;
-    const DWORD error = ::GetLastError();
-    if (error != ERROR_LOCK_VIOLATION) return fail(win::make_error(path, "LockFileEx", error));
-    lock.holder_pid_ = read_holder(file.get());
+    const DWORD lock_error = ::GetLastError();
+    if (lock_error != ERROR_LOCK_VIOLATION) return fail(win::make_error(path, "LockFileEx", lock_error));
+    DWORD ignored = ERROR_SUCCESS;
+    lock.holder_pid_ = parse_lock_holder(read_at(file.get(), 0, kMaxContent, ignored));
     const bool give_up = !wait || (deadline && Clock::now() >= *deadline) ||
                          (stop != nullptr && stop->load(std::memory_order_relaxed));
     if (give_up) {
@@ -436,6 +490,9 @@ InstanceLock InstanceLock::acquire(const std::string& path, bool wait, std::opti
 
 struct AppendLog::Impl {
   UniqueHandle file;
+  std::string path;
+  bool created = false;
+  std::uint64_t size = 0;
 };
 
 AppendLog::AppendLog() : impl_(std::make_unique<Impl>()) {}
@@ -445,20 +502,56 @@ AppendLog& AppendLog::operator=(AppendLog&&) noexcept = default;
 
 std::optional<AppendLog> AppendLog::open(const std::string& path, ObservationError* error) {
   AppendLog log;
-  PrivateSecurity security;
-  // FILE_APPEND_DATA without FILE_WRITE_DATA: every write goes to the end of the file.
-  log.impl_->file.reset(::CreateFileW(widen(path).c_str(), FILE_APPEND_DATA | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
-                                      FILE_SHARE_READ, security.get(), OPEN_ALWAYS,
-                                      FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+  ObservationError e;
+  // Written at explicit offsets (the end this handle knows), so that a record that could not
+  // be completed can be cut off again (FILE_WRITE_DATA, which truncation needs).
+  log.impl_->file = open_private_file(path, GENERIC_READ | FILE_WRITE_DATA | FILE_APPEND_DATA | SYNCHRONIZE,
+                                      FILE_SHARE_READ, log.impl_->created, e);
+  LARGE_INTEGER size{};
+  if (log.impl_->file.valid() && !::GetFileSizeEx(log.impl_->file.get(), &size)) {
+    e = win::make_error(path, "GetFileSizeEx", ::GetLastError());
+    log.impl_->file.reset();
+  }
   if (!log.impl_->file.valid()) {
-    if (error != nullptr) *error = win::make_error(path, "CreateFileW", ::GetLastError());
+    if (error != nullptr) *error = std::move(e);
     return std::nullopt;
   }
-  if (!is_plain_file(log.impl_->file.get())) {
-    if (error != nullptr) *error = ObservationError{path, "CreateFileW", ERROR_INVALID_PARAMETER, "not a regular file"};
-    return std::nullopt;
-  }
+  log.impl_->path = path;
+  log.impl_->size = static_cast<std::uint64_t>(size.QuadPart);
   return log;
+}
+
+bool AppendLog::created() const { return impl_->created; }
+std::uint64_t AppendLog::size() const { return impl_->size; }
+
+std::optional<std::string> AppendLog::read(std::uint64_t offset, std::size_t max, ObservationError* error) {
+  DWORD read_error = ERROR_SUCCESS;
+  std::string text = read_at(impl_->file.get(), offset, max, read_error);
+  if (read_error != ERROR_SUCCESS) {
+    if (error != nullptr) *error = win::make_error(impl_->path, "ReadFile", read_error);
+    return std::nullopt;
+  }
+  return text;
+}
+
+std::optional<ObservationError> AppendLog::append_raw(std::string_view text) {
+  OVERLAPPED at{};
+  at.Offset = static_cast<DWORD>(impl_->size & 0xffffffffu);
+  at.OffsetHigh = static_cast<DWORD>(impl_->size >> 32);
+  DWORD written = 0;
+  const BOOL ok = ::WriteFile(impl_->file.get(), text.data(), static_cast<DWORD>(text.size()), &written, &at);
+  if (ok && written == text.size()) {
+    impl_->size += text.size();
+    return std::nullopt;
+  }
+  const DWORD error = ok ? ERROR_DISK_FULL : ::GetLastError();
+  if (written > 0) {
+    // Part of the record was written: cut it off again.
+    FILE_END_OF_FILE_INFO end{};
+    end.EndOfFile.QuadPart = static_cast<LONGLONG>(impl_->size);
+    ::SetFileInformationByHandle(impl_->file.get(), FileEndOfFileInfo, &end, sizeof end);
+  }
+  return win::make_error(impl_->path, "WriteFile", error);
 }
 
 std::optional<ObservationError> AppendLog::append(std::string_view line) {
@@ -466,16 +559,7 @@ std::optional<ObservationError> AppendLog::append(std::string_view line) {
   buffer.reserve(line.size() + 1);
   buffer.append(line);
   buffer.push_back('\n');
-  std::string_view rest = buffer;
-  while (!rest.empty()) {
-    DWORD written = 0;
-    if (!::WriteFile(impl_->file.get(), rest.data(), static_cast<DWORD>(rest.size()), &written, nullptr)) {
-      return win::make_error("journal", "WriteFile", ::GetLastError());
-    }
-    if (written == 0) return win::make_error("journal", "WriteFile", ERROR_WRITE_FAULT);
-    rest.remove_prefix(written);
-  }
-  return std::nullopt;
+  return append_raw(buffer);
 }
 
 }  // namespace hsperfguard::platform

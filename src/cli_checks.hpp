@@ -1,0 +1,30 @@
+// What the command line accepts, checked before anything runs: a value that is empty, out of
+// range or malformed is a usage error (exit 2), never a fallback to a default. An unset shell
+// variable in a cron line (`--tmpdir "$DIR"`) must fail the run, not widen it to /tmp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+namespace hsperfguard {
+
+// The longest duration accepted (--min-age, --max-runtime): ten years. Longer values are
+// refused rather than clamped, and nothing overflows a clock.
+inline constexpr std::int64_t kMaxDurationMs = std::int64_t{3650} * 86'400'000;
+
+// "90" (seconds), "500ms", "90s", "15m", "2h", "1d"; nullopt if malformed, negative or longer
+// than kMaxDurationMs.
+std::optional<std::int64_t> parse_duration_ms(std::string_view text);
+
+// Plain decimal bytes ("32768"): no sign, no blanks, no suffix; nullopt on overflow.
+std::optional<std::uint64_t> parse_byte_count(std::string_view text);
+
+// Validators for CLI11 options.
+CLI::Validator non_empty();     // paths and names: "" is refused
+CLI::Validator duration();      // parse_duration_ms
+CLI::Validator byte_count();    // parse_byte_count
+
+}  // namespace hsperfguard
