@@ -66,9 +66,12 @@ nlohmann::json audit_json(const std::string& tmp, std::vector<std::string> extra
   *exit_code = result.exit_code;
   const auto report = nlohmann::json::parse(result.out, nullptr, false);
   EXPECT_FALSE(report.is_discarded()) << result.out << result.err;
+  // Through a file: a report can be larger than a command line may be.
+  test::ScratchDir scratch;
+  test::write_file(scratch / "report.json", test::to_bytes(result.out));
   const auto schema = run({"sh", "-c",
                            "/usr/bin/python3 " HSPERFGUARD_SOURCE_DIR "/tests/validate_json.py " HSPERFGUARD_SOURCE_DIR
-                           "/reports/report.schema.json <<'EOF'\n" + result.out + "\nEOF\n"});
+                           "/reports/report.schema.json < " + scratch / "report.json"});
   EXPECT_EQ(schema.exit_code, 0) << schema.err;
   return report;
 }
@@ -244,6 +247,40 @@ TEST(RulesCli, ListsTheCatalogue) {
   const auto json = run_tool({"rules", "--format", "json"});
   const auto doc = nlohmann::json::parse(json.out);
   EXPECT_GE(doc["rules"].size(), 20u);
+}
+
+}  // namespace
+}  // namespace hsperfguard
+
+namespace hsperfguard {
+namespace {
+
+// A namespace of more entries than the audit holds at once (4,096) is written in parts: the
+// report is still one valid document with one object for the namespace and every file in it,
+// its namespace findings once, and the text report names every file with a finding.
+TEST(AuditCli, NamespaceLargerThanOnePartIsOneObjectWithEveryFile) {
+  Tree tree;
+  const std::string big = tree.tmp + "/hsperfdata_daemon";
+  ASSERT_EQ(::mkdir(big.c_str(), 0777), 0);  // group/other-writable: one namespace finding
+  ASSERT_EQ(::chmod(big.c_str(), 0777), 0);
+  for (int i = 0; i < 5000; ++i) {
+    const std::string file = big + "/" + std::to_string(10'000'000 + i);  // out of the pid range
+    ::close(::open(file.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+  }
+  int rc = -1;
+  const auto report = audit_json(tree.tmp, {}, &rc);
+  EXPECT_EQ(rc, 1);
+  ASSERT_EQ(report["namespaces"].size(), 2u);
+  const auto& ns = report["namespaces"][0];
+  EXPECT_EQ(ns["name"], "hsperfdata_daemon");
+  std::set<std::string> names;
+  for (const auto& f : ns["files"]) names.insert(f["name"].get<std::string>());
+  EXPECT_EQ(names.size(), 5000u);
+  EXPECT_EQ(ns["files"].size(), 5000u);
+  EXPECT_EQ(report["summary"]["files"], 5001);
+  EXPECT_EQ(report["summary"]["namespaces"], 2);
+  EXPECT_EQ(report["summary"]["by_rule"]["namespace.group-other-writable"], 1);
+  EXPECT_EQ(report["summary"]["by_rule"]["file.pid-out-of-range"], 5000);
 }
 
 }  // namespace

@@ -20,16 +20,21 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "perfdata.hpp"
 #include "platform/observe.hpp"
@@ -833,6 +838,100 @@ TEST_P(ObserveTree, StageRunsOnceForEveryNamespaceBeforeItIsConsumed) {
     EXPECT_EQ(before_failure, std::vector<std::string>(
                                   consumed.begin(), consumed.begin() + static_cast<long>(failing)));
   }
+}
+
+// A namespace listing more entries than files_per_part comes in parts, in order, each staged
+// before it is consumed: every file exactly once, each part sorted, the namespace's own facts
+// repeated, its namespace-level errors and blind JVMs only in part 0.
+TEST_P(ObserveTree, LargeNamespaceComesInStagedPartsWithEveryFileOnce) {
+  make_dir(ns("alice"));
+  std::set<std::string> names;
+  for (int i = 0; i < 10; ++i) {
+    const std::string name = std::to_string(1000 + i);
+    put(ns("alice") + "/" + name, small_region("Main"));
+    names.insert(name);
+  }
+  make_dir(ns("bob"));
+  put(ns("bob") + "/77", small_region("Main"));
+  RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = tmp_;
+  ObserveOptions options;
+  options.batched_io = GetParam();
+  options.files_per_part = 3;
+  std::mutex mutex;
+  std::map<std::pair<std::size_t, std::size_t>, int> staged;  // (index, part) -> calls
+  std::vector<std::tuple<std::string, std::size_t, bool, std::size_t>> consumed;  // name, part, more, files
+  std::set<std::string> seen;
+  std::string problems;
+  observe_temp_root(
+      spec, options,
+      [&](const TempRootFacts&, NamespaceFacts&& n) {
+        consumed.emplace_back(n.name, n.part, n.more_parts, n.files.size());
+        if (!std::is_sorted(n.files.begin(), n.files.end(),
+                            [](const FileFacts& a, const FileFacts& b) { return a.name < b.name; })) {
+          problems += "unsorted part; ";
+        }
+        if (!n.opened || n.path != ns(n.user_suffix)) problems += "part without the namespace's facts; ";
+        for (const auto& f : n.files) {
+          if (n.name == "hsperfdata_alice" && !seen.insert(f.name).second) problems += "twice: " + f.name + "; ";
+          if (!f.region) problems += "unread: " + f.name + "; ";
+        }
+      },
+      [&](const TempRootFacts&, std::size_t index, NamespaceFacts& n) {
+        const std::lock_guard lock(mutex);
+        ++staged[{index, n.part}];
+      });
+  EXPECT_EQ(problems, "");
+  EXPECT_EQ(seen, names);
+  using Part = std::tuple<std::string, std::size_t, bool, std::size_t>;
+  EXPECT_EQ(consumed, (std::vector<Part>{{"hsperfdata_alice", 0, true, 3},
+                                         {"hsperfdata_alice", 1, true, 3},
+                                         {"hsperfdata_alice", 2, true, 3},
+                                         {"hsperfdata_alice", 3, false, 1},
+                                         {"hsperfdata_bob", 0, false, 1}}));
+  EXPECT_EQ(staged.size(), 5u);
+  for (const auto& [key, calls] : staged) EXPECT_EQ(calls, 1) << key.first << "/" << key.second;
+}
+
+// Run limits reached before observation: nothing is entered or handed over, and the root
+// says how far it got; a stop during a namespace in parts ends it at a part boundary.
+TEST_P(ObserveTree, RunLimitsStopObservationAndSaySo) {
+  make_dir(ns("alice"));
+  for (int i = 0; i < 10; ++i) put(ns("alice") + "/" + std::to_string(1000 + i), small_region("Main"));
+  make_dir(ns("bob"));
+  RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = tmp_;
+  ObserveOptions options;
+  options.batched_io = GetParam();
+  std::atomic<bool> stop{true};
+  options.limits.stop = &stop;
+  std::size_t consumed = 0;
+  const TempRootFacts stopped =
+      observe_temp_root(spec, options, [&](const TempRootFacts&, NamespaceFacts&&) { ++consumed; });
+  EXPECT_EQ(consumed, 0u);
+  ASSERT_FALSE(stopped.errors.empty());
+  EXPECT_NE(stopped.errors.back().message.find("stopped (interrupted) with 2 of 2 namespaces not observed"),
+            std::string::npos)
+      << stopped.errors.back().message;
+
+  // Stopped while the first namespace's first part is staged: it ends there, marked.
+  stop = false;
+  options.files_per_part = 3;
+  std::vector<std::pair<std::size_t, bool>> parts;
+  std::vector<std::string> part_errors;
+  const TempRootFacts partial = observe_temp_root(
+      spec, options,
+      [&](const TempRootFacts&, NamespaceFacts&& n) {
+        parts.emplace_back(n.part, n.more_parts);
+        for (const auto& e : n.errors) part_errors.push_back(e.message);
+      },
+      [&](const TempRootFacts&, std::size_t, NamespaceFacts&) { stop = true; });
+  ASSERT_FALSE(parts.empty());
+  EXPECT_FALSE(parts.back().second) << "the last part handed over says no more follow";
+  EXPECT_LE(parts.size(), 3u) << "at most the parts already listed when the stop came";
+  EXPECT_FALSE(partial.errors.empty());
 }
 
 TEST_P(ObserveTree, AttachFilesBesideTheNamespaces) {

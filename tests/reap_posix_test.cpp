@@ -463,6 +463,31 @@ TEST(ReapCli, JournalRecordsEachUnlinkBeforeAndAfter) {
   EXPECT_EQ(removed, files);
 }
 
+// A journal whose last line an earlier run left cut short (killed in the middle of a write
+// before records were written whole): the line is ended and marked, and no record of this run
+// is glued onto it.
+TEST(ReapCli, JournalLineCutShortByAnEarlierRunIsEndedAndMarked) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  tree.stale_file(ns);
+  const std::string journal = tree.scratch / "reap.jsonl";
+  const std::string earlier = R"({"at":"2026-11-24T10:00:00.000Z","event":"start","items":1,"planned_removals":1})";
+  test::write_file(journal, test::to_bytes(earlier + "\n{\"at\":\"2026-11-24T10:00:00.001Z\",\"event\":\"unlin"));
+  ASSERT_EQ(::chmod(journal.c_str(), 0600), 0);
+  int rc = -1;
+  reap_json(tree.tmp, {"--min-age", "0", "--journal", journal}, &rc);
+  EXPECT_EQ(rc, 0);
+  std::ifstream in(journal);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[0], earlier);
+  EXPECT_TRUE(json::parse(lines[1], nullptr, false).is_discarded()) << "the cut line is kept as it was";
+  EXPECT_EQ(json::parse(lines[2]).at("event"), "incomplete-line");
+  EXPECT_EQ(json::parse(lines[3]).at("event"), "start");
+  for (std::size_t i = 2; i < lines.size(); ++i) EXPECT_FALSE(json::parse(lines[i], nullptr, false).is_discarded()) << lines[i];
+}
+
 // SIGKILL in the middle of a run: every entry is either still there or gone (one unlink each,
 // nothing renamed or half-written), and every entry that is gone has its write-ahead line in
 // the journal; at most one line per acting thread lacks its outcome.

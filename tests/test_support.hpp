@@ -25,6 +25,7 @@ struct CommandResult {
   int exit_code = -1;
   std::string out;
   std::string err;
+  long max_rss_kb = 0;  // POSIX: the largest resident set of the process and what it waited for
 };
 
 // Runs argv (no shell), captures stdout and stderr.
@@ -41,5 +42,13 @@ std::vector<std::byte> to_bytes(const std::string& s);
 
 bool is_root();
 bool have_program(const std::string& name);
+
+#ifndef _WIN32
+// Runs `script` with sh, as root, in a private mount namespace whose /tmp, /run and /dev are
+// fresh tmpfs mounts (/dev with null, zero, full and the fd links), so that whatever the tool
+// does to those paths never reaches the host. $H is the binary under test (reachable even
+// when the build tree is under the host's /tmp). The script's exit code is the result's.
+CommandResult run_in_private_mounts(const std::string& script);
+#endif
 
 }  // namespace hsperfguard::test

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,7 +74,9 @@ CommandResult run(const std::vector<std::string>& argv) {
     }
   }
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  result.max_rss_kb = usage.ru_maxrss;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }
@@ -82,6 +85,23 @@ bool is_root() { return ::geteuid() == 0; }
 
 bool have_program(const std::string& name) {
   return run({"sh", "-c", "command -v " + name + " >/dev/null"}).exit_code == 0;
+}
+
+CommandResult run_in_private_mounts(const std::string& script) {
+  // The binary is opened before /tmp is covered and run through that descriptor.
+  const std::string prologue = R"(set -u
+exec 9<"$HSPERFGUARD_BIN" || exit 120
+H=/proc/$$/fd/9
+mount --make-rprivate / || exit 121
+mount -t tmpfs -o mode=1777 tmpfs /tmp || exit 122
+mount -t tmpfs -o mode=0755 tmpfs /run || exit 123
+mount -t tmpfs -o mode=0755 tmpfs /dev || exit 124
+mknod -m 666 /dev/null c 1 3 && mknod -m 666 /dev/zero c 1 5 && mknod -m 666 /dev/full c 1 7 || exit 125
+ln -s /proc/self/fd /dev/fd && ln -s /proc/self/fd/0 /dev/stdin && ln -s /proc/self/fd/1 /dev/stdout &&
+  ln -s /proc/self/fd/2 /dev/stderr || exit 126
+)";
+  return run({"env", "HSPERFGUARD_BIN=" + tool_path(), "unshare", "--mount", "--propagation", "private", "sh",
+              "-c", prologue + script});
 }
 
 }  // namespace hsperfguard::test

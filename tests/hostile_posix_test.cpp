@@ -1,0 +1,573 @@
+// Hostile input and local attackers: one test per attack, named after it. Each runs the binary
+// as root in a private mount namespace with its own /tmp, /run and /dev (run_in_private_mounts),
+// so that a regression (a report renamed over /dev/null, a lock file truncating a system file)
+// damages nothing but that namespace's tmpfs. The scripts print key=value lines; the
+// assertions are here.
+//
+// The table in the README ("Hostile input") lists each case, what the tool did before and
+// the test that shows what it does now.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using test::CommandResult;
+
+struct Outcome {
+  CommandResult result;
+  std::map<std::string, std::string> values;  // the script's key=value lines (the last wins)
+  std::string at(const std::string& key) const {
+    const auto it = values.find(key);
+    return it == values.end() ? "<not printed>" : it->second;
+  }
+};
+
+bool can_run() { return test::is_root() && test::have_program("unshare"); }
+
+// Common set-up: a temp dir /tmp/t with nobody's namespace holding one stale file (named
+// after a pid that has exited), and helpers the scripts use.
+const char* kSetUp = R"SH(
+mkdir -p /tmp/t/hsperfdata_nobody && chown nobody /tmp/t/hsperfdata_nobody
+sleep 0 & wait $!; STALE=$!
+: > /tmp/t/hsperfdata_nobody/$STALE && chown nobody /tmp/t/hsperfdata_nobody/$STALE
+stale_left() { [ -e /tmp/t/hsperfdata_nobody/$STALE ] && echo yes || echo no; }
+kind() { stat -c %F "$1" 2>/dev/null || echo missing; }
+)SH";
+
+Outcome run_case(const std::string& script) {
+  Outcome o;
+  o.result = test::run_in_private_mounts(std::string(kSetUp) + script);
+  // "a=1 b=two words c=3": each value runs to the next " key=" (keys are [a-z0-9_]).
+  static const std::regex key(R"((?:^| )([a-z_][a-z0-9_]*)=)");
+  std::istringstream lines(o.result.out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::vector<std::pair<std::string, std::size_t>> keys;  // name, where its value starts
+    std::vector<std::size_t> starts;                         // where each " key=" begins
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), key); it != std::sregex_iterator(); ++it) {
+      keys.emplace_back((*it)[1].str(), static_cast<std::size_t>(it->position() + it->length()));
+      starts.push_back(static_cast<std::size_t>(it->position()));
+    }
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      const std::size_t end = k + 1 < keys.size() ? starts[k + 1] : line.size();
+      o.values[keys[k].first] = line.substr(keys[k].second, end - keys[k].second);
+    }
+  }
+  return o;
+}
+
+#define SKIP_UNLESS_ROOT() \
+  if (!can_run()) GTEST_SKIP() << "needs root and unshare (runs in a private mount namespace)"
+
+// ---- paths the tool writes ----------------------------------------------------------------
+
+TEST(HostileInput, OutputDevNullStaysACharacterDevice) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+$H audit --tmpdir /tmp/t --no-containers --format json --output /dev/null; echo audit_rc=$?
+$H audit --tmpdir /tmp/t --no-containers --format json --metrics /dev/null > /dev/null; echo metrics_rc=$?
+$H reap --tmpdir /tmp/t --no-containers --dry-run --format json --output /dev/null; echo reap_rc=$?
+echo kind=$(kind /dev/null) dev=$(stat -c %t:%T /dev/null)
+)SH");
+  EXPECT_EQ(o.at("audit_rc"), "1") << o.result.err;  // findings (a stale file), written
+  EXPECT_EQ(o.at("metrics_rc"), "1") << o.result.err;
+  EXPECT_EQ(o.at("reap_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("kind"), "character special file") << o.result.out;
+}
+
+TEST(HostileInput, OutputDevStdoutIsTheStreamAndTheLinkStays) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+$H audit --tmpdir /tmp/t --no-containers --format json --output /dev/stdout > /tmp/got.json; echo rc=$?
+$H audit --tmpdir /tmp/t --no-containers --format json --output - > /tmp/dash.json; echo dash_rc=$?
+echo link=$(readlink /dev/stdout)
+python3 -c 'import json,sys; d=json.load(open("/tmp/got.json")); print("schema=" + d["schema"])'
+python3 -c 'import json,sys; d=json.load(open("/tmp/dash.json")); print("dash_schema=" + d["schema"])'
+)SH");
+  EXPECT_EQ(o.at("rc"), "1") << o.result.err;
+  EXPECT_EQ(o.at("link"), "/proc/self/fd/1");
+  EXPECT_EQ(o.at("schema"), "hsperfguard-report/1") << o.result.err;
+  EXPECT_EQ(o.at("dash_schema"), "hsperfguard-report/1") << o.result.err;
+}
+
+TEST(HostileInput, OutputFifoWithoutAReaderFailsAtOnceAndStaysAFifo) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkfifo /tmp/fifo
+timeout -k 2 20 $H audit --tmpdir /tmp/t --no-containers --format json --output /tmp/fifo; echo rc=$?
+timeout -k 2 20 $H audit --tmpdir /tmp/t --no-containers --format json --metrics /tmp/fifo > /dev/null; echo metrics_rc=$?
+echo kind=$(kind /tmp/fifo)
+)SH");
+  EXPECT_EQ(o.at("rc"), "3") << "124 would be a hang; " << o.result.err;
+  EXPECT_EQ(o.at("metrics_rc"), "3") << o.result.err;
+  EXPECT_NE(o.result.err.find("no process is reading this FIFO"), std::string::npos) << o.result.err;
+  EXPECT_EQ(o.at("kind"), "fifo");
+}
+
+TEST(HostileInput, OutputFifoWithAReaderGetsTheWholeReport) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkfifo /tmp/fifo
+timeout -k 2 20 cat /tmp/fifo > /tmp/got.json & READER=$!
+$H audit --tmpdir /tmp/t --no-containers --format json --output /tmp/fifo; echo rc=$?
+wait $READER
+python3 -c 'import json; d=json.load(open("/tmp/got.json")); print("files=%d" % d["summary"]["files"])'
+echo kind=$(kind /tmp/fifo)
+)SH");
+  EXPECT_EQ(o.at("rc"), "1") << o.result.err;
+  EXPECT_EQ(o.at("files"), "1") << o.result.err;
+  EXPECT_EQ(o.at("kind"), "fifo");
+}
+
+TEST(HostileInput, OutputSymlinkIsRefusedAndItsTargetUntouched) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+echo secret > /tmp/victim
+ln -s /tmp/victim /tmp/report.json
+$H audit --tmpdir /tmp/t --no-containers --format json --output /tmp/report.json; echo rc=$?
+$H audit --tmpdir /tmp/t --no-containers --format json --metrics /tmp/report.json > /dev/null; echo metrics_rc=$?
+echo victim=$(cat /tmp/victim) kind=$(kind /tmp/report.json)
+echo temps=$(ls -A /tmp | grep -c tmp)
+)SH");
+  EXPECT_EQ(o.at("rc"), "3");
+  EXPECT_EQ(o.at("metrics_rc"), "3");
+  EXPECT_EQ(o.at("victim"), "secret");
+  EXPECT_EQ(o.at("kind"), "symbolic link");
+  EXPECT_EQ(o.at("temps"), "0") << "no temp file left behind";
+  EXPECT_NE(o.result.err.find("is a symbolic link"), std::string::npos) << o.result.err;
+}
+
+TEST(HostileInput, OutputDirectoryOrBlockDeviceIsRefused) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir /tmp/dir
+$H audit --tmpdir /tmp/t --no-containers --output /tmp/dir; echo dir_rc=$?
+mknod /tmp/blk b 7 200
+$H audit --tmpdir /tmp/t --no-containers --output /tmp/blk; echo blk_rc=$?
+echo dir=$(kind /tmp/dir) blk=$(kind /tmp/blk)
+)SH");
+  EXPECT_EQ(o.at("dir_rc"), "3");
+  EXPECT_EQ(o.at("blk_rc"), "3");
+  EXPECT_EQ(o.at("dir"), "directory");
+  EXPECT_EQ(o.at("blk"), "block special file");
+}
+
+// A directory in the path that another user controls (a symlink they own, a directory they
+// own) could send root's report anywhere (/etc/cron.d): refused, nothing written.
+TEST(HostileInput, OutputThroughAnotherUsersSymlinkOrDirectoryIsRefused) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir /tmp/etc && ln -s /tmp/etc /tmp/theirs && chown -h nobody /tmp/theirs
+$H audit --tmpdir /tmp/t --no-containers --output /tmp/theirs/cron-job; echo link_rc=$?
+mkdir /tmp/nobodys && chown nobody /tmp/nobodys
+$H audit --tmpdir /tmp/t --no-containers --output /tmp/nobodys/report.json; echo dir_rc=$?
+ln -s /tmp/etc /tmp/mine
+$H audit --tmpdir /tmp/t --no-containers --format json --output /tmp/mine/report.json; echo own_link_rc=$?
+echo etc=$(ls /tmp/etc | tr '\n' ,) nobodys=$(ls -A /tmp/nobodys | wc -l)
+)SH");
+  EXPECT_EQ(o.at("link_rc"), "3");
+  EXPECT_EQ(o.at("dir_rc"), "3");
+  EXPECT_EQ(o.at("own_link_rc"), "1") << "root's own link is followed: " << o.result.err;
+  EXPECT_EQ(o.at("etc"), "report.json,") << "only through root's own link";
+  EXPECT_EQ(o.at("nobodys"), "0");
+  EXPECT_NE(o.result.err.find("owned by uid 65534"), std::string::npos) << o.result.err;
+}
+
+// `reap --lock-file /etc/shadow` emptied the file. A lock file is created, or reused only when
+// it holds nothing or a pid.
+TEST(HostileInput, LockFileNamingAnExistingFileIsLeftUntouched) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir -p /run/etc && printf 'root:$6$salt$hash:19000:0:99999:7:::\n' > /run/etc/shadow && chmod 0640 /run/etc/shadow
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file /run/etc/shadow --format json > /dev/null; echo rc=$?
+echo content=$(cat /run/etc/shadow) stale=$(stale_left)
+)SH");
+  EXPECT_EQ(o.at("rc"), "3");
+  EXPECT_EQ(o.at("content"), "root:$6$salt$hash:19000:0:99999:7:::");
+  EXPECT_EQ(o.at("stale"), "yes") << "no lock, no reaping";
+  EXPECT_NE(o.result.err.find("not a lock file of ours"), std::string::npos) << o.result.err;
+}
+
+TEST(HostileInput, LockFileHardLinkedOrSymlinkedIsRefused) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir -p /run/l && : > /run/l/elsewhere && ln /run/l/elsewhere /run/l/hard.lock
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file /run/l/hard.lock --format json > /dev/null; echo hard_rc=$?
+ln -s /run/l/elsewhere /run/l/soft.lock
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file /run/l/soft.lock --format json > /dev/null; echo soft_rc=$?
+echo size=$(stat -c %s /run/l/elsewhere) stale=$(stale_left)
+)SH");
+  EXPECT_EQ(o.at("hard_rc"), "3");
+  EXPECT_EQ(o.at("soft_rc"), "3");
+  EXPECT_EQ(o.at("size"), "0") << "no pid written into the other name's file";
+  EXPECT_EQ(o.at("stale"), "yes");
+}
+
+// Only the last component was opened without following links: a directory in the path that
+// another user owns redirected the lock. No link is followed anywhere in the path now, and the
+// directory must be writable by its owner only.
+TEST(HostileInput, LockFileThroughALinkedDirectoryOrInASharedDirectoryIsRefused) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir /run/real && ln -s /run/real /run/linked
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file /run/linked/reap.lock --format json > /dev/null; echo linked_rc=$?
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file /tmp/reap.lock --format json > /dev/null; echo shared_rc=$?
+echo real=$(ls -A /run/real | wc -l) shared=$(kind /tmp/reap.lock) stale=$(stale_left)
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file /run/hsperfguard/reap.lock --format json > /dev/null; echo good_rc=$?
+echo after=$(stale_left) lock=$(cat /run/hsperfguard/reap.lock | tr -d '\n' | sed 's/[0-9]/d/g' | cut -c1)
+)SH");
+  EXPECT_EQ(o.at("linked_rc"), "3");
+  EXPECT_EQ(o.at("shared_rc"), "3");
+  EXPECT_EQ(o.at("real"), "0");
+  EXPECT_EQ(o.at("shared"), "missing");
+  EXPECT_EQ(o.at("stale"), "yes");
+  EXPECT_EQ(o.at("good_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("after"), "no") << "the default lock directory is made and used";
+  EXPECT_EQ(o.at("lock"), "d") << "the holder's pid is written";
+}
+
+// `--journal` appended to any regular file, a hard link to a system file included.
+TEST(HostileInput, JournalHardLinkedToASystemFileGetsNothing) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir -p /run/etc /run/log && printf 'system data\n' > /run/etc/passwd && ln /run/etc/passwd /run/log/journal
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --no-lock --journal /run/log/journal --format json > /dev/null; echo rc=$?
+echo content=$(cat /run/etc/passwd) stale=$(stale_left)
+)SH");
+  EXPECT_EQ(o.at("rc"), "3");
+  EXPECT_EQ(o.at("content"), "system data");
+  EXPECT_EQ(o.at("stale"), "yes") << "nothing is removed without its journal";
+  EXPECT_NE(o.result.err.find("/run/log/journal"), std::string::npos) << "the error names the path";
+}
+
+TEST(HostileInput, JournalOfAnotherUserOrNotAJournalGetsNothing) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir -p /run/log && printf 'theirs\n' > /run/log/theirs && chown nobody /run/log/theirs
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --no-lock --journal /run/log/theirs --format json > /dev/null; echo theirs_rc=$?
+printf 'hello, not a journal\n' > /run/log/notes
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --no-lock --journal /run/log/notes --format json > /dev/null; echo notes_rc=$?
+echo theirs=$(cat /run/log/theirs) notes=$(cat /run/log/notes | wc -l) stale=$(stale_left)
+)SH");
+  EXPECT_EQ(o.at("theirs_rc"), "3");
+  EXPECT_EQ(o.at("notes_rc"), "3");
+  EXPECT_EQ(o.at("theirs"), "theirs");
+  EXPECT_EQ(o.at("notes"), "1");
+  EXPECT_EQ(o.at("stale"), "yes");
+  EXPECT_NE(o.result.err.find("not a journal of hsperfguard"), std::string::npos) << o.result.err;
+}
+
+// A FIFO as the journal blocked open() forever, with the single-instance lock held: every
+// later timer run exited 0 "another reap holds the lock". It now fails at once.
+TEST(HostileInput, JournalFifoFailsAtOnceAndTheLockIsReleased) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir -p /run/log && mkfifo -m 0600 /run/log/journal
+timeout -k 2 20 $H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file /run/hsperfguard/reap.lock --journal /run/log/journal --format json > /dev/null; echo fifo_rc=$?
+rm /run/log/journal
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file /run/hsperfguard/reap.lock --journal /run/log/journal --format json > /dev/null; echo next_rc=$?
+echo stale=$(stale_left) lines=$(wc -l < /run/log/journal)
+)SH");
+  EXPECT_EQ(o.at("fifo_rc"), "3") << "124 would be a hang; " << o.result.err;
+  EXPECT_EQ(o.at("next_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("stale"), "no");
+  EXPECT_EQ(o.at("lines"), "4");  // start, unlinking, outcome, finish
+}
+
+// A journal on a full file system ended with a partial line, and the next run's first record
+// was glued onto it. A record that cannot be written whole is cut off again; the run stops
+// before the removal it could not journal; every line of the journal stays a JSON record.
+TEST(HostileInput, JournalOnAFullFileSystemLeavesOnlyWholeRecords) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+NS=/tmp/t/hsperfdata_nobody
+i=0; while [ $i -lt 40 ]; do sleep 0 & wait $!; : > $NS/$!; chown nobody $NS/$!; i=$((i+1)); done
+mkdir -p /run/log && mount -t tmpfs -o size=8k,mode=0755 tmpfs /run/log
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --no-lock --journal /run/log/journal --format json > /tmp/r1.json; echo full_rc=$?
+python3 -c '
+import json
+print("ends_with_newline=%s" % open("/run/log/journal", "rb").read().endswith(b"\n"))
+ok = all(isinstance(json.loads(l), dict) for l in open("/run/log/journal"))
+print("whole=%s" % ok)
+r = json.load(open("/tmp/r1.json"))
+print("removed=%d" % r["reap"]["outcomes"]["removed"])
+print("halted=%s" % any(a["detail"] == "journal-failed" for a in r["actions"]))'
+echo left_after_full=$(ls $NS | wc -l)
+mount -o remount,size=1m /run/log
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --no-lock --journal /run/log/journal --format json > /dev/null; echo next_rc=$?
+python3 -c '
+import json
+print("whole_after=%s" % all(isinstance(json.loads(l), dict) for l in open("/run/log/journal")))'
+echo left=$(ls $NS | wc -l)
+)SH");
+  EXPECT_EQ(o.at("full_rc"), "3") << o.result.err;
+  EXPECT_EQ(o.at("ends_with_newline"), "True");
+  EXPECT_EQ(o.at("whole"), "True");
+  EXPECT_EQ(o.at("halted"), "True");
+  EXPECT_NE(o.at("left_after_full"), "0") << "the run stopped at the first record it could not write";
+  EXPECT_NE(o.result.err.find("/run/log/journal: write"), std::string::npos) << o.result.err;
+  EXPECT_EQ(o.at("next_rc"), "0");
+  EXPECT_EQ(o.at("whole_after"), "True");
+  EXPECT_EQ(o.at("left"), "0");
+}
+
+// `audit` killed by SIGTERM left its temp report (tens of MB) in the output directory. The
+// report is now written to an unnamed file; a stop signal leaves the previous report as it was.
+// The test signals the audit once its unnamed report file is open (it is open for the whole
+// run) and checks that it really saw it.
+TEST(HostileInput, AuditStoppedBySigtermLeavesNoTempFileAndTheOldReport) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir -p /tmp/big/hsperfdata_nobody && cd /tmp/big/hsperfdata_nobody && seq 100000 300000 | xargs touch && cd /
+mkdir /tmp/out && echo OLD > /tmp/out/report.json
+$H audit --tmpdir /tmp/big --no-containers --format json --output /tmp/out/report.json & PID=$!
+seen=no; i=0
+while [ $i -lt 400 ]; do
+  if ls -l /proc/$PID/fd 2>/dev/null | grep -q '/tmp/out/'; then seen=yes; break; fi
+  sleep 0.01; i=$((i+1))
+done
+kill -TERM $PID
+i=0; while [ -d /proc/$PID ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done
+[ -d /proc/$PID ] && kill -KILL $PID
+wait $PID; echo rc=$?
+echo seen_mid_run=$seen
+echo report=$(cat /tmp/out/report.json) entries=$(ls -A /tmp/out | wc -l)
+)SH");
+  ASSERT_EQ(o.at("seen_mid_run"), "yes") << "the signal must come while the report is being written";
+  EXPECT_EQ(o.at("rc"), "3") << o.result.err;
+  EXPECT_EQ(o.at("report"), "OLD");
+  EXPECT_EQ(o.at("entries"), "1");
+}
+
+// ---- options and files the tool reads -----------------------------------------------------
+
+// An unset variable in a cron line (`--tmpdir "$DIR"`) widened a reap to the host's /tmp.
+TEST(HostileInput, EmptyOptionValuesAreUsageErrorsNotDefaults) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir -p /tmp/hsperfdata_nobody && chown nobody /tmp/hsperfdata_nobody
+sleep 0 & wait $!; : > /tmp/hsperfdata_nobody/$!; chown nobody /tmp/hsperfdata_nobody/$!
+n=0
+for args in "reap --tmpdir" "reap --root" "reap --journal" "reap --metrics" "reap --output" "reap --lock-file" \
+            "audit --tmpdir" "audit --root" "audit --policy" "audit --output" "audit --metrics" \
+            "create --user nobody --tmpdir" "repair --tmpdir" "inspect"; do
+  $H $args "" > /dev/null 2>&1; rc=$?
+  [ $rc = 2 ] || { echo "bad=$args:$rc"; }
+  n=$((n+1))
+done
+echo checked=$n left=$(ls /tmp/hsperfdata_nobody | wc -l)
+)SH");
+  EXPECT_EQ(o.at("bad"), "<not printed>") << o.result.out;
+  EXPECT_EQ(o.at("checked"), "14");
+  EXPECT_EQ(o.at("left"), "1") << "the host's /tmp was reaped";
+}
+
+// `--max-runtime 106752d` overflowed the deadline: every item not-attempted, complete: true.
+TEST(HostileInput, OverflowingDurationsAndSizesAreUsageErrors) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+k=0
+for d in 106752d 9999999999 99999999999999999999 3651d -1 1.5s; do
+  $H reap --tmpdir /tmp/t --no-containers --max-runtime $d > /dev/null 2>&1; echo "runtime_$k=$?"
+  $H reap --tmpdir /tmp/t --no-containers --min-age $d > /dev/null 2>&1; echo "age_$k=$?"
+  k=$((k+1))
+done
+$H audit --tmpdir /tmp/t --no-containers --max-runtime 106752d > /dev/null 2>&1; echo audit_runtime=$?
+k=0
+for s in -1 18446744073709551616 1e6 0x10; do
+  $H create --user daemon --tmpdir /tmp/t --pid 4242 --size $s > /dev/null 2>&1; echo "size_$k=$?"
+  k=$((k+1))
+done
+echo made=$(ls /tmp/t | grep -c daemon) stale=$(stale_left)
+)SH");
+  for (int k = 0; k < 6; ++k) {  // 106752d 9999999999 99999999999999999999 3651d -1 1.5s
+    EXPECT_EQ(o.at("runtime_" + std::to_string(k)), "2") << k;
+    EXPECT_EQ(o.at("age_" + std::to_string(k)), "2") << k;
+  }
+  EXPECT_EQ(o.at("audit_runtime"), "2");
+  for (int k = 0; k < 4; ++k) {  // -1 18446744073709551616 1e6 0x10
+    EXPECT_EQ(o.at("size_" + std::to_string(k)), "2") << k;
+  }
+  EXPECT_EQ(o.at("made"), "0");
+  EXPECT_EQ(o.at("stale"), "yes");
+}
+
+// 120 KB of [[[...]]] under a rule's severity crashed the audit (the value was printed
+// recursively in the error message).
+TEST(HostileInput, DeeplyNestedPolicyIsAUsageErrorNotACrash) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+python3 -c '
+n = 60000
+open("/tmp/deep.json", "w").write("{\"rules\": {\"file.mode\": {\"severity\": " + "[" * n + "]" * n + "}}}")
+open("/tmp/long.json", "w").write("{\"rules\": {\"" + "x" * 1000000 + "\": {}}}")'
+$H audit --tmpdir /tmp/t --no-containers --policy /tmp/deep.json 2> /tmp/deep.err; echo deep_rc=$?
+$H audit --tmpdir /tmp/t --no-containers --policy /tmp/long.json 2> /tmp/long.err; echo long_rc=$?
+echo long_err_bytes=$(wc -c < /tmp/long.err)
+)SH");
+  EXPECT_EQ(o.at("deep_rc"), "2");
+  EXPECT_EQ(o.at("long_rc"), "2");
+  EXPECT_LT(std::stoul(o.at("long_err_bytes")), 400u) << "an error message never prints unbounded input";
+}
+
+TEST(HostileInput, SymlinkedTempDirIsNamedAsASymbolicLink) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+ln -s /tmp/t /tmp/linked
+$H audit --tmpdir /tmp/linked --no-containers --format json > /dev/null 2> /tmp/err; echo tmpdir_rc=$?
+mkdir -p /tmp/root && ln -s /tmp/t /tmp/root/tmp
+$H audit --root /tmp/root --format json > /dev/null 2> /tmp/root.err; echo root_rc=$?
+grep -c "is a symbolic link" /tmp/err /tmp/root.err | sed 's/^.*://' | tr '\n' ' ' | sed 's/^/said=/'; echo
+)SH");
+  EXPECT_EQ(o.at("tmpdir_rc"), "3");
+  EXPECT_EQ(o.at("root_rc"), "3");
+  EXPECT_EQ(o.at("said"), "1 1 ");
+}
+
+// ---- local users against the root run ------------------------------------------------------
+
+// Any user can fill their own namespace: 500,000 entries cost 1.5 GB per 200,000 before; the
+// audit now holds a few parts of 4,096 files whatever one namespace holds.
+TEST(HostileInput, HugeNamespaceCostsBoundedMemory) {
+  SKIP_UNLESS_ROOT();
+  // Nothing else in the script comes near the audit's memory: the peak is the audit's.
+  const Outcome o = run_case(R"SH(
+mkdir -p /tmp/big/hsperfdata_nobody && cd /tmp/big/hsperfdata_nobody && seq 100000 599999 | xargs touch && cd /
+$H audit --tmpdir /tmp/big --no-containers --format text --output /tmp/report.txt; echo rc=$?
+echo summary=$(tail -n 1 /tmp/report.txt | cut -d, -f1-2 | tr -d ' ')
+echo parts=$(grep -c 'continued' /tmp/report.txt)
+)SH");
+  EXPECT_EQ(o.at("rc"), "1") << o.result.err;
+  EXPECT_EQ(o.at("summary"), "1namespace(s),500000file(s)");
+  EXPECT_NE(o.at("parts"), "0");
+  EXPECT_LT(o.result.max_rss_kb, 100 * 1024) << "peak RSS of the audit of 500,000 entries";
+}
+
+// A user namespace of an unprivileged user, scanned by the root run as a container: 3,000
+// namespaces and a 60 MB etc/passwd. Its passwd is read and indexed once; --max-runtime and
+// SIGTERM bound the run.
+class FakeContainer {
+ public:
+  static constexpr const char* kStart = R"SH(
+cat > /tmp/fake.sh <<'EOF'
+mount -t tmpfs none /tmp || exit 1
+python3 -c '
+with open("/tmp/passwd", "w") as f:
+    n = 0; i = 0
+    while n < 60 * 1024 * 1024:
+        line = "user%07d:x:%d:%d::/home/u:/bin/sh\n" % (i, 10000 + i, 10000 + i)
+        f.write(line); n += len(line); i += 1
+import os
+for k in range(3000): os.mkdir("/tmp/hsperfdata_ghost%d" % k)'
+mount --bind /tmp/passwd /etc/passwd || exit 1
+: > /tmp/ready
+exec sleep 300
+EOF
+chmod 0755 /tmp/fake.sh
+# setpriv, unshare and sh exec each other: the container's process keeps this pid.
+setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urm sh /tmp/fake.sh & C=$!
+trap 'kill $C 2>/dev/null' EXIT
+i=0
+while [ $i -lt 600 ] && ! [ -e /proc/$C/root/tmp/ready ]; do sleep 0.1; i=$((i+1)); done
+echo container_ready=$([ -e /proc/$C/root/tmp/ready ] && echo yes || echo no)
+)SH";
+};
+
+TEST(HostileInput, FakeContainerWithHugePasswdIsAuditedWholeAndCheaply) {
+  SKIP_UNLESS_ROOT();
+  if (!test::have_program("setpriv") || !test::have_program("python3")) GTEST_SKIP() << "needs setpriv, python3";
+  const Outcome o = run_case(std::string(FakeContainer::kStart) + R"SH(
+$H audit --container $C --format json --max-runtime 120s --output /tmp/c.json; echo rc=$?
+python3 -c '
+import json
+d = json.load(open("/tmp/c.json"))
+print("namespaces=%d" % d["summary"]["namespaces"])
+print("complete=%s" % d["complete"])'
+$H reap --container $C --dry-run --format json --max-runtime 120s > /dev/null; echo reap_rc=$?
+)SH");
+  ASSERT_EQ(o.at("container_ready"), "yes") << o.result.err;
+  EXPECT_EQ(o.at("rc"), "1") << o.result.err;
+  EXPECT_EQ(o.at("namespaces"), "3000");
+  EXPECT_EQ(o.at("complete"), "True");
+  EXPECT_EQ(o.at("reap_rc"), "0") << o.result.err;
+}
+
+TEST(HostileInput, FakeContainerRunIsBoundedByMaxRuntimeAndSigterm) {
+  SKIP_UNLESS_ROOT();
+  if (!test::have_program("setpriv") || !test::have_program("python3")) GTEST_SKIP() << "needs setpriv, python3";
+  const Outcome o = run_case(std::string(FakeContainer::kStart) + R"SH(
+$H audit --max-runtime 0 --format json > /tmp/d.json 2> /tmp/d.err; echo deadline_rc=$?
+python3 -c '
+import json
+d = json.load(open("/tmp/d.json"))
+print("stopped=%s" % d["stopped"]); print("complete=%s" % d["complete"])'
+$H reap --dry-run --max-runtime 0 --format json > /dev/null 2> /tmp/r.err; echo reap_deadline_rc=$?
+grep -c "stopped (deadline)" /tmp/r.err | sed 's/^/reap_said=/'
+# SIGTERM while the report goes to a FIFO nobody reads: the audit is held mid-run for sure.
+mkfifo /tmp/slow
+exec 8<>/tmp/slow
+$H audit --container $C --format json --output /tmp/slow & PID=$!
+sleep 1
+echo alive_before_signal=$([ -d /proc/$PID ] && echo yes || echo no)
+kill -TERM $PID
+i=0; while [ -d /proc/$PID ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+echo stopped_within_10s=$([ -d /proc/$PID ] && echo no || echo yes)
+[ -d /proc/$PID ] && kill -KILL $PID
+wait $PID; echo term_rc=$?
+)SH");
+  ASSERT_EQ(o.at("container_ready"), "yes") << o.result.err;
+  EXPECT_EQ(o.at("deadline_rc"), "3");
+  EXPECT_EQ(o.at("stopped"), "deadline");
+  EXPECT_EQ(o.at("complete"), "False");
+  EXPECT_EQ(o.at("reap_deadline_rc"), "3");
+  EXPECT_EQ(o.at("reap_said"), "1");
+  ASSERT_EQ(o.at("alive_before_signal"), "yes") << "the audit must be mid-run when signalled";
+  EXPECT_EQ(o.at("stopped_within_10s"), "yes");
+  EXPECT_EQ(o.at("term_rc"), "3");
+}
+
+// ---- terminal-safe text --------------------------------------------------------------------
+
+// A namespace named with ESC[2K, CR, LF and ESC[8m forged a clean summary line and hid the
+// real finding; ESC]0;...BEL set the terminal title. Every text output escapes them now.
+TEST(HostileInput, TerminalEscapesInNamesCannotForgeOrHideText) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+python3 -c '
+import os
+name = b"/tmp/t/hsperfdata_\x1b[2K\r\nall clean: 0 finding(s)\x1b[8m\x1b]0;owned\x07"
+os.mkdir(name, 0o777)'
+$H create --user daemon --tmpdir /tmp/t --pid 4242 --command "$(printf 'Main \033]0;owned\007 \033[2J')" > /dev/null 2>&1
+REGION=/tmp/t/hsperfdata_daemon/4242
+{
+$H audit --tmpdir /tmp/t --no-containers --format text
+$H reap --tmpdir /tmp/t --no-containers --dry-run --format text --min-age 0
+$H repair --tmpdir /tmp/t --dry-run
+$H inspect $REGION --format text
+$H inspect $REGION --format snap
+$H audit --tmpdir /tmp/t --no-containers --format text --log-format text --output /tmp/r.txt
+} > /tmp/all.out 2>&1
+echo controls=$(LC_ALL=C tr -d '\n\t\040-\176\200-\377' < /tmp/all.out | wc -c)
+echo forged=$(grep -c '^all clean' /tmp/all.out)
+echo controls_in_file=$(LC_ALL=C tr -d '\n\t\040-\176\200-\377' < /tmp/r.txt | wc -c)
+echo escaped=$(grep -c 'x1b\[2K' /tmp/all.out)
+echo region_exists=$([ -f $REGION ] && echo yes || echo no)
+)SH");
+  ASSERT_EQ(o.at("region_exists"), "yes") << o.result.err;
+  EXPECT_EQ(o.at("controls"), "0") << "no control character reaches the terminal";
+  EXPECT_EQ(o.at("controls_in_file"), "0");
+  EXPECT_EQ(o.at("forged"), "0");
+  EXPECT_NE(o.at("escaped"), "0");
+}
+
+}  // namespace
+}  // namespace hsperfguard
