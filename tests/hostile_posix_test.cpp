@@ -118,6 +118,9 @@ TEST(HostileInput, OutputFifoWithAReaderGetsTheWholeReport) {
   const Outcome o = run_case(R"SH(
 mkfifo /tmp/fifo
 timeout -k 2 20 cat /tmp/fifo > /tmp/got.json & READER=$!
+# The reader counts once it waits in open() for a writer (its wchan says so).
+i=0; while [ $i -lt 200 ] && ! grep -q wait_for_partner /proc/$(pgrep -P $READER cat)/wchan 2>/dev/null; do
+  sleep 0.01; i=$((i+1)); done
 $H audit --tmpdir /tmp/t --no-containers --format json --output /tmp/fifo; echo rc=$?
 wait $READER
 python3 -c 'import json; d=json.load(open("/tmp/got.json")); print("files=%d" % d["summary"]["files"])'
