@@ -76,11 +76,44 @@ void count(AuditTally& t, const Finding& f) {
 
 }  // namespace
 
+void AuditTally::add_errors(const std::vector<ObservationError>& more) {
+  error_count += more.size();
+  for (const auto& e : more) {
+    if (errors.size() >= kKeptErrors) break;
+    errors.push_back(e);
+  }
+}
+
+void AuditTally::settle_open() {
+  if (!open_) return;
+  FlaggedNamespace done = std::move(*open_);
+  open_.reset();
+  if (done.by_severity.empty()) return;
+  ++flagged_namespaces;
+  ++flagged_by_worst[static_cast<std::size_t>(done.worst)];
+  // The kept list: worst first, then by path; the least of them gives way.
+  const auto before = [](const FlaggedNamespace& a, const FlaggedNamespace& b) {
+    return a.worst != b.worst ? a.worst > b.worst : a.path < b.path;
+  };
+  if (flagged.size() == kKeptFlaggedNamespaces && !before(done, flagged.back())) return;
+  flagged.insert(std::upper_bound(flagged.begin(), flagged.end(), done, before), std::move(done));
+  if (flagged.size() > kKeptFlaggedNamespaces) flagged.pop_back();
+}
+
+void AuditTally::add_flagged_part(FlaggedNamespace&& part) {
+  if (open_ && open_->path == part.path) {  // a later part of the namespace being counted
+    add_flagged(*open_, part);
+    return;
+  }
+  settle_open();
+  open_ = std::move(part);
+}
+
 void AuditTally::add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& judgement) {
   if (ns.part == 0) ++namespaces;
   files += ns.files.size();
-  errors.insert(errors.end(), ns.errors.begin(), ns.errors.end());
-  for (const auto& file : ns.files) errors.insert(errors.end(), file.errors.begin(), file.errors.end());
+  add_errors(ns.errors);
+  for (const auto& file : ns.files) add_errors(file.errors);
   FlaggedNamespace flagged_ns{ns.path, {}, Severity::info};
   auto add = [&](const Finding& f) {
     count(*this, f);
@@ -99,12 +132,7 @@ void AuditTally::add_namespace(const NamespaceFacts& ns, const NamespaceJudgemen
       ++files_by_verdict[static_cast<std::size_t>(file->verdict->verdict)];
     }
   }
-  if (flagged_ns.by_severity.empty()) return;
-  if (ns.part > 0 && !flagged.empty() && flagged.back().path == flagged_ns.path) {
-    add_flagged(flagged.back(), flagged_ns);
-  } else {
-    flagged.push_back(std::move(flagged_ns));
-  }
+  add_flagged_part(std::move(flagged_ns));
 }
 
 void AuditTally::merge(AuditTally&& other) {
@@ -119,24 +147,26 @@ void AuditTally::merge(AuditTally&& other) {
   attach_files += other.attach_files;
   for (std::size_t i = 0; i < files_by_verdict.size(); ++i)
     files_by_verdict[i] += other.files_by_verdict[i];
-  auto from = other.flagged.begin();
-  // The first entry of `other` may be a later part of our last namespace (paths are unique).
-  if (from != other.flagged.end() && !flagged.empty() && flagged.back().path == from->path) {
-    add_flagged(flagged.back(), *from);
-    ++from;
+  // What the other tally settled comes before what it has open (report order).
+  for (auto& settled : other.flagged) {
+    add_flagged_part(std::move(settled));
+    settle_open();
   }
-  flagged.insert(flagged.end(), std::make_move_iterator(from), std::make_move_iterator(other.flagged.end()));
-  errors.insert(errors.end(), std::make_move_iterator(other.errors.begin()),
-                std::make_move_iterator(other.errors.end()));
+  flagged_namespaces += other.flagged_namespaces - other.flagged.size();
+  for (std::size_t i = 0; i < flagged_by_worst.size(); ++i) flagged_by_worst[i] += other.flagged_by_worst[i];
+  for (const auto& kept : other.flagged) --flagged_by_worst[static_cast<std::size_t>(kept.worst)];
+  if (other.open_) add_flagged_part(std::move(*other.open_));
+  const std::size_t more_errors = other.error_count - other.errors.size();
+  add_errors(other.errors);
+  error_count += more_errors;
 }
 
 void AuditTally::add_root(const TempRootFacts& root, const RootJudgement& judgement) {
+  settle_open();  // the namespaces before a temp dir's own facts are complete
   ++roots;
   attach_files += root.attach_files.size();
-  errors.insert(errors.end(), root.errors.begin(), root.errors.end());
-  for (const auto& attach : root.attach_files) {
-    errors.insert(errors.end(), attach.errors.begin(), attach.errors.end());
-  }
+  add_errors(root.errors);
+  for (const auto& attach : root.attach_files) add_errors(attach.errors);
   for (const auto& f : judgement.findings) count(*this, f);
   for (const auto& attach : judgement.attach_files) {
     for (const auto& f : attach) count(*this, f);

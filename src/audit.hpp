@@ -62,8 +62,15 @@ RootJudgement judge_root(const TempRootFacts& root, const Policy& policy);
 NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
                                    const Policy& policy);
 
+// The worst namespaces a tally keeps by name (the metrics' per-namespace series), and the
+// observation errors it keeps for the report's list; beyond these it counts.
+inline constexpr std::size_t kKeptFlaggedNamespaces = 100;
+inline constexpr std::size_t kKeptErrors = 1000;
+
 // What the report's summary, the metrics, the log line and the exit code need of an audit,
-// counted namespace by namespace: a streamed audit keeps no namespace once it is written.
+// counted namespace by namespace: a streamed audit keeps no namespace once it is written, and
+// the tally itself stays small whatever the number of namespaces, files and errors (a local
+// user can make any number of them).
 struct AuditTally {
   struct FlaggedNamespace {  // a namespace with findings (its own and its files')
     std::string path;
@@ -81,19 +88,32 @@ struct AuditTally {
   std::size_t attach_files = 0;
   // Files by liveness verdict, indexed by Verdict; the last slot: no liveness evidence.
   std::array<std::size_t, 6> files_by_verdict{};
+  // Namespaces with findings (their own or their files'): how many, how many by their worst
+  // finding (indexed by Severity), and the kKeptFlaggedNamespaces worst of them (then by path),
+  // worst first. A namespace in parts counts once, when its last part has been added.
+  std::size_t flagged_namespaces = 0;
+  std::array<std::size_t, 5> flagged_by_worst{};
   std::vector<FlaggedNamespace> flagged;
-  // Every observation error, in report order: each namespace's (then its files'), as they
-  // come, then each temp dir's and its attach files'.
+  // Observation errors: how many, and the first kKeptErrors in report order (each namespace's,
+  // then its files', as they come, then each temp dir's and its attach files').
+  std::size_t error_count = 0;
   std::vector<ObservationError> errors;
 
   // A namespace, or a part of one (counted once, with its first part; its findings and
   // errors add up over its parts).
   void add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& judgement);
-  // Adds what another tally counted, its lists after ours (a namespace counted on the thread
-  // that judged it, merged in report order; parts of one namespace are one flagged entry).
+  // Adds what another tally counted after ours (a namespace counted on the thread that judged
+  // it, merged in report order; parts of one namespace are one flagged entry).
   void merge(AuditTally&& other);
   // After its namespaces: the temp dir's own findings and errors and its attach files.
   void add_root(const TempRootFacts& root, const RootJudgement& judgement);
+
+ private:
+  void add_errors(const std::vector<ObservationError>& more);
+  void add_flagged_part(FlaggedNamespace&& part);
+  void settle_open();
+  // The namespace being counted: its parts add up here until another namespace comes.
+  std::optional<FlaggedNamespace> open_;
 };
 
 // The tally of a whole result (namespaces first, then the roots, as a streamed audit counts).

@@ -120,15 +120,17 @@ class GathererPool {
   std::vector<std::unique_ptr<platform::LivenessGatherer>> idle_;
 };
 
-// A namespace listing more entries than this is observed, judged and written in parts, so
-// that an audit's memory does not grow with what one namespace holds (any local user can
-// fill their own namespace).
+// A namespace listing more entries than this is observed, judged and written in parts, and
+// the temp dir's namespaces are taken this many at a time, so that an audit's memory grows
+// neither with what one namespace holds nor with how many there are (any local user can fill
+// their own namespace, and make namespaces in /tmp).
 constexpr std::size_t kFilesPerPart = 4096;
 
 platform::ObserveOptions audit_observe_options(const RunLimits& limits) {
   platform::ObserveOptions observe;
   observe.kept_counters = kAuditCounters;
   observe.files_per_part = kFilesPerPart;
+  observe.namespaces_per_batch = kFilesPerPart;
   observe.limits = limits;
   return observe;
 }

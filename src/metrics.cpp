@@ -203,12 +203,11 @@ std::string audit_metrics_text(const AuditResult& result, const AuditTally& tall
 
   // Namespaces by their worst finding, files by liveness verdict.
   std::array<std::size_t, kSeverities.size() + 1> namespaces{};  // [0]: no finding
-  namespaces[0] = tally.namespaces - tally.flagged.size();
-  for (const auto& ns : tally.flagged) ++namespaces[static_cast<std::size_t>(ns.worst) + 1];
+  namespaces[0] = tally.namespaces - tally.flagged_namespaces;
+  for (std::size_t s = 0; s < tally.flagged_by_worst.size(); ++s) namespaces[s + 1] = tally.flagged_by_worst[s];
   const auto& files = tally.files_by_verdict;  // [last]: not judged
   static_assert(std::tuple_size_v<std::remove_cvref_t<decltype(files)>> == kVerdicts.size() + 1);
-  const std::size_t temp_dirs = tally.roots, attach_files = tally.attach_files, errors = tally.errors.size();
-  std::vector<AuditTally::FlaggedNamespace> flagged = tally.flagged;
+  const std::size_t temp_dirs = tally.roots, attach_files = tally.attach_files, errors = tally.error_count;
   out.family("hsperfguard_audit_temp_dirs", "gauge", "Temp dirs the last audit looked at.");
   out.sample(static_cast<double>(temp_dirs));
   out.family("hsperfguard_audit_namespaces", "gauge",
@@ -232,10 +231,8 @@ std::string audit_metrics_text(const AuditResult& result, const AuditTally& tall
              "Things the last audit could not observe (each is also in the report).");
   out.sample(static_cast<double>(errors));
 
-  // The namespaces with findings, worst first, at most kMaxNamespaceSeries of them.
-  std::stable_sort(flagged.begin(), flagged.end(), [](const auto& a, const auto& b) {
-    return a.worst != b.worst ? a.worst > b.worst : a.path < b.path;
-  });
+  // The namespaces with findings, worst first (then by path), at most kMaxNamespaceSeries.
+  const auto& flagged = tally.flagged;
   out.family("hsperfguard_audit_namespace_findings", "gauge",
              "Findings of the last audit in one namespace (its own and its files'), by severity.");
   for (std::size_t i = 0; i < flagged.size() && i < kMaxNamespaceSeries; ++i) {
@@ -246,7 +243,9 @@ std::string audit_metrics_text(const AuditResult& result, const AuditTally& tall
   }
   out.family("hsperfguard_audit_namespaces_not_exported", "gauge",
              "Namespaces with findings left out of hsperfguard_audit_namespace_findings (limit).");
-  out.sample(static_cast<double>(flagged.size() > kMaxNamespaceSeries ? flagged.size() - kMaxNamespaceSeries : 0));
+  out.sample(static_cast<double>(tally.flagged_namespaces > kMaxNamespaceSeries
+                                     ? tally.flagged_namespaces - kMaxNamespaceSeries
+                                     : 0));
   return out.take();
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "audit.hpp"  // kKeptFlaggedNamespaces
+
 namespace hsperfguard {
 
 struct AuditResult;
@@ -47,6 +49,6 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
 
 // At most this many namespaces get their own series (hsperfguard_audit_namespace_findings):
 // anyone can create hsperfdata_* directories, and a scrape must stay small.
-inline constexpr std::size_t kMaxNamespaceSeries = 100;
+inline constexpr std::size_t kMaxNamespaceSeries = kKeptFlaggedNamespaces;
 
 }  // namespace hsperfguard

@@ -425,7 +425,7 @@ json summary_json(const AuditTally& tally) {
           {"namespaces", tally.namespaces},
           {"files", tally.files},
           {"files_by_verdict", by_verdict},
-          {"errors", tally.errors.size()},
+          {"errors", tally.error_count},
           {"highest_severity", tally.worst ? json(to_string(*tally.worst)) : json(nullptr)}};
 }
 
@@ -454,6 +454,7 @@ json report_closing_json(const AuditResult& result, const AuditTally& tally) {
   report["attach"] = std::move(attach);
   report["summary"] = summary_json(tally);
   report["errors"] = all_errors_json(tally);
+  report["errors_not_listed"] = tally.error_count - tally.errors.size();
   report["finished_at"] = format_utc_millis(result.finished_at_ms);
   report["duration_ms"] = result.finished_at_ms - result.started_at_ms;
   report["complete"] = !result.incomplete;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <regex>
 #include <set>
@@ -208,6 +210,66 @@ TEST(Metrics, NamespaceSeriesAreCappedWorstFirst) {
                                std::to_string(1000 + kMaxNamespaceSeries + 10) + "\",severity=\"critical\"}"),
             1);
   EXPECT_EQ(value_of(text, "hsperfguard_audit_namespaces_not_exported"), 20);
+}
+
+// The tally stays small whatever the audit holds (a local user can make any number of
+// namespaces and errors): it keeps the worst namespaces and the first errors, and counts all.
+TEST(AuditTallyBounds, KeepsTheWorstNamespacesAndTheFirstErrorsAndCountsAll) {
+  AuditTally tally;
+  const std::size_t total = 3 * kKeptFlaggedNamespaces;
+  for (std::size_t i = 0; i < total; ++i) {
+    // Counted on its own tally as a worker would, then merged in order.
+    AuditTally part;
+    NamespaceFacts ns;
+    ns.path = "/tmp/hsperfdata_u" + std::to_string(100000 + i);
+    ns.errors.resize(10, ObservationError{ns.path, "openat", 2, "gone"});
+    NamespaceJudgement judged;
+    judged.findings = {finding("namespace.x", i % 7 == 0 ? Severity::high : Severity::low, ns.path)};
+    part.add_namespace(ns, judged);
+    tally.merge(std::move(part));
+  }
+  tally.add_root(TempRootFacts{}, RootJudgement{});
+  EXPECT_EQ(tally.namespaces, total);
+  EXPECT_EQ(tally.flagged_namespaces, total);
+  const std::size_t high = (total + 6) / 7;
+  EXPECT_EQ(tally.flagged_by_worst[static_cast<std::size_t>(Severity::high)], high);
+  EXPECT_EQ(tally.flagged_by_worst[static_cast<std::size_t>(Severity::low)], total - high);
+  ASSERT_EQ(tally.flagged.size(), kKeptFlaggedNamespaces);
+  for (std::size_t i = 0; i < high; ++i) EXPECT_EQ(tally.flagged[i].worst, Severity::high) << i;
+  EXPECT_TRUE(std::is_sorted(tally.flagged.begin() + static_cast<long>(high), tally.flagged.end(),
+                             [](const auto& a, const auto& b) { return a.path < b.path; }));
+  EXPECT_EQ(tally.error_count, total * 10);
+  EXPECT_EQ(tally.errors.size(), kKeptErrors);
+}
+
+// A namespace in parts, each counted on its own tally: one flagged namespace whose counts add
+// up, however the parts were split.
+TEST(AuditTallyBounds, PartsOfANamespaceAreOneFlaggedNamespace) {
+  AuditTally tally;
+  for (std::size_t part = 0; part < 3; ++part) {
+    AuditTally counted;
+    NamespaceFacts ns;
+    ns.path = "/tmp/hsperfdata_big";
+    ns.part = part;
+    ns.more_parts = part < 2;
+    NamespaceJudgement judged;
+    judged.findings = {finding("file.x", part == 1 ? Severity::critical : Severity::low, ns.path)};
+    counted.add_namespace(ns, judged);
+    tally.merge(std::move(counted));
+  }
+  AuditTally other;
+  NamespaceFacts next;
+  next.path = "/tmp/hsperfdata_next";
+  NamespaceJudgement nothing;
+  other.add_namespace(next, nothing);
+  tally.merge(std::move(other));
+  tally.add_root(TempRootFacts{}, RootJudgement{});
+  EXPECT_EQ(tally.namespaces, 2u);
+  EXPECT_EQ(tally.flagged_namespaces, 1u);
+  ASSERT_EQ(tally.flagged.size(), 1u);
+  EXPECT_EQ(tally.flagged[0].worst, Severity::critical);
+  EXPECT_EQ(tally.flagged[0].by_severity.at(Severity::low), 2u);
+  EXPECT_EQ(tally.flagged_by_worst[static_cast<std::size_t>(Severity::critical)], 1u);
 }
 
 ReapRun sample_reap() {

@@ -43,6 +43,10 @@ struct ObserveOptions {
   // does not grow with what one namespace holds (any user can fill their own); its files then
   // come in the order the directory lists them, each part sorted by name.
   std::size_t files_per_part = 0;
+  // 0: the temp dir's namespaces are listed, sorted and observed at once. N > 0 (POSIX): they
+  // are taken N names at a time (each batch sorted by name), so that memory does not grow with
+  // how many namespaces there are (any user can make them in /tmp).
+  std::size_t namespaces_per_batch = 0;
   // Checked before each namespace (and each part): once reached, no further namespace is
   // entered or handed over, and the temp root's errors say how far observation got.
   RunLimits limits;

@@ -306,7 +306,8 @@ class Observer {
     ns.volume = observe_volume(dir.get(), ns.inode_flags, ns.path, ns.errors);
 
     const bool in_parts = options_.files_per_part > 0;
-    const std::size_t per_part = in_parts ? options_.files_per_part : std::numeric_limits<std::size_t>::max();
+    const std::size_t per_part =
+        in_parts ? options_.files_per_part : std::numeric_limits<std::size_t>::max();
     NamespaceFacts shell;  // the namespace's own facts, which every later part repeats
     if (in_parts) {
       shell = ns;
@@ -316,7 +317,8 @@ class Observer {
     DirectoryReader reader(dir.get(), scratch.dirents);
     scratch.entries.clear();
     for (std::size_t part = 0;; ++part) {
-      if (const int err = reader.read(scratch.entries, in_parts ? per_part + 1 : per_part); err != 0) {
+      if (const int err = reader.read(scratch.entries, in_parts ? per_part + 1 : per_part);
+          err != 0) {
         ns.errors.push_back(make_error(ns.path, "getdents64", err));
       }
       std::optional<DirEntry> next;  // the first entry of the next part
@@ -326,9 +328,9 @@ class Observer {
       }
       const char* stopped = next ? options_.limits.reached() : nullptr;
       if (stopped != nullptr) {
-        ns.errors.push_back(ObservationError{ns.path, "getdents64", EINTR,
-                                             std::string("stopped (") + stopped +
-                                                 ") before every entry was observed"});
+        ns.errors.push_back(ObservationError{
+            ns.path, "getdents64", EINTR,
+            std::string("stopped (") + stopped + ") before every entry was observed"});
       }
       observe_entries(dir.get(), opened, ns, scratch);
       ns.part = part;
@@ -705,209 +707,232 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   const auto temp_flags = read_inode_flags(temp.get(), display, facts.errors);
   facts.volume = observe_volume(temp.get(), temp_flags, display, facts.errors);
 
-  // Enumerate once; keep only namespace and attach names.
+  // The namespace and attach names of the temp dir, a batch at a time (any user can make
+  // namespaces in /tmp: with namespaces_per_batch set, memory does not grow with their
+  // number), each batch sorted by name.
   Scratch main_scratch;
-  std::vector<DirEntry> listed;
   DirectoryReader temp_reader(temp.get(), main_scratch.dirents, is_temp_dir_entry_of_interest);
-  if (const int err = temp_reader.read(listed, std::numeric_limits<std::size_t>::max()); err != 0) {
-    facts.errors.push_back(make_error(display, "getdents64", err));
-  }
-  std::sort(listed.begin(), listed.end());
-  std::vector<NamespaceFacts> namespaces;  // listed; handed to `consume` one by one
-  std::vector<std::size_t> to_enter;
-  for (auto& entry : listed) {
-    std::string& name = entry.name;
-    const std::string_view n = name;
-    if (n.starts_with(kNamespacePrefix)) {
-      NamespaceFacts& ns = namespaces.emplace_back();
-      ns.name = std::move(name);
-      ns.user_suffix = ns.name.substr(kNamespacePrefix.size());
-      ns.path = join(display, ns.name);
-      Stat st;
-      if (const int err = stat_at(temp.get(), ns.name.c_str(), kEntryStatFlags, st); err != 0) {
-        ns.errors.push_back(make_error(ns.path, "statx", err));
-        continue;
-      }
-      ns.lstat = st.inode;
-      ns.crosses_mount = !same_mount(st.inode, st.mount_id, temp_stat.inode, temp_stat.mount_id);
-      if (ns.crosses_mount && st.inode.kind == FileKind::directory) {
-        ns.errors.push_back(
-            ObservationError{ns.path, "openat", EXDEV, "on another mount: not entered"});
-      } else if (st.inode.kind == FileKind::directory) {
-        to_enter.push_back(namespaces.size() - 1);
-      }
-    } else if (n.starts_with(kListenerPrefix) || n.starts_with(kTriggerPrefix)) {
-      AttachFacts& a = facts.attach_files.emplace_back();
-      const bool listener = n.starts_with(kListenerPrefix);
-      a.kind = listener ? AttachFacts::Kind::listener_socket : AttachFacts::Kind::trigger_file;
-      a.pid = classify_pid_name(n.substr(listener ? kListenerPrefix.size() : kTriggerPrefix.size()),
-                                facts.max_pid)
-                  .pid;
-      a.name = std::move(name);
-      a.path = join(display, a.name);
-      Stat st;
-      if (const int err = stat_at(temp.get(), a.name.c_str(), kEntryStatFlags, st); err != 0) {
-        a.errors.push_back(make_error(a.path, "statx", err));
-      } else {
-        a.lstat = st.inode;
-      }
-    }
-  }
-
-  // Owners first, on this thread (the user database caches and is not shared between
-  // threads), so that a stage sees them.
-  auto users = foreign ? root_user_database_at(root_fd.get(), spec.root) : host_user_database();
+  const std::size_t per_batch = options.namespaces_per_batch > 0
+                                    ? options.namespaces_per_batch
+                                    : std::numeric_limits<std::size_t>::max();
+  // Owners are looked up on this thread (the user database caches and is not shared between
+  // threads), before a batch is entered, so that a stage sees them. A foreign root's passwd is
+  // read and indexed once; the host's cache is started afresh for each batch.
+  std::unique_ptr<UserDatabase> users =
+      foreign ? root_user_database_at(root_fd.get(), spec.root) : nullptr;
   bool reported = false;
-  for (NamespaceFacts& ns : namespaces) {
-    ns.user = users->find_user(ns.user_suffix);
-    ns.user_lookup_failed = users->failed();
-    if (ns.user_lookup_failed && !reported) {
-      if (auto e = users->error()) facts.errors.push_back(std::move(*e));
-      reported = true;
-    }
-  }
-
-  // Enter the namespaces, shared between workers by an atomic cursor, at most kLookahead
-  // namespaces ahead of the consumer, which takes them (or their parts) in order on this
-  // thread. A worker runs the stage of each namespace or part it observed, and queues at most
-  // kQueuedParts parts of one namespace: a namespace of any size costs a few parts' memory.
-  // What a worker throws (out of memory, a stage's failure) is rethrown here, on this thread,
-  // when that namespace's turn comes.
-  constexpr std::size_t kQueuedParts = 2;
-  const Observer observer(options, facts.max_pid, temp.get());
-  std::vector<std::exception_ptr> failures(namespaces.size());
-  // Parts staged and waiting for the consumer, each with whether it is its namespace's last (the
-  // stage may have emptied the part's facts).
-  std::vector<std::deque<std::pair<NamespaceFacts, bool>>> ready(namespaces.size());
-  std::vector<char> entered(namespaces.size(), 0), finished(namespaces.size(), 0);
-  std::vector<char> skipped(namespaces.size(), 0);  // not entered: the run limits were reached
-  for (const std::size_t n : to_enter) entered[n] = 1;
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::size_t consumed = 0;
-  bool stopping = false;
-  std::atomic<std::size_t> next{0};
-  // On a worker: stage each part, then queue it for the consumer.
-  auto enter_for_consumer = [&](std::size_t n, Scratch& scratch) {
-    const auto queue = [&](NamespaceFacts&& part, bool last) {
-      if (stage) stage(facts, n, part);
-      std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return stopping || ready[n].size() < kQueuedParts; });
-      if (stopping) return false;
-      ready[n].emplace_back(std::move(part), last);
-      if (last) finished[n] = 1;
-      lock.unlock();
-      changed.notify_all();
-      return true;
-    };
-    try {
-      observer.enter_namespace(std::move(namespaces[n]), scratch, queue);
-    } catch (...) {
-      const std::lock_guard lock(mutex);
-      failures[n] = std::current_exception();
-      finished[n] = 1;
-    }
-    changed.notify_all();
-  };
-  auto work = [&](Scratch& scratch) {
-    for (;;) {
-      const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= to_enter.size()) break;
-      const std::size_t n = to_enter[i];
-      {
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stopping || n < consumed + kLookahead; });
-        if (stopping) break;
-        if (options.limits.reached() != nullptr) {
-          skipped[n] = finished[n] = 1;
-          lock.unlock();
-          changed.notify_all();
+  std::size_t observed = 0;  // namespaces handed over so far (the index of the next)
+  // Returns false when the run limits stopped observation.
+  const auto observe_batch = [&](std::vector<DirEntry>& listed) -> bool {
+    std::sort(listed.begin(), listed.end());
+    std::vector<NamespaceFacts> namespaces;  // listed; handed to `consume` one by one
+    std::vector<std::size_t> to_enter;
+    for (auto& entry : listed) {
+      std::string& name = entry.name;
+      const std::string_view n = name;
+      if (n.starts_with(kNamespacePrefix)) {
+        NamespaceFacts& ns = namespaces.emplace_back();
+        ns.name = std::move(name);
+        ns.user_suffix = ns.name.substr(kNamespacePrefix.size());
+        ns.path = join(display, ns.name);
+        Stat st;
+        if (const int err = stat_at(temp.get(), ns.name.c_str(), kEntryStatFlags, st); err != 0) {
+          ns.errors.push_back(make_error(ns.path, "statx", err));
           continue;
         }
-      }
-      enter_for_consumer(n, scratch);
-    }
-  };
-  std::vector<std::thread> helpers;
-  std::vector<Scratch> helper_scratch(worker_count(to_enter.size()));
-  for (auto& scratch : helper_scratch) {
-    try {
-      helpers.emplace_back(work, std::ref(scratch));
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  auto stop = [&] {
-    {
-      const std::lock_guard lock(mutex);
-      stopping = true;
-    }
-    changed.notify_all();
-    for (auto& t : helpers) t.join();
-  };
-  // The namespaces from n on are not observed: the run limits were reached.
-  const auto record_stop = [&](std::size_t n) {
-    const char* why = options.limits.reached();
-    facts.errors.push_back(ObservationError{
-        display, "observe", EINTR,
-        std::string("stopped (") + (why != nullptr ? why : "interrupted") + ") with " +
-            std::to_string(namespaces.size() - n) + " of " + std::to_string(namespaces.size()) +
-            " namespaces not observed"});
-  };
-  try {
-    for (std::size_t n = 0; n < namespaces.size(); ++n) {
-      if (options.limits.reached() != nullptr) {
-        record_stop(n);
-        break;
-      }
-      bool skipped_here = false;
-      if (entered[n] == 0) {
-        if (stage) stage(facts, n, namespaces[n]);
-        consume(facts, std::move(namespaces[n]));
-      } else if (helpers.empty()) {
-        // No thread could start: observed, staged and consumed here, part by part.
-        observer.enter_namespace(std::move(namespaces[n]), main_scratch, [&](NamespaceFacts&& part, bool) {
-          if (stage) stage(facts, n, part);
-          consume(facts, std::move(part));
-          return true;
-        });
-      } else {
-        for (;;) {
-          NamespaceFacts part;
-          bool last = false;
-          {
-            std::unique_lock lock(mutex);
-            changed.wait(lock, [&] { return !ready[n].empty() || finished[n] != 0; });
-            if (ready[n].empty()) {
-              if (failures[n]) std::rethrow_exception(failures[n]);
-              skipped_here = skipped[n] != 0;
-              break;  // every part was consumed
-            }
-            part = std::move(ready[n].front().first);
-            last = ready[n].front().second;
-            ready[n].pop_front();
-          }
-          changed.notify_all();
-          consume(facts, std::move(part));
-          if (last) break;
+        ns.lstat = st.inode;
+        ns.crosses_mount = !same_mount(st.inode, st.mount_id, temp_stat.inode, temp_stat.mount_id);
+        if (ns.crosses_mount && st.inode.kind == FileKind::directory) {
+          ns.errors.push_back(
+              ObservationError{ns.path, "openat", EXDEV, "on another mount: not entered"});
+        } else if (st.inode.kind == FileKind::directory) {
+          to_enter.push_back(namespaces.size() - 1);
+        }
+      } else if (n.starts_with(kListenerPrefix) || n.starts_with(kTriggerPrefix)) {
+        AttachFacts& a = facts.attach_files.emplace_back();
+        const bool listener = n.starts_with(kListenerPrefix);
+        a.kind = listener ? AttachFacts::Kind::listener_socket : AttachFacts::Kind::trigger_file;
+        a.pid =
+            classify_pid_name(n.substr(listener ? kListenerPrefix.size() : kTriggerPrefix.size()),
+                              facts.max_pid)
+                .pid;
+        a.name = std::move(name);
+        a.path = join(display, a.name);
+        Stat st;
+        if (const int err = stat_at(temp.get(), a.name.c_str(), kEntryStatFlags, st); err != 0) {
+          a.errors.push_back(make_error(a.path, "statx", err));
+        } else {
+          a.lstat = st.inode;
         }
       }
-      if (skipped_here) {
-        record_stop(n);
-        break;
+    }
+
+    if (!foreign) users = host_user_database();
+    for (NamespaceFacts& ns : namespaces) {
+      ns.user = users->find_user(ns.user_suffix);
+      ns.user_lookup_failed = users->failed();
+      if (ns.user_lookup_failed && !reported) {
+        if (auto e = users->error()) facts.errors.push_back(std::move(*e));
+        reported = true;
       }
-      namespaces[n] = NamespaceFacts{};  // its memory went with the consumer
-      {
+    }
+
+    // Enter the namespaces, shared between workers by an atomic cursor, at most kLookahead
+    // namespaces ahead of the consumer, which takes them (or their parts) in order on this
+    // thread. A worker runs the stage of each namespace or part it observed, and queues at most
+    // kQueuedParts parts of one namespace: a namespace of any size costs a few parts' memory.
+    // What a worker throws (out of memory, a stage's failure) is rethrown here, on this thread,
+    // when that namespace's turn comes.
+    constexpr std::size_t kQueuedParts = 2;
+    const Observer observer(options, facts.max_pid, temp.get());
+    std::vector<std::exception_ptr> failures(namespaces.size());
+    // Parts staged and waiting for the consumer, each with whether it is its namespace's last (the
+    // stage may have emptied the part's facts).
+    std::vector<std::deque<std::pair<NamespaceFacts, bool>>> ready(namespaces.size());
+    std::vector<char> entered(namespaces.size(), 0), finished(namespaces.size(), 0);
+    std::vector<char> skipped(namespaces.size(), 0);  // not entered: the run limits were reached
+    for (const std::size_t n : to_enter) entered[n] = 1;
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::size_t consumed = 0;
+    bool stopping = false;
+    std::atomic<std::size_t> next{0};
+    // On a worker: stage each part, then queue it for the consumer.
+    auto enter_for_consumer = [&](std::size_t n, Scratch& scratch) {
+      const auto queue = [&](NamespaceFacts&& part, bool last) {
+        if (stage) stage(facts, observed + n, part);
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return stopping || ready[n].size() < kQueuedParts; });
+        if (stopping) return false;
+        ready[n].emplace_back(std::move(part), last);
+        if (last) finished[n] = 1;
+        lock.unlock();
+        changed.notify_all();
+        return true;
+      };
+      try {
+        observer.enter_namespace(std::move(namespaces[n]), scratch, queue);
+      } catch (...) {
         const std::lock_guard lock(mutex);
-        consumed = n + 1;
+        failures[n] = std::current_exception();
+        finished[n] = 1;
       }
       changed.notify_all();
+    };
+    auto work = [&](Scratch& scratch) {
+      for (;;) {
+        const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
+        if (i >= to_enter.size()) break;
+        const std::size_t n = to_enter[i];
+        {
+          std::unique_lock lock(mutex);
+          changed.wait(lock, [&] { return stopping || n < consumed + kLookahead; });
+          if (stopping) break;
+          if (options.limits.reached() != nullptr) {
+            skipped[n] = finished[n] = 1;
+            lock.unlock();
+            changed.notify_all();
+            continue;
+          }
+        }
+        enter_for_consumer(n, scratch);
+      }
+    };
+    std::vector<std::thread> helpers;
+    std::vector<Scratch> helper_scratch(worker_count(to_enter.size()));
+    for (auto& scratch : helper_scratch) {
+      try {
+        helpers.emplace_back(work, std::ref(scratch));
+      } catch (const std::system_error&) {
+        break;
+      }
     }
-  } catch (...) {
+    auto stop = [&] {
+      {
+        const std::lock_guard lock(mutex);
+        stopping = true;
+      }
+      changed.notify_all();
+      for (auto& t : helpers) t.join();
+    };
+    // The namespaces from n on are not observed: the run limits were reached.
+    const auto record_stop = [&](std::size_t n) {
+      const char* why = options.limits.reached();
+      facts.errors.push_back(ObservationError{
+          display, "observe", EINTR,
+          std::string("stopped (") + (why != nullptr ? why : "interrupted") + ") after " +
+              std::to_string(observed + n) + " namespaces: the others were not observed"});
+    };
+    bool stopped = false;
+    try {
+      for (std::size_t n = 0; n < namespaces.size(); ++n) {
+        if (options.limits.reached() != nullptr) {
+          record_stop(n);
+          stopped = true;
+          break;
+        }
+        bool skipped_here = false;
+        if (entered[n] == 0) {
+          if (stage) stage(facts, observed + n, namespaces[n]);
+          consume(facts, std::move(namespaces[n]));
+        } else if (helpers.empty()) {
+          // No thread could start: observed, staged and consumed here, part by part.
+          observer.enter_namespace(std::move(namespaces[n]), main_scratch,
+                                   [&](NamespaceFacts&& part, bool) {
+                                     if (stage) stage(facts, observed + n, part);
+                                     consume(facts, std::move(part));
+                                     return true;
+                                   });
+        } else {
+          for (;;) {
+            NamespaceFacts part;
+            bool last = false;
+            {
+              std::unique_lock lock(mutex);
+              changed.wait(lock, [&] { return !ready[n].empty() || finished[n] != 0; });
+              if (ready[n].empty()) {
+                if (failures[n]) std::rethrow_exception(failures[n]);
+                skipped_here = skipped[n] != 0;
+                break;  // every part was consumed
+              }
+              part = std::move(ready[n].front().first);
+              last = ready[n].front().second;
+              ready[n].pop_front();
+            }
+            changed.notify_all();
+            consume(facts, std::move(part));
+            if (last) break;
+          }
+        }
+        if (skipped_here) {
+          record_stop(n);
+          stopped = true;
+          break;
+        }
+        namespaces[n] = NamespaceFacts{};  // its memory went with the consumer
+        {
+          const std::lock_guard lock(mutex);
+          consumed = n + 1;
+        }
+        changed.notify_all();
+      }
+    } catch (...) {
+      stop();
+      throw;
+    }
     stop();
-    throw;
+    observed += namespaces.size();
+    return !stopped;
+  };
+
+  for (;;) {
+    std::vector<DirEntry> listed;
+    if (const int err = temp_reader.read(listed, per_batch); err != 0) {
+      facts.errors.push_back(make_error(display, "getdents64", err));
+    }
+    const bool last = listed.size() < per_batch;
+    if (!observe_batch(listed) || last) break;
   }
-  stop();
   return facts;
 }
 
