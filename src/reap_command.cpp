@@ -214,6 +214,11 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
         run.lock.acquired = true;
         break;
       case platform::InstanceLock::Status::busy:
+        if (signals.requested().load()) {
+          err << "hsperfguard: reap: interrupted while waiting for " << *options.lock_file
+              << ": nothing was done\n";
+          return kExitIncomplete;
+        }
         // Another run is reaping: that is this run's work done, not a failure.
         err << "hsperfguard: reap: another reap holds " << *options.lock_file;
         if (lock.holder_pid()) err << " (pid " << *lock.holder_pid() << ")";

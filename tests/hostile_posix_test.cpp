@@ -185,6 +185,29 @@ echo etc=$(ls /tmp/etc | tr '\n' ,) nobodys=$(ls -A /tmp/nobodys | wc -l)
   EXPECT_NE(o.result.err.find("owned by uid 65534"), std::string::npos) << o.result.err;
 }
 
+// SIGTERM while waiting for another run's lock (--wait) ended the run "successfully" (exit 0,
+// "gave up waiting"): it is an interruption, exit 3.
+TEST(HostileInput, SigtermWhileWaitingForTheLockIsAnInterruption) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir -p /run/hsperfguard && : > /run/hsperfguard/reap.lock
+flock /run/hsperfguard/reap.lock sleep 60 > /dev/null 2>&1 & HOLDER=$!
+i=0; while [ $i -lt 100 ] && ! grep -q FLOCK /proc/locks; do sleep 0.05; i=$((i+1)); done
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --wait --format json > /dev/null 2> /tmp/err & PID=$!
+sleep 0.5
+echo waiting=$([ -d /proc/$PID ] && echo yes || echo no)
+kill -TERM $PID
+i=0; while [ -d /proc/$PID ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+[ -d /proc/$PID ] && kill -KILL $PID
+wait $PID; echo rc=$?
+pkill -P $HOLDER; kill $HOLDER
+echo stale=$(stale_left)
+)SH");
+  ASSERT_EQ(o.at("waiting"), "yes") << "the run must be waiting when signalled";
+  EXPECT_EQ(o.at("rc"), "3") << o.result.err;
+  EXPECT_EQ(o.at("stale"), "yes");
+}
+
 // `reap --lock-file /etc/shadow` emptied the file. A lock file is created, or reused only when
 // it holds nothing or a pid.
 TEST(HostileInput, LockFileNamingAnExistingFileIsLeftUntouched) {
