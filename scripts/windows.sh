@@ -42,7 +42,7 @@ trap stop_wineserver EXIT
 # One persistent wineserver for the whole run, so that every test does not pay for a
 # server start; the first boot fills the prefix.
 mkdir -p "$WINEPREFIX"
-wineserver -p
+wineserver -p || true  # one may already run for this prefix
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   wineboot -i >/dev/null 2>&1
 fi

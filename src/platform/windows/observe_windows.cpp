@@ -306,6 +306,12 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   std::vector<NamespaceFacts> namespaces = std::move(root.namespaces);
   root.namespaces.clear();
   for (std::size_t i = 0; i < namespaces.size(); ++i) {
+    if (const char* why = options.limits.reached()) {
+      root.errors.push_back(ObservationError{temp_path, "observe", ERROR_OPERATION_ABORTED,
+                                             std::string("stopped (") + why + ") after " + std::to_string(i) +
+                                                 " namespaces: the others were not handed over"});
+      break;
+    }
     if (stage) stage(root, i, namespaces[i]);
     consume(root, std::move(namespaces[i]));
   }
