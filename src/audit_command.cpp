@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <ostream>
 #include <stdexcept>
 #include <string_view>
@@ -173,7 +174,8 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   const auto run = [&](const platform::ContentSink& write) {
     std::optional<AuditJsonWriter> json;
     if (format == ReportFormat::json) json.emplace(context, result.policy.name, result.started_at_ms, write);
-    // Blind JVMs (libjvm mapped, no backing file) go to the namespace HotSpot would have used.
+    // Invisible JVMs (libjvm mapped, no backing file or a deleted one) go to the namespace
+    // HotSpot would have used, or to its temp dir when there is none.
     std::vector<ObservationError> ignored;  // a process that exited or hides its maps
     const auto jvms = platform::observe_jvm_processes(ignored);
     std::vector<ObservationError> discovery_errors;  // containers we could not look into
@@ -183,6 +185,8 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       if (limits.reached() != nullptr) break;
       const std::size_t r = result.roots.size();
       StagedNamespaces staged;
+      std::mutex users_mutex;
+      std::set<std::string> users_seen;  // namespaces of the temp dir, for invisible JVMs
       std::size_t namespaces = 0;  // begun (their first part consumed)
       std::string closing;         // of the namespace in parts being written
       bool opened = false;         // text: the temp dir's opening line is written
@@ -190,7 +194,11 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
         StagedNamespace done;
         done.continuation = ns.part > 0;
         gatherers.gather(ns, platform::liveness_scope_of(shell));
-        if (ns.part == 0) assign_blind_jvms(shell, ns, jvms);
+        if (ns.part == 0) {
+          assign_invisible_jvms(shell, ns, jvms);
+          const std::lock_guard lock(users_mutex);
+          users_seen.insert(ns.user_suffix);
+        }
         const NamespaceJudgement judgement = judge_namespace(shell, ns, result.policy);
         done.text = staged.spare_text();
         if (json) {
@@ -235,6 +243,12 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       if (!options.container_pid && namespaces == 0 && container_vanished(root)) continue;
       // A temp dir that could not be opened leaves nothing judged beneath it.
       if (!root.opened) result.incomplete = true;
+      // Invisible JVMs whose namespace does not exist are the temp dir's.
+      for (const auto& jvm : jvms) {
+        if (jvm.invisible() && jvm.user && jvm_uses_temp_root(jvm, root) && !users_seen.contains(*jvm.user)) {
+          root.invisible_jvms.push_back(jvm);
+        }
+      }
       RootJudgement judgement = judge_root(root, result.policy);
       if (!json) {
         if (!opened) write(audit_root_opening_text(root));

@@ -64,6 +64,15 @@ std::optional<std::size_t> find_namespace(const TempRootFacts& root, std::string
   return std::nullopt;
 }
 
+namespace {
+
+bool is_resource_prediction(std::string_view rule) {
+  return rule == "namespace.no-space" || rule == "namespace.read-only" || rule == "namespace.immutable" ||
+         rule == "tmpdir.new-namespaces-fail";
+}
+
+}  // namespace
+
 CreateAssessment assess_for_create(const TempRootFacts& root, std::optional<std::size_t> namespace_index,
                                    const Policy& policy, Severity threshold, std::uint32_t euid) {
   // Judge the temp dir and this one namespace only: other users' namespaces are not ours.
@@ -77,12 +86,15 @@ CreateAssessment assess_for_create(const TempRootFacts& root, std::optional<std:
   const auto judgements = judge(roots, policy);
   CreateAssessment out;
   out.repair = plan_repair(roots, judgements, RepairContext{euid});
+  // The prediction says whether a JVM would manage to create its file; create finds that out
+  // for itself (and reports the file system's own error), so the prediction only informs it.
+  const auto blocks = [&](const Finding& f) { return f.severity >= threshold && !is_resource_prediction(f.rule); };
   const RootJudgement& rj = judgements.front();
   for (const auto& f : rj.findings) {
-    (f.severity >= threshold ? out.blocking_temp_dir : out.notes).push_back(f);
+    (blocks(f) ? out.blocking_temp_dir : out.notes).push_back(f);
   }
   for (const auto& ns : rj.namespaces) {
-    for (const auto& f : ns.findings) (f.severity >= threshold ? out.blocking : out.notes).push_back(f);
+    for (const auto& f : ns.findings) (blocks(f) ? out.blocking : out.notes).push_back(f);
     for (const auto& file : ns.files) {
       for (const auto& f : file.findings) (f.severity >= threshold ? out.blocking : out.notes).push_back(f);
     }

@@ -104,6 +104,12 @@ struct VolumeFacts {
   std::optional<bool> compressed;   // Windows: FS_VOL_IS_COMPRESSED
   bool unc_path = false;            // Windows: the path has no drive letter
   std::optional<std::uint64_t> mount_id;  // statx STATX_MNT_ID where available
+  // What decides whether a JVM can create its backing file here (POSIX: statfs, or the mount
+  // table for a namespace on another mount, which is never asked itself).
+  std::optional<bool> read_only;                  // mounted read-only
+  std::optional<std::uint64_t> free_bytes;        // for a user (f_bavail)
+  std::optional<std::uint64_t> free_bytes_root;   // for root, reserved blocks included (f_bfree)
+  std::optional<std::uint64_t> free_inodes;       // f_ffree; nullopt where the file system has no count
 };
 
 // ---- Processes (liveness evidence; filled by the reaper issue onwards) --------------------
@@ -125,17 +131,41 @@ struct ProcessFacts {
 };
 
 // A live process that maps libjvm: a JVM, whether it publishes a backing file or not.
+// How a JVM's options decide whether it publishes its counters: -XX:-UsePerfData or
+// -XX:+PerfDisableSharedMem, from its command line or the environment variables the JVM reads.
+struct PerfDataOption {
+  bool disables = false;
+  std::string flag;    // the deciding flag as written ("-XX:-UsePerfData")
+  std::string source;  // "command line", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"
+};
+
 struct JvmProcessFacts {
   ProcessFacts process;  // host pid, NSpid, mount namespace, cgroup, uids, start time
   // Whether it maps a <dir>/hsperfdata_<user>/<name> file (nullopt: maps unreadable). A JVM
   // that maps libjvm and no such file is blind: jps and jstat cannot see it.
   std::optional<bool> maps_backing_file;
+  // The backing file it maps, as its maps name it (from our root), and whether that file was
+  // deleted since (a tmp cleaner): jps and jstat cannot see the JVM then either.
+  std::optional<std::string> mapped_backing_file;
+  bool backing_file_deleted = false;
+  // The mapping's address range as /proc/<pid>/map_files names it ("7f..-7f.."): through it,
+  // root can still read a deleted region.
+  std::optional<std::string> backing_file_mapping;
+  // What its deleted region still says, read through that mapping (root only).
+  std::optional<std::string> region_main;        // sun.rt.javaCommand
+  std::optional<std::string> region_vm_version;  // java.property.java.vm.version
+  std::optional<std::int64_t> region_begin_ms;   // sun.rt.createVmBeginTime
+  // Its perf-data options (nullopt: none seen, or the environment could not be read).
+  std::optional<PerfDataOption> perf_data;
+  bool environment_read = false;  // its environment was read (root, or its own user)
   std::optional<std::string> user;          // its effective uid's name, from its own root
   std::optional<std::string> command_line;  // /proc/<pid>/cmdline, blanks for NULs
   // Identity of its /tmp, resolved beneath its root: which temp root its namespace is in.
   std::optional<std::uint64_t> temp_dir_dev;
   std::optional<std::uint64_t> temp_dir_ino;
   bool blind() const { return maps_backing_file.has_value() && !*maps_backing_file; }
+  // Invisible to jps and jstat: blind, or its backing file is gone.
+  bool invisible() const { return blind() || backing_file_deleted; }
 };
 
 // Evidence about one backing file's owner process.
@@ -204,8 +234,9 @@ struct NamespaceFacts {
   bool crosses_mount = false;  // on another file system than its temp dir
   std::vector<FileFacts> files;
   std::vector<ObservationError> errors;
-  // Blind JVMs (live, map libjvm, no backing file) whose user this namespace is.
-  std::vector<ProcessFacts> blind_jvms;
+  // Invisible JVMs (live, map libjvm, and no backing file, or a deleted one) whose user this
+  // namespace is: HotSpot would have used this namespace for them.
+  std::vector<JvmProcessFacts> invisible_jvms;
   // A namespace listing more entries than observation hands over at once
   // (ObserveOptions::files_per_part) comes in parts: part 0 is the namespace with its first
   // files; each later part repeats the namespace's own facts (no errors, no blind JVMs) with
@@ -249,6 +280,9 @@ struct TempRootFacts {
   // here may be one of their pids too, matched by the last NSpid field.
   std::vector<std::string> sharing_mount_namespaces;
   std::int64_t max_pid = kDefaultMaxPid;
+  std::uint64_t page_size = 4096;  // of the host: a JVM rounds its region up to it
+  // Invisible JVMs whose namespace (hsperfdata_<user> here) does not exist.
+  std::vector<JvmProcessFacts> invisible_jvms;
   std::vector<NamespaceFacts> namespaces;
   std::vector<AttachFacts> attach_files;
   std::vector<ObservationError> errors;

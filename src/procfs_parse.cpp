@@ -292,6 +292,47 @@ std::optional<std::string_view> parse_cgroup(std::string_view text) {
   return std::nullopt;
 }
 
+namespace {
+
+bool has_option(std::string_view options, std::string_view wanted) {
+  while (!options.empty()) {
+    const auto comma = options.find(',');
+    if (options.substr(0, comma) == wanted) return true;
+    if (comma == std::string_view::npos) break;
+    options.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<MountEntry> find_mount(std::string_view mountinfo, std::uint64_t mount_id) {
+  std::optional<MountEntry> found;
+  for_each_line(mountinfo, [&](std::string_view line) {
+    if (found) return;
+    // id parent major:minor root mountpoint options [optional fields...] - fstype source super
+    std::string_view rest = line;
+    const auto id = parse_unsigned(next_token(rest), 10);
+    if (!id || *id != mount_id) return;
+    next_token(rest);  // parent
+    next_token(rest);  // major:minor
+    next_token(rest);  // root
+    next_token(rest);  // mount point
+    const std::string_view options = next_token(rest);
+    std::string_view field;
+    do {
+      field = next_token(rest);
+    } while (!field.empty() && field != "-");
+    if (field != "-") return;  // malformed: no separator
+    const std::string_view fs_type = next_token(rest);
+    next_token(rest);  // source
+    const std::string_view super = next_token(rest);
+    if (options.empty() || fs_type.empty()) return;
+    found = MountEntry{*id, fs_type, has_option(options, "ro") || has_option(super, "ro")};
+  });
+  return found;
+}
+
 Match match_file(const std::vector<FileId>& files, const FileId& wanted) {
   if (std::binary_search(files.begin(), files.end(), wanted)) return Match::exact;
   const bool same_inode =

@@ -85,6 +85,16 @@ MapsSummary parse_maps(std::string_view text);
 // well-formed line.
 std::optional<std::string_view> parse_cgroup(std::string_view text);
 
+// One mount of /proc/<pid>/mountinfo: what observation may know of a mount without asking
+// its file system anything (a FUSE server could stall a statfs).
+struct MountEntry {
+  std::uint64_t mount_id = 0;
+  std::string_view fs_type;  // "tmpfs", "ext4", "fuse.sshfs", ...
+  bool read_only = false;    // "ro" in the mount's options or its super block's
+};
+// The mount whose id (field 1) is `mount_id`, or nullopt.
+std::optional<MountEntry> find_mount(std::string_view mountinfo, std::uint64_t mount_id);
+
 // How a file's identity matches a set of FileIds: the exact device and inode, or only the
 // inode (the device differs on overlayfs and btrfs), or not at all.
 enum class Match { none, inode_only, exact };

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "audit.hpp"
+#include "checks/invisible.hpp"
 #include "report_json.hpp"
 #include "text_escape.hpp"
 
@@ -109,8 +110,40 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
   }
   for (const auto& jvm : jvms) {
     if (owners.contains(jvm.process.pid)) continue;
-    if (jvm.blind()) {
-      rows.push_back(process_row(jvm, "blind", "no-backing-file"));
+    if (jvm.invisible()) {
+      // Its namespace, where HotSpot would have put its file.
+      const TempRootFacts* home = nullptr;
+      const NamespaceFacts* ns = nullptr;
+      for (const auto& root : roots) {
+        if (!jvm_uses_temp_root(jvm, root)) continue;
+        home = &root;
+        for (const auto& n : root.namespaces) {
+          if (jvm.user && n.user_suffix == *jvm.user) ns = &n;
+        }
+      }
+      PsRow row = process_row(jvm, jvm.backing_file_deleted ? "deleted" : "blind", "undetermined");
+      if (home != nullptr) {
+        const checks::InvisibleDiagnosis d = checks::diagnose_invisible(jvm, *home, ns);
+        row.reason = std::string(checks::to_string(d.cause));
+        row.details = d.details;
+        row.lock_holder_pid = d.lock_holder;
+        row.explanation = d.explanation;
+        row.fix = d.fix;
+        row.root_kind = home->kind;
+      } else if (jvm.backing_file_deleted) {
+        row.reason = "backing-file-deleted";
+        row.explanation = "its backing file was deleted while it runs";
+      } else if (jvm.perf_data && jvm.perf_data->disables) {
+        row.reason = "perf-data-disabled";
+        row.explanation = "it was started with " + jvm.perf_data->flag + " (" + jvm.perf_data->source + ")";
+      }
+      if (jvm.backing_file_deleted) {
+        row.backing_file = jvm.mapped_backing_file;
+        row.main = jvm.region_main;
+        row.vm_version = jvm.region_vm_version;
+        if (jvm.region_begin_ms) row.start_time_ms = jvm.region_begin_ms;
+      }
+      rows.push_back(std::move(row));
     } else if (jvm.maps_backing_file.value_or(false)) {
       rows.push_back(process_row(jvm, "unlisted", "backing-file-not-found"));
     } else {
@@ -128,20 +161,30 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
   return rows;
 }
 
-void assign_blind_jvms(const TempRootFacts& root, NamespaceFacts& ns,
-                       const std::vector<JvmProcessFacts>& jvms) {
+bool jvm_uses_temp_root(const JvmProcessFacts& jvm, const TempRootFacts& root) {
   const InodeFacts* dir = root.opened ? &*root.opened : nullptr;
-  if (dir == nullptr) return;
+  return dir != nullptr && jvm.temp_dir_dev && jvm.temp_dir_ino && dir->dev == *jvm.temp_dir_dev &&
+         dir->ino == *jvm.temp_dir_ino;
+}
+
+void assign_invisible_jvms(const TempRootFacts& root, NamespaceFacts& ns,
+                           const std::vector<JvmProcessFacts>& jvms) {
   for (const auto& jvm : jvms) {
-    if (!jvm.blind() || !jvm.user || !jvm.temp_dir_dev || !jvm.temp_dir_ino) continue;
-    if (dir->dev != *jvm.temp_dir_dev || dir->ino != *jvm.temp_dir_ino) continue;
-    if (ns.user_suffix == *jvm.user) ns.blind_jvms.push_back(jvm.process);
+    if (jvm.invisible() && jvm.user && ns.user_suffix == *jvm.user && jvm_uses_temp_root(jvm, root)) {
+      ns.invisible_jvms.push_back(jvm);
+    }
   }
 }
 
-void assign_blind_jvms(std::vector<TempRootFacts>& roots, const std::vector<JvmProcessFacts>& jvms) {
+void assign_invisible_jvms(std::vector<TempRootFacts>& roots, const std::vector<JvmProcessFacts>& jvms) {
   for (auto& root : roots) {
-    for (auto& ns : root.namespaces) assign_blind_jvms(root, ns, jvms);
+    for (auto& ns : root.namespaces) assign_invisible_jvms(root, ns, jvms);
+    for (const auto& jvm : jvms) {
+      if (!jvm.invisible() || !jvm.user || !jvm_uses_temp_root(jvm, root)) continue;
+      const bool has_namespace = std::any_of(root.namespaces.begin(), root.namespaces.end(),
+                                             [&](const NamespaceFacts& n) { return n.user_suffix == *jvm.user; });
+      if (!has_namespace) root.invisible_jvms.push_back(jvm);
+    }
   }
 }
 
@@ -180,6 +223,16 @@ std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms) {
     }
     out << "\n";
   }
+  // Why each invisible JVM is invisible, and the fix.
+  bool first = true;
+  for (const auto& r : rows) {
+    if (!r.explanation) continue;
+    if (first) out << "\n";
+    first = false;
+    out << opt_int(r.host_pid) << " " << r.state << " (" << r.reason << "): " << terminal_safe(*r.explanation);
+    if (r.fix) out << "; fix: " << terminal_safe(*r.fix);
+    out << "\n";
+  }
   return out.str();
 }
 
@@ -209,6 +262,12 @@ nlohmann::json ps_json(const std::vector<PsRow>& rows, std::int64_t now_ms,
     if (r.backing_file) put_text(j, "backing_file", *r.backing_file); else j["backing_file"] = nullptr;
     j["state"] = r.state;
     j["reason"] = r.reason;
+    json details = json::array();
+    for (const auto& d : r.details) details.push_back(sanitize_json(json(d)));
+    j["details"] = std::move(details);
+    opt(j, "lock_holder_pid", r.lock_holder_pid);
+    if (r.explanation) put_text(j, "explanation", *r.explanation); else j["explanation"] = nullptr;
+    if (r.fix) put_text(j, "fix", *r.fix); else j["fix"] = nullptr;
     list.push_back(std::move(j));
   }
   json& errs = doc["errors"] = json::array();

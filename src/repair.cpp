@@ -109,6 +109,11 @@ class Planner {
         t.new_mode = t.new_mode.value_or(dir.mode) & ~clear;
         if (f.rule == "namespace.acl-grants-write") t.strip_access_acl = true;
         mode_items.push_back(fix(f, *target, ""));
+      } else if (f.rule == "namespace.owner-no-access") {
+        // The owner gets read, search and write back (u+rwx), as HotSpot's 0755 has them.
+        RepairTarget& t = dir_target();
+        t.new_mode = t.new_mode.value_or(dir.mode) | 0700;
+        mode_items.push_back(fix(f, *target, ""));
       } else if (f.rule == "namespace.default-acl") {
         dir_target().remove_default_acl = true;
         fix(f, *target, "default ACL removed");

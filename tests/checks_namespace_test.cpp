@@ -15,6 +15,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::Not;
+using ::testing::UnorderedElementsAre;
 
 // ---- tmpdir.unsafe ------------------------------------------------------------------------
 
@@ -27,7 +28,8 @@ TEST(TmpdirUnsafe, RootOwnedStickyWorldWritableIsSafe) {
 TEST(TmpdirUnsafe, RootOwnedNotWritableWithoutStickyIsSafe) {
   TempRootFacts root = temp_root();
   set_inode(root, inode(FileKind::directory, 0755, 0, 100));
-  EXPECT_THAT(temp_findings(root), IsEmpty());
+  // Safe; but a user without a namespace cannot make one there (tmpdir.new-namespaces-fail).
+  EXPECT_THAT(ids(temp_findings(root)), ElementsAre("tmpdir.new-namespaces-fail"));
 }
 
 TEST(TmpdirUnsafe, WritableWithoutStickyBit) {
@@ -46,7 +48,7 @@ TEST(TmpdirUnsafe, WritableWithoutStickyBit) {
 TEST(TmpdirUnsafe, GroupWritableWithoutStickyBit) {
   TempRootFacts root = temp_root();
   set_inode(root, inode(FileKind::directory, 0775, 0, 100));
-  EXPECT_THAT(ids(temp_findings(root)), ElementsAre("tmpdir.unsafe"));
+  EXPECT_THAT(ids(temp_findings(root)), UnorderedElementsAre("tmpdir.unsafe", "tmpdir.new-namespaces-fail"));
 }
 
 TEST(TmpdirUnsafe, NotRootOwned) {
@@ -246,11 +248,13 @@ TEST(NamespaceOwnerMismatch, RootOwnedNamespaceOfAnotherUserIsStillAMismatch) {
   EXPECT_THAT(m->evidence["note"].get<std::string>(), ::testing::HasSubstr("JDK-8075773"));
 }
 
+// Root's JVMs accept it (JDK-8075773): no refusal, but a hijack risk of its own rule.
 TEST(NamespaceOwnerMismatch, RootNamespaceOwnedBySomeoneElseIsAcceptedByRootJvms) {
   NamespaceFacts ns = namespace_of("root", 0);
   set_inode(ns, inode(FileKind::directory, 0755, kMalloryUid, 9));
   const Findings m_all = namespace_findings(ns);
-  const Finding* m = find(m_all, "namespace.owner-mismatch");
+  EXPECT_EQ(find(m_all, "namespace.owner-mismatch"), nullptr);
+  const Finding* m = find(m_all, "namespace.root-owner-mismatch");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->evidence["hotspot_accepts"], true);
 }
@@ -499,10 +503,18 @@ TEST(NamespaceObservationError, NoErrors) {
               Not(Contains("namespace.observation-error")));
 }
 
+// A live JVM of the namespace's user that maps libjvm and no backing file.
+JvmProcessFacts blind_jvm(std::int32_t pid, std::uint32_t uid = kAliceUid) {
+  JvmProcessFacts jvm;
+  jvm.process = process(pid, ProcessFacts::Existence::alive, uid);
+  jvm.maps_backing_file = false;
+  return jvm;
+}
+
 TEST(NamespaceBlindJvm, LiveJvmBlindedByAWritableNamespace) {
   NamespaceFacts ns = namespace_of();
   set_inode(ns, inode(FileKind::directory, 0777, kAliceUid, 9));
-  ns.blind_jvms.push_back(process(77, ProcessFacts::Existence::alive));
+  ns.invisible_jvms.push_back(blind_jvm(77));
   const Findings f_all = namespace_findings(ns);
   const Finding* f = find(f_all, "namespace.jvm-blinded");
   ASSERT_NE(f, nullptr);
@@ -512,15 +524,30 @@ TEST(NamespaceBlindJvm, LiveJvmBlindedByAWritableNamespace) {
 
 TEST(NamespaceBlindJvm, BlindJvmInASoundNamespaceIsItsOwnChoice) {
   NamespaceFacts ns = namespace_of();
-  ns.blind_jvms.push_back(process(77, ProcessFacts::Existence::alive));  // -XX:-UsePerfData
-  EXPECT_THAT(namespace_findings(ns), IsEmpty());
+  JvmProcessFacts jvm = blind_jvm(77);
+  jvm.perf_data = PerfDataOption{true, "-XX:-UsePerfData", "command line"};
+  ns.invisible_jvms.push_back(jvm);
+  const Findings f = namespace_findings(ns);
+  ASSERT_THAT(ids(f), ElementsAre("jvm.perf-data-disabled"));
+  EXPECT_EQ(f[0].severity, Severity::info);
+  EXPECT_EQ(f[0].evidence["pid"], 77);
+  EXPECT_EQ(f[0].evidence["details"], nlohmann::json({"-XX:-UsePerfData", "command line"}));
+}
+
+TEST(NamespaceBlindJvm, BlindJvmWithNoCauseSeenIsUndetermined) {
+  NamespaceFacts ns = namespace_of();
+  ns.invisible_jvms.push_back(blind_jvm(77));
+  ASSERT_THAT(ids(namespace_findings(ns)), ElementsAre("jvm.cause-undetermined"));
 }
 
 TEST(NamespaceBlindJvm, RootNamespaceOfAnotherOwnerDoesNotBlindRootJvms) {
   NamespaceFacts ns = namespace_of("root", 0);
   set_inode(ns, inode(FileKind::directory, 0755, kMalloryUid, 9));
-  ns.blind_jvms.push_back(process(77, ProcessFacts::Existence::alive, 0));
-  EXPECT_THAT(ids(namespace_findings(ns)), Not(Contains("namespace.jvm-blinded")));
+  ns.invisible_jvms.push_back(blind_jvm(77, 0));
+  const auto found = ids(namespace_findings(ns));
+  EXPECT_THAT(found, Not(Contains("namespace.jvm-blinded")));
+  EXPECT_THAT(found, Contains("namespace.root-owner-mismatch"));
+  EXPECT_THAT(found, Not(Contains("namespace.owner-mismatch")));
 }
 
 // ---- volume.* ------------------------------------------------------------------------------

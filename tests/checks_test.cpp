@@ -181,7 +181,10 @@ std::vector<TempRootFacts> hostile_worlds() {
                                entry(AclTag::other, 7)}};  // acl-grants-write
   alice.default_acl = PosixAcl{{entry(AclTag::user_obj, 7), entry(AclTag::group_obj, 7),
                                 entry(AclTag::other, 7)}};                  // default-acl
-  alice.blind_jvms.push_back(process(99, ProcessFacts::Existence::alive));  // jvm-blinded
+  JvmProcessFacts blinded;                                         // jvm-blinded
+  blinded.process = process(99, ProcessFacts::Existence::alive);
+  blinded.maps_backing_file = false;
+  alice.invisible_jvms.push_back(blinded);
 
   const auto add_file = [&alice](const std::string& name, auto&& mutate) {
     FileFacts file = backing_file(alice, name);
@@ -224,6 +227,53 @@ std::vector<TempRootFacts> hostile_worlds() {
   root.attach_files.push_back(stale);  // attach.stale, attach.observation-error
   worlds.push_back(root);
 
+  // Whether a JVM could publish, and the invisible JVMs with each cause.
+  TempRootFacts second = temp_root();
+  set_inode(second, inode(FileKind::directory, 0755, 0, 200));  // tmpdir.new-namespaces-fail
+  NamespaceFacts shut = namespace_of("erin", 1006);
+  set_inode(shut, inode(FileKind::directory, 0100, 1006, 21));  // namespace.owner-no-access
+  shut.inode_flags = 0x10;                                      // namespace.immutable
+  shut.volume = tmpfs();
+  shut.volume->free_bytes = 0;                                  // namespace.no-space
+  JvmProcessFacts failed;                                       // jvm.create-failed
+  failed.process = process(201, ProcessFacts::Existence::alive, 1006);
+  failed.maps_backing_file = false;
+  shut.invisible_jvms.push_back(failed);
+  second.namespaces.push_back(shut);
+  NamespaceFacts frozen = namespace_of("fred", 1007);
+  frozen.volume = tmpfs();
+  frozen.volume->read_only = true;  // namespace.read-only
+  second.namespaces.push_back(frozen);
+  NamespaceFacts roots = namespace_of("root", 0);
+  set_inode(roots, inode(FileKind::directory, 0755, kMalloryUid, 22));  // namespace.root-owner-mismatch
+  second.namespaces.push_back(roots);
+  NamespaceFacts sound = namespace_of("gina", 1008);
+  FileFacts taken = backing_file(sound, "1");
+  taken.liveness = LivenessFacts{};
+  taken.liveness->lock_held = true;
+  taken.liveness->lock_holder_pid = 300;
+  sound.files.push_back(taken);
+  const auto invisible = [](std::int32_t pid, auto&& mutate) {
+    JvmProcessFacts jvm;
+    jvm.process = process(pid, ProcessFacts::Existence::alive, 1008);
+    jvm.maps_backing_file = false;
+    mutate(jvm);
+    return jvm;
+  };
+  sound.invisible_jvms = {
+      invisible(301, [](JvmProcessFacts& j) {  // jvm.backing-file-deleted
+        j.maps_backing_file = true;
+        j.backing_file_deleted = true;
+      }),
+      invisible(302, [](JvmProcessFacts& j) {  // jvm.perf-data-disabled
+        j.perf_data = PerfDataOption{true, "-XX:+PerfDisableSharedMem", "JAVA_TOOL_OPTIONS"};
+      }),
+      invisible(303, [](JvmProcessFacts& j) { j.process.ns_pids = {303, 1}; }),  // jvm.locked-by-another-jvm
+      invisible(304, [](JvmProcessFacts&) {}),                                     // jvm.cause-undetermined
+  };
+  second.namespaces.push_back(sound);
+  worlds.push_back(second);
+
   TempRootFacts windows = temp_root();
   windows.platform = Platform::windows;
   NamespaceFacts win_ns = namespace_of();
@@ -256,6 +306,17 @@ const std::set<std::string>& module_rules() {
       "namespace.not-private",
       "namespace.jvm-blinded",
       "namespace.observation-error",
+      "namespace.root-owner-mismatch",
+      "namespace.owner-no-access",
+      "namespace.read-only",
+      "namespace.immutable",
+      "namespace.no-space",
+      "tmpdir.new-namespaces-fail",
+      "jvm.perf-data-disabled",
+      "jvm.backing-file-deleted",
+      "jvm.create-failed",
+      "jvm.locked-by-another-jvm",
+      "jvm.cause-undetermined",
       "volume.network-filesystem",
       "volume.no-acl-support",
       "volume.compressed",

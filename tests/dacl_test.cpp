@@ -514,7 +514,10 @@ TEST(WindowsRules, VolumeWithoutPersistentAcls) {
   EXPECT_EQ(ids(check_namespace_windows(root, windows_namespace(std::nullopt))), Ids{"volume.no-persistent-acls"});
   // The namespace's own volume, when observed, wins over the temp dir's.
   auto ns = windows_namespace(std::nullopt);
-  ns.volume = VolumeFacts{"NTFS", 0, false, true, false, false, std::nullopt};
+  ns.volume = VolumeFacts{};
+  ns.volume->fs_type = "NTFS";
+  ns.volume->acl_support = true;
+  ns.volume->compressed = false;
   EXPECT_EQ(ids(check_namespace_windows(root, ns)), Ids{});
 }
 

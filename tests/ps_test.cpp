@@ -1,4 +1,5 @@
 // `ps` rows from hand-built facts, blind-JVM attribution, and the /proc parsers ps needs.
+#include <algorithm>
 #include "ps.hpp"
 
 #include <gmock/gmock.h>
@@ -80,15 +81,79 @@ TEST(Ps, ContainerJvmRowHasHostPidNsPidAndContainer) {
 
 TEST(Ps, BlindJvmIsListedWithItsCommandLine) {
   TempRootFacts host = temp_root();
-  const auto rows = ps_rows({host}, {jvm(77, false)}, {});
+  JvmProcessFacts quiet = jvm(77, false);
+  quiet.perf_data = PerfDataOption{true, "-XX:-UsePerfData", "command line"};
+  const auto rows = ps_rows({host}, {quiet}, {});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].state, "blind");
-  EXPECT_EQ(rows[0].reason, "no-backing-file");
+  EXPECT_EQ(rows[0].reason, "perf-data-disabled");
+  EXPECT_EQ(rows[0].details, (std::vector<std::string>{"-XX:-UsePerfData", "command line"}));
   EXPECT_EQ(rows[0].host_pid, 77);
   EXPECT_EQ(rows[0].ns_pid, 77);
   EXPECT_FALSE(rows[0].backing_file);
-  EXPECT_THAT(ps_text(rows, kNow), HasSubstr("[java -XX:-UsePerfData Quiet]"));
-  EXPECT_THAT(ps_text(rows, kNow), HasSubstr("1m05s"));
+  const std::string text = ps_text(rows, kNow);
+  EXPECT_THAT(text, HasSubstr("[java -XX:-UsePerfData Quiet]"));
+  EXPECT_THAT(text, HasSubstr("1m05s"));
+  EXPECT_THAT(text, HasSubstr("77 blind (perf-data-disabled): it was started with -XX:-UsePerfData (command line)"));
+}
+
+// Each reason of the closed set, from the facts that decide it.
+TEST(Ps, InvisibleJvmReasons) {
+  const auto reason_of = [](const TempRootFacts& root, const JvmProcessFacts& j) {
+    const auto rows = ps_rows({root}, {j}, {});
+    return rows.size() == 1 ? rows[0].reason : "rows: " + std::to_string(rows.size());
+  };
+  TempRootFacts refused = temp_root();
+  NamespaceFacts loose = namespace_of();
+  loose.lstat->mode = loose.opened->mode = 0777;
+  refused.namespaces.push_back(loose);
+  EXPECT_EQ(reason_of(refused, jvm(70, false)), "namespace-refused");
+
+  TempRootFacts shut = temp_root();
+  NamespaceFacts no_write = namespace_of();
+  no_write.lstat->mode = no_write.opened->mode = 0500;
+  shut.namespaces.push_back(no_write);
+  EXPECT_EQ(reason_of(shut, jvm(71, false)), "create-failed");
+
+  TempRootFacts full = temp_root();
+  full.volume->free_bytes = 4096;
+  full.namespaces.push_back(namespace_of());
+  EXPECT_EQ(reason_of(full, jvm(72, false)), "create-failed");
+
+  // Its name, 1 in its pid namespace, is held by another container's pid-1 JVM (host pid 900).
+  TempRootFacts shared = temp_root();
+  NamespaceFacts ns = namespace_of();
+  FileFacts taken = backing_file(ns, "1");
+  taken.liveness = LivenessFacts{};
+  taken.liveness->lock_held = true;
+  taken.liveness->lock_holder_pid = 900;
+  ns.files.push_back(taken);
+  shared.namespaces.push_back(ns);
+  JvmProcessFacts second = jvm(901, false);
+  second.process.ns_pids = {901, 1};
+  const auto rows = ps_rows({shared}, {second}, {});
+  ASSERT_EQ(rows.size(), 2u);  // the file "1" (its holder's row) and the blind JVM
+  const auto blind = std::find_if(rows.begin(), rows.end(),
+                                  [](const PsRow& r) { return r.host_pid == 901; });
+  ASSERT_NE(blind, rows.end());
+  EXPECT_EQ(blind->state, "blind");
+  EXPECT_EQ(blind->reason, "locked-by-another-jvm");
+  EXPECT_EQ(blind->lock_holder_pid, 900);
+
+  JvmProcessFacts cleaned = jvm(73, true);
+  cleaned.backing_file_deleted = true;
+  cleaned.mapped_backing_file = "/tmp/hsperfdata_alice/73";
+  cleaned.region_main = "Main";
+  const auto deleted = ps_rows({temp_root()}, {cleaned}, {});
+  ASSERT_EQ(deleted.size(), 1u);
+  EXPECT_EQ(deleted[0].state, "deleted");
+  EXPECT_EQ(deleted[0].reason, "backing-file-deleted");
+  EXPECT_EQ(deleted[0].main, "Main");
+  EXPECT_EQ(deleted[0].backing_file, "/tmp/hsperfdata_alice/73");
+
+  TempRootFacts sound = temp_root();
+  sound.namespaces.push_back(namespace_of());
+  EXPECT_EQ(reason_of(sound, jvm(74, false)), "undetermined");
 }
 
 TEST(Ps, JvmMappingAFileNoRootHoldsIsUnlisted) {
@@ -157,10 +222,11 @@ TEST(Ps, BlindJvmGoesToItsUsersNamespaceInItsTempDir) {
   roots[0].namespaces.push_back(namespace_of("bob", 1002));
   JvmProcessFacts elsewhere = jvm(81, false);
   elsewhere.temp_dir_ino = 999;
-  assign_blind_jvms(roots, {jvm(80, false), jvm(82, true), elsewhere});
-  ASSERT_EQ(roots[0].namespaces[0].blind_jvms.size(), 1u);
-  EXPECT_EQ(roots[0].namespaces[0].blind_jvms[0].pid, 80);
-  EXPECT_TRUE(roots[0].namespaces[1].blind_jvms.empty());
+  assign_invisible_jvms(roots, {jvm(80, false), jvm(82, true), elsewhere});
+  ASSERT_EQ(roots[0].namespaces[0].invisible_jvms.size(), 1u);
+  EXPECT_EQ(roots[0].namespaces[0].invisible_jvms[0].process.pid, 80);
+  EXPECT_TRUE(roots[0].namespaces[1].invisible_jvms.empty());
+  EXPECT_TRUE(roots[0].invisible_jvms.empty());
   const auto judged = judge(roots, default_policy());
   EXPECT_EQ(count(judged[0].namespaces[0].findings, "namespace.jvm-blinded"), 1u);
   EXPECT_EQ(count(judged[0].namespaces[1].findings, "namespace.jvm-blinded"), 0u);

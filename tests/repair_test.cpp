@@ -45,6 +45,10 @@ TEST(RepairPlan, EveryRepairableRuleOfLinuxHasAFixOrASafetyReason) {
                             entry(AclTag::group_obj, 5), entry(AclTag::mask, 7),
                             entry(AclTag::other, 5)}};
   ns.default_acl = ns.access_acl;
+  // The owner cannot search its own namespace: namespace.owner-no-access.
+  NamespaceFacts shut = namespace_of("bob", 1002);
+  shut.lstat->mode = shut.opened->mode = 0600;
+  root.namespaces.push_back(shut);
   FileFacts file = backing_file(ns);
   file.lstat->mode = file.opened->mode = 04666;
   file.access_acl = PosixAcl{{entry(AclTag::user_obj, 6), entry(AclTag::user, 6, kMalloryUid),

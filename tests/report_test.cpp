@@ -68,7 +68,10 @@ std::vector<TempRootFacts> example_roots() {
   root.root = "/";
   root.temp_dir = "/scratch/tmp";
   root.lstat = root.opened = dir_inode(01777, 0);
-  root.volume = VolumeFacts{"tmpfs", 0x01021994, false, true, std::nullopt, false, std::nullopt};
+  root.volume = VolumeFacts{};
+  root.volume->fs_type = "tmpfs";
+  root.volume->fs_magic = 0x01021994;
+  root.volume->acl_support = true;
 
   NamespaceFacts clean;
   clean.name = "hsperfdata_alice";

@@ -178,7 +178,12 @@ TEST(Profiles, HotspotEnablesExactlyWhatTheJdkEnforces) {
       // ...and HotSpot on Windows refuses reparse points and volumes that are compressed,
       // keep no ACLs or have no drive letter (is_directory_secure, is_filesystem_secure).
       "namespace.reparse-point", "volume.compressed", "volume.no-persistent-acls",
-      "volume.unc-path"};
+      "volume.unc-path",
+      // ...a JVM cannot create its backing file in a namespace HotSpot accepts (the prediction),
+      // and the live JVMs that publish nothing, each with its cause, are what the JDK does too.
+      "namespace.owner-no-access", "namespace.read-only", "namespace.immutable", "namespace.no-space",
+      "tmpdir.new-namespaces-fail", "namespace.jvm-blinded", "jvm.perf-data-disabled",
+      "jvm.backing-file-deleted", "jvm.create-failed", "jvm.locked-by-another-jvm", "jvm.cause-undetermined"};
   const Policy p = *builtin_profile("hotspot");
   std::set<std::string> enabled;
   for (const auto& [id, rule] : rule_catalog()) {

@@ -19,12 +19,21 @@ void append(Findings& out, Findings more) {
 Findings check_temp_root(const TempRootFacts& root) {
   Findings out;
   check_temp_dir(root, out);
+  check_temp_dir_prediction(root, out);
+  // Invisible JVMs whose namespace does not exist: found where it would be.
+  for (const auto& jvm : root.invisible_jvms) {
+    const std::string path = root.temp_dir + (root.temp_dir.ends_with('/') ? "" : "/") + "hsperfdata_" +
+                             jvm.user.value_or("?");
+    check_invisible_jvms(root, nullptr, {jvm}, path, out);
+  }
   return out;
 }
 
 Findings check_namespace(const TempRootFacts& root, const NamespaceFacts& ns) {
   Findings out;
   check_namespace_directory(root, ns, out);
+  check_namespace_prediction(root, ns, out);
+  check_invisible_jvms(root, &ns, ns.invisible_jvms, ns.path, out);
   check_namespace_acls(root, ns, out);
   check_volume(root, ns, out);
   append(out, check_namespace_windows(root, ns));

@@ -4,7 +4,9 @@
 
 #include "checks/checks.hpp"
 #include "checks/evidence.hpp"
+#include "checks/invisible.hpp"
 #include "checks/modules.hpp"
+#include "checks/publication.hpp"
 
 namespace hsperfguard::checks {
 namespace {
@@ -43,8 +45,6 @@ std::optional<std::uint32_t> namespace_owner(const NamespaceFacts& ns) {
 void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out) {
   const bool posix = root.platform == Platform::posix;
   const std::string where = printable(ns.path);
-  // Why HotSpot refuses this namespace, for namespace.jvm-blinded.
-  nlohmann::json hotspot_rejects = nlohmann::json::array();
 
   if (!ns.errors.empty()) {
     out.push_back(make_finding("namespace.observation-error", ns.path,
@@ -64,7 +64,6 @@ void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& 
                                    " was replaced while it was observed: lstat and the opened "
                                    "directory name different inodes",
                                std::move(evidence)));
-    hotspot_rejects.push_back("identity-changed");
   }
 
   const InodeFacts* inode = judged_inode(ns.opened, ns.lstat);
@@ -80,7 +79,6 @@ void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& 
                                      "run without shared performance data",
                                  std::move(evidence)));
     }
-    hotspot_rejects.push_back("symlink");
     inode = nullptr;  // nothing below judges a link
   } else if (inode != nullptr && inode->kind != FileKind::directory) {
     nlohmann::json evidence = namespace_evidence(ns);
@@ -94,7 +92,6 @@ void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& 
     if (legacy) message += " (it looks like a backing file left by a very old JVM)";
     out.push_back(
         make_finding("namespace.not-directory", ns.path, std::move(message), std::move(evidence)));
-    hotspot_rejects.push_back("not-directory");
     inode = nullptr;
   }
 
@@ -130,7 +127,6 @@ void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& 
                                                                      : "others") +
                                      " (mode " + octal_mode(mode) + "); HotSpot refuses it",
                                  std::move(evidence)));
-      hotspot_rejects.push_back("group-other-writable");
     }
     if ((mode & kGroupOtherAny) != 0) {
       nlohmann::json evidence = {{"source", inode_source(ns.opened)}};
@@ -152,7 +148,8 @@ void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& 
       std::string message = "namespace " + where + " is owned by uid " +
                             std::to_string(inode->uid) + ", not by " + printable(ns.user_suffix) +
                             " (uid " + std::to_string(*expected) + ")";
-      // HotSpot skips its owner check only when the JVM itself runs as root (JDK-8075773).
+      // HotSpot skips its owner check only when the JVM itself runs as root (JDK-8075773):
+      // root's own namespace is no refusal, and has a rule of its own.
       const bool hotspot_accepts = *expected == 0;
       evidence["hotspot_accepts"] = hotspot_accepts;
       if (hotspot_accepts) {
@@ -160,6 +157,8 @@ void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& 
             "JVMs running as root accept a namespace of any owner (JDK-8075773): this owner "
             "controls root's backing files";
         message += "; root's JVMs accept it anyway, so that owner controls their backing files";
+        out.push_back(make_finding("namespace.root-owner-mismatch", ns.path, std::move(message),
+                                   std::move(evidence)));
       } else if (owner_is_root) {
         evidence["note"] =
             "HotSpot accepts a namespace of another owner only when the JVM itself runs as root "
@@ -168,9 +167,10 @@ void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& 
       } else {
         message += "; the user's JVMs refuse it, and its owner controls what is in it";
       }
-      out.push_back(make_finding("namespace.owner-mismatch", ns.path, std::move(message),
-                                 std::move(evidence)));
-      if (!hotspot_accepts) hotspot_rejects.push_back("owner-mismatch");
+      if (!hotspot_accepts) {
+        out.push_back(make_finding("namespace.owner-mismatch", ns.path, std::move(message),
+                                   std::move(evidence)));
+      }
     }
   }
 
@@ -185,15 +185,17 @@ void check_namespace_directory(const TempRootFacts& root, const NamespaceFacts& 
         std::move(evidence)));
   }
 
-  if (!ns.blind_jvms.empty() && !hotspot_rejects.empty()) {
-    nlohmann::json pids = nlohmann::json::array();
-    for (const auto& process : ns.blind_jvms) pids.push_back(process.pid);
+  // The invisible JVMs that HotSpot's refusal of this namespace explains.
+  nlohmann::json pids = nlohmann::json::array();
+  for (const auto& jvm : ns.invisible_jvms) {
+    if (diagnose_invisible(jvm, root, &ns).cause == InvisibleCause::namespace_refused) pids.push_back(jvm.process.pid);
+  }
+  if (!pids.empty()) {
     out.push_back(make_finding(
         "namespace.jvm-blinded", ns.path,
-        std::to_string(ns.blind_jvms.size()) + " live JVM" +
-            (ns.blind_jvms.size() == 1 ? " runs" : "s run") +
+        std::to_string(pids.size()) + " live JVM" + (pids.size() == 1 ? " runs" : "s run") +
             " without shared performance data because HotSpot refuses namespace " + where,
-        {{"pids", std::move(pids)}, {"hotspot_rejects", std::move(hotspot_rejects)}}));
+        {{"pids", std::move(pids)}, {"hotspot_rejects", predict_publication(root, ns).refusals}}));
   }
 }
 

@@ -31,6 +31,16 @@ void check_file_entry(const TempRootFacts& root, const NamespaceFacts& ns, const
 void check_prologue(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file,
                     Findings& out);
 
+// prediction.cpp: whether a JVM starting now would publish (namespace.owner-no-access,
+// namespace.read-only, namespace.immutable, namespace.no-space; tmpdir.new-namespaces-fail).
+void check_namespace_prediction(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
+void check_temp_dir_prediction(const TempRootFacts& root, Findings& out);
+
+// jvm.cpp: jvm.* for the invisible JVMs of a namespace (`ns`; nullptr for those whose
+// namespace does not exist, judged on the temp dir), findings on `path`.
+void check_invisible_jvms(const TempRootFacts& root, const NamespaceFacts* ns,
+                          const std::vector<JvmProcessFacts>& jvms, const std::string& path, Findings& out);
+
 // attach.cpp: attach.*
 void check_attach_file(const TempRootFacts& root, const AttachFacts& attach, Findings& out);
 

@@ -46,10 +46,12 @@
 
 #include "perfdata.hpp"
 #include "pid_name.hpp"
+#include "procfs_parse.hpp"
 #include "platform/observe.hpp"
 #include "platform/posix/acl_posix.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
+#include "platform/posix/procfs_posix.hpp"
 #include "platform/posix/uring_posix.hpp"
 #include "platform/posix/volume_posix.hpp"
 #include "platform/users.hpp"
@@ -312,7 +314,7 @@ class Observer {
     if (in_parts) {
       shell = ns;
       shell.errors.clear();
-      shell.blind_jvms.clear();
+      shell.invisible_jvms.clear();
     }
     DirectoryReader reader(dir.get(), scratch.dirents);
     scratch.entries.clear();
@@ -679,6 +681,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   facts.sharing_mount_namespaces = spec.sharing_mount_namespaces;
   // The host kernel hands out the pids, also for containers and foreign roots.
   facts.max_pid = read_max_pid(facts.errors);
+  if (const long page = ::sysconf(_SC_PAGESIZE); page > 0) facts.page_size = static_cast<std::uint64_t>(page);
 
   const bool foreign = spec.kind == RootKind::root || spec.kind == RootKind::container;
   UniqueFd root_fd;
@@ -715,6 +718,26 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   const std::size_t per_batch = options.namespaces_per_batch > 0
                                     ? options.namespaces_per_batch
                                     : std::numeric_limits<std::size_t>::max();
+  // What the mount table says of a namespace on another mount (its type, whether it is
+  // read-only): that mount is never entered or asked itself. The table is the one of the
+  // processes whose /tmp this is, read when first needed.
+  std::optional<std::string> mountinfo;
+  const auto volume_from_mount_table = [&](std::optional<std::uint64_t> mount_id) -> std::optional<VolumeFacts> {
+    if (!mount_id) return std::nullopt;
+    if (!mountinfo) {
+      mountinfo.emplace();
+      const std::string table = spec.container ? "/proc/" + std::to_string(spec.container->host_pid) + "/mountinfo"
+                                               : std::string("/proc/self/mountinfo");
+      if (read_proc_file(AT_FDCWD, table.c_str(), *mountinfo) != 0) mountinfo->clear();
+    }
+    const auto mount = procfs::find_mount(*mountinfo, *mount_id);
+    if (!mount) return std::nullopt;
+    VolumeFacts v;
+    v.fs_type = std::string(mount->fs_type);
+    v.mount_id = mount->mount_id;
+    v.read_only = mount->read_only;
+    return v;
+  };
   // Owners are looked up on this thread (the user database caches and is not shared between
   // threads), before a batch is entered, so that a stage sees them. A foreign root's passwd is
   // read and indexed once; the host's cache is started afresh for each batch.
@@ -745,6 +768,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
         if (ns.crosses_mount && st.inode.kind == FileKind::directory) {
           ns.errors.push_back(
               ObservationError{ns.path, "openat", EXDEV, "on another mount: not entered"});
+          ns.volume = volume_from_mount_table(st.mount_id);
         } else if (st.inode.kind == FileKind::directory) {
           to_enter.push_back(namespaces.size() - 1);
         }

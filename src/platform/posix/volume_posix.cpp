@@ -4,6 +4,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 
 #include <array>
@@ -107,6 +108,12 @@ VolumeFacts observe_volume(int dir_fd, std::optional<std::uint32_t> inode_flags,
     const FsTypeInfo info = fs_type_from_magic(v.fs_magic);
     v.fs_type = std::string(info.name);
     v.network = info.network;
+    v.read_only = (sfs.f_flags & ST_RDONLY) != 0;
+    const auto block = static_cast<std::uint64_t>(sfs.f_bsize);
+    v.free_bytes = static_cast<std::uint64_t>(sfs.f_bavail) * block;
+    v.free_bytes_root = static_cast<std::uint64_t>(sfs.f_bfree) * block;
+    // A file system without an inode count says 0 files in all (btrfs, some FUSE).
+    if (sfs.f_files > 0) v.free_inodes = static_cast<std::uint64_t>(sfs.f_ffree);
   } else {
     errors.push_back(make_error(path, "fstatfs", errno));
     v.fs_type = "unknown";

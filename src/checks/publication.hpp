@@ -1,0 +1,44 @@
+// Whether a JVM started now would publish its counters: HotSpot's create path (docs/POLICY.md,
+// "The prediction") walked over the observed facts. Decided here once; the prediction rules,
+// the report's `prediction` of each namespace and the diagnosis of invisible JVMs all ask it.
+// Pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "facts.hpp"
+
+namespace hsperfguard::checks {
+
+// PerfDataMemorySize's default: 32 KiB, which the JVM rounds up to its page size.
+inline constexpr std::uint64_t kDefaultRegionBytes = 32 * 1024;
+
+struct PublicationPrediction {
+  // nullopt: cannot tell (the namespace's user is unknown, or it was not observed).
+  std::optional<bool> publishes;
+  // Why HotSpot refuses the namespace (it then publishes nothing, silently): "symlink",
+  // "not-directory", "group-other-writable", "owner-mismatch", "identity-changed"; Windows:
+  // "reparse-point", "no-persistent-acls", "compressed-volume", "unc-path".
+  std::vector<std::string> refusals;
+  // Why the backing file cannot be made in a namespace HotSpot accepts: "owner-cannot-read",
+  // "owner-cannot-search", "owner-cannot-write", "read-only-file-system", "immutable",
+  // "no-space", "no-free-inodes", "temp-dir-not-writable".
+  std::vector<std::string> create_failures;
+  std::uint64_t region_bytes = kDefaultRegionBytes;  // the size assumed
+  std::optional<std::uint32_t> uid;  // the user the JVM would run as
+};
+
+// A JVM of the namespace's user, started now, in an existing namespace.
+PublicationPrediction predict_publication(const TempRootFacts& root, const NamespaceFacts& ns);
+
+// A JVM of a user who has no namespace in `root` yet: it makes one (mkdir, mode 0755) and its
+// file there. `user_is_root` decides whether permissions and reserved blocks apply.
+PublicationPrediction predict_new_namespace(const TempRootFacts& root, bool user_is_root);
+
+// Every cause of a prediction, refusals first.
+std::vector<std::string> causes(const PublicationPrediction& prediction);
+
+}  // namespace hsperfguard::checks
