@@ -1,5 +1,6 @@
 #include "inspect.hpp"
 
+#include <cerrno>
 #include <iomanip>
 #include <ostream>
 
@@ -80,6 +81,11 @@ void print_text(const std::string& path, const perfdata::Region& region, std::os
 
 }  // namespace
 
+namespace {
+int print_region(const std::string& path, const platform::FileRead& file, const InspectOptions& options,
+                 std::ostream& out, std::ostream& err, const platform::MappedBackingFile* mapped = nullptr);
+}  // namespace
+
 int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err) {
   std::string path = options.target;
   const PidName as_pid = classify_pid_name(options.target, INT32_MAX);
@@ -88,13 +94,47 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
         options.temp_dir.empty() ? platform::default_temp_dir() : options.temp_dir;
     auto found = platform::find_backing_files(temp_dir, *as_pid.pid);
     if (found.empty()) {
-      err << "hsperfguard: inspect: no backing file for pid " << *as_pid.pid << " under "
-          << terminal_safe(temp_dir) << "/hsperfdata_*\n";
-      return kExitIncomplete;
+      // No file by that name (a container's JVM, or a cleaner deleted it): the region the
+      // process maps can still be read through the mapping.
+      auto mapped = platform::read_mapped_backing_file(*as_pid.pid, perfdata::kMaxRegionSize + 1);
+      if (!mapped) {
+        err << "hsperfguard: inspect: no backing file for pid " << *as_pid.pid << " under "
+            << terminal_safe(temp_dir) << "/hsperfdata_*, and the process maps none\n";
+        return kExitIncomplete;
+      }
+      if (mapped->read.error) {
+        err << "hsperfguard: inspect: pid " << *as_pid.pid << " maps " << terminal_safe(mapped->path)
+            << (mapped->deleted ? " (deleted)" : "") << " but it cannot be read through "
+            << terminal_safe(mapped->through) << ": " << terminal_safe(mapped->read.error->message)
+            << (mapped->read.error->code == EACCES || mapped->read.error->code == EPERM
+                    ? " (reading a mapping needs root)"
+                    : "")
+            << "\n";
+        return kExitIncomplete;
+      }
+      if (mapped->deleted) {
+        err << "hsperfguard: inspect: note: the backing file of pid " << *as_pid.pid << ", "
+            << terminal_safe(mapped->path)
+            << ", was deleted while the JVM runs (a temp cleaner?): jps and jstat find JVMs by that name "
+               "and cannot see this one; its counters are read through its mapping, "
+            << terminal_safe(mapped->through) << "\n";
+      } else {
+        err << "hsperfguard: inspect: note: pid " << *as_pid.pid << " maps " << terminal_safe(mapped->path)
+            << ", not under " << terminal_safe(temp_dir) << "; read through " << terminal_safe(mapped->through)
+            << "\n";
+      }
+      return print_region(mapped->deleted ? mapped->path + " (deleted)" : mapped->path, mapped->read, options,
+                          out, err, &*mapped);
     }
     path = found.front();
   }
-  const auto file = platform::read_regular_file(path, perfdata::kMaxRegionSize + 1);
+  return print_region(path, platform::read_regular_file(path, perfdata::kMaxRegionSize + 1), options, out, err);
+}
+
+namespace {
+
+int print_region(const std::string& path, const platform::FileRead& file, const InspectOptions& options,
+                 std::ostream& out, std::ostream& err, const platform::MappedBackingFile* mapped) {
   if (file.error) {
     err << "hsperfguard: inspect: " << terminal_safe(path) << ": " << terminal_safe(file.error->message) << "\n";
     return kExitIncomplete;
@@ -107,7 +147,11 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
   const auto region = perfdata::parse_region(file.bytes);
   if (options.format == InspectFormat::json) {
     nlohmann::json j = region_to_json(region);
-    j["path"] = escape_non_utf8(path);
+    j["path"] = escape_non_utf8(mapped ? mapped->path : path);
+    if (mapped) {
+      j["backing_file_deleted"] = mapped->deleted;
+      j["read_through"] = mapped->through;
+    }
     out << j.dump(2) << "\n";
   } else if (region.valid()) {
     if (options.format == InspectFormat::snap) {
@@ -123,5 +167,7 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
   }
   return kExitOk;
 }
+
+}  // namespace
 
 }  // namespace hsperfguard

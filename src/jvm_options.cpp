@@ -42,12 +42,12 @@ void apply_words(State& state, std::string_view text, std::string_view source) {
 }
 
 // The value of NAME in a NUL-separated environment.
-std::optional<std::string_view> variable(std::string_view environ, std::string_view name) {
+std::optional<std::string_view> variable(std::string_view environment, std::string_view name) {
   std::size_t at = 0;
-  while (at < environ.size()) {
-    std::size_t end = environ.find('\0', at);
-    if (end == std::string_view::npos) end = environ.size();
-    const std::string_view entry = environ.substr(at, end - at);
+  while (at < environment.size()) {
+    std::size_t end = environment.find('\0', at);
+    if (end == std::string_view::npos) end = environment.size();
+    const std::string_view entry = environment.substr(at, end - at);
     if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=') {
       return entry.substr(name.size() + 1);
     }
@@ -58,10 +58,10 @@ std::optional<std::string_view> variable(std::string_view environ, std::string_v
 
 }  // namespace
 
-std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::string_view environ) {
+std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::string_view environment) {
   State state;
-  if (const auto v = variable(environ, "JAVA_TOOL_OPTIONS")) apply_words(state, *v, "JAVA_TOOL_OPTIONS");
-  if (const auto v = variable(environ, "JDK_JAVA_OPTIONS")) apply_words(state, *v, "JDK_JAVA_OPTIONS");
+  if (const auto v = variable(environment, "JAVA_TOOL_OPTIONS")) apply_words(state, *v, "JAVA_TOOL_OPTIONS");
+  if (const auto v = variable(environment, "JDK_JAVA_OPTIONS")) apply_words(state, *v, "JDK_JAVA_OPTIONS");
   // The command line: argv[0], then the launcher's options up to the main class.
   std::size_t at = cmdline.find('\0');
   bool value_next = false;
@@ -83,7 +83,7 @@ std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::st
     }
     apply(state, arg, "command line");
   }
-  if (const auto v = variable(environ, "_JAVA_OPTIONS")) apply_words(state, *v, "_JAVA_OPTIONS");
+  if (const auto v = variable(environment, "_JAVA_OPTIONS")) apply_words(state, *v, "_JAVA_OPTIONS");
 
   if (state.disable_shared_mem.value_or(false)) {
     PerfDataOption out = state.shared_mem_flag;

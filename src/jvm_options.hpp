@@ -17,6 +17,6 @@ namespace hsperfguard {
 // -XX:-UsePerfData or -XX:+PerfDisableSharedMem is in effect and which flag decided it, or
 // nullopt when no such flag is given at all. Not followed: @argfiles, -XX:Flags=FILE and
 // -XX:VMOptionsFile=FILE (the flags in those files are not seen).
-std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::string_view environ);
+std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::string_view environment);
 
 }  // namespace hsperfguard

@@ -234,7 +234,7 @@ MapsSummary parse_maps(std::string_view text) {
     ++out.lines;
     // address perms offset dev inode [path]: skip three fields to reach the device.
     std::string_view rest = line;
-    next_token(rest);
+    const std::string_view range = next_token(rest);
     next_token(rest);
     next_token(rest);
     FileId id;
@@ -252,9 +252,13 @@ MapsSummary parse_maps(std::string_view text) {
     if (out.files.empty() || !(out.files.back() == id)) out.files.push_back(id);
     if (!out.libjvm || !out.hsperfdata) {
       std::string_view path = skip_spaces(rest);
-      if (path.ends_with(" (deleted)")) path.remove_suffix(10);
+      const bool deleted = path.ends_with(" (deleted)");
+      if (deleted) path.remove_suffix(10);
       if (!out.libjvm) out.libjvm = path.ends_with(kLibjvm);
-      if (!out.hsperfdata) out.hsperfdata = is_backing_file_path(path);
+      if (!out.hsperfdata && is_backing_file_path(path)) {
+        out.hsperfdata = true;
+        out.backing = BackingMapping{range, path, deleted, id};
+      }
     }
   });
   std::sort(out.files.begin(), out.files.end());

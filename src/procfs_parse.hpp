@@ -66,6 +66,16 @@ struct StatusFields {
 };
 StatusFields parse_status(std::string_view text);
 
+// A mapping of a backing file, as /proc/<pid>/maps shows it. The views point into the text.
+struct BackingMapping {
+  std::string_view range;  // "7f3c...-7f3c...": its name under /proc/<pid>/map_files/
+  std::string_view path;   // as the kernel names it from the reader's root, " (deleted)" cut off
+  // The kernel appended " (deleted)": the file has no name left. A file literally named so
+  // reads the same; a reader that can open the mapping checks the link count instead.
+  bool deleted = false;
+  FileId file;
+};
+
 // /proc/<pid>/maps, reduced to what liveness asks: which files are mapped, and whether one
 // of them is a libjvm.so. Only the device and inode fields of each line are parsed.
 struct MapsSummary {
@@ -74,6 +84,7 @@ struct MapsSummary {
   // A mapping's path is <dir>/hsperfdata_<user>/<name>: the process maps a backing file (as
   // the kernel names it from our root, which may not be the process's own).
   bool hsperfdata = false;
+  std::optional<BackingMapping> backing;  // the first such mapping
   std::size_t lines = 0;      // 0: no address space (a zombie or a kernel thread)
   std::size_t malformed = 0;
 };

@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 
+#include "checks/publication.hpp"
 #include "compact_json.hpp"
 #include "inspect.hpp"
 #include "text_escape.hpp"
@@ -158,6 +159,9 @@ json volume_json(const std::optional<VolumeFacts>& v) {
   json j = {{"fs_type", v->fs_type}, {"network", v->network}};
   j["acl_support"] = v->acl_support ? json(*v->acl_support) : json(nullptr);
   j["compressed"] = v->compressed ? json(*v->compressed) : json(nullptr);
+  j["read_only"] = v->read_only ? json(*v->read_only) : json(nullptr);
+  j["free_bytes"] = v->free_bytes ? json(*v->free_bytes) : json(nullptr);
+  j["free_inodes"] = v->free_inodes ? json(*v->free_inodes) : json(nullptr);
   return j;
 }
 
@@ -199,6 +203,14 @@ json report_opening_json(const ReportContext& context, const std::string& profil
   return report;
 }
 
+json prediction_json(const checks::PublicationPrediction& p) {
+  json out;
+  out["publishes"] = p.publishes ? json(*p.publishes) : json(nullptr);
+  out["causes"] = checks::causes(p);
+  out["region_bytes_assumed"] = p.region_bytes;
+  return out;
+}
+
 json root_json(const TempRootFacts& root, const RootJudgement& rj) {
   json jr;
   jr["kind"] = to_string(root.kind);
@@ -206,6 +218,11 @@ json root_json(const TempRootFacts& root, const RootJudgement& rj) {
   put_text(jr, "temp_dir", root.temp_dir);
   jr["inode"] = inode_to_json(root.opened ? root.opened : root.lstat);
   jr["volume"] = volume_json(root.volume);
+  if (root.opened) {
+    // JVMs of users with no namespace here yet: could they make one and publish? (A root
+    // JVM is not held back by permissions.)
+    jr["new_namespace_prediction"] = prediction_json(checks::predict_new_namespace(root, false));
+  }
   if (root.container) {
     jr["container"] = {{"host_pid", root.container->host_pid},
                        {"mount_namespace", root.container->mount_namespace}};
@@ -217,7 +234,7 @@ json root_json(const TempRootFacts& root, const RootJudgement& rj) {
 }
 
 // A namespace without its files ("files" is an empty array, filled by the caller).
-json namespace_json(std::size_t r, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+json namespace_json(std::size_t r, const TempRootFacts& root, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
   json jn;
   jn["root"] = r;
   put_text(jn, "name", ns.name);
@@ -229,6 +246,8 @@ json namespace_json(std::size_t r, const NamespaceFacts& ns, const NamespaceJudg
   jn["mode"] = inode ? json(octal_mode(inode->mode)) : json(nullptr);
   jn["expected_uid"] = ns.user && ns.user->uid ? json(*ns.user->uid) : json(nullptr);
   jn["volume"] = volume_json(ns.volume);
+  // Whether a JVM of this user started now would publish its counters, and if not why.
+  jn["prediction"] = prediction_json(checks::predict_publication(root, ns));
   jn["findings"] = findings_json(nj.findings);
   json ignored;
   jn["errors"] = errors_json(ns.errors, ignored);
@@ -556,7 +575,7 @@ json audit_report_json(const AuditResult& result, const ReportContext& context) 
     for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
       const auto& ns = root.namespaces[n];
       const auto& nj = rj.namespaces.at(n);
-      json jn = namespace_json(r, ns, nj);
+      json jn = namespace_json(r, root, ns, nj);
       json& files = jn["files"];
       for (std::size_t f = 0; f < ns.files.size(); ++f) {
         files.push_back(file_json(ns.files[f], nj.files.at(f), liveness_settings_for(root)));
@@ -603,7 +622,7 @@ void render_audit_namespace(std::string& text, std::string* closing, std::size_t
   }
   out.raw("{");
   bool first_field = true;
-  const json header = namespace_json(root_index, ns, nj);
+  const json header = namespace_json(root_index, root, ns, nj);
   StreamingWriter* to = &out;
   std::optional<StreamingWriter> after_files;  // what follows the last part's files
   for (const auto& [field, value] : header.items()) {

@@ -253,5 +253,22 @@ TEST(ProcfsParse, MapsNamesABackingFile) {
                    .hsperfdata);
 }
 
+TEST(ProcfsParse, MapsGiveTheBackingMappingAndWhetherItWasDeleted) {
+  const std::string text =
+      "7f10-7f20 r-xp 0 fe:00 5 /usr/lib/jvm/lib/server/libjvm.so\n"
+      "7f3c0000-7f3c8000 rw-s 00000000 00:2a 12 /tmp/hsperfdata_app/42 (deleted)\n"
+      "7f50-7f60 rw-s 0 00:2a 13 /tmp/hsperfdata_app/43\n";
+  const auto m = procfs::parse_maps(text);
+  ASSERT_TRUE(m.backing);
+  EXPECT_EQ(m.backing->range, "7f3c0000-7f3c8000");
+  EXPECT_EQ(m.backing->path, "/tmp/hsperfdata_app/42");
+  EXPECT_TRUE(m.backing->deleted);
+  EXPECT_EQ(m.backing->file, (procfs::FileId{0, 0x2a, 12}));
+  const auto live = procfs::parse_maps("7f-8f rw-s 0 00:2a 12 /tmp/hsperfdata_app/42\n");
+  ASSERT_TRUE(live.backing);
+  EXPECT_FALSE(live.backing->deleted);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/x (deleted)\n").backing);
+}
+
 }  // namespace
 }  // namespace hsperfguard

@@ -30,4 +30,16 @@ std::string default_temp_dir();
 // the way jstat resolves a local vmid.
 std::vector<std::string> find_backing_files(const std::string& temp_dir, std::int32_t pid);
 
+// The backing file a process maps, read through its mapping: on Linux
+// /proc/<pid>/map_files/<range>, which still opens when the file's name was deleted (a tmp
+// cleaner) and needs root (CAP_SYS_ADMIN). nullopt: the process maps no backing file, or
+// its maps cannot be read. `read.error` says why a mapping that exists could not be read.
+struct MappedBackingFile {
+  std::string path;      // as the process's maps name it (from our root)
+  bool deleted = false;  // no name left: its link count when read, else the maps' " (deleted)"
+  std::string through;   // what was opened ("/proc/<pid>/map_files/<range>")
+  FileRead read;
+};
+std::optional<MappedBackingFile> read_mapped_backing_file(std::int32_t pid, std::size_t max_bytes);
+
 }  // namespace hsperfguard::platform

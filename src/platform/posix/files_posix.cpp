@@ -10,31 +10,29 @@
 #include "pid_name.hpp"
 #include "platform/files.hpp"
 #include "platform/posix/posix_util.hpp"
+#include "platform/posix/procfs_posix.hpp"
+#include "procfs_parse.hpp"
 
 namespace hsperfguard::platform {
 
-FileRead read_regular_file(const std::string& path, std::size_t max_bytes) {
-  FileRead out;
-  UniqueFd fd(open_noatime(AT_FDCWD, path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd.valid()) {
-    out.error = make_error(path, "open", errno);
-    return out;
-  }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) {
+namespace {
+
+// fstat's `fd`, refuses anything but a regular file and reads at most `max_bytes`.
+void read_opened(int fd_raw, const std::string& path, std::size_t max_bytes, FileRead& out, struct stat& st) {
+  if (::fstat(fd_raw, &st) != 0) {
     out.error = make_error(path, "fstat", errno);
-    return out;
+    return;
   }
   out.stat = to_inode_facts(st);
   if (!S_ISREG(st.st_mode)) {
     out.error = ObservationError{path, "fstat", 0, "not a regular file"};
-    return out;
+    return;
   }
   const auto want = std::min<std::size_t>(static_cast<std::size_t>(st.st_size), max_bytes);
   out.bytes.resize(want);
   std::size_t got = 0;
   while (got < want) {
-    const ssize_t n = ::pread(fd.get(), out.bytes.data() + got, want - got, static_cast<off_t>(got));
+    const ssize_t n = ::pread(fd_raw, out.bytes.data() + got, want - got, static_cast<off_t>(got));
     if (n < 0) {
       if (errno == EINTR) continue;
       out.error = make_error(path, "pread", errno);
@@ -44,6 +42,49 @@ FileRead read_regular_file(const std::string& path, std::size_t max_bytes) {
     got += static_cast<std::size_t>(n);
   }
   out.bytes.resize(got);
+}
+
+}  // namespace
+
+FileRead read_regular_file(const std::string& path, std::size_t max_bytes) {
+  FileRead out;
+  UniqueFd fd(open_noatime(AT_FDCWD, path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) {
+    out.error = make_error(path, "open", errno);
+    return out;
+  }
+  struct stat st {};
+  read_opened(fd.get(), path, max_bytes, out, st);
+  return out;
+}
+
+std::optional<MappedBackingFile> read_mapped_backing_file(std::int32_t pid, std::size_t max_bytes) {
+  const std::string dir = "/proc/" + std::to_string(pid);
+  std::string maps;
+  if (read_proc_file(AT_FDCWD, (dir + "/maps").c_str(), maps) != 0) return std::nullopt;
+  const procfs::MapsSummary summary = procfs::parse_maps(maps);
+  if (!summary.backing) return std::nullopt;
+  MappedBackingFile out;
+  out.path = std::string(summary.backing->path);
+  out.deleted = summary.backing->deleted;
+  out.through = dir + "/map_files/" + std::string(summary.backing->range);
+  // A magic link to the mapped file itself: no path is walked, nothing can be swapped in.
+  UniqueFd fd(::open(out.through.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid()) {
+    out.read.error = make_error(out.through, "open", errno);
+    return out;
+  }
+  struct stat st {};
+  read_opened(fd.get(), out.through, max_bytes, out.read, st);
+  if (out.read.stat) {
+    if (static_cast<std::uint64_t>(st.st_ino) != summary.backing->file.ino) {
+      // The process unmapped it and mapped something else at that address since.
+      out.read = FileRead{};
+      out.read.error = ObservationError{out.through, "fstat", 0, "the mapping changed while it was read"};
+      return out;
+    }
+    out.deleted = st.st_nlink == 0;
+  }
   return out;
 }
 

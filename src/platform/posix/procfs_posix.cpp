@@ -214,6 +214,13 @@ std::optional<std::string> ProcReader::read_cmdline(std::int32_t pid, std::size_
   return out;
 }
 
+std::optional<std::string> ProcReader::read_raw(std::int32_t pid, const char* name) {
+  if (read_proc_file(AT_FDCWD, (proc_ + "/" + std::to_string(pid) + "/" + name).c_str(), buffer_) != 0) {
+    return std::nullopt;
+  }
+  return buffer_;
+}
+
 std::vector<std::int32_t> list_pids(const std::string& proc, int* err) {
   std::vector<std::int32_t> pids;
   if (err != nullptr) *err = 0;

@@ -104,6 +104,9 @@ class ProcReader {
   // /proc/<pid>/cmdline with its NUL separators turned into spaces (at most `max` bytes);
   // nullopt when unreadable or empty (a kernel thread, a zombie).
   std::optional<std::string> read_cmdline(std::int32_t pid, std::size_t max = 4096);
+  // /proc/<pid>/<name> as it is (cmdline and environ keep their NULs); nullopt when it
+  // cannot be read (environ needs root or the process's own user). The kernel bounds both.
+  std::optional<std::string> read_raw(std::int32_t pid, const char* name);
 
  private:
   std::string proc_;

@@ -11,6 +11,9 @@
 #include <memory>
 #include <tuple>
 
+#include "jvm_options.hpp"
+#include "perfdata.hpp"
+#include "platform/files.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
@@ -28,6 +31,21 @@ struct RootInfo {
   std::optional<std::uint64_t> tmp_dev, tmp_ino;
   std::unique_ptr<UserDatabase> users;
 };
+
+// A deleted backing file, read through the JVM's mapping (root only): what jps can no
+// longer show, its main class, version and start, and whether the name is really gone.
+void read_deleted_region(std::int32_t pid, JvmProcessFacts& jvm) {
+  auto mapped = read_mapped_backing_file(pid, perfdata::kMaxRegionSize);
+  if (!mapped || mapped->read.error) return;
+  jvm.backing_file_deleted = mapped->deleted;
+  const auto region = perfdata::parse_region(mapped->read.bytes);
+  if (!region.valid()) return;
+  if (const auto* e = region.find("sun.rt.javaCommand"); e && e->is_string()) jvm.region_main = e->string_value;
+  if (const auto* e = region.find("java.property.java.vm.version"); e && e->is_string()) {
+    jvm.region_vm_version = e->string_value;
+  }
+  if (const auto* e = region.find("sun.rt.createVmBeginTime"); e && !e->is_string()) jvm.region_begin_ms = e->long_value;
+}
 
 }  // namespace
 
@@ -63,7 +81,11 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
       }
       continue;
     }
-    if (!procfs::parse_maps(maps).libjvm) continue;
+    const procfs::MapsSummary summary = procfs::parse_maps(maps);
+    if (!summary.libjvm) continue;
+    std::optional<procfs::BackingMapping> backing = summary.backing;
+    std::string backing_path = backing ? std::string(backing->path) : std::string();
+    std::string backing_range = backing ? std::string(backing->range) : std::string();
 
     ProcessRecord record = reader.read(pid);
     if (record.facts.existence == ProcessFacts::Existence::gone) continue;
@@ -73,6 +95,18 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
     jvm.process.maps_libjvm = true;
     jvm.process.cgroup = reader.read_cgroup(pid);
     jvm.command_line = reader.read_cmdline(pid);
+    if (backing) {
+      jvm.mapped_backing_file = std::move(backing_path);
+      jvm.backing_file_mapping = std::move(backing_range);
+      jvm.backing_file_deleted = backing->deleted;
+      if (backing->deleted) read_deleted_region(pid, jvm);
+    } else if (jvm.maps_backing_file == false) {
+      // Blind: was it told to be? Its options, from its command line and environment.
+      const auto cmdline = reader.read_raw(pid, "cmdline");
+      const auto environ_text = reader.read_raw(pid, "environ");
+      jvm.environment_read = environ_text.has_value();
+      if (cmdline) jvm.perf_data = perf_data_option(*cmdline, environ_text.value_or(""));
+    }
 
     UniqueFd root(::open((dir + "/root").c_str(), kPathDir));
     struct stat st {};

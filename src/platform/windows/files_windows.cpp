@@ -118,4 +118,8 @@ std::vector<std::string> find_backing_files(const std::string& temp_dir, std::in
   return paths;
 }
 
+// Windows keeps no per-process list of mapped files that names a deleted file; walking a
+// process's views (VirtualQueryEx, GetMappedFileNameW) is not done here yet.
+std::optional<MappedBackingFile> read_mapped_backing_file(std::int32_t, std::size_t) { return std::nullopt; }
+
 }  // namespace hsperfguard::platform

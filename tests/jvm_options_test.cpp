@@ -1,0 +1,95 @@
+// perf_data_option: which of a JVM's options decide whether it publishes its counters, read
+// from the NUL-separated bytes of /proc/<pid>/cmdline and /proc/<pid>/environ.
+#include "jvm_options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace hsperfguard {
+namespace {
+
+using namespace std::string_literals;
+
+// argv joined with the NULs /proc/<pid>/cmdline has (each argument ends with one).
+std::string argv(std::initializer_list<std::string> args) {
+  std::string out;
+  for (const auto& a : args) out += a + '\0';
+  return out;
+}
+
+TEST(JvmOptions, NoFlagNoVerdict) {
+  EXPECT_FALSE(perf_data_option(argv({"java", "-Xmx64m", "Main"}), ""));
+  EXPECT_FALSE(perf_data_option("", ""));
+}
+
+TEST(JvmOptions, CommandLineFlagDisables) {
+  const auto o = perf_data_option(argv({"java", "-XX:-UsePerfData", "Main"}), "");
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->disables);
+  EXPECT_EQ(o->flag, "-XX:-UsePerfData");
+  EXPECT_EQ(o->source, "command line");
+}
+
+TEST(JvmOptions, PerfDisableSharedMemAlsoHidesTheJvm) {
+  const auto o = perf_data_option(argv({"/usr/bin/java", "-XX:+PerfDisableSharedMem", "-jar", "app.jar"}), "");
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->disables);
+  EXPECT_EQ(o->flag, "-XX:+PerfDisableSharedMem");
+}
+
+TEST(JvmOptions, TheLastSettingWins) {
+  const auto on = perf_data_option(argv({"java", "-XX:-UsePerfData", "-XX:+UsePerfData", "Main"}), "");
+  ASSERT_TRUE(on);
+  EXPECT_FALSE(on->disables);
+  EXPECT_EQ(on->flag, "-XX:+UsePerfData");
+  // _JAVA_OPTIONS comes after the command line and overrides it.
+  const auto off = perf_data_option(argv({"java", "-XX:+UsePerfData", "Main"}), "_JAVA_OPTIONS=-XX:-UsePerfData\0"s);
+  ASSERT_TRUE(off);
+  EXPECT_TRUE(off->disables);
+  EXPECT_EQ(off->source, "_JAVA_OPTIONS");
+  // JAVA_TOOL_OPTIONS comes before the command line, which overrides it.
+  const auto cmd = perf_data_option(argv({"java", "-XX:+UsePerfData", "Main"}), "JAVA_TOOL_OPTIONS=-XX:-UsePerfData\0"s);
+  ASSERT_TRUE(cmd);
+  EXPECT_FALSE(cmd->disables);
+  EXPECT_EQ(cmd->source, "command line");
+}
+
+TEST(JvmOptions, EnvironmentVariablesAreSplitOnBlanks) {
+  const std::string env = "PATH=/bin\0JAVA_TOOL_OPTIONS=-Xmx1g  -XX:-UsePerfData\t-Dx=1\0HOME=/root\0"s;
+  const auto o = perf_data_option(argv({"java", "Main"}), env);
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->disables);
+  EXPECT_EQ(o->source, "JAVA_TOOL_OPTIONS");
+  const auto jdk = perf_data_option(argv({"java", "Main"}), "JDK_JAVA_OPTIONS=-XX:+PerfDisableSharedMem\0"s);
+  ASSERT_TRUE(jdk);
+  EXPECT_TRUE(jdk->disables);
+  EXPECT_EQ(jdk->source, "JDK_JAVA_OPTIONS");
+}
+
+TEST(JvmOptions, ProgramArgumentsAfterTheMainClassAreNotJvmOptions) {
+  EXPECT_FALSE(perf_data_option(argv({"java", "Main", "-XX:-UsePerfData"}), ""));
+  EXPECT_FALSE(perf_data_option(argv({"java", "-jar", "app.jar", "-XX:-UsePerfData"}), ""));
+  EXPECT_FALSE(perf_data_option(argv({"java", "-m", "mod/Main", "-XX:-UsePerfData"}), ""));
+  EXPECT_FALSE(perf_data_option(argv({"java", "--module=mod/Main", "-XX:-UsePerfData"}), ""));
+  // The value of -cp is not the main class.
+  const auto o = perf_data_option(argv({"java", "-cp", "lib", "-XX:-UsePerfData", "Main"}), "");
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->disables);
+}
+
+TEST(JvmOptions, ANameThatMerelyStartsLikeTheVariableIsNotIt) {
+  EXPECT_FALSE(perf_data_option(argv({"java", "Main"}), "JAVA_TOOL_OPTIONS_X=-XX:-UsePerfData\0"s));
+  EXPECT_FALSE(perf_data_option(argv({"java", "Main"}), "XJAVA_TOOL_OPTIONS=-XX:-UsePerfData\0"s));
+}
+
+TEST(JvmOptions, TruncatedOrGarbageInputIsHarmless) {
+  EXPECT_FALSE(perf_data_option("java", ""));                      // no NUL at all
+  EXPECT_FALSE(perf_data_option("\0\0\0"s, "=\0==\0JAVA_TOOL_OPTIONS\0"s));
+  const auto o = perf_data_option("java\0-XX:-UsePerfData"s, "");  // no final NUL
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->disables);
+}
+
+}  // namespace
+}  // namespace hsperfguard
