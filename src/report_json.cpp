@@ -208,6 +208,9 @@ json prediction_json(const checks::PublicationPrediction& p) {
   out["publishes"] = p.publishes ? json(*p.publishes) : json(nullptr);
   out["causes"] = checks::causes(p);
   out["region_bytes_assumed"] = p.region_bytes;
+  json locked = json::array();
+  for (const auto& name : p.locked_names) locked.push_back(escape_non_utf8(name));
+  out["locked_names"] = std::move(locked);
   return out;
 }
 

@@ -230,6 +230,7 @@ std::vector<TempRootFacts> hostile_worlds() {
   // Whether a JVM could publish, and the invisible JVMs with each cause.
   TempRootFacts second = temp_root();
   set_inode(second, inode(FileKind::directory, 0755, 0, 200));  // tmpdir.new-namespaces-fail
+  second.sharing_mount_namespaces = {"mnt:[4026532999]"};        // with gina's lock: tmpdir.shared-pid-names
   NamespaceFacts shut = namespace_of("erin", 1006);
   set_inode(shut, inode(FileKind::directory, 0100, 1006, 21));  // namespace.owner-no-access
   shut.inode_flags = 0x10;                                      // namespace.immutable
@@ -312,6 +313,7 @@ const std::set<std::string>& module_rules() {
       "namespace.immutable",
       "namespace.no-space",
       "tmpdir.new-namespaces-fail",
+      "tmpdir.shared-pid-names",
       "jvm.perf-data-disabled",
       "jvm.backing-file-deleted",
       "jvm.create-failed",

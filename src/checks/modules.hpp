@@ -32,7 +32,8 @@ void check_prologue(const TempRootFacts& root, const NamespaceFacts& ns, const F
                     Findings& out);
 
 // prediction.cpp: whether a JVM starting now would publish (namespace.owner-no-access,
-// namespace.read-only, namespace.immutable, namespace.no-space; tmpdir.new-namespaces-fail).
+// namespace.read-only, namespace.immutable, namespace.no-space; tmpdir.new-namespaces-fail,
+// tmpdir.shared-pid-names).
 void check_namespace_prediction(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
 void check_temp_dir_prediction(const TempRootFacts& root, Findings& out);
 

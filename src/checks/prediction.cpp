@@ -95,6 +95,27 @@ void check_namespace_prediction(const TempRootFacts& root, const NamespaceFacts&
 
 void check_temp_dir_prediction(const TempRootFacts& root, Findings& out) {
   if (root.platform != Platform::posix || !root.opened) return;
+  if (!root.sharing_mount_namespaces.empty()) {
+    // Several containers see this /tmp: each numbers its processes from 1, so a locked name
+    // is a name another container's JVM may be given.
+    nlohmann::json locked = nlohmann::json::object();
+    for (const auto& ns : root.namespaces) {
+      const auto names = predict_publication(root, ns).locked_names;
+      if (!names.empty()) locked[printable(ns.name)] = names;
+    }
+    if (!locked.empty()) {
+      nlohmann::json evidence = {{"locked_names", locked},
+                                 {"mount_namespaces", root.sharing_mount_namespaces}};
+      if (root.container) evidence["mount_namespaces"].push_back(root.container->mount_namespace);
+      out.push_back(make_finding("tmpdir.shared-pid-names", root.temp_dir,
+                                 printable(root.temp_dir) + " is the /tmp of " +
+                                     std::to_string(root.sharing_mount_namespaces.size() + 1) +
+                                     " mount namespaces and live JVMs hold backing files there: a JVM of the "
+                                     "same user given the same pid in another container finds its file "
+                                     "locked and runs invisible to jps and jstat (JDK-8286030)",
+                                 std::move(evidence)));
+    }
+  }
   const PublicationPrediction p = predict_new_namespace(root, false);
   if (p.create_failures.empty()) return;
   std::string why;

@@ -1,5 +1,7 @@
 #include "checks/publication.hpp"
 
+#include <string>
+
 #include "checks/evidence.hpp"
 
 namespace hsperfguard::checks {
@@ -80,7 +82,19 @@ PublicationPrediction predict_publication(const TempRootFacts& root, const Names
   if (ns.inode_flags && (*ns.inode_flags & kImmutableFlag) != 0) p.create_failures.push_back("immutable");
   volume_failures(ns.volume ? ns.volume : root.volume, user_is_root, p.region_bytes, 1, p.create_failures);
   p.publishes = p.create_failures.empty();
+  for (const auto& file : ns.files) {
+    if (file.liveness && file.liveness->lock_held.value_or(false)) p.locked_names.push_back(file.name);
+  }
   return p;
+}
+
+std::optional<bool> publishes_as(const PublicationPrediction& prediction, std::int32_t pid) {
+  if (!prediction.publishes || !*prediction.publishes) return prediction.publishes;
+  const std::string name = std::to_string(pid);
+  for (const auto& locked : prediction.locked_names) {
+    if (locked == name) return false;
+  }
+  return true;
 }
 
 PublicationPrediction predict_new_namespace(const TempRootFacts& root, bool user_is_root) {

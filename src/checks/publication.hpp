@@ -27,6 +27,10 @@ struct PublicationPrediction {
   // "owner-cannot-search", "owner-cannot-write", "read-only-file-system", "immutable",
   // "no-space", "no-free-inodes", "temp-dir-not-writable".
   std::vector<std::string> create_failures;
+  // Names in the namespace whose file another process holds locked (a live JVM): a JVM
+  // whose pid (in its own pid namespace) is one of them finds its name taken and runs blind
+  // (JDK-8286030: containers sharing one /tmp, each with a JVM as pid 1). In file order.
+  std::vector<std::string> locked_names;
   std::uint64_t region_bytes = kDefaultRegionBytes;  // the size assumed
   std::optional<std::uint32_t> uid;  // the user the JVM would run as
 };
@@ -37,6 +41,10 @@ PublicationPrediction predict_publication(const TempRootFacts& root, const Names
 // A JVM of a user who has no namespace in `root` yet: it makes one (mkdir, mode 0755) and its
 // file there. `user_is_root` decides whether permissions and reserved blocks apply.
 PublicationPrediction predict_new_namespace(const TempRootFacts& root, bool user_is_root);
+
+// Whether a JVM that gets pid `pid` in its pid namespace would publish: the prediction, and
+// its name not held by another JVM's lock. nullopt when the prediction cannot tell.
+std::optional<bool> publishes_as(const PublicationPrediction& prediction, std::int32_t pid);
 
 // Every cause of a prediction, refusals first.
 std::vector<std::string> causes(const PublicationPrediction& prediction);
