@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "jvm_support.hpp"
+#include "sandbox_posix.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
@@ -38,33 +39,16 @@ using nlohmann::json;
 using test::run;
 using test::run_tool;
 using test::ScratchDir;
+using test::Sandbox;
+using test::slurp;
+using test::children_of;
+using test::readlink_text;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kJvmOptions =
     "-Xmx32m -XX:+UseSerialGC -Xshare:auto -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string readlink_text(const std::string& path) {
-  char buf[256];
-  const ssize_t n = ::readlink(path.c_str(), buf, sizeof buf);
-  return n < 0 ? std::string() : std::string(buf, static_cast<std::size_t>(n));
-}
-
-std::vector<pid_t> children_of(pid_t pid) {
-  std::vector<pid_t> out;
-  std::istringstream in(slurp("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
-                              "/children"));
-  for (pid_t c; in >> c;) out.push_back(c);
-  return out;
-}
 
 // The innermost pid of a host process: the last NSpid field of its status.
 int ns_pid_of(pid_t pid) {
@@ -83,117 +67,6 @@ bool exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
 }
-
-// `sh -c script` as pid 1 of new mount and pid namespaces (or, uncontained, as a plain child),
-// its stdin a pipe we hold (IdleJvm idles until it closes), its output in a log file.
-class Sandbox {
- public:
-  Sandbox() = default;
-  Sandbox(const Sandbox&) = delete;
-  Sandbox& operator=(const Sandbox&) = delete;
-  ~Sandbox() { stop(); }
-
-  ::testing::AssertionResult start(const std::string& script, bool contained = true) {
-    log_path_ = log_dir_ / "log";
-    const int log_fd = ::open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int in[2];
-    if (log_fd < 0 || ::pipe2(in, O_CLOEXEC) != 0) {
-      return ::testing::AssertionFailure() << "open/pipe: " << std::strerror(errno);
-    }
-    std::vector<std::string> args;
-    if (contained) {
-      args = {"unshare", "--mount", "--pid", "--fork", "--mount-proc", "--kill-child"};
-    }
-    args.insert(args.end(), {"/bin/sh", "-c",
-                             "unset JAVA_TOOL_OPTIONS _JAVA_OPTIONS JDK_JAVA_OPTIONS CLASSPATH; " +
-                                 script});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t parent = ::getpid();
-    const pid_t child = ::fork();
-    if (child == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a crashed test takes its containers with it
-      if (::getppid() != parent) ::_exit(127);
-      ::dup2(in[0], 0);
-      ::dup2(log_fd, 1);
-      ::dup2(log_fd, 2);
-      ::execvp(argv[0], argv.data());
-      ::_exit(127);
-    }
-    ::close(in[0]);
-    ::close(log_fd);
-    stdin_fd_ = in[1];
-    if (child < 0) return ::testing::AssertionFailure() << "fork: " << std::strerror(errno);
-    outer_ = child;
-    if (!contained) {
-      init_ = child;
-      return ::testing::AssertionSuccess();
-    }
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while (Clock::now() < deadline) {
-      const auto kids = children_of(outer_);
-      if (!kids.empty()) {
-        init_ = kids.front();
-        return ::testing::AssertionSuccess();
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return ::testing::AssertionFailure() << "unshare made no container: " << log();
-  }
-
-  // Waits until the log holds `needle` (IdleJvm prints "ready" from main).
-  ::testing::AssertionResult wait_for(const std::string& needle,
-                                      std::chrono::seconds timeout = std::chrono::seconds(90)) {
-    const auto deadline = Clock::now() + timeout;
-    while (Clock::now() < deadline) {
-      if (log().find(needle) != std::string::npos) return ::testing::AssertionSuccess();
-      int status = 0;
-      if (::waitpid(outer_, &status, WNOHANG) == outer_) {
-        outer_ = -1;
-        return ::testing::AssertionFailure() << "the sandbox exited: " << log();
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return ::testing::AssertionFailure() << "no '" << needle << "' after " << timeout.count()
-                                         << " s: " << log();
-  }
-
-  // Host pid of the java process inside (pid 1 itself, or a child of it).
-  pid_t java_pid() const {
-    if (slurp("/proc/" + std::to_string(init_) + "/comm").starts_with("java")) return init_;
-    for (pid_t c : children_of(init_)) {
-      if (slurp("/proc/" + std::to_string(c) + "/comm").starts_with("java")) return c;
-    }
-    return -1;
-  }
-
-  pid_t init() const { return init_; }
-  pid_t outer() const { return outer_; }
-  std::string root() const { return "/proc/" + std::to_string(init_) + "/root"; }
-  std::string mount_namespace() const {
-    return readlink_text("/proc/" + std::to_string(init_) + "/ns/mnt");
-  }
-  std::string log() const { return log_path_.empty() ? std::string() : slurp(log_path_); }
-
-  // Kills pid 1 (the kernel then kills everything in its pid namespace), then reaps unshare.
-  void stop() {
-    if (init_ > 0 && outer_ > 0) ::kill(init_, SIGKILL);
-    if (outer_ > 0) {
-      ::kill(outer_, SIGKILL);
-      ::waitpid(outer_, nullptr, 0);
-    }
-    if (stdin_fd_ >= 0) ::close(stdin_fd_);
-    outer_ = init_ = stdin_fd_ = -1;
-  }
-
- private:
-  ScratchDir log_dir_;
-  std::string log_path_;
-  pid_t outer_ = -1;
-  pid_t init_ = -1;
-  int stdin_fd_ = -1;
-};
 
 // A script prefix that mounts `mount` on /tmp and keeps the compiled test classes reachable
 // (they live under the host's /tmp): the shell's cwd still names their directory after /tmp
