@@ -1,6 +1,7 @@
 #include "ps.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <set>
 #include <sstream>
 
@@ -58,6 +59,25 @@ PsRow process_row(const JvmProcessFacts& jvm, std::string state, std::string rea
 }
 
 std::string opt_int(const std::optional<std::int32_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+// The namespace HotSpot uses for `jvm`: hsperfdata_<its user> in the temp dir it sees.
+const NamespaceFacts* home_namespace(const JvmProcessFacts& jvm, const std::vector<TempRootFacts>& roots) {
+  for (const auto& root : roots) {
+    if (!jvm_uses_temp_root(jvm, root)) continue;
+    for (const auto& n : root.namespaces) {
+      if (jvm.user && n.user_suffix == *jvm.user) return &n;
+    }
+  }
+  return nullptr;
+}
+
+// Observation stopped at its mount boundary (a container's namespace on a mount of its own).
+bool not_entered(const NamespaceFacts& ns) {
+  for (const auto& e : ns.errors) {
+    if (e.op == "openat" && e.code == EXDEV) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -145,7 +165,16 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
       }
       rows.push_back(std::move(row));
     } else if (jvm.maps_backing_file.value_or(false)) {
-      rows.push_back(process_row(jvm, "unlisted", "backing-file-not-found"));
+      PsRow row = process_row(jvm, "unlisted", "backing-file-not-found");
+      row.backing_file = jvm.mapped_backing_file;
+      if (const NamespaceFacts* ns = home_namespace(jvm, roots); ns != nullptr && not_entered(*ns)) {
+        // It publishes (jps in its own mount namespace sees it); we did not look inside.
+        row.reason = "namespace-not-entered";
+        row.explanation = "its namespace " + ns->path +
+                          " is on another mount, which is not entered from outside the container; the JVM "
+                          "publishes there";
+      }
+      rows.push_back(std::move(row));
     } else {
       rows.push_back(process_row(jvm, "unknown", "maps-unreadable"));
     }
