@@ -1,6 +1,6 @@
 // Liveness: from the evidence observation gathered about one backing file to a verdict.
 //
-// Pure: no syscalls, no clock. The policy (POLICY.md section 6) in one place:
+// Pure: no syscalls, no clock. The policy (docs/POLICY.md section 6) in one place:
 //   live       its lock is held (by anyone), a candidate process maps its (dev, ino), or
 //              its pid is alive and everything we could read agrees it is the owner;
 //   stale      the lock is known free and the pid is gone (containers: no process of the

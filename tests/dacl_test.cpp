@@ -196,7 +196,7 @@ TEST(EffectiveRights, SystemSecurityIsNeverGrantedByADacl) {
   EXPECT_EQ(effective_rights(sd, kMallory), kReadData);
 }
 
-// ---- HotSpot's own descriptors, judged as POLICY.md says ----------------------------------
+// ---- HotSpot's own descriptors, judged as docs/POLICY.md says ----------------------------------
 
 TEST(DaclRules, HotSpotDirectoryIsClean) {
   EXPECT_EQ(judge(hotspot_descriptor(SecuredObject::directory, kUser)), Ids{});

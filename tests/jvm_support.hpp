@@ -2,7 +2,7 @@
 // from tests/java/, wait until its backing file is published, stop, continue and kill it,
 // and always reap it.
 //
-// JVM start-up deletes the stale hsperfdata files of the JVM's own user (see POLICY.md,
+// JVM start-up deletes the stale hsperfdata files of the JVM's own user (see docs/POLICY.md,
 // section 3), so tests must not keep fixtures in a real /tmp/hsperfdata_<user>; and a killed
 // JVM leaves its backing file behind, so JvmProcess removes that file when it is destroyed.
 #pragma once

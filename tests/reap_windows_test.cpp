@@ -56,7 +56,7 @@ std::vector<std::byte> region_bytes(std::int64_t begin_ms) {
 
 bool exists(const std::string& path) { return ::GetFileAttributesW(widen(path).c_str()) != INVALID_FILE_ATTRIBUTES; }
 
-// The file held the way a running HotSpot holds its backing file (POLICY.md section 4): open
+// The file held the way a running HotSpot holds its backing file (docs/POLICY.md section 4): open
 // for reading and writing, shared for reading and deleting, and mapped.
 struct JvmHold {
   UniqueHandle file;

@@ -1,5 +1,5 @@
 // dacl.*: Windows security descriptors of namespaces and backing files, judged against
-// what HotSpot itself grants (POLICY.md section 4) and against who can actually write.
+// what HotSpot itself grants (docs/POLICY.md section 4) and against who can actually write.
 #include "checks/dacl.hpp"
 
 #include <algorithm>

@@ -109,7 +109,7 @@ inline constexpr GenericMapping kSectionGenericMapping{
 // Replaces generic bits by the specific rights they stand for.
 std::uint32_t map_generic(std::uint32_t mask, const GenericMapping& mapping);
 
-// The three objects HotSpot secures, each with its own DACL (POLICY.md section 4).
+// The three objects HotSpot secures, each with its own DACL (docs/POLICY.md section 4).
 enum class SecuredObject { directory, file, mapping };
 std::string_view to_string(SecuredObject object);
 const GenericMapping& generic_mapping(SecuredObject object);

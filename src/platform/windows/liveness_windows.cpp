@@ -1,6 +1,6 @@
 // Liveness evidence on Windows. There is no lock table: a running JVM is recognised by
 // the named file mapping it publishes its region through ("hsperfdata_<user>_<pid>",
-// POLICY.md section 4), and its process by OpenProcess (observe_process).
+// docs/POLICY.md section 4), and its process by OpenProcess (observe_process).
 //
 // The mapping is looked up in this session's object namespace, which is where a JVM of
 // the same session creates it: "not found" is reported as "not held", and what keeps a

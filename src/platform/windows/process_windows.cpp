@@ -33,7 +33,7 @@ ProcessFacts observe_process(std::int32_t pid) {
     if (error == ERROR_INVALID_PARAMETER) {
       facts.existence = ProcessFacts::Existence::gone;  // no process has this id
     } else if (error == ERROR_ACCESS_DENIED) {
-      // It exists; HotSpot would call its file stale, we may not (POLICY.md section 6).
+      // It exists; HotSpot would call its file stale, we may not (docs/POLICY.md section 6).
       facts.existence = ProcessFacts::Existence::no_permission;
       facts.error = win::make_error("pid " + std::to_string(pid), "OpenProcess", error);
     } else {

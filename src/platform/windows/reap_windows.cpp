@@ -14,7 +14,7 @@
 //   (SetFileInformationByHandle, FileDispositionInfo): the very file that was checked, never a
 //   name looked up again.
 // - A live JVM keeps its backing file open for writing (GENERIC_READ|GENERIC_WRITE, shared for
-//   reading and deleting: POLICY.md section 4) and mapped. Our open does not share writing, so
+//   reading and deleting: docs/POLICY.md section 4) and mapped. Our open does not share writing, so
 //   it fails with a sharing violation while any process has the file open for writing: that
 //   is "became-live" ("in-use"), never a removal. The JVM's named mapping
 //   (hsperfdata_<user>_<pid>) is looked up again right before, as the flock is on Linux.

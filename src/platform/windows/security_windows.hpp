@@ -53,7 +53,7 @@ AccountLookup lookup_account(std::string_view name);
 // The user SID of this process's token ("S-1-5-21-...").
 std::optional<std::string> current_user_sid(ObservationError* error);
 
-// What `create` makes, and the descriptor it gives each (POLICY.md section 4): owner
+// What `create` makes, and the descriptor it gives each (docs/POLICY.md section 4): owner
 // `owner_sid`, a protected DACL (nothing inherited from the temp dir) of allow ACEs, in this
 // order: `user_sid` full control, Administrators full control, then Everyone:
 // - namespace directory: HotSpot's own mask, GENERIC_READ | FILE_LIST_DIRECTORY |
