@@ -86,7 +86,8 @@ file(GLOB HSPERFGUARD_RULE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/*
 file(GLOB HSPERFGUARD_PROFILE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/profiles/*.json)
 install(FILES ${HSPERFGUARD_RULE_FILES} DESTINATION share/hsperfguard/rules)
 install(FILES ${HSPERFGUARD_PROFILE_FILES} DESTINATION share/hsperfguard/rules/profiles)
-install(FILES ${PROJECT_SOURCE_DIR}/reports/report.schema.json DESTINATION share/hsperfguard)
+install(FILES ${PROJECT_SOURCE_DIR}/reports/report.schema.json ${PROJECT_SOURCE_DIR}/reports/ps.schema.json
+        DESTINATION share/hsperfguard)
 
 # Units and the cron job (written with this installation's paths, see the top), the
 # tmpfiles.d snippet, the site policy. Absolute: where systemd, cron and dpkg look.

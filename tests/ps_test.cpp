@@ -1,13 +1,17 @@
 // `ps` rows from hand-built facts, blind-JVM attribution, and the /proc parsers ps needs.
-#include <algorithm>
 #include "ps.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "audit.hpp"
 #include "checks_builders.hpp"
 #include "procfs_parse.hpp"
+#include "report_json.hpp"
+#include "test_support.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -202,6 +206,37 @@ TEST(Ps, JsonCarriesEveryColumn) {
   EXPECT_EQ(j["ns_pid"], 1);
   EXPECT_EQ(j["root_kind"], "container");
   EXPECT_EQ(doc["errors"].size(), 1u);
+}
+
+// Rows of every state, hostile text included, against reports/ps.schema.json.
+TEST(Ps, JsonMatchesItsSchema) {
+  std::vector<PsRow> rows = ps_rows({container_world()}, {jvm(5000, true)}, {});
+  TempRootFacts refused = temp_root();
+  NamespaceFacts loose = namespace_of();
+  loose.lstat->mode = loose.opened->mode = 0777;
+  refused.namespaces.push_back(loose);
+  JvmProcessFacts quiet = jvm(70, false, "al\xffice");
+  quiet.command_line = "java \x1b]0;x\x07 Main";
+  for (auto& r : ps_rows({refused}, {quiet}, {})) rows.push_back(std::move(r));
+  JvmProcessFacts cleaned = jvm(73, true);
+  cleaned.backing_file_deleted = true;
+  cleaned.mapped_backing_file = "/tmp/hsperfdata_alice/73";
+  for (auto& r : ps_rows({temp_root()}, {cleaned, jvm(78, true)}, {})) rows.push_back(std::move(r));
+  TempRootFacts stale = container_world();
+  stale.namespaces[0].files[0].liveness->lock_held = false;
+  stale.namespaces[0].files[0].liveness->candidates.clear();
+  for (auto& r : ps_rows({stale}, {}, PsOptions{true})) rows.push_back(std::move(r));
+  std::set<std::string> states;
+  for (const auto& r : rows) states.insert(r.state);
+  EXPECT_EQ(states, (std::set<std::string>{"live", "blind", "deleted", "unlisted", "stale"}));
+  const auto doc = ps_json(rows, kNow, {ObservationError{"/proc/1/root", "open", 13, "Permission denied"}});
+  EXPECT_TRUE(test::schema_valid(dump_json(doc, 2), "reports/ps.schema.json"));
+  // And the schema can fail: a reason outside the closed set for a blind JVM.
+  auto bad = doc;
+  for (auto& j : bad["jvms"]) {
+    if (j["state"] == "blind") j["reason"] = "no-backing-file";
+  }
+  EXPECT_FALSE(test::schema_valid(dump_json(bad, 2), "reports/ps.schema.json"));
 }
 
 TEST(Ps, Uptime) {

@@ -16,9 +16,7 @@
 namespace hsperfguard {
 namespace {
 
-std::string source_path(const std::string& relative) {
-  return std::string(HSPERFGUARD_SOURCE_DIR) + "/" + relative;
-}
+using test::source_path;
 
 InodeFacts dir_inode(std::uint32_t mode, std::uint32_t uid) {
   InodeFacts i;
@@ -138,12 +136,7 @@ nlohmann::json without_volatile(nlohmann::json report) {
 }
 
 void expect_schema_valid(const std::string& document) {
-  test::ScratchDir dir;
-  const std::string path = dir / "report.json";
-  std::ofstream(path) << document;
-  const auto result = test::run({"/usr/bin/python3", source_path("tests/validate_json.py"),
-                                 source_path("reports/report.schema.json"), path});
-  EXPECT_EQ(result.exit_code, 0) << result.err << result.out;
+  EXPECT_TRUE(test::schema_valid(document, "reports/report.schema.json"));
 }
 
 TEST(Report, ExampleMatchesGoldenFileAndSchema) {

@@ -1,6 +1,8 @@
 // Helpers for tests: a private scratch directory, running the binary, small JVMs.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -39,6 +41,12 @@ CommandResult run_tool(std::vector<std::string> args);
 std::vector<std::byte> read_file(const std::string& path);
 void write_file(const std::string& path, const std::vector<std::byte>& bytes);
 std::vector<std::byte> to_bytes(const std::string& s);
+
+// A file of the source tree.
+std::string source_path(const std::string& relative);
+// `document` (JSON text) validated against the schema file `schema` of the source tree
+// (for example "reports/ps.schema.json") by tests/validate_json.py.
+::testing::AssertionResult schema_valid(const std::string& document, const std::string& schema);
 
 bool is_root();
 bool have_program(const std::string& name);
