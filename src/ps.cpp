@@ -60,15 +60,22 @@ PsRow process_row(const JvmProcessFacts& jvm, std::string state, std::string rea
 
 std::string opt_int(const std::optional<std::int32_t>& v) { return v ? std::to_string(*v) : "-"; }
 
-// The namespace HotSpot uses for `jvm`: hsperfdata_<its user> in the temp dir it sees.
-const NamespaceFacts* home_namespace(const JvmProcessFacts& jvm, const std::vector<TempRootFacts>& roots) {
+// Where HotSpot puts `jvm`'s file: the temp dir it sees, and hsperfdata_<its user> there
+// (null when that namespace does not exist).
+struct Home {
+  const TempRootFacts* root = nullptr;
+  const NamespaceFacts* ns = nullptr;
+};
+Home home_of(const JvmProcessFacts& jvm, const std::vector<TempRootFacts>& roots) {
+  Home home;
   for (const auto& root : roots) {
     if (!jvm_uses_temp_root(jvm, root)) continue;
+    home.root = &root;
     for (const auto& n : root.namespaces) {
-      if (jvm.user && n.user_suffix == *jvm.user) return &n;
+      if (jvm.user && n.user_suffix == *jvm.user) home.ns = &n;
     }
   }
-  return nullptr;
+  return home;
 }
 
 // Observation stopped at its mount boundary (a container's namespace on a mount of its own).
@@ -132,15 +139,7 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
     if (owners.contains(jvm.process.pid)) continue;
     if (jvm.invisible()) {
       // Its namespace, where HotSpot would have put its file.
-      const TempRootFacts* home = nullptr;
-      const NamespaceFacts* ns = nullptr;
-      for (const auto& root : roots) {
-        if (!jvm_uses_temp_root(jvm, root)) continue;
-        home = &root;
-        for (const auto& n : root.namespaces) {
-          if (jvm.user && n.user_suffix == *jvm.user) ns = &n;
-        }
-      }
+      const auto [home, ns] = home_of(jvm, roots);
       PsRow row = process_row(jvm, jvm.backing_file_deleted ? "deleted" : "blind", "undetermined");
       if (home != nullptr) {
         const checks::InvisibleDiagnosis d = checks::diagnose_invisible(jvm, *home, ns);
@@ -167,7 +166,7 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
     } else if (jvm.maps_backing_file.value_or(false)) {
       PsRow row = process_row(jvm, "unlisted", "backing-file-not-found");
       row.backing_file = jvm.mapped_backing_file;
-      if (const NamespaceFacts* ns = home_namespace(jvm, roots); ns != nullptr && not_entered(*ns)) {
+      if (const NamespaceFacts* ns = home_of(jvm, roots).ns; ns != nullptr && not_entered(*ns)) {
         // It publishes (jps in its own mount namespace sees it); we did not look inside.
         row.reason = "namespace-not-entered";
         row.explanation = "its namespace " + ns->path +
