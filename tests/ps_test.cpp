@@ -230,6 +230,8 @@ TEST(Ps, JsonMatchesItsSchema) {
   for (const auto& r : rows) states.insert(r.state);
   EXPECT_EQ(states, (std::set<std::string>{"live", "blind", "deleted", "unlisted", "stale"}));
   const auto doc = ps_json(rows, kNow, {ObservationError{"/proc/1/root", "open", 13, "Permission denied"}});
+  EXPECT_EQ(doc["jvms"].size(), rows.size());
+#ifndef _WIN32  // see test::schema_valid
   EXPECT_TRUE(test::schema_valid(dump_json(doc, 2), "reports/ps.schema.json"));
   // And the schema can fail: a reason outside the closed set for a blind JVM.
   auto bad = doc;
@@ -237,6 +239,7 @@ TEST(Ps, JsonMatchesItsSchema) {
     if (j["state"] == "blind") j["reason"] = "no-backing-file";
   }
   EXPECT_FALSE(test::schema_valid(dump_json(bad, 2), "reports/ps.schema.json"));
+#endif
 }
 
 TEST(Ps, Uptime) {

@@ -135,8 +135,12 @@ nlohmann::json without_volatile(nlohmann::json report) {
   return report;
 }
 
-void expect_schema_valid(const std::string& document) {
+// Schema validation runs on POSIX only (see test::schema_valid); the rendering under test is
+// the same code on Windows.
+void expect_schema_valid([[maybe_unused]] const std::string& document) {
+#ifndef _WIN32
   EXPECT_TRUE(test::schema_valid(document, "reports/report.schema.json"));
+#endif
 }
 
 TEST(Report, ExampleMatchesGoldenFileAndSchema) {
@@ -230,6 +234,7 @@ TEST(Report, WriterStreamsEachNamespaceBeforeTheEnd) {
   EXPECT_GT(received, before);
 }
 
+#ifndef _WIN32
 TEST(Report, GoldenExamplesInTheTreeAreSchemaValid) {
   test::ScratchDir dir;
   const auto result = test::run({"/bin/sh", "-c",
@@ -238,6 +243,7 @@ TEST(Report, GoldenExamplesInTheTreeAreSchemaValid) {
                                      source_path("reports/examples") + "/*.json"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
 }
+#endif
 
 TEST(Report, HostileNamesAreEscapedAndKeptExactlyInHex) {
   const auto report = audit_report_json(example_result(), example_context());

@@ -12,16 +12,6 @@ std::string source_path(const std::string& relative) {
   return std::string(HSPERFGUARD_SOURCE_DIR) + "/" + relative;
 }
 
-::testing::AssertionResult schema_valid(const std::string& document, const std::string& schema) {
-  ScratchDir dir;
-  const std::string path = dir / "document.json";
-  std::ofstream(path) << document;
-  const auto result =
-      run({"/usr/bin/python3", source_path("tests/validate_json.py"), source_path(schema), path});
-  if (result.exit_code == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << schema << ": " << result.err << result.out;
-}
-
 CommandResult run_tool(std::vector<std::string> args) {
   args.insert(args.begin(), tool_path());
   return run(args);

@@ -11,6 +11,7 @@
 #include <array>
 #include <boost/filesystem.hpp>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 extern char** environ;
@@ -18,6 +19,16 @@ extern char** environ;
 namespace hsperfguard::test {
 
 std::string tool_path() { return HSPERFGUARD_BINARY; }
+
+::testing::AssertionResult schema_valid(const std::string& document, const std::string& schema) {
+  ScratchDir dir;
+  const std::string path = dir / "document.json";
+  std::ofstream(path) << document;
+  const auto result =
+      run({"/usr/bin/python3", source_path("tests/validate_json.py"), source_path(schema), path});
+  if (result.exit_code == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << schema << ": " << result.err << result.out;
+}
 
 ScratchDir::ScratchDir() {
   auto base = boost::filesystem::temp_directory_path() /
