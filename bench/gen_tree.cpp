@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 
 namespace {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "perfdata.hpp"
-#include "snap.hpp"
+#include "model/perfdata.hpp"
+#include "report/snap.hpp"
 
 namespace {
 

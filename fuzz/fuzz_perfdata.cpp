@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "inspect.hpp"
-#include "perfdata.hpp"
-#include "snap.hpp"
+#include "commands/inspect.hpp"
+#include "model/perfdata.hpp"
+#include "report/snap.hpp"
 
 namespace hsperfguard::perfdata {
 namespace {

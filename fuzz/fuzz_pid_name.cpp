@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "pid_name.hpp"
+#include "model/pid_name.hpp"
 
 namespace hsperfguard {
 namespace {

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "finding.hpp"
+#include "model/finding.hpp"
 #include "jvm_support.hpp"
 #include "test_support.hpp"
 

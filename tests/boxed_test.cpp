@@ -1,4 +1,4 @@
-#include "boxed.hpp"
+#include "model/boxed.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard {
 namespace {

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "checks/checks.hpp"
-#include "facts.hpp"
-#include "finding.hpp"
-#include "perfdata.hpp"
-#include "pid_name.hpp"
-#include "rule_catalog.hpp"
+#include "model/facts.hpp"
+#include "model/finding.hpp"
+#include "model/perfdata.hpp"
+#include "model/pid_name.hpp"
+#include "model/rule_catalog.hpp"
 
 namespace hsperfguard::test {
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "audit.hpp"
+#include "decide/audit.hpp"
 #include "checks/checks.hpp"
 
 namespace hsperfguard {

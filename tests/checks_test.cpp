@@ -14,7 +14,7 @@
 #include "checks/acl.hpp"
 #include "checks/evidence.hpp"
 #include "checks_builders.hpp"
-#include "rule_catalog.hpp"
+#include "model/rule_catalog.hpp"
 
 namespace hsperfguard::test {
 namespace {

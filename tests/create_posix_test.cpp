@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 #include "reap_test_support.hpp"
 
 namespace hsperfguard::test {

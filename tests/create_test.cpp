@@ -5,8 +5,8 @@
 #include <random>
 
 #include "checks_builders.hpp"
-#include "create.hpp"
-#include "perfdata.hpp"
+#include "decide/create.hpp"
+#include "model/perfdata.hpp"
 
 namespace hsperfguard::test {
 namespace {

@@ -23,8 +23,8 @@
 #include <string>
 
 #include "checks/dacl.hpp"
-#include "create.hpp"
-#include "perfdata.hpp"
+#include "decide/create.hpp"
+#include "model/perfdata.hpp"
 #include "platform/windows/security_windows.hpp"
 #include "platform/windows/win_util.hpp"
 #include "test_support.hpp"

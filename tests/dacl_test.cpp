@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "checks/windows_volume.hpp"
-#include "rule_catalog.hpp"
+#include "model/rule_catalog.hpp"
 
 namespace hsperfguard::checks {
 namespace {

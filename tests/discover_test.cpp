@@ -1,5 +1,5 @@
 // discover_roots: which temp roots the commands look at, from a hand-built container scan.
-#include "discover.hpp"
+#include "decide/discover.hpp"
 
 #include <cerrno>
 

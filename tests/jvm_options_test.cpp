@@ -1,6 +1,6 @@
 // perf_data_option: which of a JVM's options decide whether it publishes its counters, read
 // from the NUL-separated bytes of /proc/<pid>/cmdline and /proc/<pid>/environ.
-#include "jvm_options.hpp"
+#include "model/jvm_options.hpp"
 
 #include <gtest/gtest.h>
 

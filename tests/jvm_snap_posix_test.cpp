@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "jvm_support.hpp"
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard::test {

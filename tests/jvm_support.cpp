@@ -22,7 +22,7 @@
 #include <string_view>
 #include <thread>
 
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 
 extern char** environ;
 

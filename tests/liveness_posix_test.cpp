@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "jvm_support.hpp"
-#include "liveness.hpp"
-#include "perfdata.hpp"
-#include "pid_name.hpp"
+#include "decide/liveness.hpp"
+#include "model/perfdata.hpp"
+#include "model/pid_name.hpp"
 #include "platform/liveness.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"

@@ -1,15 +1,15 @@
 // The liveness policy as a truth table: every combination of the evidence, and the exact
 // verdict, reason and deciding evidence for each. Pure: facts are built by hand.
-#include "liveness.hpp"
+#include "decide/liveness.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "facts.hpp"
-#include "pid_name.hpp"
-#include "procfs_parse.hpp"
+#include "model/facts.hpp"
+#include "model/pid_name.hpp"
+#include "model/procfs_parse.hpp"
 
 namespace hsperfguard {
 namespace {

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "jvm_support.hpp"
-#include "metrics.hpp"
+#include "report/metrics.hpp"
 #include "reap_test_support.hpp"
 #include "test_support.hpp"
 

@@ -1,6 +1,6 @@
 // Prometheus exposition of audit and reap runs, pure: results built by hand. The real
 // collector and promtool check the same text in metrics_posix_test.cpp.
-#include "metrics.hpp"
+#include "report/metrics.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "audit.hpp"
-#include "logging.hpp"
-#include "reap_report.hpp"
+#include "decide/audit.hpp"
+#include "report/logging.hpp"
+#include "report/reap_report.hpp"
 
 namespace hsperfguard {
 namespace {

@@ -36,7 +36,7 @@
 #include <tuple>
 #include <utility>
 
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 #include "platform/observe.hpp"
 #include "platform/posix/acl_posix.hpp"
 #include "platform/posix/beneath_posix.hpp"

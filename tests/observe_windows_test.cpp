@@ -14,7 +14,7 @@
 
 #include "checks/dacl.hpp"
 #include "checks/windows_volume.hpp"
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 #include "platform/files.hpp"
 #include "platform/windows/security_windows.hpp"
 #include "platform/windows/win_util.hpp"

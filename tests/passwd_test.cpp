@@ -1,4 +1,4 @@
-#include "passwd.hpp"
+#include "model/passwd.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <random>
 
-#include "snap.hpp"
+#include "report/snap.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard::perfdata {

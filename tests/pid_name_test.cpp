@@ -1,4 +1,4 @@
-#include "pid_name.hpp"
+#include "model/pid_name.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // `ps` rows from hand-built facts, blind-JVM attribution, and the /proc parsers ps needs.
-#include "ps.hpp"
+#include "decide/ps.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <set>
 
-#include "audit.hpp"
+#include "decide/audit.hpp"
 #include "checks_builders.hpp"
-#include "procfs_parse.hpp"
-#include "report_json.hpp"
+#include "model/procfs_parse.hpp"
+#include "report/report_json.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 #include "platform/windows/win_util.hpp"
 #include "test_support.hpp"
 #include "test_support_windows.hpp"

@@ -38,10 +38,10 @@
 #include <vector>
 
 #include "jvm_support.hpp"
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 #include "platform/reap.hpp"
-#include "reap_command.hpp"
-#include "reap_report.hpp"
+#include "commands/reap_command.hpp"
+#include "report/reap_report.hpp"
 #include "reap_test_support.hpp"
 #include "test_support.hpp"
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "platform/reap.hpp"
-#include "reap_command.hpp"
-#include "reap_report.hpp"
+#include "commands/reap_command.hpp"
+#include "report/reap_report.hpp"
 #include "reap_test_support.hpp"
 #include "test_support.hpp"
 

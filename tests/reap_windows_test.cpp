@@ -17,11 +17,11 @@
 #include <string>
 
 #include "checks/windows_volume.hpp"
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 #include "platform/signals.hpp"
 #include "platform/windows/win_util.hpp"
-#include "reap_command.hpp"
-#include "reap_report.hpp"
+#include "commands/reap_command.hpp"
+#include "report/reap_report.hpp"
 #include "test_support.hpp"
 #include "test_support_windows.hpp"
 

@@ -1,16 +1,16 @@
 // The reap plan, pure: facts built by hand, every reason to remove, keep or skip an entry.
-#include "reaper.hpp"
+#include "decide/reaper.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cli_checks.hpp"
-#include "facts.hpp"
-#include "pid_name.hpp"
-#include "reap_command.hpp"
-#include "reap_report.hpp"
+#include "commands/cli_checks.hpp"
+#include "model/facts.hpp"
+#include "model/pid_name.hpp"
+#include "commands/reap_command.hpp"
+#include "report/reap_report.hpp"
 
 namespace hsperfguard {
 namespace {

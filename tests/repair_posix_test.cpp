@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "audit.hpp"
+#include "decide/audit.hpp"
 #include "platform/create.hpp"
 #include "platform/observe.hpp"
 #include "reap_test_support.hpp"
-#include "repair.hpp"
+#include "decide/repair.hpp"
 
 namespace hsperfguard::test {
 namespace {

@@ -2,9 +2,9 @@
 // left to a person. Pure tests on hand-built facts.
 #include <gtest/gtest.h>
 
-#include "audit.hpp"
+#include "decide/audit.hpp"
 #include "checks_builders.hpp"
-#include "repair.hpp"
+#include "decide/repair.hpp"
 
 namespace hsperfguard::test {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "audit.hpp"
-#include "report_json.hpp"
-#include "report_text.hpp"
+#include "decide/audit.hpp"
+#include "report/report_json.hpp"
+#include "report/report_text.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {

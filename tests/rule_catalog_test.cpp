@@ -1,5 +1,5 @@
 // The rule catalogue and profiles compiled in from rules/, and policy files on top of them.
-#include "rule_catalog.hpp"
+#include "model/rule_catalog.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

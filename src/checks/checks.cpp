@@ -5,7 +5,7 @@
 #include "checks/dacl.hpp"
 #include "checks/modules.hpp"
 #include "checks/windows_volume.hpp"
-#include "rule_catalog.hpp"
+#include "model/rule_catalog.hpp"
 
 namespace hsperfguard::checks {
 namespace {

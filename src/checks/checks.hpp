@@ -2,9 +2,9 @@
 // system call or includes a platform header; tests call these with hand-built facts.
 #pragma once
 
-#include "facts.hpp"
-#include "finding.hpp"
-#include "liveness.hpp"
+#include "model/facts.hpp"
+#include "model/finding.hpp"
+#include "decide/liveness.hpp"
 
 namespace hsperfguard::checks {
 

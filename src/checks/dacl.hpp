@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "facts.hpp"
-#include "finding.hpp"
+#include "model/facts.hpp"
+#include "model/finding.hpp"
 
 namespace hsperfguard::checks {
 

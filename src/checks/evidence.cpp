@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "text_escape.hpp"
+#include "model/text_escape.hpp"
 
 namespace hsperfguard::checks {
 

@@ -5,8 +5,8 @@
 #include "checks/checks.hpp"
 #include "checks/evidence.hpp"
 #include "checks/modules.hpp"
-#include "perfdata.hpp"
-#include "text_escape.hpp"
+#include "model/perfdata.hpp"
+#include "model/text_escape.hpp"
 
 namespace hsperfguard::checks {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "checks/evidence.hpp"
 #include "checks/publication.hpp"
-#include "pid_name.hpp"
+#include "model/pid_name.hpp"
 
 namespace hsperfguard::checks {
 namespace {

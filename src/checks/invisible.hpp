@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard::checks {
 

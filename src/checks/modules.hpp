@@ -4,8 +4,8 @@
 // one more declaration here and one more call there.
 #pragma once
 
-#include "facts.hpp"
-#include "finding.hpp"
+#include "model/facts.hpp"
+#include "model/finding.hpp"
 
 namespace hsperfguard::checks {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard::checks {
 

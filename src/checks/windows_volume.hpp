@@ -3,8 +3,8 @@
 // without persistent ACLs) and compressed backing files.
 #pragma once
 
-#include "facts.hpp"
-#include "finding.hpp"
+#include "model/facts.hpp"
+#include "model/finding.hpp"
 
 namespace hsperfguard::checks {
 

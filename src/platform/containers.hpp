@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "facts.hpp"
-#include "run_limits.hpp"
+#include "model/facts.hpp"
+#include "model/run_limits.hpp"
 
 namespace hsperfguard::platform {
 

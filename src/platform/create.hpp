@@ -45,9 +45,9 @@
 #include <string>
 #include <vector>
 
-#include "facts.hpp"
-#include "reaper.hpp"  // ExpectedInode
-#include "repair.hpp"
+#include "model/facts.hpp"
+#include "decide/reaper.hpp"  // ExpectedInode
+#include "decide/repair.hpp"
 
 namespace hsperfguard::platform {
 

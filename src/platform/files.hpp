@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard::platform {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "facts.hpp"
-#include "host_info.hpp"
+#include "model/facts.hpp"
+#include "model/host_info.hpp"
 
 namespace hsperfguard::platform {
 

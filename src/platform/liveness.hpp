@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard::platform {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "facts.hpp"
-#include "run_limits.hpp"
+#include "model/facts.hpp"
+#include "model/run_limits.hpp"
 
 namespace hsperfguard::platform {
 

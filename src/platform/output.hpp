@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard::platform {
 

@@ -40,8 +40,8 @@
 #include <string_view>
 #include <vector>
 
-#include "facts.hpp"
-#include "reaper.hpp"
+#include "model/facts.hpp"
+#include "decide/reaper.hpp"
 
 namespace hsperfguard::platform {
 

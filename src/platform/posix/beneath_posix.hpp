@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 #include "platform/posix/posix_util.hpp"
 
 namespace hsperfguard::platform {

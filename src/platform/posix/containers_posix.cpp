@@ -19,7 +19,7 @@
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
-#include "procfs_parse.hpp"
+#include "model/procfs_parse.hpp"
 
 namespace hsperfguard::platform {
 namespace {

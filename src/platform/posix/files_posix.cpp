@@ -7,11 +7,11 @@
 #include <cerrno>
 #include <string_view>
 
-#include "pid_name.hpp"
+#include "model/pid_name.hpp"
 #include "platform/files.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
-#include "procfs_parse.hpp"
+#include "model/procfs_parse.hpp"
 
 namespace hsperfguard::platform {
 

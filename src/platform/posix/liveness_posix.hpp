@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard::platform {
 

@@ -44,9 +44,9 @@
 #include <utility>
 #include <vector>
 
-#include "perfdata.hpp"
-#include "pid_name.hpp"
-#include "procfs_parse.hpp"
+#include "model/perfdata.hpp"
+#include "model/pid_name.hpp"
+#include "model/procfs_parse.hpp"
 #include "platform/observe.hpp"
 #include "platform/posix/acl_posix.hpp"
 #include "platform/posix/beneath_posix.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard::platform {
 

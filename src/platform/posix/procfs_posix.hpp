@@ -19,8 +19,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "facts.hpp"
-#include "procfs_parse.hpp"
+#include "model/facts.hpp"
+#include "model/procfs_parse.hpp"
 
 namespace hsperfguard::platform {
 

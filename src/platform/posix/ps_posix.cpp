@@ -11,15 +11,15 @@
 #include <memory>
 #include <tuple>
 
-#include "jvm_options.hpp"
-#include "perfdata.hpp"
+#include "model/jvm_options.hpp"
+#include "model/perfdata.hpp"
 #include "platform/files.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
 #include "platform/ps.hpp"
 #include "platform/users.hpp"
-#include "procfs_parse.hpp"
+#include "model/procfs_parse.hpp"
 
 namespace hsperfguard::platform {
 namespace {

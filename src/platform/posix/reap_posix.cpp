@@ -32,8 +32,8 @@
 #include <string>
 #include <thread>
 
-#include "perfdata.hpp"
-#include "pid_name.hpp"
+#include "model/perfdata.hpp"
+#include "model/pid_name.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/safe_path_posix.hpp"

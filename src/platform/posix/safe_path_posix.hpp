@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 #include "platform/posix/posix_util.hpp"
 
 namespace hsperfguard::platform {

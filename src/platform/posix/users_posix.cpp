@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "passwd.hpp"
+#include "model/passwd.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/users.hpp"

@@ -19,7 +19,7 @@
 #include <string>
 #include <utility>
 
-#include "perfdata.hpp"
+#include "model/perfdata.hpp"
 #include "platform/create.hpp"
 #include "platform/windows/security_windows.hpp"
 #include "platform/windows/win_util.hpp"

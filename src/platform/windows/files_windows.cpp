@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "pid_name.hpp"
+#include "model/pid_name.hpp"
 #include "platform/files.hpp"
 #include "platform/windows/win_util.hpp"
 

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "perfdata.hpp"
-#include "pid_name.hpp"
+#include "model/perfdata.hpp"
+#include "model/pid_name.hpp"
 #include "platform/observe.hpp"
 #include "platform/reap.hpp"
 #include "platform/users.hpp"

@@ -34,7 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include "pid_name.hpp"
+#include "model/pid_name.hpp"
 #include "platform/reap.hpp"
 #include "platform/reap_ledger.hpp"
 #include "platform/windows/win_util.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard::platform::win {
 

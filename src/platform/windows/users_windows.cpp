@@ -1,7 +1,7 @@
 #include <map>
 #include <string>
 
-#include "passwd.hpp"
+#include "model/passwd.hpp"
 #include "platform/files.hpp"
 #include "platform/users.hpp"
 #include "platform/windows/security_windows.hpp"

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <utility>
 
-#include "facts.hpp"
+#include "model/facts.hpp"
 
 namespace hsperfguard::platform::win {
 

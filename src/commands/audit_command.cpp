@@ -1,0 +1,304 @@
+#include "commands/audit_command.hpp"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <ostream>
+#include <stdexcept>
+#include <string_view>
+
+#include "decide/audit.hpp"
+#include "decide/discover.hpp"
+#include "commands/exit_codes.hpp"
+#include "commands/operations.hpp"
+#include "commands/output_target.hpp"
+#include "platform/files.hpp"
+#include "platform/host.hpp"
+#include "platform/liveness.hpp"
+#include "platform/observe.hpp"
+#include "platform/ps.hpp"
+#include "platform/signals.hpp"
+#include "decide/ps.hpp"
+#include "report/report_json.hpp"
+#include "report/report_text.hpp"
+#include "model/run_limits.hpp"
+
+namespace hsperfguard {
+namespace {
+
+// The profile, then the policy file on top of it. Returns an error message on failure.
+std::optional<std::string> load_policy(const AuditCommandOptions& options, Policy& policy) {
+  auto profile = builtin_profile(options.profile);
+  if (!profile) return "unknown profile '" + options.profile + "'";
+  policy = *profile;
+  if (!options.policy_file) return std::nullopt;
+  ObservationError error;
+  const auto text = platform::read_config_file(*options.policy_file, &error);
+  if (!text) return *options.policy_file + ": " + error.message;
+  if (auto problem = apply_policy_text(policy, *text)) return *options.policy_file + ": " + *problem;
+  return std::nullopt;
+}
+
+// The audit reads one counter of each region (liveness and the report use the JVM's start
+// time); keeping no others saves most of a file's memory when 100,000 files are audited.
+constexpr std::string_view kAuditCounters[] = {"sun.rt.createVmBeginTime"};
+
+// What the stage made of one namespace (or one part of a large one), waiting for its turn to
+// be counted and written: rendered (JSON or text) and counted on the worker, which also frees
+// its facts and judgement there (memory freed by the thread that allocated it is cheap to
+// reuse).
+struct StagedNamespace {
+  AuditTally tally;     // this namespace (part) counted
+  std::string text;     // its object (JSON) or its lines (text)
+  std::string closing;  // JSON, first part of a namespace in parts: what closes its object
+  bool continuation = false;  // a later part of a namespace
+};
+
+// Stage results by (namespace position, part), put by workers and taken in order by the
+// consumer.
+class StagedNamespaces {
+ public:
+  using Key = std::pair<std::size_t, std::size_t>;
+  void put(Key key, StagedNamespace done) {
+    const std::lock_guard lock(mutex_);
+    ready_.emplace(key, std::move(done));
+  }
+  // The stage of a namespace always ran before the namespace is consumed (observe_temp_root
+  // promises it); a namespace without one would be reported unjudged, so that is an error.
+  StagedNamespace take(Key key) {
+    const std::lock_guard lock(mutex_);
+    auto node = ready_.extract(key);
+    if (!node)
+      throw std::logic_error("audit: a namespace reached the report without its judgement");
+    return std::move(node.mapped());
+  }
+  // Text buffers go round: a namespace of 1,000 files renders about 1.5 MB, and fresh memory
+  // of that size costs page faults every time (and a free on another thread than the one
+  // that allocated it).
+  std::string spare_text() {
+    const std::lock_guard lock(mutex_);
+    if (spare_.empty()) return {};
+    std::string text = std::move(spare_.back());
+    spare_.pop_back();
+    return text;
+  }
+  void recycle(std::string&& text) {
+    text.clear();
+    const std::lock_guard lock(mutex_);
+    spare_.push_back(std::move(text));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<Key, StagedNamespace> ready_;
+  std::vector<std::string> spare_;
+};
+
+// Liveness gatherers for the workers: a gatherer caches what it read and is used by one
+// thread at a time; a worker borrows one for a namespace.
+class GathererPool {
+ public:
+  void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) {
+    std::unique_ptr<platform::LivenessGatherer> gatherer;
+    {
+      const std::lock_guard lock(mutex_);
+      if (!idle_.empty()) {
+        gatherer = std::move(idle_.back());
+        idle_.pop_back();
+      }
+    }
+    if (!gatherer) gatherer = std::make_unique<platform::LivenessGatherer>();
+    gatherer->gather(ns, scope);
+    const std::lock_guard lock(mutex_);
+    idle_.push_back(std::move(gatherer));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<platform::LivenessGatherer>> idle_;
+};
+
+// A namespace listing more entries than this is observed, judged and written in parts, and
+// the temp dir's namespaces are taken this many at a time, so that an audit's memory grows
+// neither with what one namespace holds nor with how many there are (any local user can fill
+// their own namespace, and make namespaces in /tmp).
+constexpr std::size_t kFilesPerPart = 4096;
+
+platform::ObserveOptions audit_observe_options(const RunLimits& limits) {
+  platform::ObserveOptions observe;
+  observe.kept_counters = kAuditCounters;
+  observe.files_per_part = kFilesPerPart;
+  observe.namespaces_per_batch = kFilesPerPart;
+  observe.limits = limits;
+  return observe;
+}
+
+}  // namespace
+
+int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std::ostream& err) {
+  AuditResult result;
+  if (auto problem = load_policy(options, result.policy)) {
+    err << "hsperfguard: audit: " << *problem << "\n";
+    return kExitUsage;
+  }
+  result.started_at_ms = platform::now_epoch_ms();
+  ReportContext context;
+  context.host = platform::observe_host();
+  context.fail_on = options.fail_on;
+  const ReportFormat format =
+      options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
+                                                                               : ReportFormat::json);
+  const DiscoverOptions discover =
+      discover_options(options.tmpdir, options.root, options.containers, options.container_pid);
+
+  // SIGINT, SIGTERM (and SIGHUP on POSIX) and --max-runtime stop the run between two
+  // namespaces (or parts): the report says so, a report file is not put in place, exit 3.
+  const platform::StopSignals signals;
+  RunLimits limits;
+  limits.stop = &signals.requested();
+  if (options.max_runtime_ms) {
+    limits.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(*options.max_runtime_ms);
+  }
+
+  // The pipeline, namespace by namespace (a large one part by part): observed (a few ahead,
+  // by worker threads), its liveness evidence gathered, judged and rendered on the worker that
+  // observed it (the stage), then counted and written in order on this thread and dropped at
+  // once: an audit of any size holds a few namespace parts. Each worker's gatherer reads the
+  // lock table once, when it judges its first namespace: a JVM that takes its lock after that
+  // and whose file is judged later is judged by its process (alive, mapping its file: live),
+  // never stale.
+  AuditTally tally;
+  const auto run = [&](const platform::ContentSink& write) {
+    std::optional<AuditJsonWriter> json;
+    if (format == ReportFormat::json) json.emplace(context, result.policy.name, result.started_at_ms, write);
+    // Invisible JVMs (libjvm mapped, no backing file or a deleted one) go to the namespace
+    // HotSpot would have used, or to its temp dir when there is none.
+    std::vector<ObservationError> ignored;  // a process that exited or hides its maps
+    const auto jvms = platform::observe_jvm_processes(ignored);
+    std::vector<ObservationError> discovery_errors;  // containers we could not look into
+    GathererPool gatherers;
+    const auto specs = discover_roots_scanning(discover, &discovery_errors, limits);
+    for (const auto& spec : specs) {
+      if (limits.reached() != nullptr) break;
+      const std::size_t r = result.roots.size();
+      StagedNamespaces staged;
+      std::mutex users_mutex;
+      std::set<std::string> users_seen;  // namespaces of the temp dir, for invisible JVMs
+      std::size_t namespaces = 0;  // begun (their first part consumed)
+      std::string closing;         // of the namespace in parts being written
+      bool opened = false;         // text: the temp dir's opening line is written
+      const auto stage = [&](const TempRootFacts& shell, std::size_t n, NamespaceFacts& ns) {
+        StagedNamespace done;
+        done.continuation = ns.part > 0;
+        gatherers.gather(ns, platform::liveness_scope_of(shell));
+        if (ns.part == 0) {
+          assign_invisible_jvms(shell, ns, jvms);
+          const std::lock_guard lock(users_mutex);
+          users_seen.insert(ns.user_suffix);
+        }
+        const NamespaceJudgement judgement = judge_namespace(shell, ns, result.policy);
+        done.text = staged.spare_text();
+        if (json) {
+          render_audit_namespace(done.text, ns.more_parts ? &done.closing : nullptr, r, shell, ns, judgement);
+        } else {
+          render_audit_namespace_text(done.text, ns, judgement);
+        }
+        done.tally.add_namespace(ns, judgement);
+        const StagedNamespaces::Key key{n, ns.part};
+        const bool more_parts = ns.more_parts;
+        ns = NamespaceFacts{};  // rendered and counted: freed here, not by the consumer
+        ns.part = key.second;   // what the consumer needs to find it
+        ns.more_parts = more_parts;
+        staged.put(key, std::move(done));
+      };
+      TempRootFacts root = platform::observe_temp_root(
+          spec, audit_observe_options(limits),
+          [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
+            if (ns.part == 0) ++namespaces;
+            StagedNamespace done = staged.take({namespaces - 1, ns.part});
+            if (!json && !opened) write(audit_root_opening_text(shell));
+            opened = true;
+            tally.merge(std::move(done.tally));
+            if (!json) {
+              write(done.text);
+            } else if (ns.part > 0) {
+              json->add_rendered_continuation(done.text);
+            } else {
+              json->add_rendered_namespace(done.text);
+              closing = std::move(done.closing);
+            }
+            if (json && !ns.more_parts && !closing.empty()) {
+              json->add_rendered_continuation(closing);
+              closing.clear();
+            }
+            staged.recycle(std::move(done.text));
+          },
+          stage);
+      // A namespace in parts whose last part never came (the run stopped) is closed.
+      if (json && !closing.empty()) json->add_rendered_continuation(closing);
+      // The container stopped since discovery (nothing of it was seen).
+      if (!options.container_pid && namespaces == 0 && container_vanished(root)) continue;
+      // A temp dir that could not be opened leaves nothing judged beneath it.
+      if (!root.opened) result.incomplete = true;
+      // Invisible JVMs whose namespace does not exist are the temp dir's.
+      for (const auto& jvm : jvms) {
+        if (jvm.invisible() && jvm.user && jvm_uses_temp_root(jvm, root) && !users_seen.contains(*jvm.user)) {
+          root.invisible_jvms.push_back(jvm);
+        }
+      }
+      RootJudgement judgement = judge_root(root, result.policy);
+      if (!json) {
+        if (!opened) write(audit_root_opening_text(root));
+        write(audit_root_closing_text(root, judgement, namespaces));
+      }
+      result.roots.push_back(std::move(root));
+      result.judgements.push_back(std::move(judgement));
+    }
+    if (const char* why = limits.reached()) {
+      result.stopped = why;
+      result.incomplete = true;
+    }
+    // Containers that could not be looked into are errors of the first root (the host's).
+    if (!result.roots.empty()) {
+      auto& errors = result.roots.front().errors;
+      errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
+    }
+    for (std::size_t r = 0; r < result.roots.size(); ++r) tally.add_root(result.roots[r], result.judgements[r]);
+    result.finished_at_ms = platform::now_epoch_ms();
+    if (json) {
+      json->finish(result, tally);
+    } else {
+      write(audit_summary_text(tally, result, context));
+    }
+  };
+  if (options.output) {
+    // A stopped run does not replace the previous report with a partial one.
+    platform::OutputOptions output;
+    output.stop = &signals.requested();
+    if (auto error = write_output_to(*options.output, run, output, &out)) {
+      err << "hsperfguard: audit: cannot write " << *options.output << ": " << error->op << ": "
+          << error->message << "\n";
+      return kExitIncomplete;
+    }
+  } else {
+    run([&](std::string_view piece) {
+      out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
+    out.flush();
+  }
+  if (!record_audit_run(options, result, tally, err)) return kExitIncomplete;  // metrics, log lines
+  if (result.incomplete) {
+    for (const auto& root : result.roots) {
+      for (const auto& e : root.errors) {
+        err << "hsperfguard: audit: " << e.path << ": " << e.op << ": " << e.message << "\n";
+      }
+    }
+    return kExitIncomplete;
+  }
+  return tally.worst && *tally.worst >= options.fail_on ? kExitFindings : kExitOk;
+}
+
+}  // namespace hsperfguard

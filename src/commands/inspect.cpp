@@ -1,0 +1,173 @@
+#include "commands/inspect.hpp"
+
+#include <cerrno>
+#include <iomanip>
+#include <ostream>
+
+#include "commands/exit_codes.hpp"
+#include "model/pid_name.hpp"
+#include "platform/files.hpp"
+#include "report/snap.hpp"
+#include "model/text_escape.hpp"
+
+namespace hsperfguard {
+
+nlohmann::json prologue_to_json(const perfdata::Prologue& p) {
+  return {{"magic", p.magic},
+          {"byte_order", perfdata::to_string(p.byte_order)},
+          {"major_version", p.major_version},
+          {"minor_version", p.minor_version},
+          {"accessible", p.accessible},
+          {"used", p.used},
+          {"overflow", p.overflow},
+          {"mod_time_stamp", p.mod_time_stamp},
+          {"entry_offset", p.entry_offset},
+          {"num_entries", p.num_entries}};
+}
+
+nlohmann::json region_to_json(const perfdata::Region& region) {
+  nlohmann::json j;
+  j["size"] = region.size;
+  j["prologue"] = region.prologue ? prologue_to_json(*region.prologue) : nlohmann::json(nullptr);
+  auto& entries = j["entries"] = nlohmann::json::array();
+  for (const auto& e : region.entries) {
+    nlohmann::json je = {{"name", escape_non_utf8(e.name)},
+                         {"offset", e.offset},
+                         {"entry_length", e.entry_length},
+                         {"type", e.is_string() ? "string" : "long"},
+                         {"units", perfdata::to_string(e.units)},
+                         {"variability", perfdata::to_string(e.variability)},
+                         {"supported", e.supported()},
+                         {"vector_length", e.vector_length}};
+    if (e.is_string()) {
+      je["value"] = escape_non_utf8(e.string_value);
+    } else {
+      je["value"] = e.long_value;
+    }
+    entries.push_back(std::move(je));
+  }
+  j["walk_end"] = region.walk_end;
+  if (region.error) {
+    j["error"] = {{"offset", region.error->offset}, {"reason", region.error->reason}};
+  } else {
+    j["error"] = nullptr;
+  }
+  return j;
+}
+
+namespace {
+
+void print_text(const std::string& path, const perfdata::Region& region, std::ostream& out) {
+  out << "file: " << terminal_safe(path) << "\n";
+  if (region.prologue) {
+    const auto& p = *region.prologue;
+    out << "format: PerfData " << int{p.major_version} << "." << int{p.minor_version} << ", "
+        << perfdata::to_string(p.byte_order) << "-endian, " << region.size << " bytes, used "
+        << p.used << ", overflow " << p.overflow << ", accessible " << int{p.accessible} << "\n"
+        << "entries: " << region.entries.size() << " (prologue says " << p.num_entries << ")\n";
+  }
+  std::size_t width = 0;
+  for (const auto& e : region.entries) width = std::max(width, e.name.size());
+  for (const auto& e : region.entries) {
+    out << std::left << std::setw(static_cast<int>(width)) << terminal_safe(e.name) << "  ";
+    if (e.is_string()) {
+      out << '"' << terminal_safe(e.string_value) << '"';
+    } else {
+      out << e.long_value << ' ' << perfdata::to_string(e.units);
+    }
+    out << (e.supported() ? "" : "  (unsupported)") << "\n";
+  }
+}
+
+}  // namespace
+
+namespace {
+int print_region(const std::string& path, const platform::FileRead& file, const InspectOptions& options,
+                 std::ostream& out, std::ostream& err, const platform::MappedBackingFile* mapped = nullptr);
+}  // namespace
+
+int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err) {
+  std::string path = options.target;
+  const PidName as_pid = classify_pid_name(options.target, INT32_MAX);
+  if (as_pid.kind == PidNameKind::canonical) {
+    const std::string temp_dir =
+        options.temp_dir.empty() ? platform::default_temp_dir() : options.temp_dir;
+    auto found = platform::find_backing_files(temp_dir, *as_pid.pid);
+    if (found.empty()) {
+      // No file by that name (a container's JVM, or a cleaner deleted it): the region the
+      // process maps can still be read through the mapping.
+      auto mapped = platform::read_mapped_backing_file(*as_pid.pid, perfdata::kMaxRegionSize + 1);
+      if (!mapped) {
+        err << "hsperfguard: inspect: no backing file for pid " << *as_pid.pid << " under "
+            << terminal_safe(temp_dir) << "/hsperfdata_*, and the process maps none\n";
+        return kExitIncomplete;
+      }
+      if (mapped->read.error) {
+        err << "hsperfguard: inspect: pid " << *as_pid.pid << " maps " << terminal_safe(mapped->path)
+            << (mapped->deleted ? " (deleted)" : "") << " but it cannot be read through "
+            << terminal_safe(mapped->through) << ": " << terminal_safe(mapped->read.error->message)
+            << (mapped->read.error->code == EACCES || mapped->read.error->code == EPERM
+                    ? " (reading a mapping needs root)"
+                    : "")
+            << "\n";
+        return kExitIncomplete;
+      }
+      if (mapped->deleted) {
+        err << "hsperfguard: inspect: note: the backing file of pid " << *as_pid.pid << ", "
+            << terminal_safe(mapped->path)
+            << ", was deleted while the JVM runs (a temp cleaner?): jps and jstat find JVMs by that name "
+               "and cannot see this one; its counters are read through its mapping, "
+            << terminal_safe(mapped->through) << "\n";
+      } else {
+        err << "hsperfguard: inspect: note: pid " << *as_pid.pid << " maps " << terminal_safe(mapped->path)
+            << ", not under " << terminal_safe(temp_dir) << "; read through " << terminal_safe(mapped->through)
+            << "\n";
+      }
+      return print_region(mapped->deleted ? mapped->path + " (deleted)" : mapped->path, mapped->read, options,
+                          out, err, &*mapped);
+    }
+    path = found.front();
+  }
+  return print_region(path, platform::read_regular_file(path, perfdata::kMaxRegionSize + 1), options, out, err);
+}
+
+namespace {
+
+int print_region(const std::string& path, const platform::FileRead& file, const InspectOptions& options,
+                 std::ostream& out, std::ostream& err, const platform::MappedBackingFile* mapped) {
+  if (file.error) {
+    err << "hsperfguard: inspect: " << terminal_safe(path) << ": " << terminal_safe(file.error->message) << "\n";
+    return kExitIncomplete;
+  }
+  if (file.bytes.size() > perfdata::kMaxRegionSize) {
+    err << "hsperfguard: inspect: " << terminal_safe(path)
+        << ": larger than 2 MiB, the largest region a JVM publishes\n";
+    return kExitBadData;
+  }
+  const auto region = perfdata::parse_region(file.bytes);
+  if (options.format == InspectFormat::json) {
+    nlohmann::json j = region_to_json(region);
+    j["path"] = escape_non_utf8(mapped ? mapped->path : path);
+    if (mapped) {
+      j["backing_file_deleted"] = mapped->deleted;
+      j["read_through"] = mapped->through;
+    }
+    out << j.dump(2) << "\n";
+  } else if (region.valid()) {
+    if (options.format == InspectFormat::snap) {
+      for (const auto& line : snap_lines(region, !options.supported_only)) out << terminal_safe(line) << "\n";
+    } else {
+      print_text(path, region, out);
+    }
+  }
+  if (!region.valid()) {
+    err << "hsperfguard: inspect: " << terminal_safe(path) << ": not a valid PerfData region: "
+        << terminal_safe(region.error->reason) << " (at offset " << region.error->offset << ")\n";
+    return kExitBadData;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+}  // namespace hsperfguard

@@ -1,0 +1,28 @@
+#include "commands/output_target.hpp"
+
+#include <iostream>
+
+namespace hsperfguard {
+
+StandardStream standard_stream_named(std::string_view path) {
+  if (path == "-" || path == "/dev/stdout" || path == "/dev/fd/1" || path == "/proc/self/fd/1") {
+    return StandardStream::out;
+  }
+  if (path == "/dev/stderr" || path == "/dev/fd/2" || path == "/proc/self/fd/2") return StandardStream::err;
+  return StandardStream::none;
+}
+
+std::optional<ObservationError> write_output_to(const std::string& path,
+                                                const platform::ContentProducer& produce,
+                                                const platform::OutputOptions& options,
+                                                std::ostream* out) {
+  const StandardStream stream = standard_stream_named(path);
+  if (stream == StandardStream::none) return platform::write_output(path, produce, options);
+  std::ostream& to = stream == StandardStream::err ? std::cerr : out != nullptr ? *out : std::cout;
+  produce([&](std::string_view piece) { to.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+  to.flush();
+  if (!to && to.rdbuf() != nullptr) return ObservationError{path, "write", 5 /* EIO */, "the stream could not be written"};
+  return std::nullopt;
+}
+
+}  // namespace hsperfguard

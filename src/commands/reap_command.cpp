@@ -1,0 +1,323 @@
+#include "commands/reap_command.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cctype>
+#include <chrono>
+#include <limits>
+#include <ostream>
+#include <span>
+
+#include "decide/discover.hpp"
+#include "commands/exit_codes.hpp"
+#include "commands/operations.hpp"
+#include "commands/output_target.hpp"
+#include "platform/files.hpp"
+#include "platform/host.hpp"
+#include "platform/liveness.hpp"
+#include "platform/observe.hpp"
+#include "platform/reap.hpp"
+#include "platform/signals.hpp"
+#include "report/reap_report.hpp"
+#include "decide/reaper.hpp"
+#include "report/report_json.hpp"
+
+namespace hsperfguard {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The journal: one JSON line per event, written before each unlink and after each outcome.
+class Journal {
+ public:
+  Journal(platform::AppendLog log, const Plan& plan) : log_(std::move(log)), plan_(plan) {}
+
+  bool write(const nlohmann::json& line) {
+    if (error_) return false;
+    error_ = log_.append(dump_json(line, -1));
+    return !error_;
+  }
+  bool before_unlink(const PlanItem& item) {
+    nlohmann::json j = {{"event", "unlinking"}, {"at", format_utc_millis(platform::now_epoch_ms())}};
+    j["item"] = static_cast<std::size_t>(&item - plan_.items.data());
+    put_text(j, "path", item.path);
+    if (item.expected) {
+      j["dev"] = item.expected->dev;
+      j["ino"] = item.expected->ino;
+      j["kind"] = to_string(item.expected->kind);
+    }
+    j["verdict"] = to_string(item.verdict);
+    j["reason"] = item.reason;
+    return write(j);
+  }
+  void on_action(const platform::ReapActionRecord& record) {
+    nlohmann::json j = action_json(plan_, record);
+    j["event"] = "outcome";
+    write(j);
+  }
+  const std::optional<ObservationError>& error() const { return error_; }
+
+ private:
+  platform::AppendLog log_;
+  const Plan& plan_;
+  std::optional<ObservationError> error_;
+};
+
+void print_errors(std::ostream& err, const std::vector<ObservationError>& errors) {
+  for (const auto& e : errors) {
+    err << "hsperfguard: reap: " << e.path << ": " << e.op << ": " << e.message << "\n";
+  }
+}
+
+// A journal line of ours: a JSON object whose "event" is a string.
+bool is_journal_record(std::string_view line) {
+  const auto record = nlohmann::json::parse(line, nullptr, false);
+  return record.is_object() && record.contains("event") && record["event"].is_string();
+}
+
+// Opens the journal and makes sure appending to it is right: a new file, or one whose first
+// line is a record of ours (appending to anything else would corrupt some other file). A last
+// line cut short (a run killed while writing it, before records were written whole) is ended,
+// and the next record says so, so that no record is ever glued onto another.
+std::optional<platform::AppendLog> open_journal(const std::string& path, ObservationError& error) {
+  std::optional<platform::AppendLog> log = platform::AppendLog::open(path, &error);
+  if (!log || log->created() || log->size() == 0) return log;
+  constexpr std::size_t kLookAt = 64 * 1024;
+  const auto head = log->read(0, kLookAt, &error);
+  if (!head) return std::nullopt;
+  const auto newline = head->find('\n');
+  const bool ours = newline != std::string::npos
+                        ? is_journal_record(std::string_view(*head).substr(0, newline))
+                        : head->starts_with("{\"") && head->size() == log->size();  // one record, cut short
+  if (!ours) {
+    error = ObservationError{path, "read", 0,
+                             "not a journal of hsperfguard (its first line is not one of its records): "
+                             "nothing appended"};
+    return std::nullopt;
+  }
+  const auto last = log->read(log->size() - 1, 1, &error);
+  if (!last) return std::nullopt;
+  if (*last != "\n") {
+    nlohmann::json note = {{"event", "incomplete-line"},
+                           {"at", format_utc_millis(platform::now_epoch_ms())},
+                           {"note", "the line before this one was cut short by an earlier run"}};
+    if (auto failed = log->append_raw("\n" + dump_json(note, -1) + "\n")) {
+      error = *failed;
+      return std::nullopt;
+    }
+  }
+  return log;
+}
+
+std::int64_t elapsed_ms(Clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
+}
+
+}  // namespace
+
+void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits) {
+  if (run.started_at_ms == 0) run.started_at_ms = platform::now_epoch_ms();
+  run.options.min_age_ms = options.min_age_ms;
+  run.options.include_special = options.include_special;
+  run.options.remove_empty_namespaces = options.remove_empty_namespaces;
+
+  // The pipeline, namespace by namespace: observed without regions (a few ahead, by worker
+  // threads), its liveness evidence gathered, the regions that can decide read (a live
+  // pid's), and planned, while the next ones are observed. The lock table is read once, when
+  // the first namespace is gathered (as the audit does).
+  const auto observing = Clock::now();
+  Clock::duration planning{};
+  const DiscoverOptions discover =
+      discover_options(options.tmpdir, options.root, options.containers, options.container_pid);
+  platform::ObserveOptions observe;
+  observe.max_region_bytes = 0;
+  observe.open_files = false;  // planned from lstat; the executor re-checks each entry
+  observe.limits = limits;
+  const std::size_t region_bytes = platform::ObserveOptions{}.max_region_bytes;
+  platform::LivenessGatherer liveness;
+  ReapPlanner planner(run.plan, run.options, platform::observe_host().euid);
+  std::vector<ObservationError> discovery_errors;  // containers we could not look into
+  for (const auto& spec : discover_roots_scanning(discover, &discovery_errors, limits)) {
+    if (limits.reached() != nullptr) break;
+    const std::size_t r = run.roots.size();
+    std::vector<NamespaceFacts> namespaces;
+    std::vector<ObservationError> region_errors;
+    bool begun = false;
+    TempRootFacts root = platform::observe_temp_root(
+        spec, observe, [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
+          liveness.gather(ns, platform::liveness_scope_of(shell));
+          platform::read_regions(shell, std::span(&ns, 1), region_may_decide, region_bytes,
+                                 region_errors);
+          const auto started = Clock::now();
+          if (!begun) planner.begin_root(shell, r, platform::now_epoch_ms());
+          begun = true;
+          planner.add_namespace(shell, ns, namespaces.size());
+          planning += Clock::now() - started;
+          namespaces.push_back(std::move(ns));
+        });
+    // The container stopped since discovery (nothing of it was seen).
+    if (!options.container_pid && namespaces.empty() && container_vanished(root)) continue;
+    if (!root.opened) run.incomplete = true;
+    root.namespaces = std::move(namespaces);
+    root.errors.insert(root.errors.end(), region_errors.begin(), region_errors.end());
+    // Attach files name host pids, except in a container (left unknown there).
+    if (root.kind != RootKind::container) {
+      for (auto& attach : root.attach_files) {
+        if (attach.pid) attach.process = liveness.process(*attach.pid);
+      }
+    }
+    const auto started = Clock::now();
+    if (!begun) planner.begin_root(root, r, platform::now_epoch_ms());
+    planner.end_root(root);
+    planning += Clock::now() - started;
+    run.roots.push_back(std::move(root));
+  }
+  // Containers that could not be looked into are errors of the first root (the host's).
+  if (!run.roots.empty()) {
+    auto& errors = run.roots.front().errors;
+    errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
+  }
+  if (const char* why = limits.reached()) {
+    run.incomplete = true;
+    run.errors.push_back(ObservationError{"reap", "observe", EINTR,
+                                          std::string("stopped (") + why +
+                                              ") before every temp dir and namespace was observed and planned"});
+  }
+  run.timings.plan_ms = std::chrono::duration_cast<std::chrono::milliseconds>(planning).count();
+  run.timings.observe_ms = elapsed_ms(observing) - run.timings.plan_ms;
+}
+
+int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err) {
+  ReapRun run;
+  run.started_at_ms = platform::now_epoch_ms();
+  const auto started = Clock::now();
+  run.dry_run = options.dry_run;
+  run.max_runtime_ms = options.max_runtime_ms;
+  run.journal = options.dry_run ? std::nullopt : options.journal;
+  std::optional<Clock::time_point> deadline;
+  if (options.max_runtime_ms) deadline = started + std::chrono::milliseconds(*options.max_runtime_ms);
+  // SIGINT, SIGTERM (and SIGHUP on POSIX): the executor stops between two entries, and
+  // the report says what was done.
+  const platform::StopSignals signals;
+
+  // One reap at a time. A dry run changes nothing and takes no lock.
+  platform::InstanceLock lock;
+  if (!options.dry_run && options.lock_file) {
+    run.lock.path = options.lock_file;
+    lock = platform::InstanceLock::acquire(*options.lock_file, options.wait_for_lock, deadline,
+                                           &signals.requested());
+    run.lock.waited = options.wait_for_lock;
+    run.lock.wait_ms = elapsed_ms(started);
+    switch (lock.status()) {
+      case platform::InstanceLock::Status::acquired:
+        run.lock.acquired = true;
+        break;
+      case platform::InstanceLock::Status::busy:
+        if (signals.requested().load()) {
+          err << "hsperfguard: reap: interrupted while waiting for " << *options.lock_file
+              << ": nothing was done\n";
+          return kExitIncomplete;
+        }
+        // Another run is reaping: that is this run's work done, not a failure.
+        err << "hsperfguard: reap: another reap holds " << *options.lock_file;
+        if (lock.holder_pid()) err << " (pid " << *lock.holder_pid() << ")";
+        err << (options.wait_for_lock ? "; gave up waiting" : "; not waiting (--wait waits)")
+            << "\n";
+        return kExitOk;
+      case platform::InstanceLock::Status::error:
+        print_errors(err, {*lock.error()});
+        return kExitIncomplete;
+    }
+  }
+  run.timings.lock_ms = elapsed_ms(started);
+
+  std::optional<platform::AppendLog> journal_log;
+  if (run.journal) {
+    ObservationError e;
+    journal_log = open_journal(*run.journal, e);
+    if (!journal_log) {
+      print_errors(err, {e});
+      return kExitIncomplete;
+    }
+  }
+
+  RunLimits limits;
+  limits.stop = &signals.requested();
+  limits.deadline = deadline;
+  observe_and_plan(options, run, limits);
+
+  if (!options.dry_run) {
+    const auto executing = Clock::now();
+    std::optional<Journal> journal;
+    if (journal_log) {
+      journal.emplace(std::move(*journal_log), run.plan);
+      const PlanCounts counts = run.plan.counts();
+      journal->write({{"event", "start"},
+                      {"at", format_utc_millis(platform::now_epoch_ms())},
+                      {"planned_removals", counts.remove},
+                      {"items", run.plan.items.size()}});
+    }
+    platform::ExecuteOptions exec;
+    exec.deadline = deadline;
+    exec.stop = &signals.requested();
+    if (journal) {
+      exec.before_unlink = [&](const PlanItem& item) { return journal->before_unlink(item); };
+      exec.on_action = [&](const PlanItem&, const platform::ReapActionRecord& r) { journal->on_action(r); };
+    }
+    run.execution = platform::execute_plan(run.plan, exec);
+    if (journal) {
+      const ReapOutcomeCounts c = count_outcomes(*run.execution);
+      journal->write({{"event", "finish"},
+                      {"at", format_utc_millis(platform::now_epoch_ms())},
+                      {"removed", c.removed},
+                      {"vanished", c.vanished},
+                      {"became_live", c.became_live},
+                      {"changed", c.changed},
+                      {"failed", c.failed},
+                      {"not_attempted", c.not_attempted}});
+      if (journal->error()) run.errors.push_back(*journal->error());
+    }
+    run.timings.execute_ms = elapsed_ms(executing);
+  }
+  run.finished_at_ms = platform::now_epoch_ms();
+
+  const ReportFormat format =
+      options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
+                                                                               : ReportFormat::json);
+  const HostInfo host = platform::observe_host();
+  // The JSON report is streamed (about 1 KiB an entry); the text one is small enough.
+  auto render = [&](const platform::ContentSink& write) {
+    if (format == ReportFormat::json) {
+      write_reap_report_json(run, host, write);
+    } else {
+      write(reap_report_text(run));
+    }
+  };
+  if (options.output) {
+    // Written even when the run was interrupted: it says what was removed and what was not.
+    if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &out)) {
+      err << "hsperfguard: reap: cannot write " << *options.output << ": " << error->op << ": "
+          << error->message << "\n";
+      return kExitIncomplete;
+    }
+  } else {
+    render([&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+    out.flush();
+  }
+  if (!record_reap_run(options, run, err)) return kExitIncomplete;  // metrics, log lines
+
+  if (run.incomplete) {
+    for (const auto& root : run.roots) print_errors(err, root.errors);
+    print_errors(err, run.errors);
+    return kExitIncomplete;
+  }
+  if (!run.execution) return kExitOk;
+  print_errors(err, run.execution->errors);
+  print_errors(err, run.errors);
+  const ReapOutcomeCounts c = count_outcomes(*run.execution);
+  if (run.execution->interrupted || !run.errors.empty()) return kExitIncomplete;
+  return c.failed > 0 ? kExitFindings : kExitOk;
+}
+
+}  // namespace hsperfguard

@@ -1,0 +1,124 @@
+#include "commands/repair_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+#include <ostream>
+
+#include "decide/audit.hpp"
+#include "commands/cli_checks.hpp"
+#include "decide/discover.hpp"
+#include "commands/exit_codes.hpp"
+#include "platform/create.hpp"
+#include "platform/files.hpp"
+#include "platform/host.hpp"
+#include "platform/observe.hpp"
+#include "decide/repair.hpp"
+#include "model/text_escape.hpp"
+
+namespace hsperfguard {
+namespace {
+
+// Findings left at or above this make the run end with kExitRefused.
+constexpr Severity kLeftSeverity = Severity::medium;
+
+std::string_view outcome_word(platform::RepairOutcome outcome) {
+  switch (outcome) {
+    case platform::RepairOutcome::fixed: return "fixed";
+    case platform::RepairOutcome::changed: return "changed";
+    case platform::RepairOutcome::vanished: return "vanished";
+    case platform::RepairOutcome::failed: return "failed";
+  }
+  return "failed";
+}
+
+}  // namespace
+
+int run_repair_command(const RepairCommandOptions& options, std::ostream& out, std::ostream& err) {
+  auto policy = builtin_profile(options.profile);
+  if (!policy) {
+    err << "hsperfguard: repair: unknown profile '" << options.profile << "'\n";
+    return kExitUsage;
+  }
+  DiscoverOptions discover;
+  discover.tmpdir = options.tmpdir;
+  discover.root = options.root;
+  discover.host_temp_dir = platform::default_temp_dir();
+  std::vector<TempRootFacts> roots;
+  bool incomplete = false;
+  for (const auto& spec : discover_roots(discover)) {
+    roots.push_back(platform::observe_temp_root(spec, platform::ObserveOptions{}));
+    if (!roots.back().opened) incomplete = true;
+  }
+  const auto judgements = judge(roots, *policy);
+  const RepairPlan plan = plan_repair(roots, judgements, RepairContext{platform::observe_host().euid});
+
+  std::vector<platform::RepairOutcomeRecord> records;
+  if (!options.dry_run) records = platform::execute_repair(plan);
+
+  std::size_t fixed = 0, failed = 0, left = 0, left_blocking = 0;
+  for (const auto& r : records) (r.outcome == platform::RepairOutcome::fixed ? fixed : failed) += 1;
+  for (const auto& item : plan.items) {
+    const std::string where = terminal_safe(item.path);
+    if (item.disposition == RepairDisposition::fix) {
+      if (options.dry_run) {
+        out << "would fix  " << item.rule << "  " << where << ": " << terminal_safe(item.change) << "\n";
+        continue;
+      }
+      const auto& record = records.at(*item.target);
+      out << outcome_word(record.outcome) << "  " << item.rule << "  " << where << ": " << terminal_safe(item.change);
+      if (record.outcome != platform::RepairOutcome::fixed) {
+        out << " (not done: " << terminal_safe(record.detail);
+        if (record.error) out << ": " << terminal_safe(record.error->op) << ": " << terminal_safe(record.error->message);
+        out << ")";
+      }
+      out << "\n";
+      continue;
+    }
+    ++left;
+    if (item.severity >= kLeftSeverity) ++left_blocking;
+    out << "left  " << item.rule << "  " << where << " [" << to_string(item.severity) << "]: " << terminal_safe(item.reason)
+        << "\n      manual remedy: " << terminal_safe(item.remediation) << "\n";
+  }
+  out << "repair: " << (options.dry_run ? plan.count(RepairDisposition::fix) : fixed)
+      << (options.dry_run ? " would be fixed" : " fixed") << ", " << failed << " failed, " << left
+      << " left to a person" << (left > 0 ? " (`hsperfguard audit` shows them)" : "") << "\n";
+
+  if (incomplete) {
+    for (const auto& root : roots) {
+      for (const auto& e : root.errors) {
+        err << "hsperfguard: repair: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
+            << terminal_safe(e.message) << "\n";
+      }
+    }
+    return kExitIncomplete;
+  }
+  if (failed > 0) return kExitFindings;
+  return left_blocking > 0 ? kExitRefused : kExitOk;
+}
+
+SubcommandHook add_repair_command(CLI::App& app) {
+  auto options = std::make_shared<RepairCommandOptions>();
+  auto* cmd = app.add_subcommand("repair", "Fix the findings that are safe to fix in place (modes, ACLs, root-made ownership)");
+  cmd->footer(
+      "Judges like `audit`, then fixes, through the verified descriptors, only what the rule\n"
+      "catalogue marks repairable and only inside namespaces that are safe to act in: group and\n"
+      "other write removed, backing files 0600, ACLs stripped, ownership given back to the\n"
+      "user when root made the entry. A symlinked, squatted or unknown user's namespace is never\n"
+      "entered: its findings are listed with the manual remedy.\n"
+      "Exit codes: 0 nothing left at or above medium, 1 some fixes failed, 2 usage error,\n"
+      "3 could not complete (a temp dir could not be opened), 4 findings at or above medium are\n"
+      "left that repair does not fix.");
+  auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Repair this temp dir instead of /tmp")
+                     ->check(non_empty());
+  cmd->add_option("--root", options->root, "Repair the system whose root is DIR (its /tmp, its etc/passwd)")
+      ->check(non_empty())
+      ->excludes(tmpdir);
+  cmd->add_flag("--dry-run", options->dry_run, "Print what would be fixed and what is left; change nothing");
+  cmd->add_option("--profile", options->profile, "Rule profile: default, strict or hotspot")
+      ->check(CLI::IsMember(profile_names()))
+      ->capture_default_str();
+  return SubcommandHook{cmd, [options]() { return run_repair_command(*options, std::cout, std::cerr); }};
+}
+
+}  // namespace hsperfguard

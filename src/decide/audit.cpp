@@ -1,0 +1,203 @@
+#include "decide/audit.hpp"
+
+#include <iterator>
+
+#include "checks/checks.hpp"
+
+namespace hsperfguard {
+
+LivenessSettings liveness_settings_for(const TempRootFacts& root) {
+  LivenessSettings liveness;
+  liveness.container = root.kind == RootKind::container;
+  return liveness;
+}
+
+RootJudgement judge_root(const TempRootFacts& root, const Policy& policy) {
+  RootJudgement rj;
+  rj.findings = apply_policy_to_findings(checks::check_temp_root(root), policy);
+  rj.attach_files.reserve(root.attach_files.size());
+  for (const auto& attach : root.attach_files) {
+    rj.attach_files.push_back(apply_policy_to_findings(checks::check_attach(root, attach), policy));
+  }
+  return rj;
+}
+
+NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
+                                   const Policy& policy) {
+  NamespaceJudgement nj;
+  if (ns.part == 0) nj.findings = apply_policy_to_findings(checks::check_namespace(root, ns), policy);
+  nj.files.reserve(ns.files.size());
+  const LivenessSettings liveness = liveness_settings_for(root);
+  for (const auto& file : ns.files) {
+    FileJudgement fj;
+    Findings findings = checks::check_file(root, ns, file);
+    if (file.liveness) {
+      fj.verdict = judge_liveness(file, liveness);
+      for (auto& f : checks::check_verdict(ns, file, decide_liveness_brief(file, liveness))) {
+        findings.push_back(std::move(f));
+      }
+    }
+    fj.findings = apply_policy_to_findings(std::move(findings), policy);
+    nj.files.push_back(std::move(fj));
+  }
+  return nj;
+}
+
+std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const Policy& policy) {
+  std::vector<RootJudgement> out;
+  out.reserve(roots.size());
+  for (const auto& root : roots) {
+    RootJudgement rj = judge_root(root, policy);
+    rj.namespaces.reserve(root.namespaces.size());
+    for (const auto& ns : root.namespaces) rj.namespaces.push_back(judge_namespace(root, ns, policy));
+    out.push_back(std::move(rj));
+  }
+  return out;
+}
+
+namespace {
+
+static_assert(static_cast<std::size_t>(Verdict::unknown) + 2 ==
+                  std::tuple_size_v<decltype(AuditTally::files_by_verdict)>,
+              "one slot per verdict and one for files without liveness evidence");
+
+void add_flagged(AuditTally::FlaggedNamespace& to, const AuditTally::FlaggedNamespace& more) {
+  for (const auto& [severity, n] : more.by_severity) to.by_severity[severity] += n;
+  to.worst = std::max(to.worst, more.worst);
+}
+
+void count(AuditTally& t, const Finding& f) {
+  ++t.findings;
+  ++t.by_severity[f.severity];
+  ++t.by_rule[f.rule];
+  ++t.by_rule_and_severity[{f.rule, f.severity}];
+  if (!t.worst || f.severity > *t.worst) t.worst = f.severity;
+}
+
+}  // namespace
+
+void AuditTally::add_errors(const std::vector<ObservationError>& more) {
+  error_count += more.size();
+  for (const auto& e : more) {
+    if (errors.size() >= kKeptErrors) break;
+    errors.push_back(e);
+  }
+}
+
+void AuditTally::settle_open() {
+  if (!open_) return;
+  FlaggedNamespace done = std::move(*open_);
+  open_.reset();
+  if (done.by_severity.empty()) return;
+  ++flagged_namespaces;
+  ++flagged_by_worst[static_cast<std::size_t>(done.worst)];
+  // The kept list: worst first, then by path; the least of them gives way.
+  const auto before = [](const FlaggedNamespace& a, const FlaggedNamespace& b) {
+    return a.worst != b.worst ? a.worst > b.worst : a.path < b.path;
+  };
+  if (flagged.size() == kKeptFlaggedNamespaces && !before(done, flagged.back())) return;
+  flagged.insert(std::upper_bound(flagged.begin(), flagged.end(), done, before), std::move(done));
+  if (flagged.size() > kKeptFlaggedNamespaces) flagged.pop_back();
+}
+
+void AuditTally::add_flagged_part(FlaggedNamespace&& part) {
+  if (open_ && open_->path == part.path) {  // a later part of the namespace being counted
+    add_flagged(*open_, part);
+    return;
+  }
+  settle_open();
+  open_ = std::move(part);
+}
+
+void AuditTally::add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& judgement) {
+  if (ns.part == 0) ++namespaces;
+  files += ns.files.size();
+  add_errors(ns.errors);
+  for (const auto& file : ns.files) add_errors(file.errors);
+  FlaggedNamespace flagged_ns{ns.path, {}, Severity::info};
+  auto add = [&](const Finding& f) {
+    count(*this, f);
+    ++flagged_ns.by_severity[f.severity];
+    flagged_ns.worst = std::max(flagged_ns.worst, f.severity);
+  };
+  for (const auto& f : judgement.findings) add(f);
+  for (std::size_t i = 0; i < ns.files.size(); ++i) {
+    const FileJudgement* file = i < judgement.files.size() ? &judgement.files[i] : nullptr;
+    if (file != nullptr) {
+      for (const auto& f : file->findings) add(f);
+    }
+    if (file == nullptr || !file->verdict) {
+      ++files_by_verdict.back();
+    } else {
+      ++files_by_verdict[static_cast<std::size_t>(file->verdict->verdict)];
+    }
+  }
+  add_flagged_part(std::move(flagged_ns));
+}
+
+void AuditTally::merge(AuditTally&& other) {
+  findings += other.findings;
+  for (const auto& [severity, n] : other.by_severity) by_severity[severity] += n;
+  for (const auto& [rule, n] : other.by_rule) by_rule[rule] += n;
+  for (const auto& [key, n] : other.by_rule_and_severity) by_rule_and_severity[key] += n;
+  if (other.worst && (!worst || *other.worst > *worst)) worst = other.worst;
+  roots += other.roots;
+  namespaces += other.namespaces;
+  files += other.files;
+  attach_files += other.attach_files;
+  for (std::size_t i = 0; i < files_by_verdict.size(); ++i)
+    files_by_verdict[i] += other.files_by_verdict[i];
+  // What the other tally settled comes before what it has open (report order).
+  for (auto& settled : other.flagged) {
+    add_flagged_part(std::move(settled));
+    settle_open();
+  }
+  flagged_namespaces += other.flagged_namespaces - other.flagged.size();
+  for (std::size_t i = 0; i < flagged_by_worst.size(); ++i) flagged_by_worst[i] += other.flagged_by_worst[i];
+  for (const auto& kept : other.flagged) --flagged_by_worst[static_cast<std::size_t>(kept.worst)];
+  if (other.open_) add_flagged_part(std::move(*other.open_));
+  const std::size_t more_errors = other.error_count - other.errors.size();
+  add_errors(other.errors);
+  error_count += more_errors;
+}
+
+void AuditTally::add_root(const TempRootFacts& root, const RootJudgement& judgement) {
+  settle_open();  // the namespaces before a temp dir's own facts are complete
+  ++roots;
+  attach_files += root.attach_files.size();
+  add_errors(root.errors);
+  for (const auto& attach : root.attach_files) add_errors(attach.errors);
+  for (const auto& f : judgement.findings) count(*this, f);
+  for (const auto& attach : judgement.attach_files) {
+    for (const auto& f : attach) count(*this, f);
+  }
+}
+
+AuditTally tally_result(const AuditResult& result) {
+  AuditTally t;
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    const auto& root = result.roots[r];
+    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
+      static const NamespaceJudgement kNotJudged;
+      const auto* nj = r < result.judgements.size() && n < result.judgements[r].namespaces.size()
+                           ? &result.judgements[r].namespaces[n]
+                           : &kNotJudged;
+      t.add_namespace(root.namespaces[n], *nj);
+    }
+  }
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    static const RootJudgement kNotJudged;
+    t.add_root(result.roots[r], r < result.judgements.size() ? result.judgements[r] : kNotJudged);
+  }
+  return t;
+}
+
+std::optional<Severity> highest_severity(const AuditResult& result) {
+  std::optional<Severity> worst;
+  for_each_finding(result, [&](const Finding& f) {
+    if (!worst || f.severity > *worst) worst = f.severity;
+  });
+  return worst;
+}
+
+}  // namespace hsperfguard

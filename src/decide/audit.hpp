@@ -1,0 +1,142 @@
+// `hsperfguard audit`: discover, observe, judge. The judging half is pure.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/facts.hpp"
+#include "model/finding.hpp"
+#include "decide/liveness.hpp"
+#include "model/rule_catalog.hpp"
+
+namespace hsperfguard {
+
+// Judgements mirror the facts tree, index for index.
+struct FileJudgement {
+  Findings findings;
+  // Present when liveness evidence was gathered for the file: the decision alone. The report
+  // asks decide_liveness for its message and evidence when it writes the file, so an audit of
+  // many files never holds every file's evidence at once.
+  std::optional<LivenessJudgement> verdict;
+};
+
+struct NamespaceJudgement {
+  Findings findings;
+  std::vector<FileJudgement> files;
+};
+
+struct RootJudgement {
+  Findings findings;
+  std::vector<NamespaceJudgement> namespaces;
+  std::vector<Findings> attach_files;
+};
+
+struct AuditResult {
+  std::vector<TempRootFacts> roots;
+  std::vector<RootJudgement> judgements;
+  Policy policy;
+  std::int64_t started_at_ms = 0;
+  std::int64_t finished_at_ms = 0;
+  // True when a temp dir could not be observed at all, or the run stopped early (the audit
+  // is incomplete).
+  bool incomplete = false;
+  // Why the run stopped before everything was observed: "interrupted" (a stop signal) or
+  // "deadline" (--max-runtime).
+  std::optional<std::string> stopped;
+};
+
+// How the files of `root` are judged alive or not.
+LivenessSettings liveness_settings_for(const TempRootFacts& root);
+
+// Runs every rule module over the facts and applies the policy. Pure. A later part of a
+// namespace (NamespaceFacts::part > 0) has its files judged only: the namespace itself was
+// judged with its first part.
+std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const Policy& policy);
+// The same, a piece at a time (a streamed audit judges each namespace as it is observed):
+// the temp dir and its attach files (no namespaces), and one namespace of `root`.
+RootJudgement judge_root(const TempRootFacts& root, const Policy& policy);
+NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
+                                   const Policy& policy);
+
+// The worst namespaces a tally keeps by name (the metrics' per-namespace series), and the
+// observation errors it keeps for the report's list; beyond these it counts.
+inline constexpr std::size_t kKeptFlaggedNamespaces = 100;
+inline constexpr std::size_t kKeptErrors = 1000;
+
+// What the report's summary, the metrics, the log line and the exit code need of an audit,
+// counted namespace by namespace: a streamed audit keeps no namespace once it is written, and
+// the tally itself stays small whatever the number of namespaces, files and errors (a local
+// user can make any number of them).
+struct AuditTally {
+  struct FlaggedNamespace {  // a namespace with findings (its own and its files')
+    std::string path;
+    std::map<Severity, std::size_t> by_severity;
+    Severity worst = Severity::info;
+  };
+  std::size_t findings = 0;
+  std::map<Severity, std::size_t> by_severity;
+  std::map<std::string, std::size_t> by_rule;
+  std::map<std::pair<std::string, Severity>, std::size_t> by_rule_and_severity;
+  std::optional<Severity> worst;
+  std::size_t roots = 0;
+  std::size_t namespaces = 0;
+  std::size_t files = 0;
+  std::size_t attach_files = 0;
+  // Files by liveness verdict, indexed by Verdict; the last slot: no liveness evidence.
+  std::array<std::size_t, 6> files_by_verdict{};
+  // Namespaces with findings (their own or their files'): how many, how many by their worst
+  // finding (indexed by Severity), and the kKeptFlaggedNamespaces worst of them (then by path),
+  // worst first. A namespace in parts counts once, when its last part has been added.
+  std::size_t flagged_namespaces = 0;
+  std::array<std::size_t, 5> flagged_by_worst{};
+  std::vector<FlaggedNamespace> flagged;
+  // Observation errors: how many, and the first kKeptErrors in report order (each namespace's,
+  // then its files', as they come, then each temp dir's and its attach files').
+  std::size_t error_count = 0;
+  std::vector<ObservationError> errors;
+
+  // A namespace, or a part of one (counted once, with its first part; its findings and
+  // errors add up over its parts).
+  void add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& judgement);
+  // Adds what another tally counted after ours (a namespace counted on the thread that judged
+  // it, merged in report order; parts of one namespace are one flagged entry).
+  void merge(AuditTally&& other);
+  // After its namespaces: the temp dir's own findings and errors and its attach files.
+  void add_root(const TempRootFacts& root, const RootJudgement& judgement);
+
+ private:
+  void add_errors(const std::vector<ObservationError>& more);
+  void add_flagged_part(FlaggedNamespace&& part);
+  void settle_open();
+  // The namespace being counted: its parts add up here until another namespace comes.
+  std::optional<FlaggedNamespace> open_;
+};
+
+// The tally of a whole result (namespaces first, then the roots, as a streamed audit counts).
+AuditTally tally_result(const AuditResult& result);
+
+// The most severe finding, if any.
+std::optional<Severity> highest_severity(const AuditResult& result);
+
+// Calls `visit(finding)` for every finding in the result.
+template <typename Visit>
+void for_each_finding(const AuditResult& result, Visit&& visit) {
+  for (const auto& root : result.judgements) {
+    for (const auto& f : root.findings) visit(f);
+    for (const auto& ns : root.namespaces) {
+      for (const auto& f : ns.findings) visit(f);
+      for (const auto& file : ns.files) {
+        for (const auto& f : file.findings) visit(f);
+      }
+    }
+    for (const auto& attach : root.attach_files) {
+      for (const auto& f : attach) visit(f);
+    }
+  }
+}
+
+}  // namespace hsperfguard

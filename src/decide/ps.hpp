@@ -1,0 +1,79 @@
+// `hsperfguard ps`: every JVM of the host, across users and containers, from facts. Pure: the
+// rows come from observed temp roots (with liveness evidence and regions) and the observed
+// JVM processes; nothing here touches the OS, so tests build both by hand.
+//
+// A row is a JVM or a backing file:
+//   live/unknown/...  a backing file in some temp root, with its verdict, and the process
+//                     that owns it when one was found (maps it, or holds its lock);
+//   blind             a live process that maps libjvm but no backing file: invisible to jps
+//                     and jstat, its reason one of checks::InvisibleCause (perf-data-disabled,
+//                     namespace-refused, create-failed, locked-by-another-jvm, undetermined);
+//   deleted           a JVM whose backing file was deleted while it runs (reason
+//                     backing-file-deleted): invisible too, its counters still readable as root;
+//   unlisted          a JVM that maps a backing file that no temp root looked at holds (its
+//                     temp dir was not looked at).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/facts.hpp"
+
+namespace hsperfguard {
+
+struct PsRow {
+  std::optional<std::int32_t> host_pid;
+  std::optional<std::int32_t> ns_pid;  // the pid inside the JVM's pid namespace (the file name)
+  std::optional<std::string> user;
+  RootKind root_kind = RootKind::host;  // where its backing file is; blind: host or container
+  std::optional<std::string> mount_namespace;  // containers (and processes seen elsewhere)
+  std::optional<std::string> cgroup;
+  std::optional<std::string> main;        // sun.rt.javaCommand: main class or jar, arguments
+  std::optional<std::string> command_line;  // blind and unlisted JVMs: /proc/<pid>/cmdline
+  std::optional<std::string> vm_version;  // java.property.java.vm.version
+  std::optional<std::int64_t> start_time_ms;  // createVmBeginTime, else the process start
+  std::optional<std::string> backing_file;
+  std::string state;   // a liveness verdict ("live", "stale", ...), "blind", "deleted" or "unlisted"
+  std::string reason;  // the verdict's reason ("lock-held"), the invisible JVM's cause, ...
+  // Invisible JVMs: the cause's details, a line a person understands, and the fix.
+  std::vector<std::string> details;
+  std::optional<std::int32_t> lock_holder_pid;
+  std::optional<std::string> explanation;
+  std::optional<std::string> fix;
+};
+
+struct PsOptions {
+  // Also files that no live JVM owns (stale, pid-reused, foreign). Default: live and
+  // unknown files, blind and unlisted JVMs.
+  bool all = false;
+};
+
+// Rows ordered: by root (host first), then user, then pid; blind and unlisted JVMs last.
+std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
+                           const std::vector<JvmProcessFacts>& jvms, const PsOptions& options);
+
+// Whether `jvm`'s namespace would be in `root`: the temp root whose directory is its /tmp.
+bool jvm_uses_temp_root(const JvmProcessFacts& jvm, const TempRootFacts& root);
+
+// Puts every invisible JVM into the invisible_jvms of the namespace HotSpot would have used for
+// it (hsperfdata_<its user> in the temp root whose directory is its /tmp), or of that temp
+// root when the namespace does not exist.
+void assign_invisible_jvms(std::vector<TempRootFacts>& roots, const std::vector<JvmProcessFacts>& jvms);
+// The same for one namespace of `root` (a streamed audit has one namespace at a time).
+void assign_invisible_jvms(const TempRootFacts& root, NamespaceFacts& ns,
+                           const std::vector<JvmProcessFacts>& jvms);
+
+// Text: a header and one line per row (hostile text escaped), then one line per invisible JVM
+// saying why jps cannot see it and what to do; `now_ms` for the uptime column.
+std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms);
+// JSON: {"schema": "hsperfguard-ps/1", "generated_at", "jvms": [...], "errors": [...]}.
+nlohmann::json ps_json(const std::vector<PsRow>& rows, std::int64_t now_ms,
+                       const std::vector<ObservationError>& errors);
+
+// "3d04h", "2h05m", "4m12s", "12s"; "-" when unknown or in the future.
+std::string format_uptime(std::optional<std::int64_t> start_ms, std::int64_t now_ms);
+
+}  // namespace hsperfguard

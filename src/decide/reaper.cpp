@@ -1,0 +1,414 @@
+#include "decide/reaper.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "model/compact_json.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using nlohmann::json;
+using Existence = ProcessFacts::Existence;
+
+bool special_kind(FileKind kind) {
+  return kind == FileKind::fifo || kind == FileKind::socket || kind == FileKind::char_device ||
+         kind == FileKind::block_device;
+}
+
+// How long ago the entry last changed: its data (mtime) or its inode (ctime, which a
+// rename or chmod also moves and which cannot be set from user space). Both count, so a
+// file being created, or just renamed into place, is young.
+std::int64_t age_of(const InodeFacts& inode, std::int64_t now_ms) {
+  return now_ms - std::max(inode.ctime.millis(), inode.mtime.millis());
+}
+
+
+
+LivenessSettings settings_for(const TempRootFacts& root, const ReapOptions& options) {
+  LivenessSettings settings;
+  settings.start_time_tolerance_ms = options.start_time_tolerance_ms;
+  settings.container = root.kind == RootKind::container;
+  return settings;
+}
+
+NamespacePlan plan_namespace(const NamespaceFacts& ns, const RootPlan& root_plan, std::size_t r,
+                             std::size_t n, std::uint32_t euid) {
+  NamespacePlan p;
+  p.root = r;
+  p.ns = n;
+  p.name = ns.name;
+  p.path = ns.path;
+  p.user = ns.user_suffix;
+  if (!ns.user_lookup_failed) p.user_exists = ns.user.has_value();
+  if (ns.opened) p.expected = expected_from(*ns.opened);
+
+  auto refuse = [&](std::string why) {
+    p.actionable = false;
+    p.why = std::move(why);
+    return p;
+  };
+  if (!ns.lstat) return refuse("unobserved");
+  if (ns.lstat->kind != FileKind::directory) return refuse("not-a-directory");
+  if (ns.crosses_mount) return refuse("crosses-mount");
+  if (!ns.opened) return refuse("unobserved");
+  if (!ns.identity_matches || ns.opened->kind != FileKind::directory) return refuse("replaced");
+  if (!root_plan.actionable) return refuse("temp-dir-unobserved");
+  if (euid == 0) {
+    p.acting = ActingIdentity{ns.opened->uid, ns.opened->gid};
+  } else if (ns.opened->uid != euid) {
+    return refuse("not-owner");  // only root may act as another user
+  }
+  p.actionable = true;
+  p.why = "ok";
+  return p;
+}
+
+// The action for a reapable entry of an actionable directory: every reason not to act,
+// in the order they are checked.
+// `special_allowed`: FIFOs, sockets and devices may go (--include-special, or an attach
+// listener, which is a socket by nature).
+std::pair<ReapAction, std::string> gate(const InodeFacts& inode, std::int64_t age_ms,
+                                        const ReapOptions& options, bool special_allowed) {
+  if (inode.kind == FileKind::directory) return {ReapAction::skip, "directory"};
+  if (special_kind(inode.kind) && !special_allowed) {
+    return {ReapAction::skip, "special-file"};
+  }
+  if (inode.kind == FileKind::unknown) return {ReapAction::skip, "unexpected-kind"};
+  // Removing one name of a hard-linked file changes the other file (its link count), and
+  // a JVM refuses such a file anyway: an operator decides.
+  if (inode.nlink > 1) return {ReapAction::skip, "hard-linked"};
+  if (age_ms < options.min_age_ms) return {ReapAction::skip, "too-young"};
+  return {ReapAction::remove, "reapable"};
+}
+
+PlanItem plan_file(const TempRootFacts& root, const NamespaceFacts& ns, const NamespacePlan& ns_plan,
+                   std::size_t ns_index, std::size_t f, const ReapOptions& options,
+                   std::int64_t now_ms) {
+  const FileFacts& file = ns.files[f];
+  PlanItem item;
+  item.subject = ReapSubject::namespace_file;
+  item.root = ns_plan.root;
+  item.ns = ns_index;
+  item.index = f;
+  item.name = file.name;
+  item.path = file.path;
+  item.acting = ns_plan.acting;
+
+  const LivenessJudgement v = judge_liveness(file, settings_for(root, options));
+  item.verdict = v.verdict;
+  item.reason = v.reason;
+  if (file.lstat) {
+    item.expected = expected_from(*file.lstat);
+    item.age_ms = age_of(*file.lstat, now_ms);
+  }
+
+  if (!reapable(item.verdict) || !file.lstat) {
+    item.action = ReapAction::keep;
+    item.why = item.verdict == Verdict::live ? "live" : "unknown";
+  } else if (!ns_plan.actionable) {
+    item.action = ReapAction::skip;
+    item.why = "namespace-not-actionable";
+  } else {
+    std::tie(item.action, item.why) =
+        gate(*file.lstat, *item.age_ms, options, options.include_special);
+  }
+  return item;
+}
+
+// An empty namespace directory of a user that no longer exists (only when asked): after its
+// files, if every one of them is planned for removal. The executor's rmdir fails, changing
+// nothing, if anything else is left in it by then.
+PlanItem plan_namespace_dir(const NamespacePlan& ns_plan, std::size_t ns_index,
+                            std::size_t planned_files, std::size_t removable_files,
+                            const InodeFacts& dir, const ReapOptions& options,
+                            std::int64_t now_ms) {
+  PlanItem item;
+  item.subject = ReapSubject::namespace_dir;
+  item.root = ns_plan.root;
+  item.ns = ns_index;
+  item.index = ns_plan.ns;
+  item.name = ns_plan.name;
+  item.path = ns_plan.path;
+  item.acting = ns_plan.acting;
+  item.expected = expected_from(dir);
+  item.age_ms = age_of(dir, now_ms);
+  item.verdict = Verdict::stale;
+  item.reason = "user-gone";
+  if (!ns_plan.actionable) {
+    item.action = ReapAction::skip;
+    item.why = "namespace-not-actionable";
+  } else if (removable_files != planned_files) {
+    item.action = ReapAction::skip;
+    item.why = "not-empty";
+  } else if (*item.age_ms < options.min_age_ms) {
+    item.action = ReapAction::skip;
+    item.why = "too-young";
+  } else {
+    item.action = ReapAction::remove;
+    item.why = "reapable";
+  }
+  return item;
+}
+
+PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, std::size_t a,
+                     const ReapOptions& options, std::int64_t now_ms, std::uint32_t euid) {
+  const AttachFacts& attach = root.attach_files[a];
+  PlanItem item;
+  item.subject = ReapSubject::attach_file;
+  item.root = root_plan.root;
+  item.index = a;
+  item.name = attach.name;
+  item.path = attach.path;
+  LivenessVerdict v = judge_attach_file(attach);
+  item.verdict = v.verdict;
+  item.reason = std::move(v.reason);
+  if (attach.lstat) {
+    item.expected = expected_from(*attach.lstat);
+    item.age_ms = age_of(*attach.lstat, now_ms);
+    if (euid == 0) item.acting = ActingIdentity{attach.lstat->uid, attach.lstat->gid};
+  }
+
+  if (item.verdict == Verdict::foreign) {
+    item.action = ReapAction::skip;  // not what a JVM leaves behind: the audit reports it
+    item.why = item.reason;
+  } else if (!reapable(item.verdict) || !attach.lstat) {
+    item.action = ReapAction::keep;
+    item.why = item.verdict == Verdict::live ? "live" : "unknown";
+  } else if (!root_plan.actionable) {
+    item.action = ReapAction::skip;
+    item.why = "temp-dir-not-actionable";
+  } else if (euid != 0 && attach.lstat->uid != euid) {
+    item.action = ReapAction::skip;  // the temp dir is sticky: only the owner may remove it
+    item.why = "not-owner";
+  } else {
+    std::tie(item.action, item.why) = gate(*attach.lstat, *item.age_ms, options, true);
+  }
+  return item;
+}
+
+}  // namespace
+
+std::string_view to_string(ReapAction action) {
+  switch (action) {
+    case ReapAction::remove: return "remove";
+    case ReapAction::keep: return "keep";
+    case ReapAction::skip: return "skip";
+  }
+  return "keep";
+}
+
+std::string_view to_string(ReapSubject subject) {
+  switch (subject) {
+    case ReapSubject::namespace_file: return "namespace-file";
+    case ReapSubject::attach_file: return "attach-file";
+    case ReapSubject::namespace_dir: return "namespace-dir";
+  }
+  return "namespace-file";
+}
+
+ExpectedInode expected_from(const InodeFacts& inode) {
+  ExpectedInode e;
+  e.dev = inode.dev;
+  e.ino = inode.ino;
+  e.kind = inode.kind;
+  e.uid = inode.uid;
+  e.gid = inode.gid;
+  e.mode = inode.mode;
+  e.nlink = inode.nlink;
+  return e;
+}
+
+PlanCounts Plan::counts() const {
+  PlanCounts c;
+  for (const auto& item : items) {
+    switch (item.action) {
+      case ReapAction::remove: ++c.remove; break;
+      case ReapAction::keep: ++c.keep; break;
+      case ReapAction::skip: ++c.skip; break;
+    }
+  }
+  return c;
+}
+
+LivenessVerdict judge_attach_file(const AttachFacts& attach) {
+  LivenessVerdict v;
+  json file = {{"attach_kind", attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket"
+                                                                                : "trigger-file"}};
+  if (attach.pid) file["pid"] = *attach.pid;
+  if (attach.lstat) {
+    file["kind"] = to_string(attach.lstat->kind);
+    file["dev"] = attach.lstat->dev;
+    file["ino"] = attach.lstat->ino;
+  }
+  v.evidence = {{"file", file}};
+  auto decide = [&](Verdict verdict, std::string reason, std::string decided_by,
+                    std::string message) {
+    v.verdict = verdict;
+    v.reason = std::move(reason);
+    v.message = std::move(message);
+    v.evidence["decided_by"] = std::move(decided_by);
+    v.evidence["reason"] = v.reason;
+    return v;
+  };
+
+  if (!attach.lstat) return decide(Verdict::unknown, "file-unobserved", "file", "the file could not be stat'ed");
+  if (!attach.pid) {
+    return decide(Verdict::foreign, "not-a-pid-name", "name", "the name does not end in a pid");
+  }
+  const FileKind want = attach.kind == AttachFacts::Kind::listener_socket ? FileKind::socket
+                                                                          : FileKind::regular;
+  if (attach.lstat->kind != want) {
+    return decide(Verdict::foreign, "unexpected-kind", "file-kind",
+                  "a " + std::string(to_string(attach.lstat->kind)) + " where the JVM puts a " +
+                      std::string(to_string(want)));
+  }
+  if (!attach.process) {
+    return decide(Verdict::unknown, "process-unobserved", "process",
+                  "pid " + std::to_string(*attach.pid) + " was not looked up");
+  }
+  const ProcessFacts& p = *attach.process;
+  json& process = v.evidence["process"] = {{"pid", p.pid}, {"existence", to_string(p.existence)}};
+  if (p.start_time_ms) process["start_time_ms"] = *p.start_time_ms;
+  const std::string pid = "pid " + std::to_string(p.pid);
+  switch (p.existence) {
+    case Existence::gone:
+      return decide(Verdict::stale, "process-gone", "process", pid + " no longer exists");
+    case Existence::alive:
+      return decide(Verdict::live, "process-alive", "process", pid + " is alive");
+    case Existence::no_permission:
+      return decide(Verdict::unknown, "process-no-permission", "process",
+                    pid + " exists but may not be inspected (EPERM)");
+    case Existence::unknown:
+      break;
+  }
+  return decide(Verdict::unknown, "process-unknown", "process",
+                "whether " + pid + " exists could not be determined");
+}
+
+bool region_may_decide(const FileFacts& file) {
+  if (!file.liveness) return true;
+  for (const ProcessFacts& p : file.liveness->candidates) {
+    if (p.existence != Existence::gone) return true;
+  }
+  return false;
+}
+
+LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan& plan,
+                             std::size_t i, const ReapOptions& options, std::string& evidence) {
+  const PlanItem& item = plan.items.at(i);
+  if (item.subject == ReapSubject::namespace_file) {
+    const TempRootFacts& root = roots.at(item.root);
+    const NamespacePlan& ns = plan.namespaces.at(*item.ns);
+    return decide_liveness(root.namespaces.at(ns.ns).files.at(item.index), settings_for(root, options),
+                           evidence);
+  }
+  LivenessVerdict v = explain_item(roots, plan, i, options);
+  append_json(evidence, v.evidence);
+  v.evidence = nullptr;
+  return v;
+}
+
+LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan& plan,
+                             std::size_t i, const ReapOptions& options) {
+  const PlanItem& item = plan.items.at(i);
+  const TempRootFacts& root = roots.at(item.root);
+  switch (item.subject) {
+    case ReapSubject::namespace_file: {
+      const NamespacePlan& ns = plan.namespaces.at(*item.ns);
+      return decide_liveness(root.namespaces.at(ns.ns).files.at(item.index),
+                             settings_for(root, options));
+    }
+    case ReapSubject::attach_file:
+      return judge_attach_file(root.attach_files.at(item.index));
+    case ReapSubject::namespace_dir: {
+      const NamespacePlan& ns = plan.namespaces.at(*item.ns);
+      const NamespaceFacts& facts = root.namespaces.at(ns.ns);
+      std::size_t removable = 0;
+      for (const PlanItem& other : plan.items) {
+        if (other.ns == item.ns && other.subject == ReapSubject::namespace_file &&
+            other.action == ReapAction::remove) {
+          ++removable;
+        }
+      }
+      LivenessVerdict v;
+      v.verdict = item.verdict;
+      v.reason = item.reason;
+      v.message = "no user '" + ns.user + "' exists: no JVM can use this directory";
+      v.evidence = {{"user", ns.user},
+                    {"user_exists", false},
+                    {"entries", facts.files.size()},
+                    {"entries_planned_for_removal", removable},
+                    {"decided_by", "user"},
+                    {"reason", item.reason}};
+      return v;
+    }
+  }
+  return {};
+}
+
+ReapPlanner::ReapPlanner(Plan& plan, const ReapOptions& options, std::uint32_t euid)
+    : plan_(plan), options_(options), euid_(euid) {}
+
+void ReapPlanner::begin_root(const TempRootFacts& root, std::size_t r, std::int64_t now_ms) {
+  now_ms_ = now_ms;
+  RootPlan& rp = plan_.roots.emplace_back();
+  rp.root = r;
+  rp.kind = root.kind;
+  rp.root_dir = root.root;
+  rp.temp_dir = root.temp_dir;
+  if (root.opened) rp.expected = expected_from(*root.opened);
+  rp.actionable = root.opened.has_value() && root.opened->kind == FileKind::directory;
+  rp.why = rp.actionable ? "ok" : "temp-dir-unobserved";
+}
+
+void ReapPlanner::add_namespace(const TempRootFacts& root, const NamespaceFacts& ns, std::size_t n) {
+  const RootPlan& rp = plan_.roots.back();
+  const std::size_t ns_index = plan_.namespaces.size();
+  plan_.namespaces.push_back(plan_namespace(ns, rp, rp.root, n, euid_));
+  const NamespacePlan& ns_plan = plan_.namespaces.back();
+  // Items arrive a namespace at a time, their total unknown: room for many namespaces like
+  // this one at once (only what is used is ever touched), not a reallocation every doubling.
+  if (plan_.items.capacity() - plan_.items.size() < ns.files.size() + 1) {
+    plan_.items.reserve(std::max(2 * plan_.items.capacity(),
+                                 plan_.items.size() + (ns.files.size() + 1) * 128));
+  }
+  std::size_t removable = 0;
+  for (std::size_t f = 0; f < ns.files.size(); ++f) {
+    plan_.items.push_back(plan_file(root, ns, ns_plan, ns_index, f, options_, now_ms_));
+    if (plan_.items.back().action == ReapAction::remove) ++removable;
+  }
+  if (options_.remove_empty_namespaces && ns_plan.user_exists == false && ns.opened) {
+    plan_.items.push_back(plan_namespace_dir(ns_plan, ns_index, ns.files.size(), removable,
+                                             *ns.opened, options_, now_ms_));
+  }
+}
+
+void ReapPlanner::end_root(const TempRootFacts& root) {
+  const RootPlan& rp = plan_.roots.back();
+  for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
+    plan_.items.push_back(plan_attach(root, rp, a, options_, now_ms_, euid_));
+  }
+}
+
+Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& options,
+               std::int64_t now_ms, std::uint32_t euid) {
+  Plan plan;
+  std::size_t total_files = 0;
+  for (const auto& root : roots) {
+    for (const auto& ns : root.namespaces) total_files += ns.files.size() + 1;
+    total_files += root.attach_files.size();
+  }
+  plan.items.reserve(total_files);
+  ReapPlanner planner(plan, options, euid);
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    planner.begin_root(roots[r], r, now_ms);
+    for (std::size_t n = 0; n < roots[r].namespaces.size(); ++n) {
+      planner.add_namespace(roots[r], roots[r].namespaces[n], n);
+    }
+    planner.end_root(roots[r]);
+  }
+  return plan;
+}
+
+}  // namespace hsperfguard

@@ -1,0 +1,312 @@
+#include "decide/repair.hpp"
+
+#include <functional>
+#include <map>
+#include <string_view>
+
+#include "model/rule_catalog.hpp"
+#include "model/text_escape.hpp"
+
+namespace hsperfguard {
+namespace {
+
+constexpr std::uint32_t kGroupOtherWrite = 0022;
+constexpr std::uint32_t kGroupOtherAny = 0077;
+constexpr std::uint32_t kBackingFileMode = 0600;
+
+bool same_inode(const InodeFacts& a, const InodeFacts& b) { return a.dev == b.dev && a.ino == b.ino; }
+
+// Why a file of a safe namespace is not acted on (nullopt: it may be).
+std::optional<std::string> file_unsafe_for_repair(const FileFacts& file) {
+  if (!file.lstat) return "the entry could not be observed";
+  if (file.lstat->kind == FileKind::symlink) return "the entry is a symbolic link: repair never follows it";
+  if (file.lstat->kind != FileKind::regular) return "the entry is not a regular file";
+  if (!file.opened || !same_inode(*file.opened, *file.lstat)) {
+    return "the entry was not opened, or changed identity while it was observed";
+  }
+  if (file.opened->nlink > 1) return "the file has more than one hard link: changing it would change the other names too";
+  if (file.crosses_mount) return "the entry is on another mount than its namespace";
+  return std::nullopt;
+}
+
+// Why nothing in a temp root is acted on (nullopt: it may be).
+std::optional<std::string> root_unsafe_for_repair(const TempRootFacts& root,
+                                                  const RootJudgement& judgement) {
+  if (!root.opened) return "the temp dir could not be observed";
+  for (const auto& f : judgement.findings) {
+    if (f.rule == "tmpdir.unsafe" || f.rule == "tmpdir.identity-changed") {
+      return "the temp dir itself is unsafe (" + f.rule + "): nothing beneath it is repaired";
+    }
+  }
+  return std::nullopt;
+}
+
+std::string mode_change(std::uint32_t from, std::uint32_t to) {
+  return "mode " + octal_mode(from) + " -> " + octal_mode(to);
+}
+
+class Planner {
+ public:
+  Planner(RepairPlan& plan, const RepairContext& context) : plan_(plan), context_(context) {}
+
+  void root(std::size_t index, const TempRootFacts& root, const RootJudgement& judgement) {
+    RepairRoot& r = plan_.roots.emplace_back();
+    r.kind = root.kind;
+    r.root_dir = root.root;
+    r.temp_dir = root.temp_dir;
+    if (root.opened) r.expected = expected_from(*root.opened);
+    const auto root_reason = root_unsafe_for_repair(root, judgement);
+    for (const auto& f : judgement.findings) {
+      left(f, root_reason.value_or("the temp dir is not changed by repair"));
+    }
+    for (std::size_t n = 0; n < root.namespaces.size() && n < judgement.namespaces.size(); ++n) {
+      namespace_(index, root, root.namespaces[n], judgement.namespaces[n], root_reason);
+    }
+    for (const auto& attach : judgement.attach_files) {
+      for (const auto& f : attach) left(f, "attach files are not changed by repair");
+    }
+  }
+
+ private:
+  void namespace_(std::size_t root_index, const TempRootFacts& root, const NamespaceFacts& ns,
+                  const NamespaceJudgement& judgement, const std::optional<std::string>& root_reason) {
+    std::optional<std::string> reason = root_reason;
+    if (!reason) reason = namespace_unsafe_for_repair(root, ns);
+    if (reason) {
+      for (const auto& f : judgement.findings) left(f, *reason);
+      for (const auto& file : judgement.files) {
+        for (const auto& f : file.findings) left(f, *reason);
+      }
+      return;
+    }
+    const InodeFacts& dir = *ns.opened;
+    const std::uint32_t user_uid = *ns.user->uid;
+    std::optional<std::size_t> target;
+    auto dir_target = [&]() -> RepairTarget& {
+      if (!target) {
+        target = plan_.targets.size();
+        RepairTarget& t = plan_.targets.emplace_back();
+        t.root = root_index;
+        t.namespace_name = ns.name;
+        t.path = ns.path;
+        t.namespace_expected = expected_from(dir);
+        t.expected = t.namespace_expected;
+      }
+      return plan_.targets[*target];
+    };
+    // A root-made namespace that others could write may hold anything: not given away.
+    bool writable_by_others = (dir.mode & kGroupOtherWrite) != 0;
+    for (const auto& f : judgement.findings) writable_by_others |= f.rule == "namespace.acl-grants-write";
+    std::vector<std::size_t> mode_items;
+    for (const auto& f : judgement.findings) {
+      if (!repairable(f)) continue;
+      if (f.rule == "namespace.group-other-writable" || f.rule == "namespace.not-private" ||
+          f.rule == "namespace.acl-grants-write") {
+        RepairTarget& t = dir_target();
+        // With an extended ACL the group bits of the mode are the ACL mask: clearing group
+        // write there keeps the reduced ACL from granting it to the owning group.
+        const std::uint32_t clear = f.rule == "namespace.not-private" ? kGroupOtherAny : kGroupOtherWrite;
+        t.new_mode = t.new_mode.value_or(dir.mode) & ~clear;
+        if (f.rule == "namespace.acl-grants-write") t.strip_access_acl = true;
+        mode_items.push_back(fix(f, *target, ""));
+      } else if (f.rule == "namespace.owner-no-access") {
+        // The owner gets read, search and write back (u+rwx), as HotSpot's 0755 has them.
+        RepairTarget& t = dir_target();
+        t.new_mode = t.new_mode.value_or(dir.mode) | 0700;
+        mode_items.push_back(fix(f, *target, ""));
+      } else if (f.rule == "namespace.default-acl") {
+        dir_target().remove_default_acl = true;
+        fix(f, *target, "default ACL removed");
+      } else if (f.rule == "namespace.owner-mismatch") {
+        std::optional<std::string> blocker;
+        if (user_uid == 0) {
+          blocker = "the namespace is root's";
+        } else if (writable_by_others) {
+          blocker = "owned by root but writable by others: what is in it cannot be trusted, so it "
+                    "is not given to the user (remove it and run `hsperfguard create`)";
+        }
+        restore_owner(f, dir.uid, "owned by uid " + std::to_string(dir.uid) + ", another user: never chowned",
+                      blocker, user_uid, ns.user->gid, [&] {
+                        dir_target();
+                        return *target;
+                      });
+      } else {
+        left(f, "repair has no fix for this rule on this platform");
+      }
+    }
+    if (target) describe_mode_changes(plan_.targets[*target], mode_items, "namespace.acl-grants-write");
+
+    for (std::size_t i = 0; i < ns.files.size() && i < judgement.files.size(); ++i) {
+      file(root_index, ns, ns.files[i], judgement.files[i], user_uid);
+    }
+  }
+
+  void file(std::size_t root_index, const NamespaceFacts& ns, const FileFacts& facts,
+            const FileJudgement& judgement, std::uint32_t user_uid) {
+    const auto reason = file_unsafe_for_repair(facts);
+    std::optional<std::size_t> target;
+    std::vector<std::size_t> mode_items;
+    for (const auto& f : judgement.findings) {
+      if (!repairable(f)) continue;
+      if (reason) {
+        left(f, *reason);
+        continue;
+      }
+      const InodeFacts& inode = *facts.opened;
+      auto file_target = [&]() -> RepairTarget& {
+        if (!target) {
+          target = plan_.targets.size();
+          RepairTarget& t = plan_.targets.emplace_back();
+          t.root = root_index;
+          t.namespace_name = ns.name;
+          t.file = facts.name;
+          t.path = facts.path;
+          t.namespace_expected = expected_from(*ns.opened);
+          t.expected = expected_from(inode);
+        }
+        return plan_.targets[*target];
+      };
+      if (f.rule == "file.mode" || f.rule == "file.setid" || f.rule == "file.acl") {
+        RepairTarget& t = file_target();
+        t.new_mode = kBackingFileMode;
+        if (f.rule == "file.acl") t.strip_access_acl = true;
+        mode_items.push_back(fix(f, *target, ""));
+      } else if (f.rule == "file.owner-mismatch") {
+        std::optional<std::string> blocker;
+        if (ns.opened->uid != user_uid) {
+          blocker = "the namespace itself is not yet owned by its user: repair it first, then run repair again";
+        }
+        restore_owner(f, inode.uid,
+                      "owned by uid " + std::to_string(inode.uid) + ", another user: a planted file is never chowned",
+                      blocker, user_uid, ns.user->gid, [&] {
+                        file_target();
+                        return *target;
+                      });
+      } else {
+        left(f, "repair has no fix for this rule on this platform");
+      }
+    }
+    if (target) describe_mode_changes(plan_.targets[*target], mode_items, "file.acl");
+  }
+
+  // The change each mode fix of `target` makes, once every fix of the entry is planned (they
+  // share one new mode); the fix of `acl_rule` also says that the access ACL goes.
+  void describe_mode_changes(const RepairTarget& target, const std::vector<std::size_t>& mode_items,
+                             std::string_view acl_rule) {
+    for (const std::size_t i : mode_items) {
+      RepairItem& item = plan_.items[i];
+      item.change = mode_change(target.expected.mode, target.new_mode.value_or(target.expected.mode));
+      if (target.strip_access_acl && item.rule == acl_rule) {
+        item.change = "access ACL reduced to the mode bits, " + item.change;
+      }
+    }
+  }
+
+  // An owner-mismatch repair, of a namespace or of a file: only an entry that root owns is
+  // given to its user (another user's is never chowned), only by root, and only when nothing
+  // particular to the entry (`blocker`) stands in the way. `target` makes or finds the entry's
+  // target and returns its index.
+  void restore_owner(const Finding& f, std::uint32_t owner, const std::string& owned_by_another,
+                     const std::optional<std::string>& blocker, std::uint32_t user_uid,
+                     std::optional<std::uint32_t> user_gid, const std::function<std::size_t()>& target) {
+    if (owner != 0) return left(f, owned_by_another);
+    if (context_.euid != 0) return left(f, "restoring ownership needs root");
+    if (blocker) return left(f, *blocker);
+    const std::size_t t = target();
+    plan_.targets[t].new_uid = user_uid;
+    plan_.targets[t].new_gid = user_gid;
+    fix(f, t, "owner uid 0 -> " + std::to_string(user_uid));
+  }
+
+  // Findings of rules that are not repairable are left with their remediation; returns
+  // whether the caller should plan a fix.
+  bool repairable(const Finding& f) {
+    const RuleInfo* info = find_rule(f.rule);
+    if (info != nullptr && info->repairable) return true;
+    left(f, "not repairable: needs a decision by a person");
+    return false;
+  }
+
+  std::size_t fix(const Finding& f, std::size_t target, std::string change) {
+    RepairItem& item = add(f);
+    item.disposition = RepairDisposition::fix;
+    item.target = target;
+    item.change = std::move(change);
+    return plan_.items.size() - 1;
+  }
+
+  void left(const Finding& f, std::string reason) {
+    RepairItem& item = add(f);
+    item.disposition = RepairDisposition::left;
+    item.reason = std::move(reason);
+    item.remediation = f.remediation;
+  }
+
+  RepairItem& add(const Finding& f) {
+    RepairItem& item = plan_.items.emplace_back();
+    item.rule = f.rule;
+    item.severity = f.severity;
+    item.path = f.path;
+    item.message = f.message;
+    return item;
+  }
+
+  RepairPlan& plan_;
+  const RepairContext& context_;
+};
+
+}  // namespace
+
+std::size_t RepairPlan::count(RepairDisposition disposition) const {
+  std::size_t n = 0;
+  for (const auto& item : items) n += item.disposition == disposition ? 1 : 0;
+  return n;
+}
+
+std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root,
+                                                       const NamespaceFacts& ns) {
+  if (!root.opened) return "the temp dir could not be observed";
+  if (ns.lstat && ns.lstat->kind == FileKind::symlink) {
+    return "the namespace is a symbolic link: repair never follows it (remove the link itself)";
+  }
+  if (!ns.lstat || ns.lstat->kind != FileKind::directory) return "the namespace is not a directory";
+  if (!ns.opened || ns.opened->kind != FileKind::directory) return "the namespace could not be opened";
+  if (!ns.identity_matches || !same_inode(*ns.lstat, *ns.opened)) {
+    return "the namespace changed identity while it was observed";
+  }
+  if (ns.crosses_mount) return "the namespace is on another mount than its temp dir";
+  if (ns.user_lookup_failed) return "the user database could not be read: the rightful owner is unknown";
+  if (!ns.user || !ns.user->uid) {
+    return "the namespace names no known user (squatted or orphaned): its rightful owner is unknown";
+  }
+  if (ns.opened->uid != *ns.user->uid && ns.opened->uid != 0) {
+    return "the namespace is squatted: owned by uid " + std::to_string(ns.opened->uid) + ", not by " +
+           escape_non_utf8(ns.user_suffix) + " (uid " + std::to_string(*ns.user->uid) +
+           "); its owner controls what is in it, so nothing in it is repaired";
+  }
+  return std::nullopt;
+}
+
+RepairPlan plan_repair(const std::vector<TempRootFacts>& roots,
+                       const std::vector<RootJudgement>& judgements, const RepairContext& context) {
+  RepairPlan plan;
+  Planner planner(plan, context);
+  for (std::size_t r = 0; r < roots.size() && r < judgements.size(); ++r) {
+    planner.root(r, roots[r], judgements[r]);
+  }
+  return plan;
+}
+
+std::string describe_target_changes(const RepairTarget& target) {
+  std::string out;
+  auto add = [&](const std::string& piece) { out += (out.empty() ? "" : ", ") + piece; };
+  if (target.strip_access_acl) add("access ACL reduced to the mode bits");
+  if (target.remove_default_acl) add("default ACL removed");
+  if (target.new_mode) add(mode_change(target.expected.mode, *target.new_mode));
+  if (target.new_uid) {
+    add("owner uid " + std::to_string(target.expected.uid) + " -> " + std::to_string(*target.new_uid));
+  }
+  return out;
+}
+
+}  // namespace hsperfguard

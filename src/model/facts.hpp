@@ -1,0 +1,298 @@
+// The observed world, as plain data.
+//
+// Observation (src/platform/) fills these structs and judges nothing; rules (src/checks/)
+// read them and touch nothing. Tests build them by hand. One model serves Linux and
+// Windows: where the question is the same (who owns it, who may write it, is it a link)
+// the field is shared; where the platform differs (POSIX ACLs, Windows DACLs) each has
+// its own optional field, filled only by the platform that has it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/boxed.hpp"
+#include "model/perfdata.hpp"
+#include "model/pid_name.hpp"
+
+namespace hsperfguard {
+
+enum class Platform { posix, windows };
+
+// Something observation could not see. Errors are facts: they go into the report.
+struct ObservationError {
+  std::string path;     // what we tried to look at
+  std::string op;       // the call that failed: "openat", "fstatat", "acl_get_fd", ...
+  int code = 0;         // errno, or a Win32 error code on Windows
+  std::string message;  // strerror / FormatMessage text
+};
+
+enum class FileKind {
+  regular,
+  directory,
+  symlink,  // on Windows: any reparse point
+  fifo,
+  socket,
+  char_device,
+  block_device,
+  unknown,
+};
+
+struct Timestamp {
+  std::int64_t sec = 0;
+  std::int64_t nsec = 0;
+  std::int64_t millis() const { return sec * 1000 + nsec / 1000000; }
+};
+
+// What lstat/fstat (or GetFileInformationByHandle) says about one inode.
+struct InodeFacts {
+  FileKind kind = FileKind::unknown;
+  std::uint32_t mode = 0;  // permission bits incl. setuid/setgid/sticky (POSIX)
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  std::uint64_t nlink = 1;
+  std::uint64_t size = 0;
+  std::uint64_t dev = 0;  // Windows: volume serial number
+  std::uint64_t ino = 0;  // Windows: file index
+  Timestamp mtime;
+  Timestamp ctime;
+  Timestamp atime;
+  // Windows FILE_ATTRIBUTE_* bits (reparse point, compressed, directory, ...).
+  std::optional<std::uint32_t> windows_attributes;
+};
+
+// ---- POSIX access control lists (libacl) ------------------------------------------------
+enum class AclTag { user_obj, user, group_obj, group, mask, other };
+
+struct AclEntry {
+  AclTag tag = AclTag::other;
+  std::optional<std::uint32_t> qualifier;  // uid or gid for user / group entries
+  std::uint8_t perms = 0;                  // r=4 w=2 x=1
+};
+
+struct PosixAcl {
+  std::vector<AclEntry> entries;
+  // True when the ACL has more than the three entries that mirror the mode bits.
+  bool extended() const { return entries.size() > 3; }
+};
+
+// ---- Windows security descriptors, in a neutral form -------------------------------------
+enum class AceType { access_allowed, access_denied, other };
+
+struct Ace {
+  AceType type = AceType::access_allowed;
+  std::uint8_t flags = 0;  // OBJECT_INHERIT_ACE, INHERITED_ACE, INHERIT_ONLY_ACE, ...
+  std::uint32_t mask = 0;
+  std::string sid;  // string form, "S-1-5-32-544"
+};
+
+struct SecurityDescriptor {
+  std::optional<std::string> owner_sid;
+  std::uint16_t control = 0;  // SE_DACL_PRESENT, SE_DACL_PROTECTED, ...
+  bool dacl_present = false;  // false (or a NULL DACL): everyone has full access
+  std::vector<Ace> dacl;      // in evaluation order
+};
+
+// ---- Volumes -----------------------------------------------------------------------------
+struct VolumeFacts {
+  std::string fs_type;  // "tmpfs", "ext4", "nfs", "NTFS", ...
+  std::uint64_t fs_magic = 0;  // statfs f_type (POSIX)
+  bool network = false;        // NFS, CIFS/SMB, FUSE, ... (decided from fs_type by observation table)
+  std::optional<bool> acl_support;  // POSIX: ACLs can be read/set; Windows: FS_PERSISTENT_ACLS
+  std::optional<bool> compressed;   // Windows: FS_VOL_IS_COMPRESSED
+  bool unc_path = false;            // Windows: the path has no drive letter
+  std::optional<std::uint64_t> mount_id;  // statx STATX_MNT_ID where available
+  // What decides whether a JVM can create its backing file here (POSIX: statfs, or the mount
+  // table for a namespace on another mount, which is never asked itself).
+  std::optional<bool> read_only;                  // mounted read-only
+  std::optional<std::uint64_t> free_bytes;        // for a user (f_bavail)
+  std::optional<std::uint64_t> free_bytes_root;   // for root, reserved blocks included (f_bfree)
+  std::optional<std::uint64_t> free_inodes;       // f_ffree; nullopt where the file system has no count
+};
+
+// ---- Processes (liveness evidence; filled by the reaper issue onwards) --------------------
+struct ProcessFacts {
+  std::int32_t pid = 0;  // host pid
+  enum class Existence { alive, gone, no_permission, unknown } existence = Existence::unknown;
+  std::optional<std::int64_t> start_time_ms;  // epoch milliseconds
+  std::optional<std::uint32_t> real_uid;
+  std::optional<std::uint32_t> effective_uid;  // the uid HotSpot names its namespace after
+  std::optional<std::string> mount_namespace;  // "mnt:[4026531841]"
+  std::optional<std::string> cgroup;           // containers: the cgroup path, when read
+  std::vector<std::int32_t> ns_pids;           // NSpid: host pid first, innermost last
+  std::optional<bool> maps_backing_file;       // nullopt: maps unreadable
+  // maps_backing_file matched the inode number on another device: overlayfs maps the
+  // upper layer's file and btrfs reports the superblock's device, not stat's st_dev.
+  bool maps_inode_only = false;
+  std::optional<bool> maps_libjvm;
+  std::optional<ObservationError> error;
+};
+
+// A live process that maps libjvm: a JVM, whether it publishes a backing file or not.
+// How a JVM's options decide whether it publishes its counters: -XX:-UsePerfData or
+// -XX:+PerfDisableSharedMem, from its command line or the environment variables the JVM reads.
+struct PerfDataOption {
+  bool disables = false;
+  std::string flag;    // the deciding flag as written ("-XX:-UsePerfData")
+  std::string source;  // "command line", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"
+};
+
+struct JvmProcessFacts {
+  ProcessFacts process;  // host pid, NSpid, mount namespace, cgroup, uids, start time
+  // Whether it maps a <dir>/hsperfdata_<user>/<name> file (nullopt: maps unreadable). A JVM
+  // that maps libjvm and no such file is blind: jps and jstat cannot see it.
+  std::optional<bool> maps_backing_file;
+  // The backing file it maps, as its maps name it (from our root), and whether that file was
+  // deleted since (a tmp cleaner): jps and jstat cannot see the JVM then either.
+  std::optional<std::string> mapped_backing_file;
+  bool backing_file_deleted = false;
+  // The mapping's address range as /proc/<pid>/map_files names it ("7f..-7f.."): through it,
+  // root can still read a deleted region.
+  std::optional<std::string> backing_file_mapping;
+  // What its deleted region still says, read through that mapping (root only).
+  std::optional<std::string> region_main;        // sun.rt.javaCommand
+  std::optional<std::string> region_vm_version;  // java.property.java.vm.version
+  std::optional<std::int64_t> region_begin_ms;   // sun.rt.createVmBeginTime
+  // Its perf-data options (nullopt: none seen, or the environment could not be read).
+  std::optional<PerfDataOption> perf_data;
+  bool environment_read = false;  // its environment was read (root, or its own user)
+  std::optional<std::string> user;          // its effective uid's name, from its own root
+  std::optional<std::string> command_line;  // /proc/<pid>/cmdline, blanks for NULs
+  // Identity of its /tmp, resolved beneath its root: which temp root its namespace is in.
+  std::optional<std::uint64_t> temp_dir_dev;
+  std::optional<std::uint64_t> temp_dir_ino;
+  bool blind() const { return maps_backing_file.has_value() && !*maps_backing_file; }
+  // Invisible to jps and jstat: blind, or its backing file is gone.
+  bool invisible() const { return blind() || backing_file_deleted; }
+};
+
+// Evidence about one backing file's owner process.
+struct LivenessFacts {
+  std::optional<bool> lock_held;  // from /proc/locks by (dev, ino), or a probe
+  std::string lock_source;        // "proc-locks", "probe", "file-mapping", "none" (not looked at)
+  std::optional<std::int32_t> lock_holder_pid;
+  std::string lock_kind;          // as /proc/locks names it: "FLOCK WRITE", "POSIX READ", ...
+  bool lock_inode_only = false;   // matched by inode number, the device differed (see above)
+  std::vector<ProcessFacts> candidates;  // processes that could be the owner
+  // Containers: true when every process of the host could be placed in or out of the
+  // container's mount namespace, so that no candidate proves no process has the file's NSpid.
+  std::optional<bool> candidates_complete;
+};
+
+// ---- The namespace and its contents --------------------------------------------------------
+// The counters observation keeps from each region: what the rules, liveness and `ps` read.
+// Every other entry is still walked and checked, but not kept, so that observing 100,000
+// regions costs no memory per entry.
+inline constexpr std::string_view kObservedCounters[] = {
+    "sun.rt.createVmBeginTime", "sun.rt.createVmEndTime", "sun.rt.javaCommand",
+    "java.property.java.vm.version", "java.property.java.version"};
+
+struct RegionSummary {
+  perfdata::Region region;  // parsed prefix (prologue + entries) or the parse error
+  std::size_t bytes_read = 0;
+};
+
+struct FileFacts {
+  std::string name;  // raw bytes of the directory entry
+  std::string path;  // for reports; never used to reopen the file
+  std::optional<InodeFacts> lstat;  // fstatat(AT_SYMLINK_NOFOLLOW); absent if it failed
+  Boxed<InodeFacts> opened;  // fstat of the O_NOFOLLOW|O_NONBLOCK fd, when opened
+  PidName pid_name;
+  std::optional<PosixAcl> access_acl;
+  Boxed<SecurityDescriptor> security;  // Windows
+  std::optional<std::uint32_t> inode_flags;  // FS_IOC_GETFLAGS
+  bool crosses_mount = false;  // st_dev differs from the namespace's
+  Boxed<RegionSummary> region;  // for regular files that were read
+  std::optional<LivenessFacts> liveness;
+  std::vector<ObservationError> errors;
+};
+
+// A user as named by the system being audited (its own passwd, or Windows accounts).
+struct UserFacts {
+  std::string name;
+  std::optional<std::uint32_t> uid;  // POSIX
+  std::optional<std::uint32_t> gid;
+  std::optional<std::string> sid;  // Windows
+};
+
+struct NamespaceFacts {
+  std::string name;  // "hsperfdata_alice" (raw bytes)
+  std::string user_suffix;  // "alice"
+  std::string path;
+  std::optional<InodeFacts> lstat;
+  std::optional<InodeFacts> opened;  // fstat of the O_DIRECTORY|O_NOFOLLOW fd
+  bool identity_matches = true;      // lstat and fstat name the same (dev, ino)
+  std::optional<UserFacts> user;     // the suffix resolved in that system's user database
+  bool user_lookup_failed = false;   // the user database itself could not be read
+  std::optional<PosixAcl> access_acl;
+  std::optional<PosixAcl> default_acl;
+  std::optional<SecurityDescriptor> security;
+  std::optional<std::uint32_t> inode_flags;
+  std::optional<VolumeFacts> volume;
+  bool crosses_mount = false;  // on another file system than its temp dir
+  std::vector<FileFacts> files;
+  std::vector<ObservationError> errors;
+  // Invisible JVMs (live, map libjvm, and no backing file, or a deleted one) whose user this
+  // namespace is: HotSpot would have used this namespace for them.
+  std::vector<JvmProcessFacts> invisible_jvms;
+  // A namespace listing more entries than observation hands over at once
+  // (ObserveOptions::files_per_part) comes in parts: part 0 is the namespace with its first
+  // files; each later part repeats the namespace's own facts (no errors, no blind JVMs) with
+  // the next files and the errors met while listing them. more_parts: another part follows.
+  std::size_t part = 0;
+  bool more_parts = false;
+};
+
+// `.java_pid<pid>` attach sockets and `.attach_pid<pid>` trigger files beside the namespaces.
+struct AttachFacts {
+  std::string name;
+  std::string path;
+  enum class Kind { listener_socket, trigger_file } kind = Kind::listener_socket;
+  std::optional<std::int32_t> pid;
+  std::optional<InodeFacts> lstat;
+  std::optional<ProcessFacts> process;
+  std::vector<ObservationError> errors;
+};
+
+// Where a temp dir came from: this host, a directory given on the command line, a
+// foreign system root, or a container seen through /proc/<pid>/root.
+enum class RootKind { host, tmpdir, root, container };
+
+struct ContainerFacts {
+  std::int32_t host_pid = 0;    // a process through which the root was reached
+  std::string mount_namespace;  // "mnt:[4026532123]"
+  std::optional<std::string> cgroup;
+};
+
+struct TempRootFacts {
+  RootKind kind = RootKind::host;
+  Platform platform = Platform::posix;
+  std::string root;      // the system root ("/", "DIR", "/proc/123/root")
+  std::string temp_dir;  // the temp dir audited
+  std::optional<InodeFacts> lstat;
+  std::optional<InodeFacts> opened;
+  std::optional<VolumeFacts> volume;
+  std::optional<ContainerFacts> container;
+  // Further mount namespaces whose processes see this very directory as their /tmp from
+  // another pid namespace (containers sharing a bind-mounted /tmp, or the host's): a name
+  // here may be one of their pids too, matched by the last NSpid field.
+  std::vector<std::string> sharing_mount_namespaces;
+  std::int64_t max_pid = kDefaultMaxPid;
+  std::uint64_t page_size = 4096;  // of the host: a JVM rounds its region up to it
+  // Invisible JVMs whose namespace (hsperfdata_<user> here) does not exist.
+  std::vector<JvmProcessFacts> invisible_jvms;
+  std::vector<NamespaceFacts> namespaces;
+  std::vector<AttachFacts> attach_files;
+  std::vector<ObservationError> errors;
+};
+
+// Names used in reports and messages ("char-device", "no-permission", "container").
+std::string_view to_string(FileKind kind);
+std::string_view to_string(RootKind kind);
+std::string_view to_string(ProcessFacts::Existence existence);
+// Permission bits, setuid/setgid/sticky included, as 4 octal digits: "0755", "1777".
+std::string octal_mode(std::uint32_t mode);
+
+}  // namespace hsperfguard

@@ -1,0 +1,22 @@
+// What a JVM's options say about its performance data, from the bytes /proc shows: its
+// command line (NUL-separated arguments) and its environment (NUL-separated NAME=value).
+// Pure and bounded: no option is trusted to be well formed.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "model/facts.hpp"
+
+namespace hsperfguard {
+
+// HotSpot reads JAVA_TOOL_OPTIONS first, then the launcher's arguments (JDK_JAVA_OPTIONS
+// comes before the command line's own), then _JAVA_OPTIONS; the last setting of a flag wins.
+// The JVM options of the command line end at the main class, `-jar FILE`, `-m MODULE` or
+// `--module MODULE`; later arguments are the program's. The result says whether
+// -XX:-UsePerfData or -XX:+PerfDisableSharedMem is in effect and which flag decided it, or
+// nullopt when no such flag is given at all. Not followed: @argfiles, -XX:Flags=FILE and
+// -XX:VMOptionsFile=FILE (the flags in those files are not seen).
+std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::string_view environment);
+
+}  // namespace hsperfguard

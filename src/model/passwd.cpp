@@ -1,0 +1,90 @@
+#include "model/passwd.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace hsperfguard::passwd {
+namespace {
+
+// Plain decimal only: no sign, no blanks, at least one digit, below (uid_t)-1.
+std::optional<std::uint32_t> parse_id(std::string_view field) {
+  if (field.empty()) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : field) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    if (value >= 0xffffffffULL) return std::nullopt;
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+}  // namespace
+
+const Entry* Database::find_name(std::string_view name) const {
+  const auto it = std::lower_bound(by_name.begin(), by_name.end(), name,
+                                   [&](std::uint32_t i, std::string_view n) { return entries[i].name < n; });
+  return it != by_name.end() && entries[*it].name == name ? &entries[*it] : nullptr;
+}
+
+const Entry* Database::find_uid(std::uint32_t uid) const {
+  const auto it = std::lower_bound(by_uid.begin(), by_uid.end(), uid,
+                                   [&](std::uint32_t i, std::uint32_t u) { return entries[i].uid < u; });
+  return it != by_uid.end() && entries[*it].uid == uid ? &entries[*it] : nullptr;
+}
+
+Database parse(std::string_view text) {
+  Database db;
+  while (!text.empty()) {
+    const auto newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+
+    std::size_t first = 0;
+    while (first < line.size() && is_blank(line[first])) ++first;
+    if (first == line.size() || line[first] == '#') continue;
+    line.remove_prefix(first);  // glibc's files backend skips leading blanks too
+    if (line.front() == '+' || line.front() == '-') {
+      ++db.nis_lines;
+      continue;
+    }
+    if (line.find('\0') != std::string_view::npos) {
+      ++db.malformed_lines;
+      continue;
+    }
+
+    std::array<std::string_view, 7> field;
+    std::size_t count = 0;
+    bool too_many = false;
+    for (std::string_view rest = line;;) {
+      const auto colon = rest.find(':');
+      if (count == field.size()) {
+        too_many = true;
+        break;
+      }
+      field[count++] = rest.substr(0, colon);
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+    const auto uid = count == 7 ? parse_id(field[2]) : std::nullopt;
+    const auto gid = count == 7 ? parse_id(field[3]) : std::nullopt;
+    if (too_many || count != 7 || field[0].empty() || !uid || !gid) {
+      ++db.malformed_lines;
+      continue;
+    }
+    db.entries.push_back(Entry{std::string(field[0]), *uid, *gid});
+  }
+  // Stable: of equal names (or uids), the first in the file comes first.
+  db.by_name.resize(db.entries.size());
+  for (std::uint32_t i = 0; i < db.by_name.size(); ++i) db.by_name[i] = i;
+  db.by_uid = db.by_name;
+  std::stable_sort(db.by_name.begin(), db.by_name.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].name < db.entries[b].name; });
+  std::stable_sort(db.by_uid.begin(), db.by_uid.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].uid < db.entries[b].uid; });
+  return db;
+}
+
+}  // namespace hsperfguard::passwd

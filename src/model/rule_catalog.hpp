@@ -1,0 +1,62 @@
+// The rule catalogue: metadata for every rule id, compiled in from rules/*.json, and the
+// profiles (default, strict, hotspot) and policy files that enable, disable or re-rate rules.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/finding.hpp"
+
+namespace hsperfguard {
+
+struct RuleInfo {
+  std::string id;
+  std::string title;
+  Severity severity = Severity::medium;  // default severity
+  std::vector<std::string> applies_to;   // "temp-dir", "namespace", "file", "attach"
+  std::vector<std::string> platforms;    // "linux", "windows"
+  std::string rationale;
+  std::string remediation;
+  std::vector<std::string> references;  // OpenJDK bug ids, documents
+  bool repairable = false;
+};
+
+// The compiled-in catalogue, by id. Throws only if the embedded JSON is malformed, which
+// the test suite rules out.
+const std::map<std::string, RuleInfo, std::less<>>& rule_catalog();
+const RuleInfo* find_rule(std::string_view id);
+
+// What a profile or policy changes: per rule, enabled or not and an optional severity.
+struct RuleSetting {
+  bool enabled = true;
+  std::optional<Severity> severity;
+};
+
+struct Policy {
+  std::string name = "default";
+  std::map<std::string, RuleSetting, std::less<>> rules;  // only rules that differ
+
+  bool enabled(std::string_view rule) const;
+  Severity severity_of(std::string_view rule, Severity fallback) const;
+};
+
+std::vector<std::string> profile_names();
+// A named built-in profile; nullopt if there is none by that name.
+std::optional<Policy> builtin_profile(std::string_view name);
+// Applies a policy document (same shape as a profile file) on top of `base`. Returns an
+// error message for unknown rule ids, unknown severities or a malformed document.
+std::optional<std::string> apply_policy(Policy& base, const nlohmann::json& document);
+// The same from a policy file's text, parsed with a depth limit (a deeply nested value is
+// refused, never recursed into). Returns an error message, or nullopt.
+std::optional<std::string> apply_policy_text(Policy& base, std::string_view text);
+
+// Fills severity and remediation from the catalogue and `policy`, and drops findings of
+// disabled rules.
+Findings apply_policy_to_findings(Findings findings, const Policy& policy);
+
+}  // namespace hsperfguard

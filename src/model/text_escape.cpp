@@ -1,0 +1,132 @@
+#include "model/text_escape.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace hsperfguard {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at `i`, or 0 (RFC 3629: no overlongs,
+// no surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b0 = static_cast<std::uint8_t>(s[i]);
+  if (b0 < 0x80) return 1;
+  std::size_t n = 0;
+  std::uint8_t lo = 0x80, hi = 0xbf;
+  if (b0 >= 0xc2 && b0 <= 0xdf) {
+    n = 2;
+  } else if (b0 >= 0xe0 && b0 <= 0xef) {
+    n = 3;
+    if (b0 == 0xe0) lo = 0xa0;
+    if (b0 == 0xed) hi = 0x9f;
+  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+    n = 4;
+    if (b0 == 0xf0) lo = 0x90;
+    if (b0 == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (s.size() - i < n) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto b = static_cast<std::uint8_t>(s[i + k]);
+    const std::uint8_t l = k == 1 ? lo : 0x80, h = k == 1 ? hi : 0xbf;
+    if (b < l || b > h) return 0;
+  }
+  return n;
+}
+
+constexpr char kHex[] = "0123456789abcdef";
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    if (static_cast<std::uint8_t>(s[i]) < 0x80) {  // ASCII, the usual case: one byte
+      ++i;
+      continue;
+    }
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string escape_non_utf8(std::string_view s) {
+  if (is_valid_utf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = utf8_sequence(s, i);
+    if (n == 0) {
+      const auto b = static_cast<std::uint8_t>(s[i]);
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 0xf];
+      ++i;
+    } else if (s[i] == '\\') {
+      out += "\\\\";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The code point of a valid UTF-8 sequence of `n` bytes at `s`.
+std::uint32_t code_point(const char* s, std::size_t n) {
+  const auto b = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<std::uint8_t>(s[i])); };
+  switch (n) {
+    case 1: return b(0);
+    case 2: return ((b(0) & 0x1f) << 6) | (b(1) & 0x3f);
+    case 3: return ((b(0) & 0x0f) << 12) | ((b(1) & 0x3f) << 6) | (b(2) & 0x3f);
+    default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3f) << 12) | ((b(2) & 0x3f) << 6) | (b(3) & 0x3f);
+  }
+}
+
+bool moves_the_terminal(std::uint32_t c) {
+  return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||  // C0, DEL, C1
+         c == 0x061c || c == 0x200e || c == 0x200f ||            // bidi marks
+         (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);  // bidi embeddings, isolates
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view raw) {
+  const std::string text = escape_non_utf8(raw);  // ASCII and valid UTF-8 only from here on
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = std::max<std::size_t>(1, utf8_sequence(text, i));
+    const std::uint32_t c = code_point(text.data() + i, n);
+    if (!moves_the_terminal(c)) {
+      out.append(text, i, n);
+    } else if (c < 0x80) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0xf];
+    }
+    i += n;
+  }
+  return out;
+}
+
+std::string to_hex(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() * 2);
+  for (char c : s) {
+    const auto b = static_cast<std::uint8_t>(c);
+    out += kHex[b >> 4];
+    out += kHex[b & 0xf];
+  }
+  return out;
+}
+
+}  // namespace hsperfguard

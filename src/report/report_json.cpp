@@ -1,0 +1,689 @@
+#include "report/report_json.hpp"
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <utility>
+
+#include "checks/publication.hpp"
+#include "model/compact_json.hpp"
+#include "commands/inspect.hpp"
+#include "model/text_escape.hpp"
+#include "version.hpp"
+
+namespace hsperfguard {
+
+using nlohmann::json;
+
+
+
+
+// The civil calendar of <chrono>: no gmtime_r/gmtime_s, the same on every platform. Written
+// digit by digit (a report of 100,000 files formats 200,000 of these).
+void append_utc_millis(std::string& out, std::int64_t epoch_ms) {
+  using namespace std::chrono;
+  const sys_time<milliseconds> at{milliseconds{epoch_ms}};
+  const sys_days day = floor<days>(at);
+  const year_month_day date{day};
+  const hh_mm_ss<milliseconds> time{at - day};
+  const int year = static_cast<int>(date.year());
+  if (year < 0 || year > 9999) {  // outside what four digits hold: the general formatter
+    std::array<char, 96> buf{};
+    std::snprintf(buf.data(), buf.size(), "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", year,
+                  static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                  static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                  static_cast<int>(time.seconds().count()), static_cast<int>(time.subseconds().count()));
+    out += buf.data();
+    return;
+  }
+  char text[] = "0000-00-00T00:00:00.000Z";
+  auto put = [&](std::size_t at_end, long long value, int digits) {
+    for (int d = 0; d < digits; ++d, value /= 10)
+      text[at_end - static_cast<std::size_t>(d)] = static_cast<char>('0' + value % 10);
+  };
+  put(3, year, 4);
+  put(6, static_cast<unsigned>(date.month()), 2);
+  put(9, static_cast<unsigned>(date.day()), 2);
+  put(12, time.hours().count(), 2);
+  put(15, time.minutes().count(), 2);
+  put(18, time.seconds().count(), 2);
+  put(22, time.subseconds().count(), 3);
+  out.append(text, sizeof text - 1);
+}
+
+std::string format_utc_millis(std::int64_t epoch_ms) {
+  std::string out;
+  append_utc_millis(out, epoch_ms);
+  return out;
+}
+
+void put_text(json& document, const std::string& key, std::string_view raw) {
+  document[key] = escape_non_utf8(raw);
+  if (!is_valid_utf8(raw)) document[key + "_hex"] = to_hex(raw);
+}
+
+json sanitize_json(const json& value) {
+  if (value.is_string()) {
+    const auto& s = value.get_ref<const std::string&>();
+    return is_valid_utf8(s) ? value : json(escape_non_utf8(s));
+  }
+  if (value.is_array()) {
+    json out = json::array();
+    for (const auto& v : value) out.push_back(sanitize_json(v));
+    return out;
+  }
+  if (value.is_object()) {
+    json out = json::object();
+    for (const auto& [k, v] : value.items()) out[escape_non_utf8(k)] = sanitize_json(v);
+    return out;
+  }
+  return value;
+}
+
+namespace {
+
+// True when every string value and key of `value` is already valid UTF-8.
+bool all_utf8(const json& value) {
+  if (value.is_string()) return is_valid_utf8(value.get_ref<const std::string&>());
+  if (value.is_array()) {
+    for (const auto& v : value) {
+      if (!all_utf8(v)) return false;
+    }
+  } else if (value.is_object()) {
+    for (const auto& [k, v] : value.items()) {
+      if (!is_valid_utf8(k) || !all_utf8(v)) return false;
+    }
+  }
+  return true;
+}
+
+// sanitize_json without the copy when there is nothing to escape (the usual case).
+json sanitized(json&& value) { return all_utf8(value) ? std::move(value) : sanitize_json(value); }
+
+}  // namespace
+
+std::string dump_json(const json& document, int indent) {
+  return document.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+namespace {
+
+json finding_json(const Finding& f) {
+  json j;
+  j["rule"] = f.rule;
+  j["severity"] = to_string(f.severity);
+  put_text(j, "path", f.path);
+  j["message"] = escape_non_utf8(f.message);
+  j["evidence"] = sanitize_json(f.evidence);
+  j["remediation"] = f.remediation;
+  return j;
+}
+
+json findings_json(const Findings& findings) {
+  json out = json::array();
+  for (const auto& f : findings) out.push_back(finding_json(f));
+  return out;
+}
+
+json error_json(const ObservationError& e) {
+  json j;
+  put_text(j, "path", e.path);
+  j["op"] = e.op;
+  j["code"] = e.code;
+  j["message"] = escape_non_utf8(e.message);
+  return j;
+}
+
+json errors_json(const std::vector<ObservationError>& errors, json& all) {
+  json out = json::array();
+  for (const auto& e : errors) {
+    out.push_back(error_json(e));
+    all.push_back(out.back());
+  }
+  return out;
+}
+
+json inode_json(const InodeFacts* inode) {
+  if (inode == nullptr) return nullptr;
+  return {{"kind", to_string(inode->kind)}, {"mode", octal_mode(inode->mode)},
+          {"uid", inode->uid},             {"gid", inode->gid},
+          {"nlink", inode->nlink},         {"size", inode->size},
+          {"dev", inode->dev},             {"ino", inode->ino},
+          {"mtime", format_utc_millis(inode->mtime.millis())}};
+}
+
+json volume_json(const std::optional<VolumeFacts>& v) {
+  if (!v) return nullptr;
+  json j = {{"fs_type", v->fs_type}, {"network", v->network}};
+  j["acl_support"] = v->acl_support ? json(*v->acl_support) : json(nullptr);
+  j["compressed"] = v->compressed ? json(*v->compressed) : json(nullptr);
+  j["read_only"] = v->read_only ? json(*v->read_only) : json(nullptr);
+  j["free_bytes"] = v->free_bytes ? json(*v->free_bytes) : json(nullptr);
+  j["free_inodes"] = v->free_inodes ? json(*v->free_inodes) : json(nullptr);
+  return j;
+}
+
+json region_summary_json(const Boxed<RegionSummary>& summary) {
+  if (!summary) return nullptr;
+  const auto& r = summary->region;
+  json j = {{"valid", r.valid()}, {"bytes_read", summary->bytes_read}, {"entries", r.entry_count}};
+  j["prologue"] = r.prologue ? prologue_to_json(*r.prologue) : json(nullptr);
+  j["error"] = r.error ? json{{"offset", r.error->offset}, {"reason", r.error->reason}} : json(nullptr);
+  if (const auto* begin = r.find("sun.rt.createVmBeginTime"); begin && !begin->is_string()) {
+    j["vm_begin_time"] = format_utc_millis(begin->long_value);
+  }
+  return j;
+}
+
+
+}  // namespace
+
+json error_to_json(const ObservationError& error) { return error_json(error); }
+
+json inode_to_json(const std::optional<InodeFacts>& inode) { return inode_json(inode ? &*inode : nullptr); }
+
+namespace {
+
+// The members known when an audit starts; a streamed report writes them first.
+json report_opening_json(const ReportContext& context, const std::string& profile,
+                         std::int64_t started_at_ms) {
+  json report;
+  report["schema"] = kReportSchema;
+  report["tool"] = {{"name", "hsperfguard"}, {"version", kVersion}, {"build", kBuildInfo}};
+  report["host"] = {{"name", escape_non_utf8(context.host.name)},
+                    {"os", context.host.os},
+                    {"kernel", escape_non_utf8(context.host.kernel)},
+                    {"euid", context.host.euid}};
+  report["command"] = context.command;
+  report["profile"] = profile;
+  report["fail_on"] = to_string(context.fail_on);
+  report["started_at"] = format_utc_millis(started_at_ms);
+  return report;
+}
+
+json prediction_json(const checks::PublicationPrediction& p) {
+  json out;
+  out["publishes"] = p.publishes ? json(*p.publishes) : json(nullptr);
+  out["causes"] = checks::causes(p);
+  out["region_bytes_assumed"] = p.region_bytes;
+  json locked = json::array();
+  for (const auto& name : p.locked_names) locked.push_back(escape_non_utf8(name));
+  out["locked_names"] = std::move(locked);
+  return out;
+}
+
+json root_json(const TempRootFacts& root, const RootJudgement& rj) {
+  json jr;
+  jr["kind"] = to_string(root.kind);
+  put_text(jr, "root", root.root);
+  put_text(jr, "temp_dir", root.temp_dir);
+  jr["inode"] = inode_to_json(root.opened ? root.opened : root.lstat);
+  jr["volume"] = volume_json(root.volume);
+  if (root.opened) {
+    // JVMs of users with no namespace here yet: could they make one and publish? (A root
+    // JVM is not held back by permissions.)
+    jr["new_namespace_prediction"] = prediction_json(checks::predict_new_namespace(root, false));
+  }
+  if (root.container) {
+    jr["container"] = {{"host_pid", root.container->host_pid},
+                       {"mount_namespace", root.container->mount_namespace}};
+  }
+  jr["findings"] = findings_json(rj.findings);
+  json ignored;
+  jr["errors"] = errors_json(root.errors, ignored);
+  return jr;
+}
+
+// A namespace without its files ("files" is an empty array, filled by the caller).
+json namespace_json(std::size_t r, const TempRootFacts& root, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+  json jn;
+  jn["root"] = r;
+  put_text(jn, "name", ns.name);
+  put_text(jn, "path", ns.path);
+  put_text(jn, "user", ns.user_suffix);
+  const auto& inode = ns.opened ? ns.opened : ns.lstat;
+  jn["kind"] = inode ? json(to_string(inode->kind)) : json(nullptr);
+  jn["owner_uid"] = inode ? json(inode->uid) : json(nullptr);
+  jn["mode"] = inode ? json(octal_mode(inode->mode)) : json(nullptr);
+  jn["expected_uid"] = ns.user && ns.user->uid ? json(*ns.user->uid) : json(nullptr);
+  jn["volume"] = volume_json(ns.volume);
+  // Whether a JVM of this user started now would publish its counters, and if not why.
+  jn["prediction"] = prediction_json(checks::predict_publication(root, ns));
+  jn["findings"] = findings_json(nj.findings);
+  json ignored;
+  jn["errors"] = errors_json(ns.errors, ignored);
+  jn["files"] = json::array();
+  return jn;
+}
+
+json file_json(const FileFacts& file, const FileJudgement& fj, const LivenessSettings& liveness) {
+  json jf;
+  put_text(jf, "name", file.name);
+  put_text(jf, "path", file.path);
+  const InodeFacts* fi = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
+  jf["kind"] = fi ? json(to_string(fi->kind)) : json(nullptr);
+  jf["pid"] = file.pid_name.pid ? json(*file.pid_name.pid) : json(nullptr);
+  jf["pid_name"] = to_string(file.pid_name.kind);
+  jf["inode"] = inode_json(fi);
+  jf["region"] = region_summary_json(file.region);
+  if (fj.verdict) {
+    // The same decision as the judgement's, now with its message and full evidence.
+    LivenessVerdict verdict = decide_liveness(file, liveness);
+    jf["verdict"] = {{"verdict", to_string(verdict.verdict)},
+                     {"reason", verdict.reason},
+                     {"message", escape_non_utf8(verdict.message)},
+                     {"evidence", sanitized(std::move(verdict.evidence))}};
+  } else {
+    jf["verdict"] = nullptr;
+  }
+  jf["findings"] = findings_json(fj.findings);
+  json ignored;
+  jf["errors"] = errors_json(file.errors, ignored);
+  return jf;
+}
+
+// ---- file_json, written directly (compact_json.hpp) ----------------------------------------
+// A report of 100,000 files spends most of its time here: each record is written member by
+// member, in the sorted order of file_json's keys, and equals dump_json(file_json(...), -1)
+// byte for byte (ReportJson.FileRecordIsFileJson holds the two together).
+
+// escape_non_utf8 without the copy when there is nothing to escape.
+void append_sanitized(std::string& out, const json& value) {
+  if (all_utf8(value)) {
+    append_json(out, value);
+  } else {
+    append_json(out, sanitize_json(value));
+  }
+}
+
+void append_errors(std::string& out, const std::vector<ObservationError>& errors) {
+  out += '[';
+  bool first = true;
+  for (const auto& e : errors) {
+    if (!first) out += ',';
+    first = false;
+    CompactObject o(out);
+    o.number("code", e.code);
+    o.utf8("message", e.message);
+    o.string("op", e.op);
+    o.text("path", e.path);
+  }
+  out += ']';
+}
+
+void append_findings(std::string& out, const Findings& findings) {
+  out += '[';
+  bool first = true;
+  for (const auto& f : findings) {
+    if (!first) out += ',';
+    first = false;
+    CompactObject o(out);
+    append_sanitized(o.key("evidence"), f.evidence);
+    o.utf8("message", f.message);
+    o.text("path", f.path);
+    o.string("remediation", f.remediation);
+    o.string("rule", f.rule);
+    o.string("severity", to_string(f.severity));
+  }
+  out += ']';
+}
+
+void append_inode(std::string& out, const InodeFacts* inode) {
+  if (inode == nullptr) {
+    out += "null";
+    return;
+  }
+  CompactObject o(out);
+  o.number("dev", inode->dev);
+  o.number("gid", inode->gid);
+  o.number("ino", inode->ino);
+  o.string("kind", to_string(inode->kind));
+  o.string("mode", octal_mode(inode->mode));
+  o.time("mtime", inode->mtime.millis());
+  o.number("nlink", inode->nlink);
+  o.number("size", inode->size);
+  o.number("uid", inode->uid);
+}
+
+void append_region_summary(std::string& out, const Boxed<RegionSummary>& summary) {
+  if (!summary) {
+    out += "null";
+    return;
+  }
+  const auto& r = summary->region;
+  CompactObject o(out);
+  o.number("bytes_read", summary->bytes_read);
+  o.number("entries", r.entry_count);
+  if (r.error) {
+    CompactObject e(o.key("error"));
+    e.number("offset", r.error->offset);
+    e.string("reason", r.error->reason);
+  } else {
+    o.null("error");
+  }
+  if (r.prologue) {
+    const perfdata::Prologue& p = *r.prologue;
+    CompactObject j(o.key("prologue"));
+    j.number("accessible", p.accessible);
+    j.string("byte_order", perfdata::to_string(p.byte_order));
+    j.number("entry_offset", p.entry_offset);
+    j.number("magic", p.magic);
+    j.number("major_version", p.major_version);
+    j.number("minor_version", p.minor_version);
+    j.number("mod_time_stamp", p.mod_time_stamp);
+    j.number("num_entries", p.num_entries);
+    j.number("overflow", p.overflow);
+    j.number("used", p.used);
+  } else {
+    o.null("prologue");
+  }
+  o.boolean("valid", r.valid());
+  if (const auto* begin = r.find("sun.rt.createVmBeginTime"); begin && !begin->is_string()) {
+    o.time("vm_begin_time", begin->long_value);
+  }
+}
+
+void append_file_record(std::string& out, const FileFacts& file, const FileJudgement& fj,
+                        const LivenessSettings& liveness) {
+  const InodeFacts* fi = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
+  CompactObject o(out);
+  append_errors(o.key("errors"), file.errors);
+  append_findings(o.key("findings"), fj.findings);
+  append_inode(o.key("inode"), fi);
+  if (fi) {
+    o.string("kind", to_string(fi->kind));
+  } else {
+    o.null("kind");
+  }
+  o.text("name", file.name);
+  o.text("path", file.path);
+  o.number("pid", file.pid_name.pid);
+  o.string("pid_name", to_string(file.pid_name.kind));
+  append_region_summary(o.key("region"), file.region);
+  if (fj.verdict) {
+    CompactObject v(o.key("verdict"));
+    const LivenessVerdict verdict = decide_liveness(file, liveness, v.key("evidence"));
+    v.utf8("message", verdict.message);
+    v.string("reason", verdict.reason);
+    v.string("verdict", to_string(verdict.verdict));
+  } else {
+    o.null("verdict");
+  }
+}
+
+json attach_json(std::size_t r, const AttachFacts& af, const Findings& findings) {
+  json ja;
+  ja["root"] = r;
+  put_text(ja, "path", af.path);
+  ja["kind"] = af.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file";
+  ja["pid"] = af.pid ? json(*af.pid) : json(nullptr);
+  ja["inode"] = inode_to_json(af.lstat);
+  ja["findings"] = findings_json(findings);
+  json ignored;
+  ja["errors"] = errors_json(af.errors, ignored);
+  return ja;
+}
+
+json summary_json(const AuditTally& tally) {
+  json by_severity = json::object();
+  for (Severity sev : {Severity::info, Severity::low, Severity::medium, Severity::high, Severity::critical}) {
+    const auto it = tally.by_severity.find(sev);
+    by_severity[std::string(to_string(sev))] = it == tally.by_severity.end() ? 0 : it->second;
+  }
+  json by_rule = json::object();
+  for (const auto& [rule, n] : tally.by_rule) by_rule[rule] = n;
+  json by_verdict = json::object();
+  for (std::size_t v = 0; v + 1 < tally.files_by_verdict.size(); ++v) {
+    if (tally.files_by_verdict[v] > 0) {
+      by_verdict[std::string(to_string(static_cast<Verdict>(v)))] = tally.files_by_verdict[v];
+    }
+  }
+  return {{"findings", tally.findings},
+          {"by_severity", by_severity},
+          {"by_rule", by_rule},
+          {"roots", tally.roots},
+          {"namespaces", tally.namespaces},
+          {"files", tally.files},
+          {"files_by_verdict", by_verdict},
+          {"errors", tally.error_count},
+          {"highest_severity", tally.worst ? json(to_string(*tally.worst)) : json(nullptr)}};
+}
+
+json all_errors_json(const AuditTally& tally) {
+  json errors = json::array();
+  for (const auto& e : tally.errors) errors.push_back(error_json(e));
+  return errors;
+}
+
+// The members known when an audit ends: the temp dirs with their own findings, the attach
+// files, the summary and every error. `result` needs its roots and root-level judgements
+// only (a streamed audit has dropped the namespaces by then).
+json report_closing_json(const AuditResult& result, const AuditTally& tally) {
+  json report;
+  json roots = json::array();
+  json attach = json::array();
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    const auto& root = result.roots[r];
+    const auto& rj = result.judgements.at(r);
+    roots.push_back(root_json(root, rj));
+    for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
+      attach.push_back(attach_json(r, root.attach_files[a], rj.attach_files.at(a)));
+    }
+  }
+  report["roots"] = std::move(roots);
+  report["attach"] = std::move(attach);
+  report["summary"] = summary_json(tally);
+  report["errors"] = all_errors_json(tally);
+  report["errors_not_listed"] = tally.error_count - tally.errors.size();
+  report["finished_at"] = format_utc_millis(result.finished_at_ms);
+  report["duration_ms"] = result.finished_at_ms - result.started_at_ms;
+  report["complete"] = !result.incomplete;
+  report["stopped"] = result.stopped ? json(*result.stopped) : json(nullptr);
+  return report;
+}
+
+}  // namespace
+
+// Pretty-prints (indent 2) as dump_json would print the whole document, one value at a time,
+// except that each file's record is one compact line: a report of any size needs memory for
+// one file's JSON only, and 100,000 files do not cost 100,000 x 60 lines of indentation.
+class StreamingWriter {
+ public:
+  // Writes to `sink` in pieces of about kFlushAt bytes.
+  explicit StreamingWriter(const std::function<void(std::string_view)>& sink)
+      : sink_(sink),
+        serializer_(nlohmann::detail::output_adapter<char>(buffer_), ' ',
+                    json::error_handler_t::replace) {
+    buffer_.reserve(kFlushAt + 65536);
+  }
+  // Without a sink: appends everything to `buffer` (its memory reused), for take().
+  explicit StreamingWriter(std::string&& buffer)
+      : buffer_(std::move(buffer)),
+        serializer_(nlohmann::detail::output_adapter<char>(buffer_), ' ',
+                    json::error_handler_t::replace) {}
+  ~StreamingWriter() = default;
+  StreamingWriter(const StreamingWriter&) = delete;
+  StreamingWriter& operator=(const StreamingWriter&) = delete;
+
+  void raw(std::string_view text) {
+    buffer_.append(text);
+    maybe_flush();
+  }
+  void indent(unsigned depth) { buffer_.append(depth * kIndent, ' '); }
+  // `"key": ` at `depth`, preceded by the separator from the previous member.
+  void key(unsigned depth, std::string_view name, bool& first) {
+    buffer_.append(first ? "\n" : ",\n");
+    first = false;
+    indent(depth);
+    buffer_.push_back('"');
+    buffer_.append(name);  // report keys are fixed ASCII names
+    buffer_.append("\": ");
+  }
+  // An array element's separator and indent.
+  void element(unsigned depth, bool& first) {
+    buffer_.append(first ? "\n" : ",\n");
+    first = false;
+    indent(depth);
+  }
+  void value(const json& v, unsigned depth) {
+    serializer_.dump(v, true, false, kIndent, depth * kIndent);
+    maybe_flush();
+  }
+  // Where file records go, rendered by append_file_record: one compact line each (a report
+  // holds 100,000 of them, and indentation would be half of its bytes).
+  std::string& buffer() { return buffer_; }
+  void close(char bracket, unsigned depth, bool empty) {
+    if (!empty) {
+      buffer_.push_back('\n');
+      indent(depth);
+    }
+    buffer_.push_back(bracket);
+  }
+  // Text rendered elsewhere (render_audit_namespace): a large piece goes to the sink as it
+  // is, after what is buffered, instead of through the buffer.
+  void pass(std::string_view text) {
+    if (!sink_ || text.size() < kFlushAt / 4) {
+      raw(text);
+      return;
+    }
+    flush();
+    sink_(text);
+  }
+  void flush() {
+    if (!sink_) return;
+    if (!buffer_.empty()) sink_(buffer_);
+    buffer_.clear();
+  }
+  std::string take() { return std::move(buffer_); }
+
+ private:
+  static constexpr unsigned kIndent = 2;
+  static constexpr std::size_t kFlushAt = 1 << 20;
+  void maybe_flush() {
+    if (sink_ && buffer_.size() >= kFlushAt) flush();
+  }
+  std::function<void(std::string_view)> sink_;  // a copy: the caller's may be a temporary
+  std::string buffer_;
+  nlohmann::detail::serializer<json> serializer_;
+};
+
+json audit_report_json(const AuditResult& result, const ReportContext& context) {
+  json report = report_opening_json(context, result.policy.name, result.started_at_ms);
+  json namespaces = json::array();
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    const auto& root = result.roots[r];
+    const auto& rj = result.judgements.at(r);
+    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
+      const auto& ns = root.namespaces[n];
+      const auto& nj = rj.namespaces.at(n);
+      json jn = namespace_json(r, root, ns, nj);
+      json& files = jn["files"];
+      for (std::size_t f = 0; f < ns.files.size(); ++f) {
+        files.push_back(file_json(ns.files[f], nj.files.at(f), liveness_settings_for(root)));
+      }
+      namespaces.push_back(std::move(jn));
+    }
+  }
+  report["namespaces"] = std::move(namespaces);
+  json closing = report_closing_json(result, tally_result(result));
+  for (auto& [key, value] : closing.items()) report[key] = std::move(value);
+  return report;
+}
+
+AuditJsonWriter::AuditJsonWriter(const ReportContext& context, const std::string& profile,
+                                 std::int64_t started_at_ms, const std::function<void(std::string_view)>& sink)
+    : out_(std::make_unique<StreamingWriter>(sink)) {
+  out_->raw("{");
+  const json opening = report_opening_json(context, profile, started_at_ms);
+  for (const auto& [name, member] : opening.items()) {
+    out_->key(1, name, first_member_);
+    out_->value(member, 1);
+  }
+  out_->key(1, "namespaces", first_member_);
+  out_->raw("[");
+}
+
+AuditJsonWriter::~AuditJsonWriter() = default;
+
+void render_audit_namespace(std::string& text, std::string* closing, std::size_t root_index,
+                            const TempRootFacts& root, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+  StreamingWriter out(std::move(text));
+  const LivenessSettings liveness = liveness_settings_for(root);
+  bool first_file = ns.part == 0;
+  const auto write_files = [&] {
+    for (std::size_t f = 0; f < ns.files.size(); ++f) {
+      out.element(4, first_file);
+      append_file_record(out.buffer(), ns.files[f], nj.files.at(f), liveness);
+    }
+  };
+  if (ns.part > 0) {  // more files of a namespace whose object is open
+    write_files();
+    text = out.take();
+    return;
+  }
+  out.raw("{");
+  bool first_field = true;
+  const json header = namespace_json(root_index, root, ns, nj);
+  StreamingWriter* to = &out;
+  std::optional<StreamingWriter> after_files;  // what follows the last part's files
+  for (const auto& [field, value] : header.items()) {
+    to->key(3, field, first_field);
+    if (field != "files") {
+      to->value(value, 3);
+      continue;
+    }
+    to->raw("[");
+    write_files();
+    if (ns.more_parts && closing != nullptr) {
+      after_files.emplace(std::string());
+      to = &*after_files;
+    }
+    to->close(']', 3, first_file);
+  }
+  to->close('}', 2, first_field);
+  if (after_files) *closing = after_files->take();
+  text = out.take();
+}
+
+void AuditJsonWriter::add_namespace(std::size_t root_index, const TempRootFacts& root,
+                                    const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+  std::string text;
+  render_audit_namespace(text, nullptr, root_index, root, ns, nj);
+  add_rendered_namespace(text);
+}
+
+void AuditJsonWriter::add_rendered_namespace(std::string_view text) {
+  out_->element(2, first_namespace_);
+  out_->pass(text);
+}
+
+void AuditJsonWriter::add_rendered_continuation(std::string_view text) { out_->pass(text); }
+
+void AuditJsonWriter::finish(const AuditResult& result, const AuditTally& tally) {
+  StreamingWriter& out = *out_;
+  out.close(']', 1, first_namespace_);
+  const json closing = report_closing_json(result, tally);
+  for (const auto& [name, member] : closing.items()) {
+    out.key(1, name, first_member_);
+    out.value(member, 1);
+  }
+  out.close('}', 0, first_member_);
+  out.raw("\n");
+  out.flush();
+}
+
+void write_audit_report_json(const AuditResult& result, const ReportContext& context,
+                             const std::function<void(std::string_view)>& sink) {
+  AuditJsonWriter writer(context, result.policy.name, result.started_at_ms, sink);
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    const auto& root = result.roots[r];
+    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
+      writer.add_namespace(r, root, root.namespaces[n], result.judgements.at(r).namespaces.at(n));
+    }
+  }
+  writer.finish(result, tally_result(result));
+}
+
+}  // namespace hsperfguard

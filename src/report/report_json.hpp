@@ -1,0 +1,89 @@
+// The JSON report ("hsperfguard-report/1", schema in reports/report.schema.json).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "decide/audit.hpp"
+#include "model/host_info.hpp"
+
+namespace hsperfguard {
+
+struct ReportContext {
+  std::string command = "audit";
+  HostInfo host;
+  Severity fail_on = Severity::medium;
+};
+
+inline constexpr const char* kReportSchema = "hsperfguard-report/1";
+
+nlohmann::json audit_report_json(const AuditResult& result, const ReportContext& context);
+
+class StreamingWriter;
+
+// The report written as the audit goes (the same JSON document as audit_report_json, members
+// in another order): the members known at the start, then each namespace as it is judged,
+// then the temp dirs, attach files, summary and errors. Pretty-printed as dump_json would,
+// except each file's record, which is one compact line. Memory is that of one namespace.
+class AuditJsonWriter {
+ public:
+  AuditJsonWriter(const ReportContext& context, const std::string& profile, std::int64_t started_at_ms,
+                  const std::function<void(std::string_view)>& sink);
+  ~AuditJsonWriter();
+  AuditJsonWriter(const AuditJsonWriter&) = delete;
+  AuditJsonWriter& operator=(const AuditJsonWriter&) = delete;
+
+  void add_namespace(std::size_t root_index, const TempRootFacts& root, const NamespaceFacts& ns,
+                     const NamespaceJudgement& judgement);
+  // The same, rendered beforehand by render_audit_namespace (on any thread).
+  void add_rendered_namespace(std::string_view text);
+  // A later part of a namespace, or what closes it after its last part (render_audit_namespace).
+  void add_rendered_continuation(std::string_view text);
+  // `result`: every root (namespaces not needed), root-level judgements, times, completeness.
+  void finish(const AuditResult& result, const AuditTally& tally);
+
+ private:
+  std::unique_ptr<StreamingWriter> out_;
+  bool first_member_ = true;
+  bool first_namespace_ = true;
+};
+
+// One namespace's object as AuditJsonWriter writes it among the report's namespaces,
+// appended to `text` (whose memory a caller may reuse from namespace to namespace). Pure:
+// workers render namespaces in parallel, the writer puts them in order. A namespace observed
+// in parts (NamespaceFacts::part): part 0 renders the object up to its last file so far and
+// puts what closes the object in `closing` (given to the writer after the last part); a later
+// part renders its file records only (add_rendered_continuation).
+void render_audit_namespace(std::string& text, std::string* closing, std::size_t root_index,
+                            const TempRootFacts& root, const NamespaceFacts& ns,
+                            const NamespaceJudgement& judgement);
+
+// A whole result through AuditJsonWriter.
+void write_audit_report_json(const AuditResult& result, const ReportContext& context,
+                             const std::function<void(std::string_view)>& sink);
+
+// Serialises with every string guaranteed valid UTF-8 (hostile names were escaped before;
+// anything that slipped through is replaced, never a throw).
+std::string dump_json(const nlohmann::json& document, int indent = 2);
+
+// Sets document[key] to the escaped text and, when the bytes were not UTF-8,
+// document[key + "_hex"] to their hex, so no byte of a hostile name is lost.
+void put_text(nlohmann::json& document, const std::string& key, std::string_view raw);
+
+// Returns a copy whose string values (and keys) are all valid UTF-8.
+nlohmann::json sanitize_json(const nlohmann::json& value);
+
+// The report's shapes of an observation error and of an inode (null when absent), for the
+// other commands' reports (reap).
+nlohmann::json error_to_json(const ObservationError& error);
+nlohmann::json inode_to_json(const std::optional<InodeFacts>& inode);
+
+std::string format_utc_millis(std::int64_t epoch_ms);  // 2026-11-22T20:37:39.123Z
+void append_utc_millis(std::string& out, std::int64_t epoch_ms);  // the same, appended
+
+}  // namespace hsperfguard

@@ -1,0 +1,29 @@
+// The report for people on a terminal, written as the audit goes: each temp dir opens with a
+// line, each namespace (or part of one) is rendered on the worker that judged it, the temp
+// dir's own findings, errors and attach files follow its namespaces, and the totals come last.
+// Every name and message from the file system is made terminal_safe.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "decide/audit.hpp"
+#include "report/report_json.hpp"
+
+namespace hsperfguard {
+
+// "temp dir /tmp" (and what kind of root it is).
+std::string audit_root_opening_text(const TempRootFacts& root);
+// One namespace, or one part of a large one, appended to `text`.
+void render_audit_namespace_text(std::string& text, const NamespaceFacts& ns, const NamespaceJudgement& judgement);
+// After the namespaces of a temp dir: its findings, errors and attach files, and how many
+// namespaces it holds.
+std::string audit_root_closing_text(const TempRootFacts& root, const RootJudgement& judgement,
+                                    std::size_t namespaces);
+// The totals.
+std::string audit_summary_text(const AuditTally& tally, const AuditResult& result, const ReportContext& context);
+
+// A whole result (namespaces kept) through the same pieces.
+std::string audit_report_text(const AuditResult& result, const ReportContext& context);
+
+}  // namespace hsperfguard
