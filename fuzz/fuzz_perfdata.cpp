@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "commands/inspect.hpp"
 #include "model/perfdata.hpp"
+#include "report/perfdata_json.hpp"
 #include "report/snap.hpp"
 
 namespace hsperfguard::perfdata {

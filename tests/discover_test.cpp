@@ -12,11 +12,11 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-constexpr platform::DirIdentity kHostTmp{0x801, 2};
+constexpr DirIdentity kHostTmp{0x801, 2};
 
-platform::ProcessTempDir entry(std::int32_t pid, std::string mnt, platform::DirIdentity tmp,
-                               std::string pidns = "pid:[4026532200]") {
-  platform::ProcessTempDir e;
+ProcessTempDir entry(std::int32_t pid, std::string mnt, DirIdentity tmp,
+                     std::string pidns = "pid:[4026532200]") {
+  ProcessTempDir e;
   e.host_pid = pid;
   e.ns_pid = 1;
   e.mount_namespace = std::move(mnt);
@@ -26,8 +26,8 @@ platform::ProcessTempDir entry(std::int32_t pid, std::string mnt, platform::DirI
   return e;
 }
 
-platform::ContainerScan scan_of(std::vector<platform::ProcessTempDir> entries) {
-  platform::ContainerScan scan;
+ContainerScan scan_of(std::vector<ProcessTempDir> entries) {
+  ContainerScan scan;
   scan.own_mount_namespace = "mnt:[4026531841]";
   scan.own_pid_namespace = "pid:[4026531836]";
   scan.host_temp_dir = kHostTmp;

@@ -292,10 +292,10 @@ ReapRun sample_reap() {
     item.action = action;
     run.plan.items.push_back(item);
   }
-  platform::ExecutionResult execution;
-  execution.actions = {{0, platform::ReapOutcome::removed, "unlinked", std::nullopt, 0},
-                       {1, platform::ReapOutcome::failed, "unlinkat", std::nullopt, 0},
-                       {2, platform::ReapOutcome::removed, "unlinked", std::nullopt, 0}};
+  ExecutionResult execution;
+  execution.actions = {{0, ReapOutcome::removed, "unlinked", std::nullopt, 0},
+                       {1, ReapOutcome::failed, "unlinkat", std::nullopt, 0},
+                       {2, ReapOutcome::removed, "unlinked", std::nullopt, 0}};
   run.execution = execution;
   return run;
 }

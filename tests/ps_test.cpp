@@ -7,9 +7,10 @@
 #include <algorithm>
 #include <set>
 
-#include "decide/audit.hpp"
 #include "checks_builders.hpp"
+#include "decide/audit.hpp"
 #include "model/procfs_parse.hpp"
+#include "report/ps_report.hpp"
 #include "report/report_json.hpp"
 #include "test_support.hpp"
 

@@ -49,7 +49,6 @@ namespace hsperfguard {
 namespace {
 
 using nlohmann::json;
-using platform::ReapOutcome;
 using test::run;
 using test::run_tool;
 using namespace reaptest;
@@ -177,8 +176,8 @@ TEST(ReapExecutor, JournalHearsOfEveryUnlinkBeforeItHappens) {
     events.push_back((exists(item.path) ? "present " : "absent ") + item.path);
     return true;
   };
-  options.on_action = [&](const PlanItem& item, const platform::ReapActionRecord& r) {
-    events.push_back(std::string(platform::to_string(r.outcome)) +
+  options.on_action = [&](const PlanItem& item, const ReapActionRecord& r) {
+    events.push_back(std::string(to_string(r.outcome)) +
                      (exists(item.path) ? " present " : " absent ") + item.path);
   };
   platform::execute_plan(run.plan, options);

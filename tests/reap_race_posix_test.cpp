@@ -28,7 +28,6 @@
 namespace hsperfguard {
 namespace {
 
-using platform::ReapOutcome;
 using namespace reaptest;
 
 nlink_t links_of(const std::string& path) {

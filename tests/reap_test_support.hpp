@@ -191,21 +191,20 @@ inline std::string verdict_of(const ReapRun& run, const std::string& path) {
   const PlanItem* item = item_of(run, path);
   return item ? std::string(to_string(item->verdict)) : "not planned";
 }
-inline const platform::ReapActionRecord* record_of(const ReapRun& run,
-                                                   const platform::ExecutionResult& result,
-                                                   const std::string& path) {
+inline const ReapActionRecord* record_of(const ReapRun& run, const ExecutionResult& result,
+                                         const std::string& path) {
   for (const auto& r : result.actions) {
     if (run.plan.items.at(r.item).path == path) return &r;
   }
   return nullptr;
 }
-inline platform::ReapOutcome outcome_of(const ReapRun& run, const platform::ExecutionResult& result,
-                                        const std::string& path) {
+inline ReapOutcome outcome_of(const ReapRun& run, const ExecutionResult& result,
+                              const std::string& path) {
   const auto* r = record_of(run, result, path);
   EXPECT_NE(r, nullptr) << path << " was not planned for removal";
-  return r ? r->outcome : platform::ReapOutcome::not_attempted;
+  return r ? r->outcome : ReapOutcome::not_attempted;
 }
-inline std::size_t count(const platform::ExecutionResult& result, platform::ReapOutcome outcome) {
+inline std::size_t count(const ExecutionResult& result, ReapOutcome outcome) {
   std::size_t n = 0;
   for (const auto& r : result.actions) n += r.outcome == outcome ? 1 : 0;
   return n;

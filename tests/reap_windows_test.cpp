@@ -32,7 +32,6 @@ using test::current_user_name;
 using test::run_tool;
 
 namespace fs = std::filesystem;
-using platform::ReapOutcome;
 using platform::win::narrow;
 using platform::win::UniqueHandle;
 using platform::win::widen;
@@ -113,17 +112,17 @@ class ReapWindows : public ::testing::Test {
     return std::nullopt;
   }
 
-  static bool has_action(const platform::ExecutionResult& result, std::size_t item) {
+  static bool has_action(const ExecutionResult& result, std::size_t item) {
     return std::any_of(result.actions.begin(), result.actions.end(),
-                       [&](const platform::ReapActionRecord& a) { return a.item == item; });
+                       [&](const ReapActionRecord& a) { return a.item == item; });
   }
   // The item's record; a test failure (and a record saying "absent") when there is none.
-  static const platform::ReapActionRecord* action_of(const platform::ExecutionResult& result, std::size_t item) {
+  static const ReapActionRecord* action_of(const ExecutionResult& result, std::size_t item) {
     for (const auto& a : result.actions) {
       if (a.item == item) return &a;
     }
     ADD_FAILURE() << "no action for item " << item;
-    static const platform::ReapActionRecord absent{0, ReapOutcome::not_attempted, "absent", std::nullopt, 0};
+    static const ReapActionRecord absent{0, ReapOutcome::not_attempted, "absent", std::nullopt, 0};
     return &absent;
   }
 

@@ -449,12 +449,12 @@ TEST(ReapReport, StreamedJsonIsThePlanAndTheActions) {
                                            entry("4702", FileKind::regular, Lock::held)})})};
   run.options = options(0);
   run.plan = plan_reap(run.roots, run.options, kNow, 0);
-  platform::ExecutionResult execution;
+  ExecutionResult execution;
   for (std::size_t i = 0; i < run.plan.items.size(); ++i) {
     if (run.plan.items[i].action != ReapAction::remove) continue;
-    platform::ReapActionRecord r;
+    ReapActionRecord r;
     r.item = i;
-    r.outcome = i == 0 ? platform::ReapOutcome::removed : platform::ReapOutcome::failed;
+    r.outcome = i == 0 ? ReapOutcome::removed : ReapOutcome::failed;
     r.detail = i == 0 ? "unlinked" : "unlinkat";
     r.at_ms = kNow + 5;
     if (i != 0) r.error = ObservationError{run.plan.items[i].path, "unlinkat", 13, "Permission denied"};

@@ -195,7 +195,7 @@ struct Planned {
 };
 
 Planned plan_in(const std::string& tmp) {
-  platform::RootSpec spec;
+  RootSpec spec;
   spec.kind = RootKind::tmpdir;
   spec.temp_dir = tmp;
   Planned p;
@@ -226,7 +226,7 @@ TEST(RepairRace, NamespaceSwappedForASymlinkAfterPlanningIsNotFollowed) {
   const auto records = platform::execute_repair(p.plan);
   ASSERT_EQ(records.size(), 2u);
   for (const auto& r : records) {
-    EXPECT_EQ(r.outcome, platform::RepairOutcome::changed) << r.detail;
+    EXPECT_EQ(r.outcome, RepairOutcome::changed) << r.detail;
   }
   EXPECT_EQ(mode_of(victim), 0777u);
   EXPECT_TRUE(tree.sentinels_intact());
@@ -242,7 +242,7 @@ TEST(RepairRace, NamespaceReplacedByAnotherDirectoryIsLeftAlone) {
   tree.make_namespace("nobody", kNobody, kNogroup, 0777);  // same name, owner, mode: new inode
   const auto records = platform::execute_repair(p.plan);
   ASSERT_EQ(records.size(), 1u);
-  EXPECT_EQ(records[0].outcome, platform::RepairOutcome::changed);
+  EXPECT_EQ(records[0].outcome, RepairOutcome::changed);
   EXPECT_EQ(mode_of(ns), 0777u);
 }
 
@@ -270,7 +270,7 @@ TEST(RepairRace, FileSwappedForASymlinkFifoOrHardLinkIsNeverChanged) {
 
   const auto records = platform::execute_repair(p.plan);  // returns: the FIFO was not opened
   ASSERT_EQ(records.size(), 3u);
-  for (const auto& r : records) EXPECT_EQ(r.outcome, platform::RepairOutcome::changed) << r.detail;
+  for (const auto& r : records) EXPECT_EQ(r.outcome, RepairOutcome::changed) << r.detail;
   EXPECT_EQ(mode_of(b), fifo_mode);
   EXPECT_TRUE(tree.sentinels_intact());
 }
@@ -288,7 +288,7 @@ TEST(RepairRace, TempDirReplacedAfterPlanningIsNotEntered) {
   ASSERT_EQ(::chmod(decoy.c_str(), 0777), 0);
   const auto records = platform::execute_repair(p.plan);
   ASSERT_EQ(records.size(), 1u);
-  EXPECT_EQ(records[0].outcome, platform::RepairOutcome::changed);
+  EXPECT_EQ(records[0].outcome, RepairOutcome::changed);
   EXPECT_EQ(mode_of(decoy), 0777u);
 }
 

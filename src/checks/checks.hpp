@@ -4,7 +4,7 @@
 
 #include "model/facts.hpp"
 #include "model/finding.hpp"
-#include "decide/liveness.hpp"
+#include "model/verdict.hpp"
 
 namespace hsperfguard::checks {
 

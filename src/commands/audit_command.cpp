@@ -5,26 +5,26 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <ostream>
+#include <set>
 #include <stdexcept>
 #include <string_view>
 
-#include "decide/audit.hpp"
-#include "decide/discover.hpp"
+#include "commands/discovery.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/operations.hpp"
 #include "commands/output_target.hpp"
+#include "decide/audit.hpp"
+#include "decide/ps.hpp"
+#include "model/run_limits.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/liveness.hpp"
 #include "platform/observe.hpp"
 #include "platform/ps.hpp"
 #include "platform/signals.hpp"
-#include "decide/ps.hpp"
 #include "report/report_json.hpp"
 #include "report/report_text.hpp"
-#include "model/run_limits.hpp"
 
 namespace hsperfguard {
 namespace {

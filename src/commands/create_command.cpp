@@ -116,7 +116,7 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   discover.tmpdir = options.tmpdir;
   discover.root = options.root;
   discover.host_temp_dir = platform::default_temp_dir();
-  const platform::RootSpec spec = discover_roots(discover).front();
+  const RootSpec spec = discover_roots(discover).front();
   const std::string name = namespace_name_for(options.user);
 
   // What exists, judged by the audit's rules.

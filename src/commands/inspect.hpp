@@ -4,8 +4,6 @@
 #include <iosfwd>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "model/perfdata.hpp"
 
 namespace hsperfguard {
@@ -21,10 +19,5 @@ struct InspectOptions {
 
 // Prints the decoded region to `out`, a one-line error to `err`; returns an exit code.
 int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err);
-
-// The prologue fields and every entry with its metadata; strings that are not UTF-8 are
-// escaped (see text_escape.hpp).
-nlohmann::json region_to_json(const perfdata::Region& region);
-nlohmann::json prologue_to_json(const perfdata::Prologue& prologue);
 
 }  // namespace hsperfguard

@@ -7,12 +7,13 @@
 #include "commands/create_command.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/inspect.hpp"
-#include "report/logging.hpp"
 #include "commands/ps_command.hpp"
 #include "commands/reap_command.hpp"
 #include "commands/repair_command.hpp"
-#include "model/rule_catalog.hpp"
 #include "commands/rules_command.hpp"
+#include "model/rule_catalog.hpp"
+#include "platform/host.hpp"
+#include "report/logging.hpp"
 #include "version.hpp"
 
 namespace hg = hsperfguard;
@@ -209,7 +210,7 @@ int main(int argc, char** argv) {
     audit.fail_on = *hg::parse_severity(fail_on);
     if (!audit_max_runtime.empty()) audit.max_runtime_ms = *hg::parse_duration_ms(audit_max_runtime);
     audit.containers = !audit_no_containers;
-    hg::Logger logger(std::cerr, audit_ops.log_options(), "audit");
+    hg::Logger logger(std::cerr, audit_ops.log_options(), "audit", &hg::platform::now_epoch_ms);
     audit.logger = &logger;
     audit.metrics = audit_ops.metrics_file();
     std::ostream no_report(nullptr);
@@ -227,7 +228,7 @@ int main(int argc, char** argv) {
     if (!max_runtime.empty()) reap.max_runtime_ms = *hg::parse_duration_ms(max_runtime);
     reap.lock_file = reap_no_lock ? std::nullopt : std::optional<std::string>(reap_lock_file);
     reap.containers = !reap_no_containers;
-    hg::Logger logger(std::cerr, reap_ops.log_options(), "reap");
+    hg::Logger logger(std::cerr, reap_ops.log_options(), "reap", &hg::platform::now_epoch_ms);
     reap.logger = &logger;
     reap.metrics = reap_ops.metrics_file();
     std::ostream no_report(nullptr);

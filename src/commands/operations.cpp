@@ -45,11 +45,13 @@ bool write_metrics(const std::string& command, const std::string& path, const st
   return true;
 }
 
-LogLevel level_of(platform::ReapOutcome outcome) {
+LogLevel level_of(ReapOutcome outcome) {
   switch (outcome) {
-    case platform::ReapOutcome::removed:
-    case platform::ReapOutcome::vanished: return LogLevel::info;
-    case platform::ReapOutcome::failed: return LogLevel::error;
+    case ReapOutcome::removed:
+    case ReapOutcome::vanished:
+      return LogLevel::info;
+    case ReapOutcome::failed:
+      return LogLevel::error;
     default: return LogLevel::warning;
   }
 }
@@ -59,12 +61,12 @@ void log_reap_actions(Logger& log, const ReapRun& run) {
   for (const auto& action : run.execution->actions) {
     if (action.item >= run.plan.items.size()) continue;
     const PlanItem& item = run.plan.items[action.item];
-    std::string message = std::string(platform::to_string(action.outcome)) + " " + item.path + " (" +
+    std::string message = std::string(to_string(action.outcome)) + " " + item.path + " (" +
                           std::string(to_string(item.verdict)) + ": " + item.reason;
-    if (action.outcome != platform::ReapOutcome::removed) message += "; " + action.detail;
+    if (action.outcome != ReapOutcome::removed) message += "; " + action.detail;
     if (action.error) message += "; " + action.error->op + ": " + action.error->message;
     message += ")";
-    nlohmann::json fields = {{"outcome", std::string(platform::to_string(action.outcome))},
+    nlohmann::json fields = {{"outcome", std::string(to_string(action.outcome))},
                              {"detail", action.detail},
                              {"verdict", std::string(to_string(item.verdict))},
                              {"reason", item.reason}};

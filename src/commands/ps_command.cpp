@@ -3,16 +3,17 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
-#include "decide/discover.hpp"
+#include "commands/discovery.hpp"
 #include "commands/exit_codes.hpp"
+#include "decide/ps.hpp"
+#include "model/text_escape.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/liveness.hpp"
 #include "platform/observe.hpp"
 #include "platform/ps.hpp"
-#include "decide/ps.hpp"
+#include "report/ps_report.hpp"
 #include "report/report_json.hpp"
-#include "model/text_escape.hpp"
 
 namespace hsperfguard {
 

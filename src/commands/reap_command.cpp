@@ -1,17 +1,18 @@
 #include "commands/reap_command.hpp"
 
 #include <atomic>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <limits>
 #include <ostream>
 #include <span>
 
-#include "decide/discover.hpp"
+#include "commands/discovery.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/operations.hpp"
 #include "commands/output_target.hpp"
+#include "decide/reaper.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/liveness.hpp"
@@ -19,7 +20,6 @@
 #include "platform/reap.hpp"
 #include "platform/signals.hpp"
 #include "report/reap_report.hpp"
-#include "decide/reaper.hpp"
 #include "report/report_json.hpp"
 
 namespace hsperfguard {
@@ -51,7 +51,7 @@ class Journal {
     j["reason"] = item.reason;
     return write(j);
   }
-  void on_action(const platform::ReapActionRecord& record) {
+  void on_action(const ReapActionRecord& record) {
     nlohmann::json j = action_json(plan_, record);
     j["event"] = "outcome";
     write(j);
@@ -263,7 +263,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     exec.stop = &signals.requested();
     if (journal) {
       exec.before_unlink = [&](const PlanItem& item) { return journal->before_unlink(item); };
-      exec.on_action = [&](const PlanItem&, const platform::ReapActionRecord& r) { journal->on_action(r); };
+      exec.on_action = [&](const PlanItem&, const ReapActionRecord& r) { journal->on_action(r); };
     }
     run.execution = platform::execute_plan(run.plan, exec);
     if (journal) {

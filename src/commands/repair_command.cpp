@@ -22,12 +22,16 @@ namespace {
 // Findings left at or above this make the run end with kExitRefused.
 constexpr Severity kLeftSeverity = Severity::medium;
 
-std::string_view outcome_word(platform::RepairOutcome outcome) {
+std::string_view outcome_word(RepairOutcome outcome) {
   switch (outcome) {
-    case platform::RepairOutcome::fixed: return "fixed";
-    case platform::RepairOutcome::changed: return "changed";
-    case platform::RepairOutcome::vanished: return "vanished";
-    case platform::RepairOutcome::failed: return "failed";
+    case RepairOutcome::fixed:
+      return "fixed";
+    case RepairOutcome::changed:
+      return "changed";
+    case RepairOutcome::vanished:
+      return "vanished";
+    case RepairOutcome::failed:
+      return "failed";
   }
   return "failed";
 }
@@ -53,11 +57,11 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
   const auto judgements = judge(roots, *policy);
   const RepairPlan plan = plan_repair(roots, judgements, RepairContext{platform::observe_host().euid});
 
-  std::vector<platform::RepairOutcomeRecord> records;
+  std::vector<RepairOutcomeRecord> records;
   if (!options.dry_run) records = platform::execute_repair(plan);
 
   std::size_t fixed = 0, failed = 0, left = 0, left_blocking = 0;
-  for (const auto& r : records) (r.outcome == platform::RepairOutcome::fixed ? fixed : failed) += 1;
+  for (const auto& r : records) (r.outcome == RepairOutcome::fixed ? fixed : failed) += 1;
   for (const auto& item : plan.items) {
     const std::string where = terminal_safe(item.path);
     if (item.disposition == RepairDisposition::fix) {
@@ -67,7 +71,7 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
       }
       const auto& record = records.at(*item.target);
       out << outcome_word(record.outcome) << "  " << item.rule << "  " << where << ": " << terminal_safe(item.change);
-      if (record.outcome != platform::RepairOutcome::fixed) {
+      if (record.outcome != RepairOutcome::fixed) {
         out << " (not done: " << terminal_safe(record.detail);
         if (record.error) out << ": " << terminal_safe(record.error->op) << ": " << terminal_safe(record.error->message);
         out << ")";

@@ -1,5 +1,5 @@
 // The `repair` command end to end: observe and judge like `audit`, plan the fixes
-// (repair.hpp), print the plan (--dry-run stops there), apply it, and say what is left.
+// (decide/repair.hpp), print the plan (--dry-run stops there), apply it, and say what is left.
 #pragma once
 
 #include <iosfwd>

@@ -4,9 +4,6 @@
 #include <cerrno>
 #include <utility>
 
-#include "platform/files.hpp"
-#include "platform/host.hpp"
-
 namespace hsperfguard {
 namespace {
 
@@ -15,8 +12,8 @@ void add_unique(std::vector<std::string>& list, const std::string& value, const 
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
-platform::RootSpec container_spec(const platform::ProcessTempDir& entry) {
-  platform::RootSpec spec;
+RootSpec container_spec(const ProcessTempDir& entry) {
+  RootSpec spec;
   spec.kind = RootKind::container;
   spec.root = "/proc/" + std::to_string(entry.host_pid) + "/root";
   spec.temp_dir = "/tmp";
@@ -29,48 +26,36 @@ platform::RootSpec container_spec(const platform::ProcessTempDir& entry) {
 }
 
 // Another pid namespace than ours: its pids are not host pids.
-bool other_pid_namespace(const platform::ContainerScan& scan, const platform::ProcessTempDir& e) {
+bool other_pid_namespace(const ContainerScan& scan, const ProcessTempDir& e) {
   return !e.pid_namespace || !scan.own_pid_namespace || *e.pid_namespace != *scan.own_pid_namespace;
 }
 
 }  // namespace
-
-DiscoverOptions discover_options(std::optional<std::string> tmpdir, std::optional<std::string> root,
-                                 bool containers, std::optional<std::int32_t> container_pid) {
-  DiscoverOptions discover;
-  discover.tmpdir = std::move(tmpdir);
-  discover.root = std::move(root);
-  discover.host_temp_dir = platform::default_temp_dir();
-  discover.containers = containers && platform::observe_host().euid == 0;
-  discover.container_pid = container_pid;
-  return discover;
-}
 
 bool wants_container_scan(const DiscoverOptions& options) {
   if (options.container_pid) return true;
   return options.containers && !options.tmpdir && !options.root;
 }
 
-platform::ContainerScanOptions container_scan_options(const DiscoverOptions& options) {
-  platform::ContainerScanOptions out;
+ContainerScanOptions container_scan_options(const DiscoverOptions& options) {
+  ContainerScanOptions out;
   out.host_temp_dir = options.host_temp_dir;
   out.focus_pid = options.container_pid;
   return out;
 }
 
-std::vector<platform::RootSpec> discover_roots(const DiscoverOptions& options,
-                                               const platform::ContainerScan* scan) {
-  std::vector<platform::RootSpec> out;
+std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const ContainerScan* scan) {
+  std::vector<RootSpec> out;
   if (options.container_pid) {
     // Exactly that process's root. When the scan could not reach it, the spec still names
     // it, so that observation reports why.
-    const platform::ProcessTempDir* entry = nullptr;
+    const ProcessTempDir* entry = nullptr;
     if (scan != nullptr) {
       for (const auto& e : scan->temp_dirs) {
         if (e.host_pid == *options.container_pid) entry = &e;
       }
     }
-    platform::ProcessTempDir fallback;
+    ProcessTempDir fallback;
     fallback.host_pid = *options.container_pid;
     out.push_back(container_spec(entry != nullptr ? *entry : fallback));
     if (entry != nullptr) {
@@ -83,7 +68,7 @@ std::vector<platform::RootSpec> discover_roots(const DiscoverOptions& options,
     return out;
   }
 
-  platform::RootSpec spec;
+  RootSpec spec;
   if (options.root) {
     // The temp dir of a foreign system is its /tmp, resolved beneath its root.
     spec.kind = RootKind::root;
@@ -102,7 +87,7 @@ std::vector<platform::RootSpec> discover_roots(const DiscoverOptions& options,
   if (!wants_container_scan(options) || scan == nullptr) return out;
 
   // Group by the temp dir's identity, in the scan's (pid) order.
-  std::vector<std::pair<platform::DirIdentity, std::size_t>> roots;  // identity -> index in out
+  std::vector<std::pair<DirIdentity, std::size_t>> roots;  // identity -> index in out
   for (const auto& entry : scan->temp_dirs) {
     if (scan->host_temp_dir && entry.temp_dir == *scan->host_temp_dir) {
       if (other_pid_namespace(*scan, entry)) {
@@ -118,7 +103,7 @@ std::vector<platform::RootSpec> discover_roots(const DiscoverOptions& options,
       out.push_back(container_spec(entry));
       continue;
     }
-    platform::RootSpec& shared = out[it->second];
+    RootSpec& shared = out[it->second];
     add_unique(shared.sharing_mount_namespaces, entry.mount_namespace,
                shared.container->mount_namespace);
   }
@@ -129,17 +114,6 @@ bool container_vanished(const TempRootFacts& root) {
   if (root.kind != RootKind::container || root.opened || root.errors.empty()) return false;
   const ObservationError& e = root.errors.front();
   return e.path == root.root && (e.code == ENOENT || e.code == ESRCH);
-}
-
-std::vector<platform::RootSpec> discover_roots_scanning(const DiscoverOptions& options,
-                                                        std::vector<ObservationError>* errors,
-                                                        const RunLimits& limits) {
-  if (!wants_container_scan(options)) return discover_roots(options);
-  platform::ContainerScanOptions scan_options = container_scan_options(options);
-  scan_options.limits = limits;
-  const platform::ContainerScan scan = platform::scan_container_temp_dirs(scan_options);
-  if (errors != nullptr) errors->insert(errors->end(), scan.errors.begin(), scan.errors.end());
-  return discover_roots(options, &scan);
 }
 
 }  // namespace hsperfguard

@@ -1,6 +1,6 @@
 // Which temp dirs to look at: the host's, one given on the command line, a foreign system
 // root, and every container's. Pure: it only decides, observation looks (the container
-// scan, platform/containers.hpp, is handed in).
+// scan, platform/containers.hpp, is handed in; commands/discovery.hpp runs both).
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "platform/containers.hpp"
-#include "platform/observe.hpp"
+#include "model/facts.hpp"
+#include "model/roots.hpp"
 
 namespace hsperfguard {
 
@@ -24,15 +24,10 @@ struct DiscoverOptions {
   std::optional<std::int32_t> container_pid;
 };
 
-// What --tmpdir, --root, --no-containers (`containers` false) and --container of audit and
-// reap ask for: the platform's temp dir by default; containers only when running as root.
-DiscoverOptions discover_options(std::optional<std::string> tmpdir, std::optional<std::string> root,
-                                 bool containers, std::optional<std::int32_t> container_pid);
-
 // Whether the options ask for a container scan at all (then pass one to discover_roots).
 bool wants_container_scan(const DiscoverOptions& options);
 // The scan's options for `options`.
-platform::ContainerScanOptions container_scan_options(const DiscoverOptions& options);
+ContainerScanOptions container_scan_options(const DiscoverOptions& options);
 
 // The temp roots, host (or --tmpdir, --root) first, then one per distinct container temp
 // dir in the order of the host pids that reach them. Container temp dirs are told apart by
@@ -40,18 +35,12 @@ platform::ContainerScanOptions container_scan_options(const DiscoverOptions& opt
 // sharing_mount_namespaces name the others; the host's own temp dir is never a container
 // root, but namespaces of another pid namespace that share it are named in the host root's
 // sharing_mount_namespaces.
-std::vector<platform::RootSpec> discover_roots(const DiscoverOptions& options,
-                                               const platform::ContainerScan* scan = nullptr);
+std::vector<RootSpec> discover_roots(const DiscoverOptions& options,
+                                     const ContainerScan* scan = nullptr);
 
 // A container root that could not be opened because its process exited after discovery (a
 // container stopping during the run): nothing is left to look at there, and it does not make
 // the run incomplete. Callers drop such a root.
 bool container_vanished(const TempRootFacts& root);
-
-// Discovery and its container scan in one call (what the commands use). The scan stops once
-// `limits` are reached (its errors then say so).
-std::vector<platform::RootSpec> discover_roots_scanning(const DiscoverOptions& options,
-                                                        std::vector<ObservationError>* errors,
-                                                        const RunLimits& limits = {});
 
 }  // namespace hsperfguard

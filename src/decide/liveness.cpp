@@ -343,22 +343,6 @@ json brief_evidence_of(const Outcome& o, const Inputs& in) {
 
 }  // namespace
 
-std::string_view to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::live:
-      return "live";
-    case Verdict::stale:
-      return "stale";
-    case Verdict::pid_reused:
-      return "pid-reused";
-    case Verdict::foreign:
-      return "foreign";
-    case Verdict::unknown:
-      return "unknown";
-  }
-  return "unknown";
-}
-
 std::optional<std::int64_t> vm_begin_time_ms(const FileFacts& file) {
   if (!file.region) return std::nullopt;
   const perfdata::Entry* e = file.region->region.find("sun.rt.createVmBeginTime");

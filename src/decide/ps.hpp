@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,15 +64,5 @@ void assign_invisible_jvms(std::vector<TempRootFacts>& roots, const std::vector<
 // The same for one namespace of `root` (a streamed audit has one namespace at a time).
 void assign_invisible_jvms(const TempRootFacts& root, NamespaceFacts& ns,
                            const std::vector<JvmProcessFacts>& jvms);
-
-// Text: a header and one line per row (hostile text escaped), then one line per invisible JVM
-// saying why jps cannot see it and what to do; `now_ms` for the uptime column.
-std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms);
-// JSON: {"schema": "hsperfguard-ps/1", "generated_at", "jvms": [...], "errors": [...]}.
-nlohmann::json ps_json(const std::vector<PsRow>& rows, std::int64_t now_ms,
-                       const std::vector<ObservationError>& errors);
-
-// "3d04h", "2h05m", "4m12s", "12s"; "-" when unknown or in the future.
-std::string format_uptime(std::optional<std::int64_t> start_ms, std::int64_t now_ms);
 
 }  // namespace hsperfguard

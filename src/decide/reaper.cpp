@@ -189,48 +189,6 @@ PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, std::
 
 }  // namespace
 
-std::string_view to_string(ReapAction action) {
-  switch (action) {
-    case ReapAction::remove: return "remove";
-    case ReapAction::keep: return "keep";
-    case ReapAction::skip: return "skip";
-  }
-  return "keep";
-}
-
-std::string_view to_string(ReapSubject subject) {
-  switch (subject) {
-    case ReapSubject::namespace_file: return "namespace-file";
-    case ReapSubject::attach_file: return "attach-file";
-    case ReapSubject::namespace_dir: return "namespace-dir";
-  }
-  return "namespace-file";
-}
-
-ExpectedInode expected_from(const InodeFacts& inode) {
-  ExpectedInode e;
-  e.dev = inode.dev;
-  e.ino = inode.ino;
-  e.kind = inode.kind;
-  e.uid = inode.uid;
-  e.gid = inode.gid;
-  e.mode = inode.mode;
-  e.nlink = inode.nlink;
-  return e;
-}
-
-PlanCounts Plan::counts() const {
-  PlanCounts c;
-  for (const auto& item : items) {
-    switch (item.action) {
-      case ReapAction::remove: ++c.remove; break;
-      case ReapAction::keep: ++c.keep; break;
-      case ReapAction::skip: ++c.skip; break;
-    }
-  }
-  return c;
-}
-
 LivenessVerdict judge_attach_file(const AttachFacts& attach) {
   LivenessVerdict v;
   json file = {{"attach_kind", attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket"

@@ -41,10 +41,6 @@ std::optional<std::string> root_unsafe_for_repair(const TempRootFacts& root,
   return std::nullopt;
 }
 
-std::string mode_change(std::uint32_t from, std::uint32_t to) {
-  return "mode " + octal_mode(from) + " -> " + octal_mode(to);
-}
-
 class Planner {
  public:
   Planner(RepairPlan& plan, const RepairContext& context) : plan_(plan), context_(context) {}
@@ -257,12 +253,6 @@ class Planner {
 
 }  // namespace
 
-std::size_t RepairPlan::count(RepairDisposition disposition) const {
-  std::size_t n = 0;
-  for (const auto& item : items) n += item.disposition == disposition ? 1 : 0;
-  return n;
-}
-
 std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root,
                                                        const NamespaceFacts& ns) {
   if (!root.opened) return "the temp dir could not be observed";
@@ -295,18 +285,6 @@ RepairPlan plan_repair(const std::vector<TempRootFacts>& roots,
     planner.root(r, roots[r], judgements[r]);
   }
   return plan;
-}
-
-std::string describe_target_changes(const RepairTarget& target) {
-  std::string out;
-  auto add = [&](const std::string& piece) { out += (out.empty() ? "" : ", ") + piece; };
-  if (target.strip_access_acl) add("access ACL reduced to the mode bits");
-  if (target.remove_default_acl) add("default ACL removed");
-  if (target.new_mode) add(mode_change(target.expected.mode, *target.new_mode));
-  if (target.new_uid) {
-    add("owner uid " + std::to_string(target.expected.uid) + " -> " + std::to_string(*target.new_uid));
-  }
-  return out;
 }
 
 }  // namespace hsperfguard

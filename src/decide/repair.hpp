@@ -29,60 +29,11 @@
 #include "decide/audit.hpp"
 #include "model/facts.hpp"
 #include "model/finding.hpp"
-#include "decide/reaper.hpp"  // ExpectedInode
+#include "model/repair_plan.hpp"
 
 namespace hsperfguard {
 
 // One temp dir, as the executor must find it again.
-struct RepairRoot {
-  RootKind kind = RootKind::host;
-  std::string root_dir;  // "/", or the --root DIR
-  std::string temp_dir;
-  std::optional<ExpectedInode> expected;  // of the opened temp dir
-};
-
-// One inode to change, and every change for it (applied together, in this order: access
-// ACL, default ACL, mode, owner).
-struct RepairTarget {
-  std::size_t root = 0;              // index into RepairPlan::roots
-  std::string namespace_name;        // entry of the temp dir ("hsperfdata_alice")
-  std::optional<std::string> file;   // entry of the namespace, for a file
-  std::string path;                  // for messages
-  ExpectedInode namespace_expected;  // the namespace as observed
-  ExpectedInode expected;            // this inode as observed (== namespace_expected for a namespace)
-  bool strip_access_acl = false;
-  bool remove_default_acl = false;
-  std::optional<std::uint32_t> new_mode;
-  std::optional<std::uint32_t> new_uid;
-  std::optional<std::uint32_t> new_gid;
-};
-
-enum class RepairDisposition {
-  fix,   // a target carries the fix
-  left,  // not fixed: `reason` says why, `remediation` what a person should do
-};
-
-struct RepairItem {
-  std::string rule;
-  Severity severity = Severity::medium;
-  std::string path;
-  std::string message;  // the finding's
-  RepairDisposition disposition = RepairDisposition::left;
-  std::optional<std::size_t> target;  // index into RepairPlan::targets, for a fix
-  std::string change;                 // for a fix: "mode 0777 -> 0755", "access ACL stripped"
-  std::string reason;                 // for left items: why repair does not fix it
-  std::string remediation;            // the rule's, for left items
-};
-
-struct RepairPlan {
-  std::vector<RepairRoot> roots;
-  std::vector<RepairTarget> targets;
-  std::vector<RepairItem> items;  // one per finding, in report order
-
-  std::size_t count(RepairDisposition disposition) const;
-};
-
-// The context repair runs in.
 struct RepairContext {
   std::uint32_t euid = 0;  // chown is planned only as root
 };
@@ -96,8 +47,5 @@ RepairPlan plan_repair(const std::vector<TempRootFacts>& roots,
 // symbolic link: repair never follows it".
 std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root,
                                                        const NamespaceFacts& ns);
-
-// Human-readable plan and outcome lines ("fix", "fixed", "failed", "left").
-std::string describe_target_changes(const RepairTarget& target);
 
 }  // namespace hsperfguard

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "report/report_json.hpp"
+#include "model/json_text.hpp"
 #include "model/text_escape.hpp"
 
 namespace hsperfguard {

@@ -1,6 +1,6 @@
-// The create and repair primitives, the neutral interface. They judge nothing: `create`
-// and `repair` decide (create.hpp, repair.hpp) and these carry the decision out, refusing
-// when what they find is no longer what was judged.
+// The create and repair primitives, the neutral interface. They judge nothing: `create` and
+// `repair` decide (decide/create.hpp, decide/repair.hpp) and these carry the decision out,
+// refusing when what they find is no longer what was judged.
 //
 // POSIX (platform/posix/create_posix.cpp):
 // - the temp dir is opened O_DIRECTORY|O_NOFOLLOW (beneath the root for --root) and its
@@ -45,9 +45,9 @@
 #include <string>
 #include <vector>
 
+#include "model/expected_inode.hpp"
 #include "model/facts.hpp"
-#include "decide/reaper.hpp"  // ExpectedInode
-#include "decide/repair.hpp"
+#include "model/repair_plan.hpp"
 
 namespace hsperfguard::platform {
 
@@ -109,20 +109,6 @@ CreateResult make_backing_file(const BackingFileRequest& request);
 std::size_t page_size();
 
 // ---- repair --------------------------------------------------------------------------------
-
-enum class RepairOutcome {
-  fixed,    // every change of the target was applied
-  changed,  // the namespace or file is not what was judged: nothing was done to it
-  vanished, // it is gone
-  failed,   // a system call failed (the changes before it may have been applied)
-};
-
-struct RepairOutcomeRecord {
-  std::size_t target = 0;  // index into RepairPlan::targets
-  RepairOutcome outcome = RepairOutcome::failed;
-  std::string detail;
-  std::optional<ObservationError> error;
-};
 
 // Applies every target of the plan, in order; one record per target.
 std::vector<RepairOutcomeRecord> execute_repair(const RepairPlan& plan);

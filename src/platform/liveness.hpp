@@ -1,5 +1,5 @@
 // Liveness evidence, the neutral interface: who holds a backing file's lock, and what the
-// processes that could own it look like. Observes, never judges (liveness.hpp judges).
+// processes that could own it look like. Observes, never judges (decide/liveness.hpp judges).
 //
 // One LivenessGatherer per run: the lock table (/proc/locks) is read once, when it is first
 // needed, and each process is read once however many files name it. Construct it after the

@@ -10,18 +10,10 @@
 #include <vector>
 
 #include "model/facts.hpp"
+#include "model/roots.hpp"
 #include "model/run_limits.hpp"
 
 namespace hsperfguard::platform {
-
-// One temp dir to observe, as chosen by discover.
-struct RootSpec {
-  RootKind kind = RootKind::host;
-  std::string root = "/";       // system root whose users and temp dir these are
-  std::string temp_dir = "/tmp";  // absolute path of the temp dir (inside root for foreign roots)
-  std::optional<ContainerFacts> container;
-  std::vector<std::string> sharing_mount_namespaces;  // as TempRootFacts
-};
 
 struct ObserveOptions {
   // Regions are read up to their `used` bytes (never more than this) to parse prologue
@@ -52,7 +44,7 @@ struct ObserveOptions {
   RunLimits limits;
 };
 
-// Observes a temp root whole: its namespaces are in the result. (src/observe.cpp, over the
+// Observes a temp root whole: its namespaces are in the result. (src/platform/observe.cpp, over the
 // streaming form below.)
 TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options);
 

@@ -1,7 +1,7 @@
-// The reap executor, the neutral interface: carries out a Plan (reaper.hpp) with the
-// hardened primitives of the platform, and the single-instance lock a cron or timer run
-// takes. Judges nothing: every decision is in the plan; the executor only refuses to act
-// when what it finds is no longer what was judged.
+// The reap executor, the neutral interface: carries out a Plan (model/reap_plan.hpp, made by
+// decide/reaper.hpp) with the hardened primitives of the platform, and the single-instance
+// lock a cron or timer run takes. Judges nothing: every decision is in the plan; the executor
+// only refuses to act when what it finds is no longer what was judged.
 //
 // POSIX (platform/posix/reap_posix.cpp), for each namespace with something to remove:
 // - the temp dir is reopened and compared (dev, ino) with the plan; the namespace is
@@ -41,42 +41,9 @@
 #include <vector>
 
 #include "model/facts.hpp"
-#include "decide/reaper.hpp"
+#include "model/reap_plan.hpp"
 
 namespace hsperfguard::platform {
-
-enum class ReapOutcome {
-  removed,        // unlinked (or, for a namespace directory, removed)
-  vanished,       // already gone when we got there: someone else removed it
-  became_live,    // its lock was held when we tried to take it: a JVM owns it now
-  changed,        // not the entry that was judged (other inode, kind, owner, links, mount)
-  failed,         // a system call failed (EACCES, EPERM, EBUSY, ENOTEMPTY, ...)
-  not_attempted,  // the deadline passed, or the run was interrupted, before its turn
-};
-
-constexpr std::string_view to_string(ReapOutcome outcome) {
-  switch (outcome) {
-    case ReapOutcome::removed: return "removed";
-    case ReapOutcome::vanished: return "vanished";
-    case ReapOutcome::became_live: return "became-live";
-    case ReapOutcome::changed: return "changed";
-    case ReapOutcome::failed: return "failed";
-    case ReapOutcome::not_attempted: return "not-attempted";
-  }
-  return "not-attempted";
-}
-
-struct ReapActionRecord {
-  std::size_t item = 0;  // index into Plan::items
-  ReapOutcome outcome = ReapOutcome::not_attempted;
-  // Stable code: "unlinked", "removed-directory", "not-found", "lock-held", "identity-changed",
-  // "hard-linked", "crosses-mount", "renamed-while-locked", "namespace-changed",
-  // "temp-dir-changed", "identity-switch-failed", "deadline", "interrupted", "journal-failed",
-  // or the failing operation ("openat", "unlinkat", ...).
-  std::string detail;
-  std::optional<ObservationError> error;
-  std::int64_t at_ms = 0;  // epoch ms when it was settled
-};
 
 struct ExecuteOptions {
   // Checked before each item: once passed, the remaining items are not attempted.
@@ -89,13 +56,6 @@ struct ExecuteOptions {
   // Called (serialised) once per attempted item, as soon as it is settled.
   std::function<void(const PlanItem&, const ReapActionRecord&)> on_action;
   unsigned max_threads = 2;  // namespaces are shared between this many acting threads
-};
-
-struct ExecutionResult {
-  std::vector<ReapActionRecord> actions;  // every item planned for removal, in plan order
-  bool deadline_reached = false;
-  bool interrupted = false;
-  std::vector<ObservationError> errors;  // temp dirs, namespaces, identity switches
 };
 
 // Carries out every `remove` item of the plan; keeps and skips are not touched.
@@ -115,7 +75,7 @@ void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespace
                   const std::function<bool(const FileFacts&)>& wanted, std::size_t max_bytes,
                   std::vector<ObservationError>& errors);
 
-// The walk both platforms' read_regions make (src/observe.cpp): each regular file that
+// The walk both platforms' read_regions make (src/platform/observe.cpp): each regular file that
 // `wanted` accepts and that has no region yet, not on another mount. Before the first such
 // file, `open_temp` (once; false: nothing more is read); before the first of a namespace,
 // `enter` (once per namespace; false: none of its files is read); then `read` for the file.

@@ -2,9 +2,8 @@
 
 #include <utility>
 
-#include "platform/host.hpp"
-#include "report/report_json.hpp"
 #include "model/text_escape.hpp"
+#include "report/report_json.hpp"
 
 namespace hsperfguard {
 
@@ -22,7 +21,7 @@ Logger::Logger(std::ostream& sink, LogOptions options, std::string command,
     : sink_(sink),
       options_(options),
       command_(std::move(command)),
-      clock_ms_(clock_ms != nullptr ? clock_ms : &platform::now_epoch_ms),
+      clock_ms_(clock_ms),
       buffer_(*this),
       errors_(&buffer_) {}
 

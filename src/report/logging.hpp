@@ -36,8 +36,7 @@ std::string_view to_string(LogLevel level);
 class Logger {
  public:
   // `command`: "audit", "reap". `clock_ms`: the wall clock (epoch ms) for JSON lines.
-  Logger(std::ostream& sink, LogOptions options, std::string command,
-         std::int64_t (*clock_ms)() = nullptr);
+  Logger(std::ostream& sink, LogOptions options, std::string command, std::int64_t (*clock_ms)());
   ~Logger();
   Logger(const Logger&) = delete;
   Logger& operator=(const Logger&) = delete;

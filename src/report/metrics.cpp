@@ -285,10 +285,9 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
   }
 
   // What execution did: the last run's outcomes, and the counters of all runs.
-  constexpr std::array<platform::ReapOutcome, 6> kOutcomes = {
-      platform::ReapOutcome::removed,     platform::ReapOutcome::vanished,
-      platform::ReapOutcome::became_live, platform::ReapOutcome::changed,
-      platform::ReapOutcome::failed,      platform::ReapOutcome::not_attempted};
+  constexpr std::array<ReapOutcome, 6> kOutcomes = {
+      ReapOutcome::removed, ReapOutcome::vanished, ReapOutcome::became_live,
+      ReapOutcome::changed, ReapOutcome::failed,   ReapOutcome::not_attempted};
   std::array<std::size_t, kOutcomes.size()> outcomes{};
   if (run.execution) {
     for (const auto& action : run.execution->actions) ++outcomes[static_cast<std::size_t>(action.outcome)];
@@ -296,13 +295,13 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
   out.family("hsperfguard_reap_last_run_files", "gauge",
              "Entries the last reap run tried to remove, by outcome.");
   for (const auto o : kOutcomes) {
-    out.sample({{"outcome", std::string(platform::to_string(o))}},
+    out.sample({{"outcome", std::string(to_string(o))}},
                static_cast<double>(outcomes[static_cast<std::size_t>(o)]));
   }
   out.family("hsperfguard_reap_files_total", "counter",
              "Entries all reap runs tried to remove, by outcome (carried from the previous file).");
   for (const auto o : kOutcomes) {
-    out.counter_sample({{"outcome", std::string(platform::to_string(o))}},
+    out.counter_sample({{"outcome", std::string(to_string(o))}},
                        static_cast<double>(outcomes[static_cast<std::size_t>(o)]));
   }
   out.family("hsperfguard_reap_deadline_reached", "gauge",

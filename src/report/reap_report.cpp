@@ -16,7 +16,6 @@
 namespace hsperfguard {
 
 using nlohmann::json;
-using platform::ReapOutcome;
 
 namespace {
 
@@ -107,7 +106,7 @@ void append_plan_item(std::string& out, const ReapRun& run, std::size_t i) {
 }
 
 // action_json(plan, r), written directly.
-void append_action(std::string& out, const Plan& plan, const platform::ReapActionRecord& r) {
+void append_action(std::string& out, const Plan& plan, const ReapActionRecord& r) {
   const PlanItem& item = plan.items[r.item];
   CompactObject o(out);
   if (r.at_ms > 0) {
@@ -129,7 +128,7 @@ void append_action(std::string& out, const Plan& plan, const platform::ReapActio
 
 }  // namespace
 
-ReapOutcomeCounts count_outcomes(const platform::ExecutionResult& execution) {
+ReapOutcomeCounts count_outcomes(const ExecutionResult& execution) {
   ReapOutcomeCounts c;
   for (const auto& a : execution.actions) {
     switch (a.outcome) {
@@ -168,7 +167,7 @@ json plan_item_json(const ReapRun& run, std::size_t i) {
   return j;
 }
 
-json action_json(const Plan& plan, const platform::ReapActionRecord& r) {
+json action_json(const Plan& plan, const ReapActionRecord& r) {
   const PlanItem& item = plan.items[r.item];
   json j;
   j["item"] = r.item;
@@ -289,9 +288,8 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
   return report;
 }
 
-
 void write_reap_report_json(const ReapRun& run, const HostInfo& host,
-                            const platform::ContentSink& write) {
+                            const std::function<void(std::string_view)>& write) {
   std::string head = dump_json(reap_report_head_json(run, host));
   // The head is an object with members: it ends with "\n}". Continue it with the two long
   // arrays, rendered a block at a time (two threads, each half a block) and written as they

@@ -4,18 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "decide/reaper.hpp"
 #include "model/facts.hpp"
 #include "model/host_info.hpp"
-#include "platform/host.hpp"
-#include "platform/output.hpp"
-#include "platform/reap.hpp"
-#include "decide/reaper.hpp"
 
 namespace hsperfguard {
 
@@ -37,7 +33,7 @@ struct ReapTimings {
 struct ReapRun {
   std::vector<TempRootFacts> roots;
   Plan plan;
-  std::optional<platform::ExecutionResult> execution;  // absent for a dry run
+  std::optional<ExecutionResult> execution;  // absent for a dry run
   ReapOptions options;
   bool dry_run = false;
   std::optional<std::int64_t> max_runtime_ms;
@@ -59,12 +55,12 @@ struct ReapOutcomeCounts {
   std::size_t not_attempted = 0;
 };
 
-ReapOutcomeCounts count_outcomes(const platform::ExecutionResult& execution);
+ReapOutcomeCounts count_outcomes(const ExecutionResult& execution);
 
 // One JSON object for a plan item (its message and evidence from explain_item) or an
 // action (also the journal's lines).
 nlohmann::json plan_item_json(const ReapRun& run, std::size_t item);
-nlohmann::json action_json(const Plan& plan, const platform::ReapActionRecord& record);
+nlohmann::json action_json(const Plan& plan, const ReapActionRecord& record);
 
 // The whole report, every section but the plan and the actions.
 nlohmann::json reap_report_head_json(const ReapRun& run, const HostInfo& host);
@@ -72,7 +68,7 @@ nlohmann::json reap_report_head_json(const ReapRun& run, const HostInfo& host);
 // "plan" and "actions" with one item per line. Items are rendered a block at a time and
 // never all held, as JSON values or as text: at 100,000 entries the report is ~100 MB.
 void write_reap_report_json(const ReapRun& run, const HostInfo& host,
-                            const platform::ContentSink& write);
+                            const std::function<void(std::string_view)>& write);
 // The same, whole, in a string (tests, small runs).
 std::string reap_report_json_text(const ReapRun& run, const HostInfo& host);
 std::string reap_report_text(const ReapRun& run);

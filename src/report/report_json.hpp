@@ -4,13 +4,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "decide/audit.hpp"
 #include "model/host_info.hpp"
+#include "model/json_text.hpp"
 
 namespace hsperfguard {
 
@@ -67,23 +67,9 @@ void render_audit_namespace(std::string& text, std::string* closing, std::size_t
 void write_audit_report_json(const AuditResult& result, const ReportContext& context,
                              const std::function<void(std::string_view)>& sink);
 
-// Serialises with every string guaranteed valid UTF-8 (hostile names were escaped before;
-// anything that slipped through is replaced, never a throw).
-std::string dump_json(const nlohmann::json& document, int indent = 2);
-
-// Sets document[key] to the escaped text and, when the bytes were not UTF-8,
-// document[key + "_hex"] to their hex, so no byte of a hostile name is lost.
-void put_text(nlohmann::json& document, const std::string& key, std::string_view raw);
-
-// Returns a copy whose string values (and keys) are all valid UTF-8.
-nlohmann::json sanitize_json(const nlohmann::json& value);
-
 // The report's shapes of an observation error and of an inode (null when absent), for the
 // other commands' reports (reap).
 nlohmann::json error_to_json(const ObservationError& error);
 nlohmann::json inode_to_json(const std::optional<InodeFacts>& inode);
-
-std::string format_utc_millis(std::int64_t epoch_ms);  // 2026-11-22T20:37:39.123Z
-void append_utc_millis(std::string& out, std::int64_t epoch_ms);  // the same, appended
 
 }  // namespace hsperfguard

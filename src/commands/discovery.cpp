@@ -1,0 +1,33 @@
+#include "commands/discovery.hpp"
+
+#include <utility>
+
+#include "platform/containers.hpp"
+#include "platform/files.hpp"
+#include "platform/host.hpp"
+
+namespace hsperfguard {
+
+DiscoverOptions discover_options(std::optional<std::string> tmpdir, std::optional<std::string> root,
+                                 bool containers, std::optional<std::int32_t> container_pid) {
+  DiscoverOptions discover;
+  discover.tmpdir = std::move(tmpdir);
+  discover.root = std::move(root);
+  discover.host_temp_dir = platform::default_temp_dir();
+  discover.containers = containers && platform::observe_host().euid == 0;
+  discover.container_pid = container_pid;
+  return discover;
+}
+
+std::vector<RootSpec> discover_roots_scanning(const DiscoverOptions& options,
+                                              std::vector<ObservationError>* errors,
+                                              const RunLimits& limits) {
+  if (!wants_container_scan(options)) return discover_roots(options);
+  ContainerScanOptions scan_options = container_scan_options(options);
+  scan_options.limits = limits;
+  const ContainerScan scan = platform::scan_container_temp_dirs(scan_options);
+  if (errors != nullptr) errors->insert(errors->end(), scan.errors.begin(), scan.errors.end());
+  return discover_roots(options, &scan);
+}
+
+}  // namespace hsperfguard

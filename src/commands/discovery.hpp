@@ -1,0 +1,26 @@
+// Discovery as the commands run it: the options of this host (its temp dir, whether we are
+// root) and the container scan, handed to the pure choice in decide/discover.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "decide/discover.hpp"
+#include "model/run_limits.hpp"
+
+namespace hsperfguard {
+
+// What --tmpdir, --root, --no-containers (`containers` false) and --container of audit and
+// reap ask for: the platform's temp dir by default; containers only when running as root.
+DiscoverOptions discover_options(std::optional<std::string> tmpdir, std::optional<std::string> root,
+                                 bool containers, std::optional<std::int32_t> container_pid);
+
+// Discovery and its container scan in one call (what the commands use). The scan stops once
+// `limits` are reached (its errors then say so).
+std::vector<RootSpec> discover_roots_scanning(const DiscoverOptions& options,
+                                              std::vector<ObservationError>* errors,
+                                              const RunLimits& limits = {});
+
+}  // namespace hsperfguard

@@ -1,0 +1,62 @@
+// Where to look, as data: the container scan's findings (which temp dirs the processes of
+// this host see as their /tmp; platform/containers.hpp gathers them) and the temp roots that
+// discovery (decide/discover.hpp) chooses from them for observation (platform/observe.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/facts.hpp"
+#include "model/run_limits.hpp"
+
+namespace hsperfguard {
+
+// One temp dir to observe, as chosen by discover.
+struct RootSpec {
+  RootKind kind = RootKind::host;
+  std::string root = "/";         // system root whose users and temp dir these are
+  std::string temp_dir = "/tmp";  // absolute path of the temp dir (inside root for foreign roots)
+  std::optional<ContainerFacts> container;
+  std::vector<std::string> sharing_mount_namespaces;  // as TempRootFacts
+};
+
+struct DirIdentity {
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  friend bool operator==(const DirIdentity&, const DirIdentity&) = default;
+};
+
+// The /tmp one process sees (the first process seen of its mount namespace and root).
+struct ProcessTempDir {
+  std::int32_t host_pid = 0;
+  std::optional<std::int32_t> ns_pid;        // last NSpid field: its pid inside its pid namespace
+  std::string mount_namespace;               // "mnt:[4026532123]"
+  std::optional<std::string> pid_namespace;  // "pid:[4026532125]"
+  std::optional<std::string> cgroup;
+  DirIdentity temp_dir;
+};
+
+struct ContainerScan {
+  std::optional<std::string> own_mount_namespace;
+  std::optional<std::string> own_pid_namespace;
+  std::optional<DirIdentity> host_temp_dir;  // of the host temp dir this scan compared with
+  std::vector<ProcessTempDir> temp_dirs;     // in pid order
+  std::size_t processes = 0;                 // processes looked at
+  std::size_t unreadable = 0;                // whose root or /tmp could not be reached
+  std::vector<ObservationError> errors;      // the first few, and always focus_pid's
+};
+
+struct ContainerScanOptions {
+  std::string host_temp_dir = "/tmp";
+  // --container PID: this process always has its own entry (even where it shares its view
+  // with an earlier process, or with us), and its errors are always reported. Every other
+  // process is still looked at: those sharing its /tmp are liveness candidates too.
+  std::optional<std::int32_t> focus_pid;
+  // Checked before each process: once reached, the scan stops and its errors say so.
+  RunLimits limits;
+};
+
+}  // namespace hsperfguard

@@ -1,0 +1,16 @@
+// A decoded PerfData region as JSON (`inspect --format json`, and the prologue in the audit
+// report).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "model/perfdata.hpp"
+
+namespace hsperfguard {
+
+// The prologue fields and every entry with its metadata; strings that are not UTF-8 are
+// escaped (see text_escape.hpp).
+nlohmann::json region_to_json(const perfdata::Region& region);
+nlohmann::json prologue_to_json(const perfdata::Prologue& prologue);
+
+}  // namespace hsperfguard

@@ -1,0 +1,26 @@
+// `hsperfguard ps` rendered: the rows of decide/ps.hpp as text and as JSON
+// (reports/ps.schema.json).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "decide/ps.hpp"
+#include "model/facts.hpp"
+
+namespace hsperfguard {
+
+// Text: a header and one line per row (hostile text escaped), then one line per invisible JVM
+// saying why jps cannot see it and what to do; `now_ms` for the uptime column.
+std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms);
+// JSON: {"schema": "hsperfguard-ps/1", "generated_at", "jvms": [...], "errors": [...]}.
+nlohmann::json ps_json(const std::vector<PsRow>& rows, std::int64_t now_ms,
+                       const std::vector<ObservationError>& errors);
+
+// "3d04h", "2h05m", "4m12s", "12s"; "-" when unknown or in the future.
+std::string format_uptime(std::optional<std::int64_t> start_ms, std::int64_t now_ms);
+
+}  // namespace hsperfguard
