@@ -390,8 +390,9 @@ TEST(RuleSweep, EveryLinuxCatalogueRuleIsAModuleRule) {
 
 // Random mutations of hostile facts: whatever the combination, every finding is well formed
 // and its id is in the catalogue.
-TEST(RuleSweep, RandomisedHostileFactsOnlyEmitCatalogueRules) {
-  std::mt19937 rng(20240611);
+// A random mutation of the compliant world: inodes, modes, owners, ACLs, volumes, names,
+// regions and attach files drawn from hostile values.
+TempRootFacts random_world(std::mt19937& rng) {
   const auto pick = [&rng](auto... values) {
     const std::array options{values...};
     return options[std::uniform_int_distribution<std::size_t>(0, options.size() - 1)(rng)];
@@ -413,40 +414,46 @@ TEST(RuleSweep, RandomisedHostileFactsOnlyEmitCatalogueRules) {
     i->size = pick(0u, 1u, 4096u, 32768u, 32769u, 3u * 1024 * 1024);
     i->ino = pick(1u, 2u);
   };
+  TempRootFacts root = compliant_world();
+  root.platform = pick(Platform::posix, Platform::windows);
+  mutate_inode(root.lstat);
+  mutate_inode(root.opened);
+  NamespaceFacts& ns = root.namespaces[0];
+  mutate_inode(ns.lstat);
+  mutate_inode(ns.opened);
+  ns.identity_matches = pick(true, false);
+  ns.crosses_mount = pick(true, false);
+  if (pick(0, 1) == 0) ns.user.reset();
+  ns.user_lookup_failed = pick(true, false);
+  if (pick(0, 1) == 0) {
+    const auto perms = [&] { return static_cast<std::uint8_t>(pick(0, 2, 5, 6, 7)); };
+    ns.access_acl = PosixAcl{{entry(AclTag::user_obj, 7), entry(AclTag::user, perms(), 1005),
+                              entry(AclTag::group_obj, perms()), entry(AclTag::mask, perms()),
+                              entry(AclTag::other, perms())}};
+  }
+  ns.volume = tmpfs();
+  ns.volume->network = pick(true, false);
+  ns.volume->compressed = pick(std::optional<bool>{}, std::optional<bool>{true});
+  ns.files.push_back(backing_file(ns, pick("1", "007", "0", "x", "99999999999", "")));
+  for (FileFacts& f : ns.files) {
+    mutate_inode(f.lstat);
+    mutate_inode(f.opened);
+    f.crosses_mount = pick(true, false);
+    if (pick(0, 1) == 0)
+      f.region = region_of(std::vector<std::byte>(pick(0u, 31u, 64u), std::byte{0xca}));
+  }
+  AttachFacts& a = root.attach_files[0];
+  mutate_inode(a.lstat);
+  a.process->existence = pick(ProcessFacts::Existence::alive, ProcessFacts::Existence::gone,
+                              ProcessFacts::Existence::unknown);
+  return root;
+}
+
+TEST(RuleSweep, RandomisedHostileFactsOnlyEmitCatalogueRules) {
+  std::mt19937 rng(20240611);
   std::set<std::string> emitted;
   for (int round = 0; round < 300; ++round) {
-    TempRootFacts root = compliant_world();
-    root.platform = pick(Platform::posix, Platform::windows);
-    mutate_inode(root.lstat);
-    mutate_inode(root.opened);
-    NamespaceFacts& ns = root.namespaces[0];
-    mutate_inode(ns.lstat);
-    mutate_inode(ns.opened);
-    ns.identity_matches = pick(true, false);
-    ns.crosses_mount = pick(true, false);
-    if (pick(0, 1) == 0) ns.user.reset();
-    ns.user_lookup_failed = pick(true, false);
-    if (pick(0, 1) == 0) {
-      const auto perms = [&] { return static_cast<std::uint8_t>(pick(0, 2, 5, 6, 7)); };
-      ns.access_acl = PosixAcl{{entry(AclTag::user_obj, 7), entry(AclTag::user, perms(), 1005),
-                                entry(AclTag::group_obj, perms()), entry(AclTag::mask, perms()),
-                                entry(AclTag::other, perms())}};
-    }
-    ns.volume = tmpfs();
-    ns.volume->network = pick(true, false);
-    ns.volume->compressed = pick(std::optional<bool>{}, std::optional<bool>{true});
-    ns.files.push_back(backing_file(ns, pick("1", "007", "0", "x", "99999999999", "")));
-    for (FileFacts& f : ns.files) {
-      mutate_inode(f.lstat);
-      mutate_inode(f.opened);
-      f.crosses_mount = pick(true, false);
-      if (pick(0, 1) == 0)
-        f.region = region_of(std::vector<std::byte>(pick(0u, 31u, 64u), std::byte{0xca}));
-    }
-    AttachFacts& a = root.attach_files[0];
-    mutate_inode(a.lstat);
-    a.process->existence = pick(ProcessFacts::Existence::alive, ProcessFacts::Existence::gone,
-                                ProcessFacts::Existence::unknown);
+    const TempRootFacts root = random_world(rng);
     for (const Finding& f : checks::check_all(root)) {
       expect_well_formed(f);
       emitted.insert(f.rule);
@@ -454,6 +461,106 @@ TEST(RuleSweep, RandomisedHostileFactsOnlyEmitCatalogueRules) {
   }
   for (const auto& id : emitted) EXPECT_TRUE(module_rules().count(id)) << id;
   EXPECT_GT(emitted.size(), module_rules().size() / 2);
+}
+
+// ---- the registry: one function per catalogue rule -------------------------------------------
+
+TEST(Registry, NamesEveryCatalogueRuleOnceAndNothingElse) {
+  std::set<std::string> registered;
+  for (const checks::RuleEntry& e : checks::rule_registry()) {
+    EXPECT_TRUE(registered.insert(std::string(e.id)).second) << e.id << " is registered twice";
+    EXPECT_NE(find_rule(e.id), nullptr) << e.id << " has a function but no catalogue entry";
+    const int functions = (e.temp_dir != nullptr) + (e.namespace_dir != nullptr) +
+                          (e.file != nullptr) + (e.jvm != nullptr) + (e.descriptor != nullptr) +
+                          (e.attach != nullptr) + (e.verdict != nullptr);
+    EXPECT_EQ(functions, 1) << e.id << ": one function, for the one subject the rule judges";
+    EXPECT_EQ(checks::find_rule_entry(e.id), &e);
+  }
+  for (const auto& [id, info] : rule_catalog()) {
+    EXPECT_TRUE(registered.count(id)) << id << " is in the catalogue but no function judges it";
+  }
+  EXPECT_EQ(registered.size(), rule_catalog().size());
+  EXPECT_EQ(checks::find_rule_entry("no.such-rule"), nullptr);
+}
+
+// Every world the sweep knows: the hostile worlds and random mutations of the compliant one.
+std::vector<TempRootFacts> sweep_worlds() {
+  std::vector<TempRootFacts> worlds = hostile_worlds();
+  std::mt19937 rng(20261126);
+  for (int round = 0; round < 200; ++round) worlds.push_back(random_world(rng));
+  return worlds;
+}
+
+std::multiset<std::string> keys(const Findings& findings) {
+  std::multiset<std::string> out;
+  for (const Finding& f : findings)
+    out.insert(f.rule + "|" + f.path + "|" + f.message + "|" + f.evidence.dump());
+  return out;
+}
+
+// Run alone, each rule's function says only its own id; the rules run one at a time add up
+// to exactly what the entry points say with all of them.
+TEST(Registry, EachRuleRunAloneEmitsOnlyItsIdAndTheRulesAddUpToTheWhole) {
+  std::set<std::string> fired;
+  for (const TempRootFacts& world : sweep_worlds()) {
+    std::multiset<std::string> one_at_a_time;
+    for (const checks::RuleEntry& e : checks::rule_registry()) {
+      const Findings alone = checks::check_all(world, checks::RuleSelection::only(e.id));
+      for (const Finding& f : alone) {
+        EXPECT_EQ(f.rule, e.id);
+        fired.insert(f.rule);
+      }
+      const auto k = keys(alone);
+      one_at_a_time.insert(k.begin(), k.end());
+    }
+    EXPECT_EQ(one_at_a_time, keys(checks::check_all(world)));
+  }
+  EXPECT_EQ(fired, module_rules());
+}
+
+TEST(Registry, VerdictRulesEachJudgeTheirOwnVerdict) {
+  const TempRootFacts root = compliant_world();
+  const NamespaceFacts& ns = root.namespaces[0];
+  const FileFacts& file = ns.files[0];
+  for (const Verdict v : {Verdict::stale, Verdict::pid_reused, Verdict::live, Verdict::unknown}) {
+    LivenessVerdict verdict;
+    verdict.verdict = v;
+    verdict.reason = "process-gone";
+    verdict.message = "a message";
+    verdict.evidence = {
+        {"decided_by", "process"}, {"lock", {{"state", "free"}, {"holders", 0}}}, {"noise", 1}};
+    const Findings all = checks::check_verdict(ns, file, verdict);
+    const char* expected = v == Verdict::stale        ? "file.stale"
+                           : v == Verdict::pid_reused ? "file.pid-reused"
+                                                      : nullptr;
+    if (expected == nullptr) {
+      EXPECT_THAT(all, IsEmpty());
+      continue;
+    }
+    ASSERT_EQ(all.size(), 1u);
+    EXPECT_EQ(all[0].rule, expected);
+    // Only the deciding values, the lock cut down to its state.
+    EXPECT_EQ(all[0].evidence["lock"], "free");
+    EXPECT_FALSE(all[0].evidence.contains("noise"));
+    EXPECT_THAT(checks::check_verdict(ns, file, verdict,
+                                      checks::RuleSelection::where(
+                                          [&](std::string_view id) { return id != expected; })),
+                IsEmpty());
+  }
+}
+
+// A rule a selection leaves out is not run, and nothing else changes.
+TEST(Registry, ARuleLeftOutIsNotRunAndTheOthersAreUnchanged) {
+  for (const TempRootFacts& world : hostile_worlds()) {
+    Findings expected = checks::check_all(world);
+    std::erase_if(expected, [](const Finding& f) {
+      return f.rule == "file.mode" || f.rule == "namespace.symlink";
+    });
+    const auto without = checks::RuleSelection::where(
+        [](std::string_view id) { return id != "file.mode" && id != "namespace.symlink"; });
+    EXPECT_EQ(ids(checks::check_all(world, without)), ids(expected));
+    EXPECT_EQ(keys(checks::check_all(world, without)), keys(expected));
+  }
 }
 
 }  // namespace

@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "checks/windows_volume.hpp"
+#include "checks/checks.hpp"
 #include "model/rule_catalog.hpp"
+#include "rule_selections.hpp"
 
 namespace hsperfguard::checks {
 namespace {
@@ -453,9 +454,13 @@ FileFacts backing_file(std::optional<SecurityDescriptor> security, std::uint32_t
 
 TEST(DaclFacts, NamespaceUsesTheUsersSid) {
   const auto root = windows_root();
-  EXPECT_EQ(ids(check_namespace_dacl(root, windows_namespace(hotspot_descriptor(SecuredObject::directory, kUser)))),
+  EXPECT_EQ(ids(check_namespace(
+                root, windows_namespace(hotspot_descriptor(SecuredObject::directory, kUser)),
+                test::dacl_rules())),
             Ids{});
-  EXPECT_EQ(ids(check_namespace_dacl(root, windows_namespace(hotspot_descriptor(SecuredObject::directory, kMallory)))),
+  EXPECT_EQ(ids(check_namespace(
+                root, windows_namespace(hotspot_descriptor(SecuredObject::directory, kMallory)),
+                test::dacl_rules())),
             (Ids{"dacl.owner"}));
 }
 
@@ -464,16 +469,17 @@ TEST(DaclFacts, NoDescriptorNoFindings) {
   TempRootFacts root;
   NamespaceFacts ns;
   ns.path = "/tmp/hsperfdata_alice";
-  EXPECT_TRUE(check_namespace_dacl(root, ns).empty());
-  EXPECT_TRUE(check_file_dacl(root, ns, FileFacts{}).empty());
-  EXPECT_TRUE(check_namespace_windows(root, ns).empty());
-  EXPECT_TRUE(check_file_windows(root, ns, FileFacts{}).empty());
+  EXPECT_TRUE(check_namespace(root, ns, test::dacl_rules()).empty());
+  EXPECT_TRUE(check_file(root, ns, FileFacts{}, test::dacl_rules()).empty());
+  EXPECT_TRUE(check_namespace(root, ns, test::windows_rules()).empty());
+  EXPECT_TRUE(check_file(root, ns, FileFacts{}, test::windows_rules()).empty());
 }
 
 TEST(DaclFacts, FileUsesTheFileMasks) {
   const auto root = windows_root();
   const auto ns = windows_namespace(hotspot_descriptor(SecuredObject::directory, kUser));
-  EXPECT_EQ(ids(check_file_dacl(root, ns, backing_file(hotspot_descriptor(SecuredObject::file, kUser)))),
+  EXPECT_EQ(ids(check_file(root, ns, backing_file(hotspot_descriptor(SecuredObject::file, kUser)),
+                           test::dacl_rules())),
             Ids{"dacl.file-data-readable"});
 }
 
@@ -483,9 +489,10 @@ TEST(DaclFacts, ReadableDataMattersForBackingFilesOnly) {
   FileFacts notes = backing_file(hotspot_descriptor(SecuredObject::file, kUser));
   notes.name = "notes.txt";
   notes.pid_name = classify_pid_name(notes.name);
-  EXPECT_EQ(ids(check_file_dacl(root, ns, notes)), Ids{});
+  EXPECT_EQ(ids(check_file(root, ns, notes, test::dacl_rules())), Ids{});
   notes.security = good_plus({allow(kFileAllAccess, kEveryone)});
-  EXPECT_EQ(ids(check_file_dacl(root, ns, notes)), (Ids{"dacl.everyone-too-broad", "dacl.extra-writer"}));
+  EXPECT_EQ(ids(check_file(root, ns, notes, test::dacl_rules())),
+            (Ids{"dacl.everyone-too-broad", "dacl.extra-writer"}));
 }
 
 TEST(DaclFacts, DirectoryEntryInANamespaceIsJudgedAsADirectory) {
@@ -493,7 +500,7 @@ TEST(DaclFacts, DirectoryEntryInANamespaceIsJudgedAsADirectory) {
   const auto ns = windows_namespace(hotspot_descriptor(SecuredObject::directory, kUser));
   FileFacts sub = backing_file(hotspot_descriptor(SecuredObject::directory, kUser), 0x10);
   sub.lstat->kind = sub.opened->kind = FileKind::directory;
-  EXPECT_EQ(ids(check_file_dacl(root, ns, sub)), Ids{});
+  EXPECT_EQ(ids(check_file(root, ns, sub, test::dacl_rules())), Ids{});
 }
 
 // ---- Windows rules outside the DACL --------------------------------------------------------
@@ -503,43 +510,50 @@ TEST(WindowsRules, ReparsePointNamespace) {
   ns.lstat->kind = FileKind::symlink;
   ns.lstat->windows_attributes = 0x410;
   ns.opened.reset();
-  EXPECT_EQ(ids(check_namespace_windows(windows_root(), ns)), Ids{"namespace.reparse-point"});
-  EXPECT_EQ(ids(check_namespace_windows(windows_root(), windows_namespace(std::nullopt))), Ids{});
+  EXPECT_EQ(ids(check_namespace(windows_root(), ns, test::windows_rules())),
+            Ids{"namespace.reparse-point"});
+  EXPECT_EQ(
+      ids(check_namespace(windows_root(), windows_namespace(std::nullopt), test::windows_rules())),
+      Ids{});
 }
 
 TEST(WindowsRules, VolumeWithoutPersistentAcls) {
   auto root = windows_root();
   root.volume->fs_type = "FAT32";
   root.volume->acl_support = false;
-  EXPECT_EQ(ids(check_namespace_windows(root, windows_namespace(std::nullopt))), Ids{"volume.no-persistent-acls"});
+  EXPECT_EQ(ids(check_namespace(root, windows_namespace(std::nullopt), test::windows_rules())),
+            Ids{"volume.no-persistent-acls"});
   // The namespace's own volume, when observed, wins over the temp dir's.
   auto ns = windows_namespace(std::nullopt);
   ns.volume = VolumeFacts{};
   ns.volume->fs_type = "NTFS";
   ns.volume->acl_support = true;
   ns.volume->compressed = false;
-  EXPECT_EQ(ids(check_namespace_windows(root, ns)), Ids{});
+  EXPECT_EQ(ids(check_namespace(root, ns, test::windows_rules())), Ids{});
 }
 
 TEST(WindowsRules, UncPath) {
   auto root = windows_root();
   root.volume->unc_path = true;
   root.volume->network = true;
-  EXPECT_EQ(ids(check_namespace_windows(root, windows_namespace(std::nullopt))), Ids{"volume.unc-path"});
+  EXPECT_EQ(ids(check_namespace(root, windows_namespace(std::nullopt), test::windows_rules())),
+            Ids{"volume.unc-path"});
 }
 
 TEST(WindowsRules, VolumeRulesAreWindowsOnly) {
   TempRootFacts root;  // POSIX: acl_support false means "no POSIX ACLs", another rule
   root.volume = VolumeFacts{};
   root.volume->acl_support = false;
-  EXPECT_EQ(ids(check_namespace_windows(root, NamespaceFacts{})), Ids{});
+  EXPECT_EQ(ids(check_namespace(root, NamespaceFacts{}, test::windows_rules())), Ids{});
 }
 
 TEST(WindowsRules, CompressedFile) {
   const auto root = windows_root();
   const auto ns = windows_namespace(std::nullopt);
-  EXPECT_EQ(ids(check_file_windows(root, ns, backing_file(std::nullopt, 0x820))), Ids{"file.compressed"});
-  EXPECT_EQ(ids(check_file_windows(root, ns, backing_file(std::nullopt, 0x20))), Ids{});
+  EXPECT_EQ(ids(check_file(root, ns, backing_file(std::nullopt, 0x820), test::windows_rules())),
+            Ids{"file.compressed"});
+  EXPECT_EQ(ids(check_file(root, ns, backing_file(std::nullopt, 0x20), test::windows_rules())),
+            Ids{});
 }
 
 // ---- the catalogue knows every id these rules emit -----------------------------------------

@@ -1,23 +1,22 @@
 // Observation of a real Windows temp dir (a private scratch dir on C:): namespaces, backing
 // files, descriptors, volumes, users; a directory symbolic link made on the Unix side of
 // wine (where CreateSymbolicLinkW is only a stub) must come out as a reparse point.
-#include "platform/observe.hpp"
-
-#include <windows.h>
-
 #include <gtest/gtest.h>
+#include <windows.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
 
+#include "checks/checks.hpp"
 #include "checks/dacl.hpp"
-#include "checks/windows_volume.hpp"
 #include "model/perfdata.hpp"
 #include "platform/files.hpp"
+#include "platform/observe.hpp"
 #include "platform/windows/security_windows.hpp"
 #include "platform/windows/win_util.hpp"
+#include "rule_selections.hpp"
 #include "test_support.hpp"
 #include "test_support_windows.hpp"
 
@@ -151,7 +150,7 @@ TEST_F(ObserveWindows, NamespaceFacts) {
   EXPECT_TRUE(ns->security->owner_sid.has_value());
   ASSERT_TRUE(ns->volume.has_value());
   EXPECT_EQ(ns->volume->acl_support, true);
-  EXPECT_TRUE(checks::check_namespace_windows(root, *ns).empty());
+  EXPECT_TRUE(checks::check_namespace(root, *ns, test::windows_rules()).empty());
 
   const NamespaceFacts* other = find_namespace(root, "HSPERFDATA_nosuchuser42");
   ASSERT_NE(other, nullptr);
@@ -195,7 +194,7 @@ TEST_F(ObserveWindows, BackingFilesAndRegions) {
   ASSERT_NE(command, nullptr);
   EXPECT_EQ(command->string_value, "Main --pid " + std::to_string(::GetCurrentProcessId()));
   EXPECT_FALSE(backing->access_acl.has_value());  // POSIX fields stay empty
-  EXPECT_TRUE(checks::check_file_windows(root, *ns, *backing).empty());
+  EXPECT_TRUE(checks::check_file(root, *ns, *backing, test::windows_rules()).empty());
 
   const FileFacts* notes = find_file(*ns, "notes.txt");
   ASSERT_NE(notes, nullptr);
@@ -239,7 +238,8 @@ TEST_F(ObserveWindows, UnixSymlinkIsAReparsePointNamespace) {
   EXPECT_TRUE(ns->files.empty());
 
   std::vector<std::string> rules;
-  for (const auto& f : checks::check_namespace_windows(root, *ns)) rules.push_back(f.rule);
+  for (const auto& f : checks::check_namespace(root, *ns, test::windows_rules()))
+    rules.push_back(f.rule);
   EXPECT_EQ(rules, std::vector<std::string>{"namespace.reparse-point"});
 
   // The path-based readers refuse it too: find_backing_files does not enter it, and

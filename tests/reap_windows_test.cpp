@@ -4,11 +4,8 @@
 // also when it comes alive between plan and execution (its file held open and mapped the way
 // HotSpot holds it, or its named mapping); a file swapped after planning is `changed` and
 // kept; a reparse point (a link made on the Unix side of wine) is never entered or followed.
-#include "platform/reap.hpp"
-
-#include <windows.h>
-
 #include <gtest/gtest.h>
+#include <windows.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,12 +13,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "checks/windows_volume.hpp"
+#include "checks/checks.hpp"
+#include "commands/reap_command.hpp"
 #include "model/perfdata.hpp"
+#include "platform/reap.hpp"
 #include "platform/signals.hpp"
 #include "platform/windows/win_util.hpp"
-#include "commands/reap_command.hpp"
 #include "report/reap_report.hpp"
+#include "rule_selections.hpp"
 #include "test_support.hpp"
 #include "test_support_windows.hpp"
 
@@ -288,7 +287,8 @@ TEST_F(ReapWindows, UnixSymlinkNamespaceIsAReparsePointAndNeverFollowed) {
   }
   ASSERT_NE(mallory, nullptr);
   std::vector<std::string> rules;
-  for (const auto& f : checks::check_namespace_windows(run.roots[0], *mallory)) rules.push_back(f.rule);
+  for (const auto& f : checks::check_namespace(run.roots[0], *mallory, test::windows_rules()))
+    rules.push_back(f.rule);
   EXPECT_EQ(rules, std::vector<std::string>{"namespace.reparse-point"});
   EXPECT_TRUE(mallory->files.empty());  // never entered
   for (const auto& ns : run.plan.namespaces) {

@@ -1,13 +1,8 @@
-// POSIX ACL evaluation and the ACL rules: namespace.acl-grants-write,
-// namespace.default-acl, file.acl.
+// POSIX ACL evaluation (checks/acl.hpp). The rules that use it are namespace.acl-grants-write
+// and namespace.default-acl (namespace.cpp) and file.acl (file.cpp).
 #include "checks/acl.hpp"
 
-#include "checks/checks.hpp"
-#include "checks/evidence.hpp"
-#include "checks/modules.hpp"
-
-namespace hsperfguard::checks {
-namespace acl {
+namespace hsperfguard::checks::acl {
 
 std::optional<std::uint8_t> mask_of(const PosixAcl& acl) {
   for (const auto& entry : acl.entries) {
@@ -132,96 +127,21 @@ nlohmann::json grants_json(const std::vector<Grant>& grants) {
   return out;
 }
 
-}  // namespace acl
-
-namespace {
-
-std::string describe_grants(const std::vector<acl::Grant>& grants) {
+std::string describe_grants(const std::vector<Grant>& grants) {
   std::string out;
   for (const auto& grant : grants) {
     if (!out.empty()) out += ", ";
-    out += acl::entry_text(grant.entry);
-    if (grant.effective != (grant.entry.perms & acl::kAll)) {
-      out += " (effective " + acl::perms_string(grant.effective) + ")";
+    out += entry_text(grant.entry);
+    if (grant.effective != (grant.entry.perms & kAll)) {
+      out += " (effective " + perms_string(grant.effective) + ")";
     }
   }
   return out;
 }
 
 void put_mask(nlohmann::json& evidence, const PosixAcl& a) {
-  const auto mask = acl::mask_of(a);
-  evidence["mask"] = mask ? nlohmann::json(acl::perms_string(*mask)) : nlohmann::json();
+  const auto mask = mask_of(a);
+  evidence["mask"] = mask ? nlohmann::json(perms_string(*mask)) : nlohmann::json();
 }
 
-}  // namespace
-
-void check_namespace_acls(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out) {
-  if (root.platform != Platform::posix) return;
-  // A link or a non-directory has its own finding; its ACLs are not the namespace's.
-  if (is_symlink(ns.opened, ns.lstat)) return;
-  const InodeFacts* inode = judged_inode(ns.opened, ns.lstat);
-  if (inode != nullptr && inode->kind != FileKind::directory) return;
-  const auto owner = namespace_owner(ns);
-  const std::string where = printable(ns.path);
-
-  // A minimal ACL (three entries) is the mode bits themselves: namespace.group-other-writable
-  // already judges those. Only an extended ACL says more (who, through which entry).
-  if (ns.access_acl && ns.access_acl->extended()) {
-    const PosixAcl& access = *ns.access_acl;
-    const auto grants = acl::grants_to_others(access, acl::kWrite, owner);
-    if (!grants.empty()) {
-      nlohmann::json evidence = {{"acl", acl::acl_json(access)},
-                                 {"write_grants", acl::grants_json(grants)}};
-      put_mask(evidence, access);
-      if (owner) evidence["owner_uid"] = *owner;
-      out.push_back(make_finding(
-          "namespace.acl-grants-write", ns.path,
-          "namespace " + where +
-              " has an access ACL that lets others write to it: " + describe_grants(grants),
-          std::move(evidence)));
-    }
-  }
-
-  if (ns.default_acl && !ns.default_acl->entries.empty()) {
-    const PosixAcl& inherited = *ns.default_acl;
-    const auto grants = acl::grants_to_others(inherited, acl::kAll, owner);
-    if (!grants.empty()) {
-      nlohmann::json evidence = {{"default_acl", acl::acl_json(inherited)},
-                                 {"grants_beyond_owner", acl::grants_json(grants)}};
-      put_mask(evidence, inherited);
-      evidence["note"] =
-          "files created in the namespace inherit these entries and ignore the umask; "
-          "HotSpot's create mode 0600 masks them, other creators' modes may not";
-      out.push_back(make_finding("namespace.default-acl", ns.path,
-                                 "namespace " + where +
-                                     " has a default ACL that gives new files access beyond their "
-                                     "owner: " +
-                                     describe_grants(grants),
-                                 std::move(evidence)));
-    }
-  }
-}
-
-void check_file_acl(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file,
-                    Findings& out) {
-  (void)ns;
-  if (root.platform != Platform::posix) return;
-  if (!file.access_acl || !file.access_acl->extended() || !has_pid_like_name(file)) return;
-  if (is_symlink(file.opened, file.lstat)) return;
-  const InodeFacts* inode = judged_inode(file.opened, file.lstat);
-  if (inode != nullptr && inode->kind != FileKind::regular) return;
-  const PosixAcl& access = *file.access_acl;
-  const std::optional<std::uint32_t> owner =
-      inode != nullptr ? std::optional<std::uint32_t>(inode->uid) : std::nullopt;
-  const auto grants = acl::grants_to_others(access, acl::kAll, owner);
-  nlohmann::json evidence = {{"acl", acl::acl_json(access)},
-                             {"grants_beyond_owner", acl::grants_json(grants)}};
-  put_mask(evidence, access);
-  const std::string where = printable(file.path);
-  std::string message = "backing file " + where + " has an extended ACL";
-  message += grants.empty() ? " (no entry currently grants access beyond the owner)"
-                            : " giving access beyond its owner: " + describe_grants(grants);
-  out.push_back(make_finding("file.acl", file.path, std::move(message), std::move(evidence)));
-}
-
-}  // namespace hsperfguard::checks
+}  // namespace hsperfguard::checks::acl

@@ -52,5 +52,9 @@ std::string entry_text(const AclEntry& entry);
 // Evidence: every entry with its own and its effective permissions.
 nlohmann::json acl_json(const PosixAcl& acl);
 nlohmann::json grants_json(const std::vector<Grant>& grants);
+// For messages: "user:1001:rw- (effective r--), other::rw-".
+std::string describe_grants(const std::vector<Grant>& grants);
+// Adds "mask" (its text, or null without a mask) to `evidence`.
+void put_mask(nlohmann::json& evidence, const PosixAcl& acl);
 
 }  // namespace hsperfguard::checks::acl

@@ -3,13 +3,12 @@
 
 #include "checks/checks.hpp"
 #include "checks/evidence.hpp"
-#include "checks/modules.hpp"
+#include "checks/rules.hpp"
 
 namespace hsperfguard::checks {
 namespace {
 
 constexpr std::uint32_t kListenerMode = 0600;
-
 
 // Whom the socket should belong to: the process's uid when it was read, else the owner of
 // the namespace that holds the backing file of the same pid.
@@ -35,8 +34,22 @@ std::optional<ExpectedOwner> expected_owner(const TempRootFacts& root, const Att
   return std::nullopt;
 }
 
-void check_listener(const TempRootFacts& root, const AttachFacts& attach, Findings& out) {
-  if (!attach.lstat) return;
+}  // namespace
+
+// HotSpot's attach files are a POSIX mechanism; Windows attaches through other means, so
+// every attach rule judges POSIX roots only.
+
+void attach_observation_error(const TempRootFacts& root, const AttachFacts& attach, Findings& out) {
+  if (root.platform != Platform::posix || attach.errors.empty()) return;
+  out.push_back(observation_error_finding("attach.observation-error", "attach file", attach.path,
+                                          attach.errors));
+}
+
+void attach_socket_unsafe(const TempRootFacts& root, const AttachFacts& attach, Findings& out) {
+  if (root.platform != Platform::posix || attach.kind != AttachFacts::Kind::listener_socket ||
+      !attach.lstat) {
+    return;
+  }
   const InodeFacts& inode = *attach.lstat;
   const std::string where = printable(attach.path);
   nlohmann::json reasons = nlohmann::json::array();
@@ -76,40 +89,23 @@ void check_listener(const TempRootFacts& root, const AttachFacts& attach, Findin
                              std::move(evidence)));
 }
 
-}  // namespace
-
-void check_attach_file(const TempRootFacts& root, const AttachFacts& attach, Findings& out) {
-  // HotSpot's attach files are a POSIX mechanism; Windows attaches through other means.
-  if (root.platform != Platform::posix) return;
-  const std::string where = printable(attach.path);
-
-  if (!attach.errors.empty()) {
-    out.push_back(make_finding("attach.observation-error", attach.path,
-                               "attach file " + where + " could not be observed completely (" +
-                                   std::to_string(attach.errors.size()) + " error" +
-                                   (attach.errors.size() == 1 ? "" : "s") +
-                                   ", first: " + printable(attach.errors.front().op) + ": " +
-                                   printable(attach.errors.front().message) + ")",
-                               {{"errors", errors_json(attach.errors)}}));
+// Only a positive observation of absence makes a file stale; no permission or an
+// unreadable /proc leaves it unknown, and unknown is not reported.
+void attach_stale(const TempRootFacts& root, const AttachFacts& attach, Findings& out) {
+  if (root.platform != Platform::posix || !attach.process ||
+      attach.process->existence != ProcessFacts::Existence::gone) {
+    return;
   }
-
-  if (attach.kind == AttachFacts::Kind::listener_socket) check_listener(root, attach, out);
-
-  // Only a positive observation of absence makes a file stale; no permission or an
-  // unreadable /proc leaves it unknown, and unknown is not reported.
-  if (attach.process && attach.process->existence == ProcessFacts::Existence::gone) {
-    nlohmann::json evidence = {
-        {"existence", to_string(attach.process->existence)},
-        {"kind",
-         attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file"}};
-    evidence["pid"] =
-        attach.pid ? nlohmann::json(*attach.pid) : nlohmann::json(attach.process->pid);
-    out.push_back(make_finding("attach.stale", attach.path,
-                               "attach file " + where + " belongs to pid " +
-                                   std::to_string(attach.pid.value_or(attach.process->pid)) +
-                                   ", which no longer exists",
-                               std::move(evidence)));
-  }
+  nlohmann::json evidence = {
+      {"existence", to_string(attach.process->existence)},
+      {"kind",
+       attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file"}};
+  evidence["pid"] = attach.pid ? nlohmann::json(*attach.pid) : nlohmann::json(attach.process->pid);
+  out.push_back(make_finding("attach.stale", attach.path,
+                             "attach file " + printable(attach.path) + " belongs to pid " +
+                                 std::to_string(attach.pid.value_or(attach.process->pid)) +
+                                 ", which no longer exists",
+                             std::move(evidence)));
 }
 
 }  // namespace hsperfguard::checks

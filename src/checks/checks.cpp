@@ -1,10 +1,11 @@
-// The entry points: which rule modules judge which subject. A new module (Windows DACLs,
-// liveness verdicts) is one more call in the entry point of its subject.
+// The entry points (checks/checks.hpp): which registry rows judge which subject, in registry
+// order. A new rule is one function in the file of its family and one row in registry.cpp.
 #include "checks/checks.hpp"
 
 #include "checks/dacl.hpp"
-#include "checks/modules.hpp"
-#include "checks/windows_volume.hpp"
+#include "checks/evidence.hpp"
+#include "checks/invisible.hpp"
+#include "checks/rules.hpp"
 #include "model/rule_catalog.hpp"
 
 namespace hsperfguard::checks {
@@ -14,56 +15,142 @@ void append(Findings& out, Findings more) {
   out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
 }
 
+// Each JVM diagnosed once, then judged by every selected jvm.* rule.
+void run_jvm_rules(const TempRootFacts& root, const NamespaceFacts* ns, const JvmProcessFacts& jvm,
+                   const std::string& path, const RuleSelection& rules, Findings& out) {
+  const InvisibleDiagnosis diagnosis = diagnose_invisible(jvm, root, ns);
+  const JvmSubject subject{root, ns, jvm, diagnosis, path};
+  const auto registry = rule_registry();
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    if (registry[i].jvm != nullptr && rules.runs(i)) registry[i].jvm(subject, out);
+  }
+}
+
+void run_descriptor_rules(const DescriptorSubject& subject, const RuleSelection& rules,
+                          Findings& out) {
+  const auto registry = rule_registry();
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    if (registry[i].descriptor != nullptr && rules.runs(i)) registry[i].descriptor(subject, out);
+  }
+}
+
+// Runs `own(entry)` for each selected row, and `block()` once where the first row that
+// `in_block` names stands.
+template <typename Own, typename InBlock, typename Block>
+void run_in_order(const RuleSelection& rules, Own own, InBlock in_block, Block block) {
+  const auto registry = rule_registry();
+  bool block_done = false;
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    if (rules.runs(i)) own(registry[i]);
+    if (!block_done && in_block(registry[i])) {
+      block_done = true;
+      block();
+    }
+  }
+}
+
+std::optional<std::string> user_sid(const NamespaceFacts& ns) {
+  return ns.user ? ns.user->sid : std::nullopt;
+}
+
 }  // namespace
 
-Findings check_temp_root(const TempRootFacts& root) {
+Findings check_temp_root(const TempRootFacts& root, const RuleSelection& rules) {
   Findings out;
-  check_temp_dir(root, out);
-  check_temp_dir_prediction(root, out);
-  // Invisible JVMs whose namespace does not exist: found where it would be.
-  for (const auto& jvm : root.invisible_jvms) {
-    const std::string path = root.temp_dir + (root.temp_dir.ends_with('/') ? "" : "/") + "hsperfdata_" +
-                             jvm.user.value_or("?");
-    check_invisible_jvms(root, nullptr, {jvm}, path, out);
+  run_in_order(
+      rules,
+      [&](const RuleEntry& e) {
+        if (e.temp_dir) e.temp_dir(root, out);
+      },
+      [](const RuleEntry& e) { return e.jvm != nullptr; },
+      [&] {
+        // Invisible JVMs whose namespace does not exist: found where it would be.
+        for (const auto& jvm : root.invisible_jvms) {
+          const std::string path = root.temp_dir + (root.temp_dir.ends_with('/') ? "" : "/") +
+                                   "hsperfdata_" + jvm.user.value_or("?");
+          run_jvm_rules(root, nullptr, jvm, path, rules, out);
+        }
+      });
+  return out;
+}
+
+Findings check_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
+                         const RuleSelection& rules) {
+  Findings out;
+  run_in_order(
+      rules,
+      [&](const RuleEntry& e) {
+        if (e.namespace_dir) e.namespace_dir(root, ns, out);
+      },
+      [](const RuleEntry& e) { return e.jvm != nullptr; },
+      [&] {
+        for (const auto& jvm : ns.invisible_jvms)
+          run_jvm_rules(root, &ns, jvm, ns.path, rules, out);
+      });
+  if (ns.security) {
+    // The descriptor rows come last in the registry: no namespace row follows them.
+    const auto sid = user_sid(ns);
+    run_descriptor_rules({*ns.security, SecuredObject::directory, ns.path, sid}, rules, out);
   }
   return out;
 }
 
-Findings check_namespace(const TempRootFacts& root, const NamespaceFacts& ns) {
+Findings check_file(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file,
+                    const RuleSelection& rules) {
   Findings out;
-  check_namespace_directory(root, ns, out);
-  check_namespace_prediction(root, ns, out);
-  check_invisible_jvms(root, &ns, ns.invisible_jvms, ns.path, out);
-  check_namespace_acls(root, ns, out);
-  check_volume(root, ns, out);
-  append(out, check_namespace_windows(root, ns));
-  append(out, check_namespace_dacl(root, ns));
+  const auto registry = rule_registry();
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    if (registry[i].file != nullptr && rules.runs(i)) registry[i].file(root, ns, file, out);
+  }
+  if (file.security) {
+    // After every file row, as the registry orders them.
+    const InodeFacts* inode = judged_inode(file.opened, file.lstat);
+    const SecuredObject object = inode != nullptr && inode->kind == FileKind::directory
+                                     ? SecuredObject::directory
+                                     : SecuredObject::file;
+    const auto sid = user_sid(ns);
+    run_descriptor_rules({*file.security, object, file.path, sid, has_pid_like_name(file)}, rules,
+                         out);
+  }
   return out;
 }
 
-Findings check_file(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file) {
+Findings check_attach(const TempRootFacts& root, const AttachFacts& attach,
+                      const RuleSelection& rules) {
   Findings out;
-  check_file_entry(root, ns, file, out);
-  check_file_acl(root, ns, file, out);
-  check_prologue(root, ns, file, out);
-  append(out, check_file_windows(root, ns, file));
-  append(out, check_file_dacl(root, ns, file));
+  const auto registry = rule_registry();
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    if (registry[i].attach != nullptr && rules.runs(i)) registry[i].attach(root, attach, out);
+  }
   return out;
 }
 
-Findings check_attach(const TempRootFacts& root, const AttachFacts& attach) {
-  Findings out;
-  check_attach_file(root, attach, out);
-  return out;
-}
-
-Findings check_all(const TempRootFacts& root) {
-  Findings out = check_temp_root(root);
+Findings check_all(const TempRootFacts& root, const RuleSelection& rules) {
+  Findings out = check_temp_root(root, rules);
   for (const auto& ns : root.namespaces) {
-    append(out, check_namespace(root, ns));
-    for (const auto& file : ns.files) append(out, check_file(root, ns, file));
+    append(out, check_namespace(root, ns, rules));
+    for (const auto& file : ns.files) append(out, check_file(root, ns, file, rules));
   }
-  for (const auto& attach : root.attach_files) append(out, check_attach(root, attach));
+  for (const auto& attach : root.attach_files) append(out, check_attach(root, attach, rules));
+  return out;
+}
+
+Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file,
+                       const LivenessVerdict& verdict, const RuleSelection& rules) {
+  Findings out;
+  const auto registry = rule_registry();
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    if (registry[i].verdict != nullptr && rules.runs(i))
+      registry[i].verdict(ns, file, verdict, out);
+  }
+  return out;
+}
+
+Findings check_security_descriptor(const SecurityDescriptor& descriptor, SecuredObject object,
+                                   const std::string& path,
+                                   const std::optional<std::string>& user_sid) {
+  Findings out;
+  run_descriptor_rules({descriptor, object, path, user_sid}, RuleSelection::all(), out);
   return out;
 }
 

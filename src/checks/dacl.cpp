@@ -9,7 +9,8 @@
 
 #include "checks/checks.hpp"
 #include "checks/evidence.hpp"
-#include "checks/modules.hpp"
+#include "checks/registry.hpp"
+#include "checks/rules.hpp"
 
 namespace hsperfguard::checks {
 
@@ -248,63 +249,90 @@ std::vector<std::string> describe_rights(std::uint32_t mask, SecuredObject objec
   return names;
 }
 
-Findings check_security_descriptor(const SecurityDescriptor& descriptor, SecuredObject object,
-                                   const std::string& path, const std::optional<std::string>& user_sid) {
-  Findings out;
-  const GenericMapping& mapping = generic_mapping(object);
-  const std::string what = subject(object, path);
-  const auto evidence = [&](nlohmann::json extra) {
-    extra["object"] = to_string(object);
-    extra["descriptor"] = dacl_json(descriptor);
-    extra["user_sid"] = user_sid ? nlohmann::json(*user_sid) : nullptr;
-    return extra;
-  };
+// ---- the dacl.* rules, one function each --------------------------------------------------
 
-  // dacl.owner: the owner can rewrite the DACL whatever it says. When the user's SID is
-  // unknown only an owner that is certainly not one user (a broad group) is reported.
-  const auto& owner = descriptor.owner_sid;
+namespace {
+
+nlohmann::json dacl_evidence(const DescriptorSubject& s, nlohmann::json extra) {
+  extra["object"] = to_string(s.object);
+  extra["descriptor"] = dacl_json(s.descriptor);
+  extra["user_sid"] = s.user_sid ? nlohmann::json(*s.user_sid) : nullptr;
+  return extra;
+}
+
+std::uint32_t everyone_rights(const DescriptorSubject& s) {
+  return effective_rights(s.descriptor, typical_principal(sids::kEveryone),
+                          generic_mapping(s.object));
+}
+
+}  // namespace
+
+// dacl.owner: the owner can rewrite the DACL whatever it says. When the user's SID is
+// unknown only an owner that is certainly not one user (a broad group) is reported.
+void dacl_owner(const DescriptorSubject& s, Findings& out) {
+  const auto& owner = s.descriptor.owner_sid;
+  const auto& user_sid = s.user_sid;
   const bool owner_trusted =
       owner && (*owner == sids::kAdministrators || (user_sid ? *owner == *user_sid : !is_broad_group(*owner)));
-  if (!owner_trusted) {
-    out.push_back(make_finding(
-        "dacl.owner", path,
-        what + " is owned by " + (owner ? printable(*owner) : std::string("nobody")) +
-            ", neither its user" + (user_sid ? " (" + *user_sid + ")" : std::string()) + " nor Administrators",
-        evidence({{"owner", owner ? nlohmann::json(*owner) : nullptr}})));
-  }
+  if (owner_trusted) return;
+  out.push_back(
+      make_finding("dacl.owner", s.path,
+                   subject(s.object, s.path) + " is owned by " +
+                       (owner ? printable(*owner) : std::string("nobody")) + ", neither its user" +
+                       (user_sid ? " (" + *user_sid + ")" : std::string()) + " nor Administrators",
+                   dacl_evidence(s, {{"owner", owner ? nlohmann::json(*owner) : nullptr}})));
+}
 
-  // dacl.null: no DACL at all; every other DACL rule would only restate it.
-  if (!descriptor.dacl_present) {
-    out.push_back(make_finding("dacl.null", path,
-                               what + " has no DACL (NULL DACL): everyone has full access", evidence({})));
-    return out;
-  }
+// dacl.null: no DACL at all. Every other DACL rule judges only a present DACL: it would
+// only restate this one.
+void dacl_null(const DescriptorSubject& s, Findings& out) {
+  if (s.descriptor.dacl_present) return;
+  out.push_back(
+      make_finding("dacl.null", s.path,
+                   subject(s.object, s.path) + " has no DACL (NULL DACL): everyone has full access",
+                   dacl_evidence(s, nlohmann::json::object())));
+}
 
-  if ((descriptor.control & control::kDaclProtected) == 0) {
-    const auto inherited = std::count_if(descriptor.dacl.begin(), descriptor.dacl.end(),
-                                         [](const Ace& ace) { return (ace.flags & ace_flags::kInherited) != 0; });
-    out.push_back(make_finding("dacl.not-protected", path,
-                               what + " has an unprotected DACL: it takes in ACEs inherited from its parent (" +
-                                   std::to_string(inherited) + " inherited now)",
-                               evidence({{"inherited_aces", inherited}})));
-  }
+void dacl_not_protected(const DescriptorSubject& s, Findings& out) {
+  const SecurityDescriptor& descriptor = s.descriptor;
+  if (!descriptor.dacl_present || (descriptor.control & control::kDaclProtected) != 0) return;
+  const auto inherited =
+      std::count_if(descriptor.dacl.begin(), descriptor.dacl.end(),
+                    [](const Ace& ace) { return (ace.flags & ace_flags::kInherited) != 0; });
+  out.push_back(
+      make_finding("dacl.not-protected", s.path,
+                   subject(s.object, s.path) +
+                       " has an unprotected DACL: it takes in ACEs inherited from its parent (" +
+                       std::to_string(inherited) + " inherited now)",
+                   dacl_evidence(s, {{"inherited_aces", inherited}})));
+}
 
-  const std::uint32_t everyone = effective_rights(descriptor, typical_principal(sids::kEveryone), mapping);
-  const std::uint32_t hotspot_everyone = map_generic(hotspot_masks(object).everyone, mapping);
+void dacl_everyone_too_broad(const DescriptorSubject& s, Findings& out) {
+  if (!s.descriptor.dacl_present) return;
+  const std::uint32_t everyone = everyone_rights(s);
+  const std::uint32_t hotspot_everyone =
+      map_generic(hotspot_masks(s.object).everyone, generic_mapping(s.object));
   // SYNCHRONIZE only lets a handle be waited on; GENERIC_READ carries it, so a plain
   // "Everyone: read" would otherwise count as broader than HotSpot on every file.
-  if (const std::uint32_t excess = everyone & ~hotspot_everyone & ~rights::kSynchronize; excess != 0) {
-    out.push_back(make_finding(
-        "dacl.everyone-too-broad", path,
-        what + " grants Everyone more than HotSpot does: " + join(describe_rights(excess, object)),
-        evidence({{"everyone", rights_json(everyone, object)},
-                  {"hotspot_everyone", rights_json(hotspot_everyone, object)},
-                  {"excess", rights_json(excess, object)}})));
-  }
+  const std::uint32_t excess = everyone & ~hotspot_everyone & ~rights::kSynchronize;
+  if (excess == 0) return;
+  out.push_back(make_finding(
+      "dacl.everyone-too-broad", s.path,
+      subject(s.object, s.path) +
+          " grants Everyone more than HotSpot does: " + join(describe_rights(excess, s.object)),
+      dacl_evidence(s, {{"everyone", rights_json(everyone, s.object)},
+                        {"hotspot_everyone", rights_json(hotspot_everyone, s.object)},
+                        {"excess", rights_json(excess, s.object)}})));
+}
 
-  // dacl.extra-writer: every SID an allow ACE names (and a group owner, which holds
-  // WRITE_DAC implicitly), evaluated as an ordinary account holding that SID. Without the
-  // user's SID any single account might be the user, so only broad groups are judged.
+// dacl.extra-writer: every SID an allow ACE names (and a group owner, which holds
+// WRITE_DAC implicitly), evaluated as an ordinary account holding that SID. Without the
+// user's SID any single account might be the user, so only broad groups are judged.
+void dacl_extra_writer(const DescriptorSubject& s, Findings& out) {
+  const SecurityDescriptor& descriptor = s.descriptor;
+  if (!descriptor.dacl_present) return;
+  const auto& owner = descriptor.owner_sid;
+  const auto& user_sid = s.user_sid;
   std::vector<std::string> candidates;
   const auto consider = [&](const std::string& sid) {
     if (sid.empty() || is_placeholder(sid)) return;
@@ -320,62 +348,51 @@ Findings check_security_descriptor(const SecurityDescriptor& descriptor, Secured
   nlohmann::json writers = nlohmann::json::array();
   std::vector<std::string> writer_names;
   for (const std::string& sid : candidates) {
-    const std::uint32_t granted = effective_rights(descriptor, typical_principal(sid), mapping);
-    const std::uint32_t writes = granted & write_class_rights(object);
+    const std::uint32_t granted =
+        effective_rights(descriptor, typical_principal(sid), generic_mapping(s.object));
+    const std::uint32_t writes = granted & write_class_rights(s.object);
     if (writes == 0) continue;
-    writers.push_back({{"sid", printable(sid)}, {"granted", rights_json(granted, object)},
-                       {"write", rights_json(writes, object)}});
+    writers.push_back({{"sid", printable(sid)},
+                       {"granted", rights_json(granted, s.object)},
+                       {"write", rights_json(writes, s.object)}});
     writer_names.push_back(printable(sid));
   }
-  if (!writers.empty()) {
-    out.push_back(make_finding("dacl.extra-writer", path,
-                               what + " can be modified, replaced or deleted by " + join(writer_names) +
-                                   " (not its user, Administrators or SYSTEM)",
-                               evidence({{"writers", writers}})));
-  }
-
-  const std::uint32_t admins = effective_rights(descriptor, typical_principal(sids::kAdministrators), mapping);
-  if (const std::uint32_t missing = mapping.all & ~admins; missing != 0) {
-    out.push_back(make_finding("dacl.admins-missing", path,
-                               what + " does not give Administrators full control (HotSpot does)",
-                               evidence({{"administrators", rights_json(admins, object)},
-                                         {"missing", rights_json(missing, object)}})));
-  }
-
-  // dacl.file-data-readable: any ordinary account (Everyone or a broad group) can read the
-  // counters, command line and system properties a backing file publishes.
-  if (object != SecuredObject::directory) {
-    const std::uint32_t any_user = effective_rights(descriptor, Principal{"", broad_group_sids()}, mapping);
-    if ((any_user & read_data_rights(object)) != 0) {
-      out.push_back(make_finding("dacl.file-data-readable", path,
-                                 what + " lets every user read its data (HotSpot's own DACL does this: "
-                                        "FILE_LIST_DIRECTORY is FILE_READ_DATA on a file)",
-                                 evidence({{"any_user", rights_json(any_user, object)},
-                                           {"everyone", rights_json(everyone, object)}})));
-    }
-  }
-  return out;
+  if (writers.empty()) return;
+  out.push_back(make_finding("dacl.extra-writer", s.path,
+                             subject(s.object, s.path) +
+                                 " can be modified, replaced or deleted by " + join(writer_names) +
+                                 " (not its user, Administrators or SYSTEM)",
+                             dacl_evidence(s, {{"writers", writers}})));
 }
 
-Findings check_namespace_dacl(const TempRootFacts& /*root*/, const NamespaceFacts& ns) {
-  if (!ns.security) return {};
-  const std::optional<std::string> user_sid = ns.user ? ns.user->sid : std::nullopt;
-  return check_security_descriptor(*ns.security, SecuredObject::directory, ns.path, user_sid);
+void dacl_admins_missing(const DescriptorSubject& s, Findings& out) {
+  if (!s.descriptor.dacl_present) return;
+  const GenericMapping& mapping = generic_mapping(s.object);
+  const std::uint32_t admins =
+      effective_rights(s.descriptor, typical_principal(sids::kAdministrators), mapping);
+  const std::uint32_t missing = mapping.all & ~admins;
+  if (missing == 0) return;
+  out.push_back(make_finding(
+      "dacl.admins-missing", s.path,
+      subject(s.object, s.path) + " does not give Administrators full control (HotSpot does)",
+      dacl_evidence(s, {{"administrators", rights_json(admins, s.object)},
+                        {"missing", rights_json(missing, s.object)}})));
 }
 
-Findings check_file_dacl(const TempRootFacts& /*root*/, const NamespaceFacts& ns, const FileFacts& file) {
-  if (!file.security) return {};
-  const InodeFacts* inode = judged_inode(file.opened, file.lstat);
-  const SecuredObject object =
-      inode != nullptr && inode->kind == FileKind::directory ? SecuredObject::directory : SecuredObject::file;
-  const std::optional<std::string> user_sid = ns.user ? ns.user->sid : std::nullopt;
-  Findings out = check_security_descriptor(*file.security, object, file.path, user_sid);
-  // Readable data matters for backing files (counters, command line); other entries are
-  // judged by the file.* rules.
-  if (!has_pid_like_name(file)) {
-    std::erase_if(out, [](const Finding& f) { return f.rule == "dacl.file-data-readable"; });
-  }
-  return out;
+// dacl.file-data-readable: any ordinary account (Everyone or a broad group) can read the
+// counters, command line and system properties a backing file publishes. Other entries
+// are judged by the file.* rules.
+void dacl_file_data_readable(const DescriptorSubject& s, Findings& out) {
+  if (!s.descriptor.dacl_present || s.object == SecuredObject::directory || !s.data_matters) return;
+  const std::uint32_t any_user =
+      effective_rights(s.descriptor, Principal{"", broad_group_sids()}, generic_mapping(s.object));
+  if ((any_user & read_data_rights(s.object)) == 0) return;
+  out.push_back(make_finding(
+      "dacl.file-data-readable", s.path,
+      subject(s.object, s.path) + " lets every user read its data (HotSpot's own DACL does this: "
+                                  "FILE_LIST_DIRECTORY is FILE_READ_DATA on a file)",
+      dacl_evidence(s, {{"any_user", rights_json(any_user, s.object)},
+                        {"everyone", rights_json(everyone_rights(s), s.object)}})));
 }
 
 }  // namespace hsperfguard::checks

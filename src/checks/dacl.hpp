@@ -158,14 +158,10 @@ std::uint32_t read_data_rights(SecuredObject object);
 // Names of the bits in `mask` for `object` ("FILE_LIST_DIRECTORY", "WRITE_DAC", ...).
 std::vector<std::string> describe_rights(std::uint32_t mask, SecuredObject object);
 
-// All dacl.* rules on one descriptor. `user_sid` is the SID of the namespace's user, when
-// known; `path` names the subject in the findings.
+// All dacl.* rules on one descriptor (the registry's dacl.* functions, in its order).
+// `user_sid` is the SID of the namespace's user, when known; `path` names the subject in
+// the findings.
 Findings check_security_descriptor(const SecurityDescriptor& descriptor, SecuredObject object,
                                    const std::string& path, const std::optional<std::string>& user_sid);
-
-// dacl.* on a namespace directory and on one of its entries (nothing without a descriptor,
-// i.e. on POSIX).
-Findings check_namespace_dacl(const TempRootFacts& root, const NamespaceFacts& ns);
-Findings check_file_dacl(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file);
 
 }  // namespace hsperfguard::checks

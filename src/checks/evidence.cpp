@@ -76,4 +76,8 @@ nlohmann::json volume_json(const VolumeFacts& volume) {
   return out;
 }
 
+std::string fs_name(const VolumeFacts& volume) {
+  return volume.fs_type.empty() ? "unknown" : printable(volume.fs_type);
+}
+
 }  // namespace hsperfguard::checks

@@ -53,5 +53,7 @@ bool identities_differ(const Opened& opened, const std::optional<InodeFacts>& ls
 nlohmann::json inode_json(const InodeFacts& inode);
 nlohmann::json errors_json(const std::vector<ObservationError>& errors);
 nlohmann::json volume_json(const VolumeFacts& volume);
+// The volume's file-system type for messages ("unknown" when it was not read).
+std::string fs_name(const VolumeFacts& volume);
 
 }  // namespace hsperfguard::checks

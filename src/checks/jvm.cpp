@@ -1,29 +1,16 @@
-// jvm.*: live JVMs that publish no counters jps and jstat can find, each with its cause
-// (checks/invisible.hpp): one finding per JVM, by the rule of its cause. A JVM whose namespace
-// HotSpot refuses is namespace.jvm-blinded's (directory.cpp), raised once for its namespace.
+// jvm.*: live JVMs that publish no counters jps and jstat can find, each diagnosed once
+// (checks/invisible.hpp) and reported by the rule of its cause, one finding per JVM. A JVM
+// whose namespace HotSpot refuses is namespace.jvm-blinded's (namespace.cpp), raised once for
+// its namespace.
 #include <string>
 
 #include "checks/checks.hpp"
 #include "checks/evidence.hpp"
 #include "checks/invisible.hpp"
-#include "checks/modules.hpp"
+#include "checks/rules.hpp"
 
 namespace hsperfguard::checks {
 namespace {
-
-const char* rule_of(InvisibleCause cause) {
-  switch (cause) {
-    case InvisibleCause::backing_file_deleted: return "jvm.backing-file-deleted";
-    case InvisibleCause::perf_data_disabled: return "jvm.perf-data-disabled";
-    case InvisibleCause::create_failed: return "jvm.create-failed";
-    case InvisibleCause::locked_by_another_jvm: return "jvm.locked-by-another-jvm";
-    case InvisibleCause::undetermined: return "jvm.cause-undetermined";
-    case InvisibleCause::namespace_refused: return nullptr;  // namespace.jvm-blinded
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 nlohmann::json invisible_jvm_evidence(const JvmProcessFacts& jvm, const InvisibleDiagnosis& d) {
   nlohmann::json e = {{"pid", jvm.process.pid},
@@ -39,17 +26,36 @@ nlohmann::json invisible_jvm_evidence(const JvmProcessFacts& jvm, const Invisibl
   return e;
 }
 
-void check_invisible_jvms(const TempRootFacts& root, const NamespaceFacts* ns,
-                          const std::vector<JvmProcessFacts>& jvms, const std::string& path, Findings& out) {
-  for (const auto& jvm : jvms) {
-    const InvisibleDiagnosis d = diagnose_invisible(jvm, root, ns);
-    const char* rule = rule_of(d.cause);
-    if (rule == nullptr) continue;
-    out.push_back(make_finding(rule, path,
-                               "JVM pid " + std::to_string(jvm.process.pid) + " is invisible to jps and jstat: " +
-                                   printable(d.explanation),
-                               invisible_jvm_evidence(jvm, d)));
-  }
+// The finding of the rule whose cause the JVM's diagnosis names.
+void jvm_rule(const JvmSubject& s, InvisibleCause cause, std::string_view rule, Findings& out) {
+  if (s.diagnosis.cause != cause) return;
+  out.push_back(
+      make_finding(rule, s.path,
+                   "JVM pid " + std::to_string(s.jvm.process.pid) +
+                       " is invisible to jps and jstat: " + printable(s.diagnosis.explanation),
+                   invisible_jvm_evidence(s.jvm, s.diagnosis)));
+}
+
+}  // namespace
+
+void jvm_backing_file_deleted(const JvmSubject& s, Findings& out) {
+  jvm_rule(s, InvisibleCause::backing_file_deleted, "jvm.backing-file-deleted", out);
+}
+
+void jvm_perf_data_disabled(const JvmSubject& s, Findings& out) {
+  jvm_rule(s, InvisibleCause::perf_data_disabled, "jvm.perf-data-disabled", out);
+}
+
+void jvm_create_failed(const JvmSubject& s, Findings& out) {
+  jvm_rule(s, InvisibleCause::create_failed, "jvm.create-failed", out);
+}
+
+void jvm_locked_by_another_jvm(const JvmSubject& s, Findings& out) {
+  jvm_rule(s, InvisibleCause::locked_by_another_jvm, "jvm.locked-by-another-jvm", out);
+}
+
+void jvm_cause_undetermined(const JvmSubject& s, Findings& out) {
+  jvm_rule(s, InvisibleCause::undetermined, "jvm.cause-undetermined", out);
 }
 
 }  // namespace hsperfguard::checks

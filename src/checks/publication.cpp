@@ -118,4 +118,20 @@ std::vector<std::string> causes(const PublicationPrediction& prediction) {
   return out;
 }
 
+nlohmann::json prediction_evidence(const PublicationPrediction& p,
+                                   const std::optional<VolumeFacts>& volume) {
+  nlohmann::json evidence = {{"causes", causes(p)}, {"region_bytes_assumed", p.region_bytes}};
+  evidence["uid"] = p.uid ? nlohmann::json(*p.uid) : nlohmann::json(nullptr);
+  if (volume) {
+    const auto optional = [](const auto& value) {
+      return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+    };
+    evidence["read_only"] = optional(volume->read_only);
+    evidence["free_bytes"] = optional(volume->free_bytes);
+    evidence["free_bytes_root"] = optional(volume->free_bytes_root);
+    evidence["free_inodes"] = optional(volume->free_inodes);
+  }
+  return evidence;
+}
+
 }  // namespace hsperfguard::checks

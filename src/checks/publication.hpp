@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,5 +49,10 @@ std::optional<bool> publishes_as(const PublicationPrediction& prediction, std::i
 
 // Every cause of a prediction, refusals first.
 std::vector<std::string> causes(const PublicationPrediction& prediction);
+
+// A finding's evidence for a prediction: its causes, the region size assumed, the uid, and
+// what `volume` (the namespace's or the temp dir's) says about space and writability.
+nlohmann::json prediction_evidence(const PublicationPrediction& prediction,
+                                   const std::optional<VolumeFacts>& volume);
 
 }  // namespace hsperfguard::checks

@@ -1,0 +1,125 @@
+// tmpdir.*: the directory that holds every user's namespace, and what a JVM of a user who
+// has no namespace there yet would meet.
+#include <string>
+
+#include "checks/checks.hpp"
+#include "checks/evidence.hpp"
+#include "checks/publication.hpp"
+#include "checks/rules.hpp"
+
+namespace hsperfguard::checks {
+namespace {
+
+constexpr std::uint32_t kGroupOtherWrite = 0022;
+constexpr std::uint32_t kSticky = 01000;
+
+}  // namespace
+
+Finding observation_error_finding(std::string_view rule, std::string_view noun,
+                                  const std::string& path,
+                                  const std::vector<ObservationError>& errors) {
+  return make_finding(
+      rule, path,
+      std::string(noun) + " " + printable(path) + " could not be observed completely (" +
+          std::to_string(errors.size()) + " error" + (errors.size() == 1 ? "" : "s") + ", first: " +
+          printable(errors.front().op) + ": " + printable(errors.front().message) + ")",
+      {{"errors", errors_json(errors)}});
+}
+
+void tmpdir_observation_error(const TempRootFacts& root, Findings& out) {
+  if (root.errors.empty()) return;
+  out.push_back(observation_error_finding("tmpdir.observation-error", "temp dir", root.temp_dir,
+                                          root.errors));
+}
+
+void tmpdir_identity_changed(const TempRootFacts& root, Findings& out) {
+  if (!identities_differ(root.opened, root.lstat)) return;
+  out.push_back(
+      make_finding("tmpdir.identity-changed", root.temp_dir,
+                   "temp dir " + printable(root.temp_dir) +
+                       " was replaced while it was observed: lstat and the opened "
+                       "directory name different inodes",
+                   {{"lstat", inode_json(*root.lstat)}, {"fstat", inode_json(*root.opened)}}));
+}
+
+// Who may rearrange a temp dir is a POSIX question; Windows temp dirs are per user and
+// their DACLs are judged by the DACL rules.
+void tmpdir_unsafe(const TempRootFacts& root, Findings& out) {
+  if (root.platform != Platform::posix) return;
+  const InodeFacts* inode = judged_inode(root.opened, root.lstat);
+  if (inode == nullptr) return;
+
+  nlohmann::json reasons = nlohmann::json::array();
+  std::string why;
+  const auto add = [&](std::string_view reason, const std::string& text) {
+    reasons.push_back(reason);
+    why += (why.empty() ? "" : "; ") + text;
+  };
+  if (is_symlink(root.opened, root.lstat)) {
+    add("symlink", "it is a symbolic link");
+  } else if (inode->kind != FileKind::directory) {
+    add("not-directory", "it is " + std::string(describe(inode->kind)) + ", not a directory");
+  } else {
+    if (inode->uid != 0)
+      add("not-root-owned", "owned by uid " + std::to_string(inode->uid) + ", not root");
+    if ((inode->mode & kGroupOtherWrite) != 0 && (inode->mode & kSticky) == 0) {
+      add("writable-without-sticky", "writable by group or others (mode " +
+                                         octal_mode(inode->mode) + ") without the sticky bit");
+    }
+  }
+  if (reasons.empty()) return;
+
+  // For a link, show the link itself, not whatever it points to.
+  const bool link = is_symlink(root.opened, root.lstat) && root.lstat;
+  const InodeFacts& shown = link ? *root.lstat : *inode;
+  nlohmann::json evidence = {{"reasons", std::move(reasons)},
+                             {"kind", to_string(shown.kind)},
+                             {"uid", shown.uid},
+                             {"expected_uid", 0},
+                             {"sticky", (shown.mode & kSticky) != 0},
+                             {"source", link ? "lstat" : inode_source(root.opened)}};
+  put_mode(evidence, shown.mode);
+  out.push_back(make_finding(
+      "tmpdir.unsafe", root.temp_dir,
+      "temp dir " + printable(root.temp_dir) + " is unsafe for hsperfdata namespaces: " + why,
+      std::move(evidence)));
+}
+
+// Several containers see this /tmp: each numbers its processes from 1, so a locked name is
+// a name another container's JVM may be given.
+void tmpdir_shared_pid_names(const TempRootFacts& root, Findings& out) {
+  if (root.platform != Platform::posix || !root.opened || root.sharing_mount_namespaces.empty())
+    return;
+  nlohmann::json locked = nlohmann::json::object();
+  for (const auto& ns : root.namespaces) {
+    const auto names = predict_publication(root, ns).locked_names;
+    if (!names.empty()) locked[printable(ns.name)] = names;
+  }
+  if (locked.empty()) return;
+  nlohmann::json evidence = {{"locked_names", locked},
+                             {"mount_namespaces", root.sharing_mount_namespaces}};
+  if (root.container) evidence["mount_namespaces"].push_back(root.container->mount_namespace);
+  out.push_back(
+      make_finding("tmpdir.shared-pid-names", root.temp_dir,
+                   printable(root.temp_dir) + " is the /tmp of " +
+                       std::to_string(root.sharing_mount_namespaces.size() + 1) +
+                       " mount namespaces and live JVMs hold backing files there: a JVM of the "
+                       "same user given the same pid in another container finds its file "
+                       "locked and runs invisible to jps and jstat (JDK-8286030)",
+                   std::move(evidence)));
+}
+
+void tmpdir_new_namespaces_fail(const TempRootFacts& root, Findings& out) {
+  if (root.platform != Platform::posix || !root.opened) return;
+  const PublicationPrediction p = predict_new_namespace(root, false);
+  if (p.create_failures.empty()) return;
+  std::string why;
+  for (const auto& c : p.create_failures) why += (why.empty() ? "" : ", ") + c;
+  out.push_back(make_finding("tmpdir.new-namespaces-fail", root.temp_dir,
+                             "JVMs of users who have no namespace in " + printable(root.temp_dir) +
+                                 " yet cannot make one with their backing file (" + why +
+                                 "): they run invisible to jps and jstat",
+                             prediction_evidence(p, root.volume)));
+}
+
+}  // namespace hsperfguard::checks
