@@ -122,7 +122,8 @@ TEST(VerdictRules, FindingCarriesTheDecidingEvidence) {
   // the audit judges with the brief verdict and gets the same finding.
   EXPECT_FALSE(findings[0].evidence.contains("candidates"));
   const auto brief =
-      checks::check_verdict(NamespaceFacts{}, file, decide_liveness_brief(file, LivenessSettings{}));
+      checks::check_verdict(NamespaceFacts{}, file,
+                            explain_liveness_brief(judge_liveness(file, LivenessSettings{}), file));
   ASSERT_EQ(brief.size(), 1u);
   EXPECT_EQ(brief[0].evidence, findings[0].evidence);
   EXPECT_EQ(brief[0].message, findings[0].message);

@@ -136,12 +136,12 @@ std::string describe_brief(const LivenessVerdict& v) {
          v.evidence.dump();
 }
 
-// judge_liveness is the same decision without the explanation, and decide_liveness_brief the
-// same with only the deciding evidence.
+// judge_liveness is the same decision without the explanation, and explain_liveness_brief
+// says the same with only the deciding evidence.
 ::testing::AssertionResult judge_agrees(const FileFacts& file, const LivenessSettings& settings,
                                         const LivenessVerdict& v) {
   const LivenessJudgement j = judge_liveness(file, settings);
-  const LivenessVerdict brief = decide_liveness_brief(file, settings);
+  const LivenessVerdict brief = explain_liveness_brief(j, file);
   const auto same_in_brief = [&](const char* key) {
     if (!v.evidence.contains(key)) return !brief.evidence.contains(key);
     return brief.evidence.value(key, nlohmann::json()) == v.evidence.at(key);
@@ -151,7 +151,7 @@ std::string describe_brief(const LivenessVerdict& v) {
       !same_in_brief("decided_by_pid") || !same_in_brief("would_be") ||
       !same_in_brief("vm_begin_time_ms") ||
       brief.evidence.value("lock", "") != v.evidence.at("lock").value("state", "")) {
-    return ::testing::AssertionFailure() << "decide_liveness_brief says " << describe_brief(brief);
+    return ::testing::AssertionFailure() << "explain_liveness_brief says " << describe_brief(brief);
   }
   if (j.verdict == v.verdict && j.reason == v.reason &&
       j.decided_by == v.evidence.value("decided_by", "")) {
@@ -753,6 +753,42 @@ TEST(LivenessTruthTable, ContainerCandidates) {
 
 // The reports write the evidence as text, without a document: that text must be what the
 // document would be (every member, sorted keys, bytes that are not UTF-8 escaped).
+// A judgement is explained, never decided again: the explanation says the verdict that was
+// decided, with the candidate that decided it, even when a fresh decision would differ.
+TEST(LivenessExplanation, ExplainsTheJudgementItIsGivenWithoutDecidingAgain) {
+  // Two candidates in a container: the second, which maps the file, decides "live".
+  FileFacts file = backing_file(
+      std::to_string(kPid), FileKind::regular, L::free,
+      {process(kPid, P::gone, M::no, S::absent), process(9999, P::alive, M::yes, S::before)});
+  LivenessSettings settings;
+  settings.container = true;
+  const LivenessJudgement judged = judge_liveness(file, settings);
+  ASSERT_EQ(judged.verdict, V::live);
+  ASSERT_EQ(judged.reason, "mapped");
+  ASSERT_EQ(judged.decided_by_candidate, 1u);
+  EXPECT_EQ(explain_liveness(judged, file, settings).evidence.at("decided_by_pid"), 9999);
+  EXPECT_EQ(explain_liveness_brief(judged, file).evidence.at("decided_by_pid"), 9999);
+
+  // The facts the report is written from are the same facts; a judgement of other facts (here
+  // the lock seen held) is still explained as what it says.
+  FileFacts later = file;
+  later.liveness->lock_held = true;
+  ASSERT_EQ(judge_liveness(later, settings).reason, "lock-held");
+  const LivenessVerdict explained = explain_liveness(judged, later, settings);
+  EXPECT_EQ(explained.verdict, V::live);
+  EXPECT_EQ(explained.reason, "mapped");
+  EXPECT_EQ(explained.evidence.at("reason"), "mapped");
+  EXPECT_EQ(explained.message, "pid 9999 maps this file");
+
+  // A lock-unknown judgement keeps what a free lock would have given.
+  const FileFacts unknown_lock = backing_file(std::to_string(kPid), FileKind::regular, L::unknown,
+                                              {process(kPid, P::gone, M::unreadable, S::absent)});
+  const LivenessJudgement doubt = judge_liveness(unknown_lock, LivenessSettings{});
+  EXPECT_EQ(doubt.reason, "lock-unknown");
+  EXPECT_EQ(doubt.would_be, V::stale);
+  EXPECT_EQ(explain_liveness_brief(doubt, unknown_lock).evidence.at("would_be"), "stale");
+}
+
 TEST(LivenessEvidence, TextIsTheDocumentWithEveryMember) {
   ProcessFacts full = process(31002, P::alive, M::yes, S::after);
   full.maps_inode_only = true;
@@ -772,7 +808,8 @@ TEST(LivenessEvidence, TextIsTheDocumentWithEveryMember) {
   settings.container = true;
 
   std::string text;
-  const LivenessVerdict compact = decide_liveness(file, settings, text);
+  const LivenessVerdict compact =
+      explain_liveness(judge_liveness(file, settings), file, settings, text);
   const LivenessVerdict document = decide_liveness(file, settings);
   EXPECT_TRUE(compact.evidence.is_null());
   EXPECT_EQ(compact.message, document.message);
@@ -800,7 +837,10 @@ TEST(LivenessEvidence, TextIsTheDocumentWithEveryMember) {
   const FileFacts gone = backing_file("31003", FileKind::regular, L::unknown,
                                       {process(31003, P::gone, M::unreadable, S::absent)}, B::no);
   std::string brief;
-  EXPECT_EQ(decide_liveness(gone, LivenessSettings{}, brief).reason, "lock-unknown");
+  EXPECT_EQ(
+      explain_liveness(judge_liveness(gone, LivenessSettings{}), gone, LivenessSettings{}, brief)
+          .reason,
+      "lock-unknown");
   const json gone_parsed = json::parse(brief);
   EXPECT_EQ(brief, gone_parsed.dump());
   EXPECT_EQ(gone_parsed.at("would_be"), "stale");

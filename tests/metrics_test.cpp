@@ -99,8 +99,10 @@ AuditResult sample_audit() {
   RootJudgement& judged = result.judgements.emplace_back();
   judged.namespaces.resize(2);
   judged.namespaces[0].files.resize(2);
-  judged.namespaces[0].files[0].verdict = LivenessJudgement{Verdict::live, "lock-held", "lock"};
-  judged.namespaces[0].files[1].verdict = LivenessJudgement{Verdict::stale, "process-gone", "process"};
+  judged.namespaces[0].files[0].verdict =
+      LivenessJudgement{Verdict::live, "lock-held", "lock", std::nullopt, Verdict::unknown};
+  judged.namespaces[0].files[1].verdict =
+      LivenessJudgement{Verdict::stale, "process-gone", "process", std::nullopt, Verdict::unknown};
   judged.namespaces[1].findings = {finding("namespace.group-writable", Severity::high, hostile.path),
                                    finding("namespace.group-writable", Severity::high, hostile.path)};
   judged.namespaces[1].files.resize(1);

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "commands/cli_checks.hpp"
-#include "model/facts.hpp"
-#include "model/pid_name.hpp"
 #include "commands/reap_command.hpp"
+#include "model/facts.hpp"
+#include "model/json_text.hpp"
+#include "model/pid_name.hpp"
+#include "model/text_escape.hpp"
 #include "report/reap_report.hpp"
 
 namespace hsperfguard {
@@ -438,8 +440,9 @@ TEST(ReapPlan, RegionsMatterOnlyWhenThePidMayBeAlive) {
   EXPECT_EQ(with.items[0].reason, without.items[0].reason);
 }
 
-// The report's fast writer says exactly what plan_item_json and action_json say, hostile
-// names included (not UTF-8, quotes, backslashes, control characters).
+// The report's writer says what the plan and the records say, hostile names included (not
+// UTF-8, quotes, backslashes, control characters); plan_item_json and action_json are its
+// records parsed.
 TEST(ReapReport, StreamedJsonIsThePlanAndTheActions) {
   ReapRun run;
   const std::string hostile = std::string("bad\xff\"q\\b\n") + "\x01";
@@ -469,11 +472,41 @@ TEST(ReapReport, StreamedJsonIsThePlanAndTheActions) {
   ASSERT_FALSE(doc.is_discarded()) << text;
   ASSERT_EQ(doc.at("plan").size(), run.plan.items.size());
   for (std::size_t i = 0; i < run.plan.items.size(); ++i) {
-    EXPECT_EQ(doc.at("plan")[i], plan_item_json(run, i)) << i;
+    const PlanItem& item = run.plan.items[i];
+    const auto& j = doc.at("plan")[i];
+    EXPECT_EQ(j.at("item"), i);
+    EXPECT_EQ(j.at("subject"), to_string(item.subject));
+    EXPECT_EQ(j.at("path"), escape_non_utf8(item.path));
+    EXPECT_EQ(j.at("verdict"), to_string(item.verdict));
+    EXPECT_EQ(j.at("reason"), item.reason);
+    EXPECT_EQ(j.at("action"), to_string(item.action));
+    EXPECT_EQ(j.at("why"), item.why);
+    EXPECT_EQ(j.at("root"), item.root);
+    EXPECT_FALSE(j.at("message").get<std::string>().empty()) << i;
+    // The explanation is of the plan's own decision.
+    EXPECT_EQ(j.at("evidence").at("reason"), item.reason) << i;
+    if (item.expected) {
+      EXPECT_EQ(j.at("expected").at("ino"), item.expected->ino);
+      EXPECT_EQ(j.at("expected").at("kind"), to_string(item.expected->kind));
+    }
+    EXPECT_EQ(j, plan_item_json(run, i)) << i;
   }
+  EXPECT_EQ(doc.at("plan")[0].at("name"), "4700");
+  EXPECT_FALSE(doc.at("plan")[0].contains("name_hex"));
   ASSERT_EQ(doc.at("actions").size(), execution.actions.size());
   for (std::size_t i = 0; i < execution.actions.size(); ++i) {
-    EXPECT_EQ(doc.at("actions")[i], action_json(run.plan, execution.actions[i])) << i;
+    const ReapActionRecord& r = execution.actions[i];
+    const auto& j = doc.at("actions")[i];
+    EXPECT_EQ(j.at("item"), r.item);
+    EXPECT_EQ(j.at("outcome"), to_string(r.outcome));
+    EXPECT_EQ(j.at("detail"), r.detail);
+    EXPECT_EQ(j.at("at"), format_utc_millis(kNow + 5));
+    EXPECT_EQ(j.at("path"), escape_non_utf8(run.plan.items[r.item].path));
+    EXPECT_EQ(j.at("error").is_null(), !r.error.has_value());
+    if (r.error) {
+      EXPECT_EQ(j.at("error").at("code"), 13);
+    }
+    EXPECT_EQ(j, action_json(run.plan, r)) << i;
   }
   EXPECT_EQ(doc.at("plan")[1].at("name_hex"), "626164ff22715c620a01");
   EXPECT_EQ(doc.at("reap").at("outcomes").at("failed"), execution.actions.size() - 1);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "decide/audit.hpp"
+#include "model/text_escape.hpp"
 #include "report/report_json.hpp"
 #include "report/report_text.hpp"
 #include "test_support.hpp"
@@ -157,13 +158,14 @@ TEST(Report, ExampleMatchesGoldenFileAndSchema) {
   expect_schema_valid(dump_json(report));
 }
 
-// The audit command streams the report; it must be the document the DOM holds, whatever the
-// pieces (empty arrays, hostile names, findings, errors, attach files), pretty-printed except
-// for the files, each of which is one compact line (half the bytes of a large report).
-TEST(Report, StreamedReportIsTheDumpedDocument) {
+// The audit command streams the report, the one rendering of it (audit_report_json parses
+// it): valid JSON whatever the pieces (empty arrays, hostile names, findings, errors, attach
+// files), pretty-printed except for the files, each of which is one compact line (half the
+// bytes of a large report) that says exactly what the facts and the judgement say.
+TEST(Report, StreamedReportHasOneCompactLinePerFileAndEscapesHostileBytes) {
   auto result = example_result();
-  // An unreadable entry with a hostile name, and evidence that is not UTF-8: the fast record
-  // writer must escape both exactly as the DOM does.
+  // An unreadable entry with a hostile name, and evidence that is not UTF-8: the record
+  // writer must escape both.
   auto& odd = result.roots[0].namespaces[1].files[1];
   odd.errors.push_back(ObservationError{odd.path + "\x01\"", "openat", 13, "Permission \xfe denied"});
   result.judgements[0].namespaces[1].files[1].findings.push_back(
@@ -177,34 +179,65 @@ TEST(Report, StreamedReportIsTheDumpedDocument) {
     ++pieces;
   });
   EXPECT_GE(pieces, 1u);
-  const auto document = audit_report_json(result, context);
-  EXPECT_EQ(nlohmann::json::parse(streamed), document);
   ASSERT_FALSE(streamed.empty());
   EXPECT_EQ(streamed.back(), '\n');
+  const auto document = nlohmann::json::parse(streamed);
+  expect_schema_valid(streamed);
 
-  // One line per file: every file record of the document, in order, each a whole JSON value.
-  std::vector<nlohmann::json> expected_files;
-  for (const auto& ns : document.at("namespaces")) {
-    for (const auto& file : ns.at("files")) expected_files.push_back(file);
+  // One line per file, in the order of the facts, each a whole JSON value with the file's
+  // own name, path, pid, findings and errors.
+  std::vector<const FileFacts*> facts;
+  std::vector<const FileJudgement*> judgements;
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    for (std::size_t n = 0; n < result.roots[r].namespaces.size(); ++n) {
+      for (std::size_t f = 0; f < result.roots[r].namespaces[n].files.size(); ++f) {
+        facts.push_back(&result.roots[r].namespaces[n].files[f]);
+        judgements.push_back(&result.judgements[r].namespaces[n].files[f]);
+      }
+    }
   }
-  ASSERT_FALSE(expected_files.empty());
-  std::vector<nlohmann::json> file_lines;
+  ASSERT_FALSE(facts.empty());
+  std::size_t line_count = 0;
   std::istringstream lines(streamed);
   for (std::string line; std::getline(lines, line);) {
     const auto at = line.find_first_not_of(' ');
     if (at != 8 || line.compare(at, 2, "{\"") != 0) continue;  // files sit at depth 4
     if (line.back() == ',') line.pop_back();
-    // Byte for byte what the DOM serialiser writes for the record.
-    EXPECT_EQ(line.substr(at), dump_json(expected_files.at(file_lines.size()), -1));
-    file_lines.push_back(nlohmann::json::parse(line));
+    ASSERT_LT(line_count, facts.size());
+    const FileFacts& file = *facts[line_count];
+    const FileJudgement& judged = *judgements[line_count];
+    const auto record = nlohmann::json::parse(line.substr(at));
+    EXPECT_EQ(record.dump(), line.substr(at)) << "members out of order or not compact";
+    EXPECT_EQ(record.at("name"), escape_non_utf8(file.name));
+    EXPECT_EQ(record.at("path"), escape_non_utf8(file.path));
+    EXPECT_EQ(record.at("pid_name"), to_string(file.pid_name.kind));
+    EXPECT_EQ(record.at("findings").size(), judged.findings.size());
+    EXPECT_EQ(record.at("errors").size(), file.errors.size());
+    EXPECT_EQ(record.at("verdict").is_null(), !judged.verdict.has_value());
+    if (judged.verdict) {
+      EXPECT_EQ(record.at("verdict").at("reason"), judged.verdict->reason);
+    }
+    ++line_count;
   }
-  EXPECT_EQ(file_lines, expected_files);
+  EXPECT_EQ(line_count, facts.size());
+
+  // The hostile bytes, escaped where they were.
+  const auto& odd_record = document.at("namespaces").at(1).at("files").at(1);
+  EXPECT_EQ(odd_record.at("errors").at(0).at("message"), "Permission \\xfe denied");
+  EXPECT_EQ(odd_record.at("errors").at(0).at("path"), escape_non_utf8(odd.path + "\x01\""));
+  const auto& mode = odd_record.at("findings").back();
+  EXPECT_EQ(mode.at("message"), "mode \\xff");
+  EXPECT_EQ(mode.at("evidence").at("bytes"), "a\\xff\"b");
+  EXPECT_EQ(mode.at("evidence").at("n"), 7);
+  EXPECT_EQ(document, audit_report_json(result, context));
 
   AuditResult empty;
   std::string streamed_empty;
   write_audit_report_json(empty, context,
                           [&](std::string_view piece) { streamed_empty.append(piece); });
-  EXPECT_EQ(nlohmann::json::parse(streamed_empty), audit_report_json(empty, context));
+  const auto empty_document = nlohmann::json::parse(streamed_empty);
+  EXPECT_TRUE(empty_document.at("namespaces").empty());
+  EXPECT_EQ(empty_document.at("summary").at("findings"), 0);
   // The members known at the start come first, the namespaces next, the summary last.
   EXPECT_LT(streamed.find("\"started_at\""), streamed.find("\"namespaces\""));
   EXPECT_LT(streamed.find("\"namespaces\""), streamed.find("\"summary\""));

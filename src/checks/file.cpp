@@ -1,7 +1,6 @@
 // file.*: one entry of a namespace, judged from its name, its inode, its ACL, its contents
 // and (file.stale, file.pid-reused) its liveness verdict. file.compressed, a Windows
 // attribute, is in windows.cpp.
-#include <cstdio>
 #include <string>
 
 #include "checks/acl.hpp"
@@ -9,6 +8,7 @@
 #include "checks/evidence.hpp"
 #include "checks/rules.hpp"
 #include "model/perfdata.hpp"
+#include "model/prologue_json.hpp"
 #include "model/text_escape.hpp"
 
 namespace hsperfguard::checks {
@@ -33,20 +33,6 @@ nlohmann::json name_evidence(const TempRootFacts& root, const FileFacts& file) {
     evidence["uid"] = inode->uid;
   }
   return evidence;
-}
-
-nlohmann::json prologue_json(const perfdata::Prologue& p) {
-  char magic[16];
-  std::snprintf(magic, sizeof magic, "0x%08x", static_cast<unsigned>(p.magic));
-  return {{"magic", magic},
-          {"byte_order", perfdata::to_string(p.byte_order)},
-          {"version", std::to_string(p.major_version) + "." + std::to_string(p.minor_version)},
-          {"accessible", p.accessible},
-          {"used", p.used},
-          {"overflow", p.overflow},
-          {"mod_time_stamp", p.mod_time_stamp},
-          {"entry_offset", p.entry_offset},
-          {"num_entries", p.num_entries}};
 }
 
 // A file.stale or file.pid-reused finding: only the values that settled the verdict

@@ -32,8 +32,9 @@ NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFac
     FileJudgement fj;
     Findings findings = checks::check_file(root, ns, file);
     if (file.liveness) {
+      // Decided once: the judgement carries it, the finding and the report explain it.
       fj.verdict = judge_liveness(file, liveness);
-      for (auto& f : checks::check_verdict(ns, file, decide_liveness_brief(file, liveness))) {
+      for (auto& f : checks::check_verdict(ns, file, explain_liveness_brief(*fj.verdict, file))) {
         findings.push_back(std::move(f));
       }
     }

@@ -18,9 +18,9 @@ namespace hsperfguard {
 // Judgements mirror the facts tree, index for index.
 struct FileJudgement {
   Findings findings;
-  // Present when liveness evidence was gathered for the file: the decision alone. The report
-  // asks decide_liveness for its message and evidence when it writes the file, so an audit of
-  // many files never holds every file's evidence at once.
+  // Present when liveness evidence was gathered for the file: the decision, made once. The
+  // report asks explain_liveness for its message and evidence when it writes the file, so an
+  // audit of many files never holds every file's evidence at once.
   std::optional<LivenessJudgement> verdict;
 };
 

@@ -341,6 +341,20 @@ json brief_evidence_of(const Outcome& o, const Inputs& in) {
   return ev;
 }
 
+// The outcome a judgement was made from, rebuilt from the file's own facts.
+Outcome outcome_of(const LivenessJudgement& j, const Inputs& in) {
+  Outcome o;
+  o.verdict = j.verdict;
+  o.would_be = j.would_be;
+  for (std::size_t r = 0; r < kReasons.size(); ++r) {
+    if (kReasons[r].code == j.reason) o.reason = static_cast<Reason>(r);
+  }
+  if (j.decided_by_candidate && in.facts && *j.decided_by_candidate < in.facts->candidates.size()) {
+    o.subject = &in.facts->candidates[*j.decided_by_candidate];
+  }
+  return o;
+}
+
 }  // namespace
 
 std::optional<std::int64_t> vm_begin_time_ms(const FileFacts& file) {
@@ -353,20 +367,26 @@ std::optional<std::int64_t> vm_begin_time_ms(const FileFacts& file) {
 LivenessJudgement judge_liveness(const FileFacts& file, const LivenessSettings& settings) {
   const Inputs in = inputs_of(file);
   const Outcome o = decide(file, settings, in);
-  return {o.verdict, info(o.reason).code, info(o.reason).decided_by};
+  LivenessJudgement j{o.verdict, info(o.reason).code, info(o.reason).decided_by, std::nullopt,
+                      o.would_be};
+  if (o.subject != nullptr) {
+    j.decided_by_candidate = static_cast<std::uint32_t>(o.subject - in.facts->candidates.data());
+  }
+  return j;
 }
 
-LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings) {
+LivenessVerdict explain_liveness(const LivenessJudgement& judgement, const FileFacts& file,
+                                 const LivenessSettings& settings) {
   std::string evidence;
-  LivenessVerdict v = decide_liveness(file, settings, evidence);
+  LivenessVerdict v = explain_liveness(judgement, file, settings, evidence);
   v.evidence = json::parse(evidence);
   return v;
 }
 
-LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings,
-                                std::string& evidence) {
+LivenessVerdict explain_liveness(const LivenessJudgement& judgement, const FileFacts& file,
+                                 const LivenessSettings& settings, std::string& evidence) {
   const Inputs in = inputs_of(file);
-  const Outcome o = decide(file, settings, in);
+  const Outcome o = outcome_of(judgement, in);
   LivenessVerdict v;
   v.verdict = o.verdict;
   v.reason = std::string(info(o.reason).code);
@@ -375,15 +395,19 @@ LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& s
   return v;
 }
 
-LivenessVerdict decide_liveness_brief(const FileFacts& file, const LivenessSettings& settings) {
+LivenessVerdict explain_liveness_brief(const LivenessJudgement& judgement, const FileFacts& file) {
   const Inputs in = inputs_of(file);
-  const Outcome o = decide(file, settings, in);
+  const Outcome o = outcome_of(judgement, in);
   LivenessVerdict v;
   v.verdict = o.verdict;
   v.reason = std::string(info(o.reason).code);
   v.message = message_for(o, file, in);
   v.evidence = brief_evidence_of(o, in);
   return v;
+}
+
+LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings) {
+  return explain_liveness(judge_liveness(file, settings), file, settings);
 }
 
 }  // namespace hsperfguard

@@ -25,30 +25,25 @@
 
 namespace hsperfguard {
 
-// The verdict with its message and evidence: what a report or a reap plan records.
-LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings);
-
-// The same, with the evidence appended to `evidence` as compact JSON (keys sorted: the text
-// append_json writes for the document above) and left null in the verdict: what the reports
-// write for every file, without building a document per file.
-LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings,
-                                std::string& evidence);
-
-// The same verdict, reason and message with only the evidence that settled it ("decided_by",
-// "reason", and "decided_by_pid", "would_be", "lock", "vm_begin_time_ms"): what a finding
-// about the verdict carries. Building the full evidence is most of a file's cost, so an audit
-// judges with this and judge_liveness, and the report asks decide_liveness per file.
-LivenessVerdict decide_liveness_brief(const FileFacts& file, const LivenessSettings& settings);
-
-// The same decision without message or evidence, allocating nothing: for passes over many
-// files that only need to sort them (decide_liveness costs a few microseconds a file, most
-// of it building the evidence JSON). Always agrees with decide_liveness.
-struct LivenessJudgement {
-  Verdict verdict = Verdict::unknown;
-  std::string_view reason;      // as LivenessVerdict::reason
-  std::string_view decided_by;  // as evidence["decided_by"]
-};
+// The decision, made once per file: the verdict, its reason and what explains it, allocating
+// nothing (a few hundred nanoseconds; building the evidence JSON is most of a file's cost).
+// Audit judgements, reap plans and ps rows carry it; reports explain it below.
 LivenessJudgement judge_liveness(const FileFacts& file, const LivenessSettings& settings);
+
+// A judgement of `file` (judge_liveness's, with the same settings) explained without deciding
+// again: its message and its full evidence, as a document...
+LivenessVerdict explain_liveness(const LivenessJudgement& judgement, const FileFacts& file,
+                                 const LivenessSettings& settings);
+// ...or appended to `evidence` as compact JSON (keys sorted, the text append_json writes for
+// that document), the verdict's evidence left null: what the reports write for every file.
+LivenessVerdict explain_liveness(const LivenessJudgement& judgement, const FileFacts& file,
+                                 const LivenessSettings& settings, std::string& evidence);
+// ...or with only the evidence that settled it ("decided_by", "reason", and "decided_by_pid",
+// "would_be", "lock", "vm_begin_time_ms"): what a finding about the verdict carries.
+LivenessVerdict explain_liveness_brief(const LivenessJudgement& judgement, const FileFacts& file);
+
+// judge_liveness and explain_liveness in one, for a single file (tests, inspect).
+LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings);
 
 // sun.rt.createVmBeginTime of the file's region, when the region was read and has it.
 std::optional<std::int64_t> vm_begin_time_ms(const FileFacts& file);

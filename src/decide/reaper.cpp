@@ -98,6 +98,7 @@ PlanItem plan_file(const TempRootFacts& root, const NamespaceFacts& ns, const Na
   const LivenessJudgement v = judge_liveness(file, settings_for(root, options));
   item.verdict = v.verdict;
   item.reason = v.reason;
+  item.liveness = v;
   if (file.lstat) {
     item.expected = expected_from(*file.lstat);
     item.age_ms = age_of(*file.lstat, now_ms);
@@ -258,8 +259,10 @@ LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan
   if (item.subject == ReapSubject::namespace_file) {
     const TempRootFacts& root = roots.at(item.root);
     const NamespacePlan& ns = plan.namespaces.at(*item.ns);
-    return decide_liveness(root.namespaces.at(ns.ns).files.at(item.index), settings_for(root, options),
-                           evidence);
+    const FileFacts& file = root.namespaces.at(ns.ns).files.at(item.index);
+    const LivenessSettings settings = settings_for(root, options);
+    return explain_liveness(item.liveness ? *item.liveness : judge_liveness(file, settings), file,
+                            settings, evidence);
   }
   LivenessVerdict v = explain_item(roots, plan, i, options);
   append_json(evidence, v.evidence);
@@ -274,8 +277,10 @@ LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan
   switch (item.subject) {
     case ReapSubject::namespace_file: {
       const NamespacePlan& ns = plan.namespaces.at(*item.ns);
-      return decide_liveness(root.namespaces.at(ns.ns).files.at(item.index),
-                             settings_for(root, options));
+      const FileFacts& file = root.namespaces.at(ns.ns).files.at(item.index);
+      const LivenessSettings settings = settings_for(root, options);
+      return explain_liveness(item.liveness ? *item.liveness : judge_liveness(file, settings), file,
+                              settings);
     }
     case ReapSubject::attach_file:
       return judge_attach_file(root.attach_files.at(item.index));

@@ -2,8 +2,8 @@
 // write for the equivalent nlohmann::json value (keys in sorted order, as nlohmann keeps them),
 // several times faster: no document is built, and nlohmann's serializer runs a UTF-8 decoder
 // over every byte of every string, which at 100,000 records costs more than observing them.
-// The reports' per-file and per-item records go through here; their DOM twins (file_json,
-// plan_item_json) stay the reference the tests compare against.
+// The reports' per-file and per-item records go through here, and only here: where a
+// document of one is needed, it is parsed from this text.
 #pragma once
 
 #include <charconv>

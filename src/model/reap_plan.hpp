@@ -77,6 +77,9 @@ struct PlanItem {
   // and the evidence are not stored (at 100,000 files they would dominate the run): the
   // report asks explain_item() for them, item by item, from the same facts.
   std::string reason;
+  // namespace_file: the liveness decision itself, which explain_item explains without
+  // deciding again.
+  std::optional<LivenessJudgement> liveness;
   ReapAction action = ReapAction::keep;
   // Stable code. remove: "reapable"; keep: "live", "unknown"; skip: "too-young",
   // "special-file", "directory", "hard-linked", "unexpected-kind", "not-a-pid-name",

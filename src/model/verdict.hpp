@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,18 @@ struct LivenessVerdict {
   // What was observed, and "decided_by": the piece of evidence that settled it
   // ("file", "lock", "maps", "start-time", "process", "name", "file-kind", "region").
   nlohmann::json evidence;
+};
+
+// A verdict as decided (decide/liveness.hpp's judge_liveness), without message or evidence:
+// allocates nothing, and carries what explain_liveness needs to say why without deciding again.
+struct LivenessJudgement {
+  Verdict verdict = Verdict::unknown;
+  std::string_view reason;      // as LivenessVerdict::reason (a static string)
+  std::string_view decided_by;  // as evidence["decided_by"] (a static string)
+  // The candidate process that decided it, by its index in the file's liveness candidates.
+  std::optional<std::uint32_t> decided_by_candidate;
+  // reason "lock-unknown": the verdict a lock known to be free would have given.
+  Verdict would_be = Verdict::unknown;
 };
 
 }  // namespace hsperfguard

@@ -6,23 +6,10 @@
 
 namespace hsperfguard {
 
-nlohmann::json prologue_to_json(const perfdata::Prologue& p) {
-  return {{"magic", p.magic},
-          {"byte_order", perfdata::to_string(p.byte_order)},
-          {"major_version", p.major_version},
-          {"minor_version", p.minor_version},
-          {"accessible", p.accessible},
-          {"used", p.used},
-          {"overflow", p.overflow},
-          {"mod_time_stamp", p.mod_time_stamp},
-          {"entry_offset", p.entry_offset},
-          {"num_entries", p.num_entries}};
-}
-
 nlohmann::json region_to_json(const perfdata::Region& region) {
   nlohmann::json j;
   j["size"] = region.size;
-  j["prologue"] = region.prologue ? prologue_to_json(*region.prologue) : nlohmann::json(nullptr);
+  j["prologue"] = region.prologue ? prologue_json(*region.prologue) : nlohmann::json(nullptr);
   auto& entries = j["entries"] = nlohmann::json::array();
   for (const auto& e : region.entries) {
     nlohmann::json je = {{"name", escape_non_utf8(e.name)},

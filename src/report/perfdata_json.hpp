@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include "model/perfdata.hpp"
+#include "model/prologue_json.hpp"
 
 namespace hsperfguard {
 
 // The prologue fields and every entry with its metadata; strings that are not UTF-8 are
 // escaped (see text_escape.hpp).
 nlohmann::json region_to_json(const perfdata::Region& region);
-nlohmann::json prologue_to_json(const perfdata::Prologue& prologue);
 
 }  // namespace hsperfguard

@@ -19,18 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-json expected_json(const std::optional<ExpectedInode>& e) {
-  if (!e) return nullptr;
-  return {{"kind", to_string(e->kind)}, {"dev", e->dev},   {"ino", e->ino},
-          {"uid", e->uid},              {"gid", e->gid},   {"mode", octal_mode(e->mode)},
-          {"nlink", e->nlink}};
-}
-
-json acting_json(const std::optional<ActingIdentity>& a) {
-  if (!a) return nullptr;
-  return {{"uid", a->uid}, {"gid", a->gid}};
-}
-
 template <typename T>
 json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
@@ -82,7 +70,20 @@ void append_acting(std::string& out, const std::optional<ActingIdentity>& a) {
   o.number("uid", a->uid);
 }
 
-// plan_item_json(run, i), written directly.
+// The document forms of the two above, for the report's head (one rendering of each).
+json expected_json(const std::optional<ExpectedInode>& e) {
+  std::string text;
+  append_expected(text, e);
+  return json::parse(text);
+}
+
+json acting_json(const std::optional<ActingIdentity>& a) {
+  std::string text;
+  append_acting(text, a);
+  return json::parse(text);
+}
+
+// One plan item of the report, written directly (compact_json.hpp).
 void append_plan_item(std::string& out, const ReapRun& run, std::size_t i) {
   const PlanItem& item = run.plan.items[i];
   std::string evidence;
@@ -105,7 +106,7 @@ void append_plan_item(std::string& out, const ReapRun& run, std::size_t i) {
   o.string("why", item.why);
 }
 
-// action_json(plan, r), written directly.
+// One action record of the report and of the journal, written directly.
 void append_action(std::string& out, const Plan& plan, const ReapActionRecord& r) {
   const PlanItem& item = plan.items[r.item];
   CompactObject o(out);
@@ -143,41 +144,18 @@ ReapOutcomeCounts count_outcomes(const ExecutionResult& execution) {
   return c;
 }
 
+// The document forms, for the journal and for callers that edit a record: parsed from the
+// one writer above, so there is a single rendering of each record.
 json plan_item_json(const ReapRun& run, std::size_t i) {
-  const PlanItem& item = run.plan.items[i];
-  LivenessVerdict explained = explain_item(run.roots, run.plan, i, run.options);
-  json j;
-  j["item"] = i;
-  j["subject"] = to_string(item.subject);
-  j["root"] = item.root;
-  j["namespace"] = or_null(item.ns);
-  put_text(j, "name", item.name);
-  put_text(j, "path", item.path);
-  j["expected"] = expected_json(item.expected);
-  j["age_ms"] = or_null(item.age_ms);
-  j["verdict"] = to_string(item.verdict);
-  j["reason"] = item.reason;
-  j["message"] = escape_non_utf8(explained.message);
-  // Evidence holds numbers, codes and /proc paths, never an entry's name: a non-UTF-8 byte
-  // there would be replaced by dump_json, not lost silently.
-  j["evidence"] = std::move(explained.evidence);
-  j["action"] = to_string(item.action);
-  j["why"] = item.why;
-  j["acting"] = acting_json(item.acting);
-  return j;
+  std::string text;
+  append_plan_item(text, run, i);
+  return json::parse(text);
 }
 
 json action_json(const Plan& plan, const ReapActionRecord& r) {
-  const PlanItem& item = plan.items[r.item];
-  json j;
-  j["item"] = r.item;
-  j["subject"] = to_string(item.subject);
-  put_text(j, "path", item.path);
-  j["outcome"] = to_string(r.outcome);
-  j["detail"] = r.detail;
-  j["error"] = r.error ? error_to_json(*r.error) : json(nullptr);
-  j["at"] = r.at_ms > 0 ? json(format_utc_millis(r.at_ms)) : json(nullptr);
-  return j;
+  std::string text;
+  append_action(text, plan, r);
+  return json::parse(text);
 }
 
 json reap_report_head_json(const ReapRun& run, const HostInfo& host) {

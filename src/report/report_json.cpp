@@ -9,6 +9,7 @@
 
 #include "checks/publication.hpp"
 #include "model/compact_json.hpp"
+#include "model/prologue_json.hpp"
 #include "model/text_escape.hpp"
 #include "report/perfdata_json.hpp"
 #include "version.hpp"
@@ -33,9 +34,6 @@ bool all_utf8(const json& value) {
   }
   return true;
 }
-
-// sanitize_json without the copy when there is nothing to escape (the usual case).
-json sanitized(json&& value) { return all_utf8(value) ? std::move(value) : sanitize_json(value); }
 
 }  // namespace
 
@@ -95,19 +93,6 @@ json volume_json(const std::optional<VolumeFacts>& v) {
   j["free_inodes"] = v->free_inodes ? json(*v->free_inodes) : json(nullptr);
   return j;
 }
-
-json region_summary_json(const Boxed<RegionSummary>& summary) {
-  if (!summary) return nullptr;
-  const auto& r = summary->region;
-  json j = {{"valid", r.valid()}, {"bytes_read", summary->bytes_read}, {"entries", r.entry_count}};
-  j["prologue"] = r.prologue ? prologue_to_json(*r.prologue) : json(nullptr);
-  j["error"] = r.error ? json{{"offset", r.error->offset}, {"reason", r.error->reason}} : json(nullptr);
-  if (const auto* begin = r.find("sun.rt.createVmBeginTime"); begin && !begin->is_string()) {
-    j["vm_begin_time"] = format_utc_millis(begin->long_value);
-  }
-  return j;
-}
-
 
 }  // namespace
 
@@ -189,36 +174,10 @@ json namespace_json(std::size_t r, const TempRootFacts& root, const NamespaceFac
   return jn;
 }
 
-json file_json(const FileFacts& file, const FileJudgement& fj, const LivenessSettings& liveness) {
-  json jf;
-  put_text(jf, "name", file.name);
-  put_text(jf, "path", file.path);
-  const InodeFacts* fi = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
-  jf["kind"] = fi ? json(to_string(fi->kind)) : json(nullptr);
-  jf["pid"] = file.pid_name.pid ? json(*file.pid_name.pid) : json(nullptr);
-  jf["pid_name"] = to_string(file.pid_name.kind);
-  jf["inode"] = inode_json(fi);
-  jf["region"] = region_summary_json(file.region);
-  if (fj.verdict) {
-    // The same decision as the judgement's, now with its message and full evidence.
-    LivenessVerdict verdict = decide_liveness(file, liveness);
-    jf["verdict"] = {{"verdict", to_string(verdict.verdict)},
-                     {"reason", verdict.reason},
-                     {"message", escape_non_utf8(verdict.message)},
-                     {"evidence", sanitized(std::move(verdict.evidence))}};
-  } else {
-    jf["verdict"] = nullptr;
-  }
-  jf["findings"] = findings_json(fj.findings);
-  json ignored;
-  jf["errors"] = errors_json(file.errors, ignored);
-  return jf;
-}
-
-// ---- file_json, written directly (compact_json.hpp) ----------------------------------------
+// ---- a file's record, written directly (compact_json.hpp) -----------------------------------
 // A report of 100,000 files spends most of its time here: each record is written member by
-// member, in the sorted order of file_json's keys, and equals dump_json(file_json(...), -1)
-// byte for byte (ReportJson.FileRecordIsFileJson holds the two together).
+// member, in sorted key order (as a document would hold them), with no document built. It is
+// the only rendering of a file: audit_report_json parses what the writer wrote.
 
 // escape_non_utf8 without the copy when there is nothing to escape.
 void append_sanitized(std::string& out, const json& value) {
@@ -295,18 +254,7 @@ void append_region_summary(std::string& out, const Boxed<RegionSummary>& summary
     o.null("error");
   }
   if (r.prologue) {
-    const perfdata::Prologue& p = *r.prologue;
-    CompactObject j(o.key("prologue"));
-    j.number("accessible", p.accessible);
-    j.string("byte_order", perfdata::to_string(p.byte_order));
-    j.number("entry_offset", p.entry_offset);
-    j.number("magic", p.magic);
-    j.number("major_version", p.major_version);
-    j.number("minor_version", p.minor_version);
-    j.number("mod_time_stamp", p.mod_time_stamp);
-    j.number("num_entries", p.num_entries);
-    j.number("overflow", p.overflow);
-    j.number("used", p.used);
+    append_prologue_json(o.key("prologue"), *r.prologue);
   } else {
     o.null("prologue");
   }
@@ -335,7 +283,8 @@ void append_file_record(std::string& out, const FileFacts& file, const FileJudge
   append_region_summary(o.key("region"), file.region);
   if (fj.verdict) {
     CompactObject v(o.key("verdict"));
-    const LivenessVerdict verdict = decide_liveness(file, liveness, v.key("evidence"));
+    const LivenessVerdict verdict =
+        explain_liveness(*fj.verdict, file, liveness, v.key("evidence"));
     v.utf8("message", verdict.message);
     v.string("reason", verdict.reason);
     v.string("verdict", to_string(verdict.verdict));
@@ -500,29 +449,6 @@ class StreamingWriter {
   nlohmann::detail::serializer<json> serializer_;
 };
 
-json audit_report_json(const AuditResult& result, const ReportContext& context) {
-  json report = report_opening_json(context, result.policy.name, result.started_at_ms);
-  json namespaces = json::array();
-  for (std::size_t r = 0; r < result.roots.size(); ++r) {
-    const auto& root = result.roots[r];
-    const auto& rj = result.judgements.at(r);
-    for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
-      const auto& ns = root.namespaces[n];
-      const auto& nj = rj.namespaces.at(n);
-      json jn = namespace_json(r, root, ns, nj);
-      json& files = jn["files"];
-      for (std::size_t f = 0; f < ns.files.size(); ++f) {
-        files.push_back(file_json(ns.files[f], nj.files.at(f), liveness_settings_for(root)));
-      }
-      namespaces.push_back(std::move(jn));
-    }
-  }
-  report["namespaces"] = std::move(namespaces);
-  json closing = report_closing_json(result, tally_result(result));
-  for (auto& [key, value] : closing.items()) report[key] = std::move(value);
-  return report;
-}
-
 AuditJsonWriter::AuditJsonWriter(const ReportContext& context, const std::string& profile,
                                  std::int64_t started_at_ms, const std::function<void(std::string_view)>& sink)
     : out_(std::make_unique<StreamingWriter>(sink)) {
@@ -603,6 +529,12 @@ void AuditJsonWriter::finish(const AuditResult& result, const AuditTally& tally)
   out.close('}', 0, first_member_);
   out.raw("\n");
   out.flush();
+}
+
+json audit_report_json(const AuditResult& result, const ReportContext& context) {
+  std::string text;
+  write_audit_report_json(result, context, [&](std::string_view piece) { text.append(piece); });
+  return json::parse(text);
 }
 
 void write_audit_report_json(const AuditResult& result, const ReportContext& context,

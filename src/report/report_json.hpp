@@ -22,14 +22,14 @@ struct ReportContext {
 
 inline constexpr const char* kReportSchema = "hsperfguard-report/1";
 
+// The report as a document: what write_audit_report_json writes, parsed (one rendering).
 nlohmann::json audit_report_json(const AuditResult& result, const ReportContext& context);
 
 class StreamingWriter;
 
-// The report written as the audit goes (the same JSON document as audit_report_json, members
-// in another order): the members known at the start, then each namespace as it is judged,
-// then the temp dirs, attach files, summary and errors. Pretty-printed as dump_json would,
-// except each file's record, which is one compact line. Memory is that of one namespace.
+// The report written as the audit goes: the members known at the start, then each namespace as it
+// is judged, then the temp dirs, attach files, summary and errors. Pretty-printed as dump_json
+// would, except each file's record, which is one compact line. Memory is that of one namespace.
 class AuditJsonWriter {
  public:
   AuditJsonWriter(const ReportContext& context, const std::string& profile, std::int64_t started_at_ms,
