@@ -309,5 +309,34 @@ TEST(PerfDataWriter, LaysOutEntriesLikeHotSpot) {
   EXPECT_EQ(a.entries[0].name_offset, b.entries[0].name_offset);
 }
 
+// The one rule for how much of a region is read and parsed (every platform, every command).
+TEST(PerfData, RegionBytesToParseFollowUsedWithinTheCap) {
+  const auto bytes = read_file(data_path("jdk17-default.hsperf"));
+  const Region r = parse_region(bytes);
+  ASSERT_TRUE(r.valid());
+  const auto used = static_cast<std::size_t>(r.prologue->used);
+  ASSERT_GT(used, kRegionHeadBytes);
+  ASSERT_LE(used, kRegionFirstRead);
+  const auto head = std::span(bytes).first(kRegionFirstRead);
+  // A JVM's region: its used bytes, whatever the first read held, never beyond the cap.
+  EXPECT_EQ(region_bytes_to_parse(head, bytes.size()), used);
+  EXPECT_EQ(region_bytes_to_parse(std::span(bytes).first(kPrologueSize), bytes.size()), used);
+  EXPECT_EQ(region_bytes_to_parse(head, 8192), 8192u);
+  // used at or below one page, a prologue that cannot be read, nothing at all: one page.
+  auto small = bytes;
+  put32(small, 8, 2048, ByteOrder::little);
+  EXPECT_EQ(region_bytes_to_parse(std::span(small).first(kRegionFirstRead), small.size()),
+            kRegionHeadBytes);
+  const std::vector<std::byte> zeros(kRegionFirstRead);
+  EXPECT_EQ(region_bytes_to_parse(zeros, 1u << 30), kRegionHeadBytes);
+  EXPECT_EQ(region_bytes_to_parse({}, 100), 100u);
+  EXPECT_EQ(region_bytes_to_parse({}, 0), 0u);
+  // A prologue that claims more than any JVM writes is still bounded by the cap.
+  auto huge = bytes;
+  put32(huge, 8, 0x7fffffff, ByteOrder::little);
+  EXPECT_EQ(region_bytes_to_parse(std::span(huge).first(kRegionFirstRead), kMaxRegionSize),
+            kMaxRegionSize);
+}
+
 }  // namespace
 }  // namespace hsperfguard::perfdata

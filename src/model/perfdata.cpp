@@ -217,6 +217,15 @@ PrologueResult parse_prologue(std::span<const std::byte> bytes) {
   return out;
 }
 
+std::size_t region_bytes_to_parse(std::span<const std::byte> head, std::size_t cap) {
+  const auto pro = parse_prologue(head.first(std::min(head.size(), kRegionHeadBytes)));
+  if (pro.prologue && pro.prologue->used > 0 &&
+      static_cast<std::size_t>(pro.prologue->used) > kRegionHeadBytes) {
+    return std::min(cap, static_cast<std::size_t>(pro.prologue->used));
+  }
+  return std::min(cap, kRegionHeadBytes);
+}
+
 namespace {
 
 // The one entry walk behind parse_region and parse_region_keeping: every entry is checked;

@@ -93,6 +93,19 @@ struct PrologueResult {
 };
 PrologueResult parse_prologue(std::span<const std::byte> bytes);
 
+// How much of a backing file is read and parsed: one rule for every platform and command.
+// A reader reads first kRegionFirstRead bytes (or the whole file when it is smaller, never
+// more than its cap), which for most JVMs holds every entry (a JDK 17 region uses about
+// 12 KiB of its 32 KiB); then region_bytes_to_parse says how many bytes to parse (reading
+// more when that is beyond the first read): `used` bytes when the prologue says more than
+// kRegionHeadBytes are used, else kRegionHeadBytes; never more than `cap`. What is parsed
+// (and reported as bytes_read) does not depend on the size of the reads, and a sparse
+// terabyte file costs one read.
+inline constexpr std::size_t kRegionFirstRead = 16384;
+inline constexpr std::size_t kRegionHeadBytes = 4096;
+// `head`: the bytes the first read returned; `cap`: the file's size bounded by the reader.
+std::size_t region_bytes_to_parse(std::span<const std::byte> head, std::size_t cap);
+
 // Prologue plus the full entry walk, with the rules the jvmstat readers apply and a few
 // stricter ones (NUL-terminated names, data inside the entry, the walk bounded by `used`).
 Region parse_region(std::span<const std::byte> bytes);

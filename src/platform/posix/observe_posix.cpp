@@ -62,11 +62,8 @@ namespace {
 constexpr std::string_view kNamespacePrefix = "hsperfdata_";
 constexpr std::string_view kListenerPrefix = ".java_pid";
 constexpr std::string_view kTriggerPrefix = ".attach_pid";
-// The first read covers the prologue and, for most JVMs, every entry: a JDK 17 region
-// uses about 12 KiB of its 32 KiB, so one read of 16 KiB spares a second pread per file.
-constexpr std::size_t kFirstRead = 16384;
-// Without a prologue that says otherwise, the bytes parsed and reported: one page.
-constexpr std::size_t kPrologueRead = 4096;
+// How much of a region to read: perfdata::region_bytes_to_parse (the one rule).
+constexpr std::size_t kFirstRead = perfdata::kRegionFirstRead;
 constexpr unsigned kMaxWorkers = 2;
 // How far the workers may observe ahead of the namespace being consumed (judged, written).
 constexpr std::size_t kLookahead = 4;
@@ -571,24 +568,20 @@ class Observer {
   void finish_region(int fd, std::size_t cap, std::byte* first, std::size_t got, int err,
                      FileFacts& file, Scratch& scratch) const {
     std::byte* bytes = first;
-    std::size_t keep = std::min(got, kPrologueRead);
-    if (err == 0 && got >= std::min(cap, kPrologueRead)) {
-      const auto pro = perfdata::parse_prologue(std::span(bytes, keep));
-      if (pro.prologue && pro.prologue->used > 0 &&
-          static_cast<std::size_t>(pro.prologue->used) > kPrologueRead) {
-        const std::size_t want = std::min(cap, static_cast<std::size_t>(pro.prologue->used));
-        if (want > got) {
-          // More than the first read holds: on in the worker's growing buffer.
-          if (bytes != scratch.region.data()) {
-            if (scratch.region.size() < got) scratch.region.resize(got);
-            std::memcpy(scratch.region.data(), bytes, got);
-          }
-          if (scratch.region.size() < want) scratch.region.resize(want);
-          bytes = scratch.region.data();
-          got = read_into(fd, bytes, got, want, err);
+    std::size_t keep = std::min(got, perfdata::kRegionHeadBytes);
+    if (err == 0) {
+      const std::size_t want = perfdata::region_bytes_to_parse(std::span(bytes, got), cap);
+      if (want > got) {
+        // More than the first read holds: on in the worker's growing buffer.
+        if (bytes != scratch.region.data()) {
+          if (scratch.region.size() < got) scratch.region.resize(got);
+          std::memcpy(scratch.region.data(), bytes, got);
         }
-        keep = std::min(got, want);
+        if (scratch.region.size() < want) scratch.region.resize(want);
+        bytes = scratch.region.data();
+        got = read_into(fd, bytes, got, want, err);
       }
+      keep = std::min(got, want);
     }
     if (err != 0) file.errors.push_back(make_error(file.path, "pread", err));
     file.region = RegionSummary{

@@ -401,8 +401,6 @@ ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options) {
 
 namespace {
 
-constexpr std::size_t kFirstRegionRead = 4096;
-
 // Reads [have, want) of fd into buffer; returns the bytes now valid, or sets err.
 std::size_t read_upto(int fd, std::vector<std::byte>& buffer, std::size_t have, std::size_t want,
                       int& err) {
@@ -442,16 +440,17 @@ void read_region_at(int dirfd, FileFacts& file, std::size_t max_bytes,
   const std::size_t cap =
       static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), max_bytes));
   int err = 0;
-  std::size_t got = read_upto(fd.get(), buffer, 0, std::min(cap, kFirstRegionRead), err);
+  // How much: perfdata::region_bytes_to_parse, the rule the audit's observation follows.
+  std::size_t got = read_upto(fd.get(), buffer, 0, std::min(cap, perfdata::kRegionFirstRead), err);
+  std::size_t keep = std::min(got, perfdata::kRegionHeadBytes);
   if (err == 0) {
-    const auto pro = hsperfguard::perfdata::parse_prologue(std::span(buffer.data(), got));
-    if (pro.prologue && pro.prologue->used > 0 && static_cast<std::size_t>(pro.prologue->used) > got) {
-      got = read_upto(fd.get(), buffer, got, std::min(cap, static_cast<std::size_t>(pro.prologue->used)), err);
-    }
+    const std::size_t wanted = perfdata::region_bytes_to_parse(std::span(buffer.data(), got), cap);
+    if (wanted > got) got = read_upto(fd.get(), buffer, got, wanted, err);
+    keep = std::min(got, wanted);
   }
   if (err != 0) file.errors.push_back(make_error(file.path, "pread", err));
   file.region = RegionSummary{
-      perfdata::parse_region_keeping(std::span(buffer.data(), got), kObservedCounters), got};
+      perfdata::parse_region_keeping(std::span(buffer.data(), keep), kObservedCounters), keep};
 }
 
 }  // namespace

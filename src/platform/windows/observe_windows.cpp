@@ -115,32 +115,17 @@ bool read_more(HANDLE file, std::vector<std::byte>& bytes, std::size_t want, con
   return true;
 }
 
-// The prologue's `used` field (offset 8, in the byte order given at offset 4), read
-// directly: parse_prologue rejects a `used` beyond the bytes it was given, and only the
-// prologue has been read when this is needed.
-std::uint32_t prologue_used(std::span<const std::byte> prologue) {
-  const bool little = prologue[4] == std::byte{1};
-  std::uint32_t used = 0;
-  for (std::size_t i = 0; i < 4; ++i) {
-    const auto b = static_cast<std::uint32_t>(prologue[8 + i]);
-    used |= little ? b << (8 * i) : b << (8 * (3 - i));
-  }
-  return used;
-}
-
-// Reads the region prefix: the prologue, then up to `used` bytes (never more than
+// Reads the region prefix as perfdata::region_bytes_to_parse says (never more than
 // `max_bytes` or the file size), so that a huge or sparse file is never read whole.
 std::optional<RegionSummary> read_region(HANDLE file, std::uint64_t size, std::size_t max_bytes,
                                          const std::string& path, std::vector<ObservationError>& errors) {
   const auto limit = static_cast<std::size_t>(std::min<std::uint64_t>(size, max_bytes));
   std::vector<std::byte> bytes;
-  if (!read_more(file, bytes, std::min(limit, perfdata::kPrologueSize), path, errors)) return std::nullopt;
-  std::size_t want = limit;
-  if (bytes.size() == perfdata::kPrologueSize) {
-    const std::uint32_t used = prologue_used(bytes);
-    if (used >= perfdata::kPrologueSize && used <= limit) want = used;
-  }
+  if (!read_more(file, bytes, std::min(limit, perfdata::kRegionFirstRead), path, errors))
+    return std::nullopt;
+  const std::size_t want = perfdata::region_bytes_to_parse(bytes, limit);
   if (!read_more(file, bytes, want, path, errors)) return std::nullopt;
+  if (bytes.size() > want) bytes.resize(want);
   RegionSummary summary;
   summary.bytes_read = bytes.size();
   summary.region = perfdata::parse_region_keeping(bytes, kObservedCounters);
