@@ -4,6 +4,7 @@
 // input bytes themselves: what the parser reports must be what the region says, inside the
 // region and inside `used`. A valid region is then rebuilt with build_region from its
 // decoded counters and must read back to the same counters.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -302,6 +303,21 @@ void check_keeping(Bytes bytes, const Region& all) {
   FUZZ_CHECK(k == some.entries.size());
 }
 
+// The one rule for how much of a region is read (region_bytes_to_parse): never beyond the
+// cap, `used` when the prologue of the head says more than a page is used, else one page.
+void check_read_size(std::span<const std::byte> bytes) {
+  const std::size_t head = std::min(bytes.size(), kRegionFirstRead);
+  for (const std::size_t cap : {bytes.size(), head, std::size_t{0}, kMaxRegionSize}) {
+    const std::size_t n = region_bytes_to_parse(bytes.first(head), cap);
+    FUZZ_CHECK(n <= cap);
+    const PrologueResult of_page = parse_prologue(bytes.first(std::min(head, kRegionHeadBytes)));
+    const bool follows_used = of_page.prologue && of_page.prologue->used > 0 &&
+                              static_cast<std::size_t>(of_page.prologue->used) > kRegionHeadBytes;
+    FUZZ_CHECK(n == std::min(cap, follows_used ? static_cast<std::size_t>(of_page.prologue->used)
+                                               : kRegionHeadBytes));
+  }
+}
+
 }  // namespace
 }  // namespace hsperfguard::perfdata
 
@@ -315,5 +331,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_keeping(bytes, region);
   check_renderers(region);
   check_rebuild(region);
+  check_read_size(bytes);
   return 0;
 }

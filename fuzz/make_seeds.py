@@ -8,6 +8,10 @@ corpus/pid_name/  file names at the edges of HotSpot's filename_to_pid and of th
 corpus/perfdata/  the real JDK 17 regions of tests/data/, one of them re-encoded big-endian,
                   and small hand-made regions: valid ones, and broken ones that each break one
                   rule of the format (POLICY.md section 5).
+corpus/procfs/    a selector byte (the parser: 0 locks, 1 maps, 2 status, 3 stat, 4 cgroup and
+                  mountinfo, 5 passwd, 6 lock-file holder) and the text of a /proc file, of
+                  /etc/passwd or of the reaper's lock file, as Linux writes them and bent.
+corpus/acl_xattr/ system.posix_acl_access values: what setfacl leaves, and broken ones.
 
 The outputs are committed. Rerunning rewrites them byte for byte and never deletes a file,
 so a reproducer added by hand stays (better: add it to this script).
@@ -255,6 +259,51 @@ def pid_name_seeds():
     return {"seed-" + key: value for key, value in names.items()}
 
 
+def procfs_seeds():
+    texts = {
+        "locks": (0, b"1: FLOCK  ADVISORY  WRITE 2436 fe:00:10960898 0 EOF\n"
+                     b"1: -> FLOCK  ADVISORY  WRITE 2437 fe:00:10960898 0 EOF\n"
+                     b"2: OFDLCK ADVISORY  READ  -1 00:2a:77 0 EOF\n"
+                     b"3: POSIX  ADVISORY  WRITE 0 00:2a:78 0 EOF\n"),
+        "maps": (1, b"7f3c00000000-7f3c00008000 rw-s 00000000 00:2a 77 /tmp/hsperfdata_alice/4242\n"
+                    b"7f3c10000000-7f3c11000000 r-xp 00000000 fe:00 1234 /usr/lib/jvm/lib/server/libjvm.so\n"
+                    b"7f3c20000000-7f3c20001000 rw-p 00000000 00:00 0 \n"
+                    b"7f3c30000000-7f3c30008000 rw-s 00000000 00:2a 78 /tmp/hsperfdata_a b/12 (deleted)\n"),
+        "status": (2, b"Name:\tjava\nTgid:\t4242\nPid:\t4242\nUid:\t1000\t1000\t1000\t1000\n"
+                      b"NSpid:\t4242\t1\n"),
+        "stat": (3, b"4242 (ja) va (x)) S 1 4242 4242 0 -1 4194560 100 0 0 0 5 2 0 0 20 0 19 0 "
+                    b"123456 0 0\nbtime 1700000000\n"),
+        "cgroup": (4, b"12:pids:/\n1:name=systemd:/system.slice/x.service\n0::/system.slice/java.service\n"),
+        "mountinfo": (4, b"\x1a 1 0:2a / /tmp rw,nosuid - tmpfs tmpfs rw,size=1024k\n"
+                         b"27 1 fe:00 / / ro shared:1 - ext4 /dev/vda1 rw\n"),
+        "passwd": (5, b"root:x:0:0:root:/root:/bin/bash\n+nis\nalice:x:1000:1000::/home/alice:/bin/sh\n"
+                      b"bad:x:4294967295:1::/:\n# comment\n  bob:x:1001:1001:::\r\n"),
+        "lock-holder": (6, b"4242\n"),
+        "lock-holder-zero": (6, b"0042"),
+        "lock-holder-big": (6, b"2147483648"),
+    }
+    return {"seed-" + key: bytes([selector]) + text for key, (selector, text) in texts.items()}
+
+
+def acl_xattr_seeds():
+    def value(*entries, version=2):
+        return struct.pack("<I", version) + b"".join(struct.pack("<HHI", *e) for e in entries)
+
+    minimal = [(0x01, 6, 0xFFFFFFFF), (0x04, 4, 0xFFFFFFFF), (0x20, 4, 0xFFFFFFFF)]
+    extended = [(0x01, 6, 0xFFFFFFFF), (0x02, 4, 4242), (0x04, 4, 0xFFFFFFFF), (0x08, 6, 4444),
+                (0x10, 6, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)]
+    return {
+        "seed-minimal": value(*minimal),
+        "seed-extended": value(*extended),
+        "seed-bad-version": value(*minimal, version=3),
+        "seed-bad-tag": value((0x40, 6, 0)),
+        "seed-bad-perms": value((0x01, 8, 0)),
+        "seed-truncated": value(*minimal)[:-1],
+        "seed-header-only": value(),
+        "seed-empty": b"",
+    }
+
+
 def write(directory, seeds):
     directory.mkdir(parents=True, exist_ok=True)
     for name, data in sorted(seeds.items()):
@@ -264,6 +313,8 @@ def write(directory, seeds):
 def main():
     write(FUZZ_DIR / "corpus" / "pid_name", pid_name_seeds())
     write(FUZZ_DIR / "corpus" / "perfdata", perfdata_seeds())
+    write(FUZZ_DIR / "corpus" / "procfs", procfs_seeds())
+    write(FUZZ_DIR / "corpus" / "acl_xattr", acl_xattr_seeds())
 
 
 if __name__ == "__main__":

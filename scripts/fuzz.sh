@@ -17,7 +17,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   exit 2
 fi
 
-targets=(pid_name perfdata)
+targets=(pid_name perfdata procfs acl_xattr)
 build_dir=build-fuzz
 
 cmake --preset fuzz >/dev/null

@@ -25,8 +25,8 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -36,6 +36,7 @@
 #include <tuple>
 #include <utility>
 
+#include "model/acl_xattr.hpp"
 #include "model/perfdata.hpp"
 #include "platform/observe.hpp"
 #include "platform/posix/acl_posix.hpp"

@@ -2,18 +2,16 @@
 
 #include <string>
 
+#include "model/digits.hpp"
+
 namespace hsperfguard {
 
 std::optional<std::int64_t> parse_duration_ms(std::string_view text) {
-  std::size_t digits = 0;
-  std::int64_t value = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
-    if (value > kMaxDurationMs) return std::nullopt;  // already too long in any unit
-    value = value * 10 + (text[digits] - '0');
-    ++digits;
-  }
-  if (digits == 0) return std::nullopt;
-  const std::string_view unit = text.substr(digits);
+  const std::string_view digits = digit_prefix(text);
+  const auto number = parse_number<std::int64_t>(digits);
+  if (!number) return std::nullopt;  // no digits, or too many for any unit
+  const std::int64_t value = *number;
+  const std::string_view unit = text.substr(digits.size());
   std::int64_t scale = 0;
   if (unit == "ms") {
     scale = 1;
@@ -33,15 +31,7 @@ std::optional<std::int64_t> parse_duration_ms(std::string_view text) {
 }
 
 std::optional<std::uint64_t> parse_byte_count(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  std::uint64_t value = 0;
-  for (const char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    const auto digit = static_cast<std::uint64_t>(c - '0');
-    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
-  }
-  return value;
+  return parse_number<std::uint64_t>(text);
 }
 
 CLI::Validator non_empty() {

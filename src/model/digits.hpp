@@ -3,6 +3,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -21,13 +22,20 @@ constexpr bool all_digits(std::string_view text) {
   return true;
 }
 
-// The value of `text` when it is all digits and fits in T; nullopt otherwise (empty, a
-// sign, a space, any other character, overflow).
+// The leading ASCII digits of `text` (empty when it does not start with one).
+constexpr std::string_view digit_prefix(std::string_view text) {
+  std::size_t n = 0;
+  while (n < text.size() && is_digit(text[n])) ++n;
+  return text.substr(0, n);
+}
+
+// The value of all of `text` in `base` (10, or 16 with either case of a-f) when it fits in
+// T; nullopt otherwise: empty, a sign, a space, a "0x", any other character, overflow.
 template <typename T = std::uint64_t>
-std::optional<T> parse_decimal(std::string_view text) {
-  if (!all_digits(text)) return std::nullopt;
+std::optional<T> parse_number(std::string_view text, int base = 10) {
+  if (text.empty() || text.front() == '-' || text.front() == '+') return std::nullopt;
   T value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value, base);
   if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
   return value;
 }

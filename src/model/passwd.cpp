@@ -3,19 +3,17 @@
 #include <algorithm>
 #include <array>
 
+#include "model/digits.hpp"
+
 namespace hsperfguard::passwd {
 namespace {
 
 // Plain decimal only: no sign, no blanks, at least one digit, below (uid_t)-1.
+// A uid or gid field; 4294967295 is (uid_t)-1, never an account's.
 std::optional<std::uint32_t> parse_id(std::string_view field) {
-  if (field.empty()) return std::nullopt;
-  std::uint64_t value = 0;
-  for (char c : field) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    if (value >= 0xffffffffULL) return std::nullopt;
-  }
-  return static_cast<std::uint32_t>(value);
+  const auto value = parse_number<std::uint32_t>(field);
+  if (!value || *value == 0xffffffffU) return std::nullopt;
+  return value;
 }
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }

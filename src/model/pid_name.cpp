@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "model/digits.hpp"
+
 namespace hsperfguard {
 namespace {
-
-bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The C string the JVM would see for this directory entry.
 std::string_view up_to_nul(std::string_view name) {
@@ -22,7 +22,7 @@ std::string_view up_to_nul(std::string_view name) {
 std::int32_t hotspot_filename_to_pid(std::string_view raw) {
   const std::string name(up_to_nul(raw));
   // isdigit() in the C locale is exactly '0'..'9'; an empty name has a NUL first.
-  if (name.empty() || !is_ascii_digit(name.front())) return 0;
+  if (name.empty() || !is_digit(name.front())) return 0;
   char* remainder = nullptr;
   errno = 0;
   const long value = std::strtol(name.c_str(), &remainder, 10);
@@ -37,20 +37,19 @@ PidName classify_pid_name(std::string_view raw, std::int64_t max_pid) {
   out.hotspot_pid = hotspot_filename_to_pid(raw);
   if (raw.empty() || raw.find('\0') != std::string_view::npos) return out;
   for (char c : raw) {
-    if (!is_ascii_digit(c)) return out;  // not_a_pid
+    if (!is_digit(c)) return out;  // not_a_pid
   }
   // All digits from here on. Compare by magnitude without overflowing.
   std::string_view digits = raw;
   const bool leading_zero = digits.size() > 1 && digits.front() == '0';
   while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
   const std::int64_t limit = std::min<std::int64_t>(max_pid, INT32_MAX);
-  std::int64_t value = 0;
-  for (char c : digits) {
-    value = value * 10 + (c - '0');
-    if (value > limit) {
-      out.kind = PidNameKind::out_of_range;
-      return out;
-    }
+  // At most 10 digits can be within the int32 range; more are out of it whatever they say.
+  const auto parsed = digits.size() <= 10 ? parse_number<std::int64_t>(digits) : std::nullopt;
+  const std::int64_t value = parsed.value_or(0);
+  if (!parsed || value > limit) {
+    out.kind = PidNameKind::out_of_range;
+    return out;
   }
   if (value == 0) {
     out.kind = PidNameKind::out_of_range;
@@ -75,14 +74,10 @@ std::string pid_to_filename(std::int32_t pid) { return std::to_string(pid); }
 
 std::optional<std::int32_t> parse_lock_holder(std::string_view content) {
   if (content.ends_with('\n')) content.remove_suffix(1);
-  if (content.empty() || content.size() > 10 || content.front() == '0') return std::nullopt;
-  std::int64_t pid = 0;
-  for (const char c : content) {
-    if (c < '0' || c > '9') return std::nullopt;
-    pid = pid * 10 + (c - '0');
-  }
-  if (pid > INT32_MAX) return std::nullopt;
-  return static_cast<std::int32_t>(pid);
+  if (content.size() > 10 || content.starts_with('0')) return std::nullopt;
+  const auto pid = parse_number<std::int64_t>(content);
+  if (!pid || *pid > INT32_MAX) return std::nullopt;
+  return static_cast<std::int32_t>(*pid);
 }
 
 bool is_lock_file_content(std::string_view content) {

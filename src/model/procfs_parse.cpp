@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "model/digits.hpp"
+
 namespace hsperfguard::procfs {
 namespace {
 
@@ -27,24 +29,8 @@ std::string_view next_token(std::string_view& rest) {
 
 // Parses all of `s` as an unsigned number in `base` (10 or 16), with overflow checks.
 std::optional<std::uint64_t> parse_unsigned(std::string_view s, unsigned base) {
-  if (s.empty() || s.size() > 20) return std::nullopt;
-  std::uint64_t value = 0;
-  for (const char c : s) {
-    unsigned digit = 0;
-    if (c >= '0' && c <= '9') {
-      digit = static_cast<unsigned>(c - '0');
-    } else if (base == 16 && c >= 'a' && c <= 'f') {
-      digit = static_cast<unsigned>(c - 'a' + 10);
-    } else if (base == 16 && c >= 'A' && c <= 'F') {
-      digit = static_cast<unsigned>(c - 'A' + 10);
-    } else {
-      return std::nullopt;
-    }
-    if (digit >= base) return std::nullopt;
-    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / base) return std::nullopt;
-    value = value * base + digit;
-  }
-  return value;
+  if (s.size() > 20) return std::nullopt;
+  return parse_number<std::uint64_t>(s, static_cast<int>(base));
 }
 
 std::optional<std::int64_t> parse_signed(std::string_view s) {

@@ -40,12 +40,4 @@ std::optional<PosixAcl> read_default_acl(int dir_fd, const std::string& path,
 std::optional<bool> probe_acl_support(int fd, const std::string& path,
                                       std::vector<ObservationError>& errors);
 
-// Pure: the Linux xattr form of an ACL (system.posix_acl_access / _default: a 4-byte
-// version 2 header, then 8-byte {tag u16, perm u16, id u32} entries, little-endian).
-// nullopt when malformed (bad version, size, tag, or perms).
-std::optional<PosixAcl> decode_acl_xattr(std::span<const std::byte> value);
-
-// Pure: the minimal ACL that mirrors the permission bits of `mode`.
-PosixAcl acl_from_mode_bits(std::uint32_t mode);
-
 }  // namespace hsperfguard::platform

@@ -44,6 +44,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/digits.hpp"
 #include "model/perfdata.hpp"
 #include "model/pid_name.hpp"
 #include "model/procfs_parse.hpp"
@@ -228,13 +229,10 @@ std::int64_t read_max_pid(std::vector<ObservationError>& errors) {
     errors.push_back(make_error(path, "read", errno));
     return kDefaultMaxPid;
   }
-  std::int64_t value = 0;
-  bool any = false;
-  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9' && value < (1LL << 40); ++i) {
-    value = value * 10 + (text[i] - '0');
-    any = true;
-  }
-  if (!any || value < 2) {
+  const auto parsed =
+      parse_number<std::int64_t>(digit_prefix(std::string_view(text, static_cast<std::size_t>(n))));
+  const std::int64_t value = parsed.value_or(0);
+  if (value < 2 || value > (1LL << 40)) {
     errors.push_back(ObservationError{path, "read", EINVAL, "not a number"});
     return kDefaultMaxPid;
   }

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 
+#include "model/digits.hpp"
 #include "platform/posix/posix_util.hpp"
 
 namespace hsperfguard::platform {
@@ -17,14 +18,6 @@ constexpr int kProcDirFlags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
 
 // The process exited while we read it: its /proc files answer ESRCH or vanish.
 bool vanished(int err) { return err == ESRCH || err == ENOENT; }
-
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (const char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
 
 int readlink_at(int dirfd, const char* name, std::string& out) {
   char buf[256];
@@ -243,8 +236,7 @@ std::vector<std::int32_t> list_pids(const std::string& proc, int* err) {
       at += d->d_reclen;
       const std::string_view name(d->d_name);
       if (!all_digits(name) || name.size() > 9) continue;
-      std::int32_t pid = 0;
-      for (const char c : name) pid = pid * 10 + (c - '0');
+      const std::int32_t pid = parse_number<std::int32_t>(name).value_or(0);
       if (pid > 0) pids.push_back(pid);
     }
   }
@@ -300,8 +292,7 @@ NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespa
         index.uncertain_nspids.insert(status.ns_pids.back());
         continue;
       }
-      std::int32_t host_pid = 0;
-      for (const char c : name) host_pid = host_pid * 10 + (c - '0');
+      const std::int32_t host_pid = parse_number<std::int32_t>(name).value_or(0);
       index.host_pids_by_nspid[status.ns_pids.back()].push_back(host_pid);
     }
   }

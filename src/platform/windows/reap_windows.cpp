@@ -22,9 +22,9 @@
 //   process's own token (the plan's acting identity is not used), and the DACLs of the
 //   directories decide what it may delete. Nothing recurses, nothing follows a reparse
 //   point, nothing but an empty namespace directory the plan names is removed as a directory.
-#include <windows.h>
 #include <aclapi.h>
 #include <sddl.h>
+#include <windows.h>
 
 #include <algorithm>
 #include <cctype>
@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "model/digits.hpp"
 #include "model/pid_name.hpp"
 #include "platform/reap.hpp"
 #include "platform/reap_ledger.hpp"
@@ -75,10 +76,7 @@ bool same_entry(const Seen& s, const ExpectedInode& e) {
 
 bool not_found(DWORD error) { return error == ERROR_FILE_NOT_FOUND || error == ERROR_PATH_NOT_FOUND; }
 
-bool all_digits(const std::string& name) {
-  return !name.empty() && name.size() <= 10 &&
-         std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-}
+bool pid_like(const std::string& name) { return name.size() <= 10 && all_digits(name); }
 
 // The path a handle really names (GetFinalPathNameByHandleW), or nullopt (GetLastError says why).
 std::optional<std::wstring> final_path(HANDLE handle) {
@@ -198,7 +196,7 @@ class Executor {
     if (win::kind_from_attributes(attributes) != want.kind) return settle(i, ReapOutcome::changed, "identity-changed");
 
     // A JVM with this pid publishes its region through this mapping: it lives after all.
-    if (user && item.subject == ReapSubject::namespace_file && all_digits(item.name)) {
+    if (user && item.subject == ReapSubject::namespace_file && pid_like(item.name)) {
       const std::wstring mapping_name = widen("hsperfdata_" + *user + "_" + item.name);
       UniqueHandle mapping(::OpenFileMappingW(READ_CONTROL, FALSE, mapping_name.c_str()));
       if (mapping.valid() || ::GetLastError() == ERROR_ACCESS_DENIED) {
