@@ -1,7 +1,9 @@
 #include "commands/audit_command.hpp"
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,12 +12,14 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "commands/cli_checks.hpp"
 #include "commands/discovery.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/operations.hpp"
 #include "commands/output_target.hpp"
 #include "decide/audit.hpp"
 #include "decide/ps.hpp"
+#include "model/rule_catalog.hpp"
 #include "model/run_limits.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
@@ -23,6 +27,7 @@
 #include "platform/observe.hpp"
 #include "platform/ps.hpp"
 #include "platform/signals.hpp"
+#include "report/logging.hpp"
 #include "report/report_json.hpp"
 #include "report/report_text.hpp"
 
@@ -299,6 +304,68 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     return kExitIncomplete;
   }
   return tally.worst && *tally.worst >= options.fail_on ? kExitFindings : kExitOk;
+}
+
+SubcommandHook add_audit_command(CLI::App& app) {
+  struct Parsed {
+    AuditCommandOptions options;
+    std::string format, tmpdir, root, policy_file, output, max_runtime;
+    std::string fail_on = "medium";
+    bool no_containers = false;
+    UnattendedFlags unattended;
+  };
+  auto p = std::make_shared<Parsed>();
+  auto* cmd = app.add_subcommand("audit", "Audit every hsperfdata namespace and report");
+  auto* tmpdir_opt =
+      cmd->add_option("--tmpdir", p->tmpdir, "Audit this temp dir of this host instead of /tmp")
+          ->check(non_empty());
+  cmd->add_option("--root", p->root,
+                  "Audit the system whose root is DIR (its /tmp, its etc/passwd)")
+      ->check(non_empty())
+      ->excludes(tmpdir_opt);
+  cmd->add_option("--profile", p->options.profile, "Rule profile: default, strict or hotspot")
+      ->check(CLI::IsMember(profile_names()));
+  cmd->add_option("--policy", p->policy_file, "JSON policy: disable rules, change severities")
+      ->check(non_empty());
+  cmd->add_option("--format", p->format, "json or text (default: text on a terminal)")
+      ->check(CLI::IsMember({"json", "text"}));
+  cmd->add_option("--output", p->output,
+                  "Write the report to FILE (atomically; a device, FIFO or - is written through)")
+      ->check(non_empty());
+  cmd->add_option("--max-runtime", p->max_runtime,
+                  "Stop after this long (exit 3; the report says where it stopped)")
+      ->check(duration());
+  cmd->add_option("--fail-on", p->fail_on, "Exit 1 when a finding is at least this severe")
+      ->check(CLI::IsMember({"info", "low", "medium", "high", "critical"}))
+      ->capture_default_str();
+  auto* no_containers = cmd->add_flag("--no-containers", p->no_containers,
+                                      "Skip the temp dirs of containers (looked at as root)");
+  cmd->add_option("--container", p->options.container_pid,
+                  "Audit only the temp dir of the container that process PID is in")
+      ->check(CLI::PositiveNumber)
+      ->excludes(no_containers)
+      ->excludes(tmpdir_opt);
+  p->unattended.add_to(cmd);
+  return SubcommandHook{
+      cmd, [p]() {
+        AuditCommandOptions audit = p->options;
+        if (!p->tmpdir.empty()) audit.tmpdir = p->tmpdir;
+        if (!p->root.empty()) audit.root = p->root;
+        if (!p->policy_file.empty()) audit.policy_file = p->policy_file;
+        if (!p->output.empty()) audit.output = p->output;
+        if (!p->format.empty()) {
+          audit.format = p->format == "json" ? ReportFormat::json : ReportFormat::text;
+        }
+        audit.fail_on = *parse_severity(p->fail_on);
+        if (!p->max_runtime.empty()) audit.max_runtime_ms = *parse_duration_ms(p->max_runtime);
+        audit.containers = !p->no_containers;
+        Logger logger(std::cerr, p->unattended.log_options(), "audit", &platform::now_epoch_ms);
+        audit.logger = &logger;
+        audit.metrics = p->unattended.metrics_file();
+        std::ostream no_report(nullptr);
+        return run_audit_command(audit, p->unattended.quiet ? no_report : std::cout,
+                                 logger.errors());
+      }};
 }
 
 }  // namespace hsperfguard

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "commands/subcommand.hpp"
 #include "model/finding.hpp"
 
 namespace hsperfguard {
@@ -30,5 +31,8 @@ struct AuditCommandOptions {
 };
 
 int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std::ostream& err);
+
+// Adds `audit` and its options to the command line.
+[[nodiscard]] SubcommandHook add_audit_command(CLI::App& app);
 
 }  // namespace hsperfguard

@@ -9,9 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace CLI {
-class App;
-}
+#include "commands/subcommand.hpp"
 
 namespace hsperfguard {
 
@@ -28,12 +26,6 @@ struct CreateCommandOptions {
 
 int run_create_command(const CreateCommandOptions& options, std::ostream& out, std::ostream& err);
 
-// A subcommand added to the command line: `cmd` is set once parsed, `run` runs it.
-struct SubcommandHook {
-  CLI::App* cmd = nullptr;
-  std::function<int()> run;
-};
-
-SubcommandHook add_create_command(CLI::App& app);
+[[nodiscard]] SubcommandHook add_create_command(CLI::App& app);
 
 }  // namespace hsperfguard

@@ -1,9 +1,13 @@
 #include "commands/inspect.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <iomanip>
+#include <iostream>
+#include <memory>
 #include <ostream>
 
+#include "commands/cli_checks.hpp"
 #include "commands/exit_codes.hpp"
 #include "model/pid_name.hpp"
 #include "model/text_escape.hpp"
@@ -127,5 +131,30 @@ int print_region(const std::string& path, const platform::FileRead& file, const 
 }
 
 }  // namespace
+
+SubcommandHook add_inspect_command(CLI::App& app) {
+  struct Parsed {
+    InspectOptions options;
+    std::string format = "text";
+  };
+  auto p = std::make_shared<Parsed>();
+  auto* cmd = app.add_subcommand("inspect", "Decode one backing file (a path or a pid)");
+  cmd->add_option("target", p->options.target, "Backing file path, or pid resolved like jstat")
+      ->check(non_empty())
+      ->required();
+  cmd->add_option("--format", p->format, "snap (jstat -snap lines), json or text")
+      ->check(CLI::IsMember({"snap", "json", "text"}));
+  cmd->add_flag("--supported-only", p->options.supported_only,
+                "snap: only counters flagged supported (like jstat without showUnsupported)");
+  cmd->add_option("--tmpdir", p->options.temp_dir, "Where to resolve a pid (default: /tmp)")
+      ->check(non_empty());
+  return SubcommandHook{cmd, [p]() {
+                          InspectOptions inspect = p->options;
+                          inspect.format = p->format == "snap"   ? InspectFormat::snap
+                                           : p->format == "json" ? InspectFormat::json
+                                                                 : InspectFormat::text;
+                          return run_inspect(inspect, std::cout, std::cerr);
+                        }};
+}
 
 }  // namespace hsperfguard

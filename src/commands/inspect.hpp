@@ -4,6 +4,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "commands/subcommand.hpp"
 #include "model/perfdata.hpp"
 
 namespace hsperfguard {
@@ -19,5 +20,8 @@ struct InspectOptions {
 
 // Prints the decoded region to `out`, a one-line error to `err`; returns an exit code.
 int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err);
+
+// Adds `inspect` and its options to the command line.
+[[nodiscard]] SubcommandHook add_inspect_command(CLI::App& app);
 
 }  // namespace hsperfguard

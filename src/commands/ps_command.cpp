@@ -1,6 +1,8 @@
 #include "commands/ps_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
 #include <ostream>
 
 #include "commands/discovery.hpp"
@@ -17,7 +19,9 @@
 
 namespace hsperfguard {
 
-CLI::App* add_ps_command(CLI::App& app, PsCommandOptions& options) {
+SubcommandHook add_ps_command(CLI::App& app) {
+  auto options_ptr = std::make_shared<PsCommandOptions>();
+  PsCommandOptions& options = *options_ptr;
   auto* cmd = app.add_subcommand(
       "ps", "List every JVM of the host, across users and containers (without starting a JVM)");
   cmd->add_option("--format", options.format, "json or text (default: text on a terminal)")
@@ -35,7 +39,8 @@ CLI::App* add_ps_command(CLI::App& app, PsCommandOptions& options) {
       "blind: a live process that maps libjvm.so but no backing file (-XX:-UsePerfData,\n"
       "-XX:+PerfDisableSharedMem, or a namespace HotSpot refused); jps cannot see those.\n"
       "Containers are looked at when running as root.");
-  return cmd;
+  return SubcommandHook{
+      cmd, [options_ptr]() { return run_ps_command(*options_ptr, std::cout, std::cerr); }};
 }
 
 int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err) {

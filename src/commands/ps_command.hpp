@@ -7,9 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace CLI {
-class App;
-}
+#include "commands/subcommand.hpp"
 
 namespace hsperfguard {
 
@@ -20,8 +18,8 @@ struct PsCommandOptions {
   std::optional<std::int32_t> container_pid;  // only the JVMs of this process's container
 };
 
-// Adds the `ps` subcommand to `app`, parsing into `options` (which must outlive parsing).
-CLI::App* add_ps_command(CLI::App& app, PsCommandOptions& options);
+// Adds `ps` and its options to the command line.
+[[nodiscard]] SubcommandHook add_ps_command(CLI::App& app);
 
 int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err);
 

@@ -1,13 +1,17 @@
 #include "commands/reap_command.hpp"
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <iostream>
 #include <limits>
+#include <memory>
 #include <ostream>
 #include <span>
 
+#include "commands/cli_checks.hpp"
 #include "commands/discovery.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/operations.hpp"
@@ -19,6 +23,7 @@
 #include "platform/observe.hpp"
 #include "platform/reap.hpp"
 #include "platform/signals.hpp"
+#include "report/logging.hpp"
 #include "report/reap_report.hpp"
 #include "report/report_json.hpp"
 
@@ -318,6 +323,97 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   const ReapOutcomeCounts c = count_outcomes(*run.execution);
   if (run.execution->interrupted || !run.errors.empty()) return kExitIncomplete;
   return c.failed > 0 ? kExitFindings : kExitOk;
+}
+
+SubcommandHook add_reap_command(CLI::App& app) {
+  struct Parsed {
+    ReapCommandOptions options;
+    std::string tmpdir, root, format, output, journal;
+    std::string lock_file = kDefaultReapLockFile;
+    std::string min_age = "60s", max_runtime;
+    bool no_lock = false, no_wait = false, no_containers = false;
+    UnattendedFlags unattended;
+  };
+  auto p = std::make_shared<Parsed>();
+  auto* cmd = app.add_subcommand(
+      "reap", "Remove stale and foreign hsperfdata files safely (plan first, then act)");
+  cmd->footer(
+      "The plan (every entry, its verdict, the evidence and the action) is made first and\n"
+      "printed as is by --dry-run; execution then re-checks each entry before unlinking it.\n"
+      "DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d.\n"
+      "Lock: one reap at a time per host. Without --wait, a run that finds the lock held\n"
+      "exits 0 at once (the other run does the work); with --wait it waits, for at most\n"
+      "--max-runtime when given, then exits 0 as well.\n"
+      "Exit codes: 0 done or nothing to do (also: --max-runtime reached, lock busy), 1 some\n"
+      "removals failed, 2 usage error, 3 could not run (temp dir unreadable, lock or journal\n"
+      "unusable, report not written, interrupted by a signal).");
+  auto* tmpdir_opt =
+      cmd->add_option("--tmpdir", p->tmpdir, "Reap this temp dir of this host instead of /tmp")
+          ->check(non_empty());
+  cmd->add_option("--root", p->root, "Reap the system whose root is DIR (its /tmp, its etc/passwd)")
+      ->check(non_empty())
+      ->excludes(tmpdir_opt);
+  cmd->add_flag("--dry-run", p->options.dry_run, "Print the plan; change nothing");
+  cmd->add_option("--min-age", p->min_age,
+                  "Leave entries changed (ctime or mtime) less than this long ago")
+      ->check(duration())
+      ->capture_default_str();
+  cmd->add_option("--max-runtime", p->max_runtime,
+                  "Stop after this long: no new removal is started (checked between entries; "
+                  "in discovery or observation: exit 3)")
+      ->check(duration());
+  cmd->add_option("--format", p->format, "json or text (default: text on a terminal)")
+      ->check(CLI::IsMember({"json", "text"}));
+  cmd->add_option("--output", p->output,
+                  "Write the report to FILE (atomically; a device, FIFO or - is written through)")
+      ->check(non_empty());
+  cmd->add_flag("--include-special", p->options.include_special,
+                "Also remove stale FIFOs, sockets and devices in namespaces");
+  cmd->add_flag("--remove-empty-namespaces", p->options.remove_empty_namespaces,
+                "Also remove empty namespace directories of users that no longer exist");
+  auto* lock_file_opt =
+      cmd->add_option("--lock-file", p->lock_file,
+                      "Single-instance lock file (in a directory only its owner may write; no link "
+                      "in its path is followed)")
+          ->check(non_empty())
+          ->capture_default_str();
+  cmd->add_flag("--no-lock", p->no_lock, "Take no single-instance lock")->excludes(lock_file_opt);
+  auto* wait_flag = cmd->add_flag("--wait", p->options.wait_for_lock,
+                                  "Wait for a running reap to finish (bounded by --max-runtime)");
+  cmd->add_flag("--no-wait", p->no_wait, "Exit 0 at once if another reap runs (default)")
+      ->excludes(wait_flag);
+  cmd->add_option("--journal", p->journal,
+                  "Append one JSON line per removal to FILE as the run goes (survives a kill; a "
+                  "file of ours alone, in a directory only its owner may write)")
+      ->check(non_empty());
+  auto* no_containers_flag = cmd->add_flag("--no-containers", p->no_containers,
+                                           "Skip the temp dirs of containers (looked at as root)");
+  cmd->add_option("--container", p->options.container_pid,
+                  "Reap only the temp dir of the container that process PID is in")
+      ->check(CLI::PositiveNumber)
+      ->excludes(no_containers_flag)
+      ->excludes(tmpdir_opt);
+  p->unattended.add_to(cmd);
+  return SubcommandHook{
+      cmd, [p]() {
+        ReapCommandOptions reap = p->options;
+        if (!p->tmpdir.empty()) reap.tmpdir = p->tmpdir;
+        if (!p->root.empty()) reap.root = p->root;
+        if (!p->output.empty()) reap.output = p->output;
+        if (!p->journal.empty()) reap.journal = p->journal;
+        if (!p->format.empty()) {
+          reap.format = p->format == "json" ? ReportFormat::json : ReportFormat::text;
+        }
+        reap.min_age_ms = *parse_duration_ms(p->min_age);
+        if (!p->max_runtime.empty()) reap.max_runtime_ms = *parse_duration_ms(p->max_runtime);
+        reap.lock_file = p->no_lock ? std::nullopt : std::optional<std::string>(p->lock_file);
+        reap.containers = !p->no_containers;
+        Logger logger(std::cerr, p->unattended.log_options(), "reap", &platform::now_epoch_ms);
+        reap.logger = &logger;
+        reap.metrics = p->unattended.metrics_file();
+        std::ostream no_report(nullptr);
+        return run_reap_command(reap, p->unattended.quiet ? no_report : std::cout, logger.errors());
+      }};
 }
 
 }  // namespace hsperfguard

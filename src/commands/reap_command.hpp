@@ -49,4 +49,7 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
 
 int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err);
 
+// Adds `reap` and its options to the command line.
+[[nodiscard]] SubcommandHook add_reap_command(CLI::App& app);
+
 }  // namespace hsperfguard

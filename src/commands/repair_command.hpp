@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "commands/create_command.hpp"  // SubcommandHook
+#include "commands/subcommand.hpp"
 
 namespace hsperfguard {
 
@@ -19,6 +19,6 @@ struct RepairCommandOptions {
 
 int run_repair_command(const RepairCommandOptions& options, std::ostream& out, std::ostream& err);
 
-SubcommandHook add_repair_command(CLI::App& app);
+[[nodiscard]] SubcommandHook add_repair_command(CLI::App& app);
 
 }  // namespace hsperfguard

@@ -1,11 +1,14 @@
 #include "commands/rules_command.hpp"
 
+#include <CLI/CLI.hpp>
 #include <iomanip>
+#include <iostream>
+#include <memory>
 #include <ostream>
 
 #include "commands/exit_codes.hpp"
-#include "report/report_json.hpp"
 #include "model/rule_catalog.hpp"
+#include "report/report_json.hpp"
 
 namespace hsperfguard {
 
@@ -33,6 +36,14 @@ int run_rules_command(bool json, std::ostream& out) {
         << to_string(r.severity) << "  " << r.title << (r.repairable ? "  [repairable]" : "") << "\n";
   }
   return kExitOk;
+}
+
+SubcommandHook add_rules_command(CLI::App& app) {
+  auto format = std::make_shared<std::string>("text");
+  auto* cmd = app.add_subcommand("rules", "List the rule catalogue");
+  cmd->add_option("--format", *format, "json or text")->check(CLI::IsMember({"json", "text"}));
+  return SubcommandHook{cmd,
+                        [format]() { return run_rules_command(*format == "json", std::cout); }};
 }
 
 }  // namespace hsperfguard

@@ -1,0 +1,117 @@
+// The subcommands in process: each is added to a command line by its own file
+// (commands/subcommand.hpp), parses its own options and runs without the binary.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdint>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "commands/audit_command.hpp"
+#include "commands/exit_codes.hpp"
+#include "commands/reap_command.hpp"
+#include "commands/subcommand.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using test::ScratchDir;
+
+// A pid no process has now.
+std::int32_t unused_pid() {
+  for (std::int32_t pid = 30011; pid < 32000; ++pid) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return pid;
+  }
+  return 0;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// A temp dir holding this user's namespace, writable by all (HotSpot refuses it), with the
+// backing file of a pid that does not exist.
+struct Tree {
+  ScratchDir scratch;
+  std::string tmp = scratch / "tmp";
+  std::string ns;
+  std::string stale;
+
+  Tree() {
+    const passwd* me = ::getpwuid(::geteuid());
+    ns = tmp + "/hsperfdata_" + (me != nullptr ? me->pw_name : "root");
+    EXPECT_EQ(::mkdir(tmp.c_str(), 0755), 0);
+    EXPECT_EQ(::mkdir(ns.c_str(), 0700), 0);
+    EXPECT_EQ(::chmod(ns.c_str(), 0777), 0);
+    stale = ns + "/" + std::to_string(unused_pid());
+    test::write_file(stale, test::read_file(test::source_path("tests/data/jdk17-default.hsperf")));
+    EXPECT_EQ(::chmod(stale.c_str(), 0600), 0);
+  }
+};
+
+TEST(CommandsInProcess, AuditParsesItsOwnOptionsAndRuns) {
+  Tree tree;
+  const std::string out = tree.scratch / "report.json";
+  CLI::App app;
+  const SubcommandHook audit = add_audit_command(app);
+  app.parse("audit --tmpdir " + tree.tmp + " --format json --output " + out + " --fail-on high",
+            false);
+  ASSERT_TRUE(*audit.cmd);
+  EXPECT_EQ(audit.run(), kExitFindings);
+  const auto report = read_json(out);
+  ASSERT_EQ(report.at("namespaces").size(), 1u);
+  const auto& ns = report.at("namespaces").at(0);
+  EXPECT_EQ(ns.at("path"), tree.ns);
+  bool refused = false;
+  for (const auto& f : ns.at("findings"))
+    refused |= f.at("rule") == "namespace.group-other-writable";
+  EXPECT_TRUE(refused) << ns.dump();
+  ASSERT_EQ(ns.at("files").size(), 1u);
+  EXPECT_EQ(ns.at("files").at(0).at("verdict").at("verdict"), "stale");
+}
+
+TEST(CommandsInProcess, ReapPlansInProcessAndDryRunChangesNothing) {
+  Tree tree;
+  const std::string out = tree.scratch / "plan.json";
+  CLI::App app;
+  const SubcommandHook reap = add_reap_command(app);
+  app.parse("reap --dry-run --no-lock --no-containers --min-age 0 --tmpdir " + tree.tmp +
+                " --format json --output " + out,
+            false);
+  ASSERT_TRUE(*reap.cmd);
+  EXPECT_EQ(reap.run(), kExitOk);
+  const auto report = read_json(out);
+  ASSERT_EQ(report.at("plan").size(), 1u) << report.dump();
+  EXPECT_EQ(report.at("plan").at(0).at("path"), tree.stale);
+  EXPECT_EQ(report.at("plan").at(0).at("verdict"), "stale");
+  EXPECT_EQ(report.at("plan").at(0).at("action"), "remove");
+  EXPECT_TRUE(report.at("actions").empty());
+  struct stat st {};
+  EXPECT_EQ(::lstat(tree.stale.c_str(), &st), 0) << "a dry run removed a file";
+}
+
+TEST(CommandsInProcess, EachSubcommandRefusesItsOwnConflictsAndBadValues) {
+  CLI::App app;
+  const SubcommandHook audit = add_audit_command(app);
+  const SubcommandHook reap = add_reap_command(app);
+  EXPECT_THROW(app.parse("audit --tmpdir /tmp --root /", false), CLI::ParseError);
+  EXPECT_THROW(app.parse("audit --max-runtime 106752d", false), CLI::ParseError);
+  EXPECT_THROW(app.parse("reap --no-lock --lock-file /run/x.lock", false), CLI::ParseError);
+  EXPECT_THROW(app.parse("reap --wait --no-wait", false), CLI::ParseError);
+  EXPECT_THROW(app.parse("reap --min-age soon", false), CLI::ParseError);
+  EXPECT_THROW(app.parse("audit --fail-on everything", false), CLI::ParseError);
+  app.parse("reap --dry-run --no-lock", false);
+  EXPECT_TRUE(*reap.cmd);
+  EXPECT_FALSE(*audit.cmd);
+}
+
+}  // namespace
+}  // namespace hsperfguard
