@@ -27,16 +27,6 @@ namespace {
 constexpr std::size_t kMaxErrors = 8;
 constexpr int kPathDir = O_PATH | O_DIRECTORY | O_CLOEXEC;
 
-bool vanished(int err) { return err == ESRCH || err == ENOENT; }
-
-int readlink_at(int dirfd, const char* name, std::string& out) {
-  char buf[256];
-  const ssize_t n = ::readlinkat(dirfd, name, buf, sizeof buf);
-  if (n < 0) return errno;
-  out.assign(buf, static_cast<std::size_t>(n));
-  return 0;
-}
-
 std::optional<DirIdentity> identity_of(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return std::nullopt;

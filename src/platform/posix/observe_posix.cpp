@@ -53,6 +53,7 @@
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
+#include "platform/posix/stat_posix.hpp"
 #include "platform/posix/uring_posix.hpp"
 #include "platform/posix/volume_posix.hpp"
 #include "platform/users.hpp"
@@ -69,65 +70,9 @@ constexpr unsigned kMaxWorkers = 2;
 // How far the workers may observe ahead of the namespace being consumed (judged, written).
 constexpr std::size_t kLookahead = 4;
 
-constexpr unsigned kStatxMask = STATX_BASIC_STATS | STATX_MNT_ID;
 constexpr int kEntryStatFlags = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC;
 constexpr int kDirOpenFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 constexpr int kFileOpenFlags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
-
-// statx reports the security-relevant inode flags as attributes, with the same bit values
-// as FS_*_FL, so for backing files they cost no FS_IOC_GETFLAGS ioctl (one syscall per
-// file matters at 100,000 files). A file's inode_flags are therefore these bits only
-// (append, immutable, nodump, compressed, encrypted, verity) on file systems that report
-// attributes; flags statx cannot express (noatime, sync, ...) are not seen for files.
-// STATX_ATTR_DAX is left out: its value differs from FS_DAX_FL.
-constexpr std::uint64_t kStatxInodeFlags = STATX_ATTR_COMPRESSED | STATX_ATTR_IMMUTABLE |
-                                           STATX_ATTR_APPEND | STATX_ATTR_NODUMP |
-                                           STATX_ATTR_ENCRYPTED | STATX_ATTR_VERITY;
-static_assert(STATX_ATTR_COMPRESSED == FS_COMPR_FL && STATX_ATTR_IMMUTABLE == FS_IMMUTABLE_FL &&
-              STATX_ATTR_APPEND == FS_APPEND_FL && STATX_ATTR_NODUMP == FS_NODUMP_FL &&
-              STATX_ATTR_ENCRYPTED == FS_ENCRYPT_FL && STATX_ATTR_VERITY == FS_VERITY_FL);
-
-// An lstat, with the mount the entry sits on and the inode flags statx reports.
-struct Stat {
-  InodeFacts inode;
-  std::optional<std::uint64_t> mount_id;
-  std::optional<std::uint32_t> inode_flags;  // when the file system reports attributes
-};
-
-InodeFacts from_statx(const struct statx& s) {
-  InodeFacts f;
-  f.kind = kind_from_mode(s.stx_mode);
-  f.mode = static_cast<std::uint32_t>(s.stx_mode & 07777);
-  f.uid = s.stx_uid;
-  f.gid = s.stx_gid;
-  f.nlink = s.stx_nlink;
-  f.size = s.stx_size;
-  f.dev = static_cast<std::uint64_t>(makedev(s.stx_dev_major, s.stx_dev_minor));
-  f.ino = s.stx_ino;
-  f.mtime = {s.stx_mtime.tv_sec, s.stx_mtime.tv_nsec};
-  f.ctime = {s.stx_ctime.tv_sec, s.stx_ctime.tv_nsec};
-  f.atime = {s.stx_atime.tv_sec, s.stx_atime.tv_nsec};
-  return f;
-}
-
-Stat to_stat(const struct statx& stx) {
-  Stat out;
-  out.inode = from_statx(stx);
-  if ((stx.stx_mask & STATX_MNT_ID) != 0) out.mount_id = stx.stx_mnt_id;
-  if ((stx.stx_attributes_mask & kStatxInodeFlags) != 0) {
-    out.inode_flags =
-        static_cast<std::uint32_t>(stx.stx_attributes & stx.stx_attributes_mask & kStatxInodeFlags);
-  }
-  return out;
-}
-
-// statx relative to dirfd ("" with AT_EMPTY_PATH for the fd itself). Returns errno or 0.
-int stat_at(int dirfd, const char* name, int flags, Stat& out) {
-  struct statx stx {};
-  if (::statx(dirfd, name, flags, kStatxMask, &stx) != 0) return errno;
-  out = to_stat(stx);
-  return 0;
-}
 
 bool same_mount(const InodeFacts& a, const std::optional<std::uint64_t>& a_mnt, const InodeFacts& b,
                 const std::optional<std::uint64_t>& b_mnt) {

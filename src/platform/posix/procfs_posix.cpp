@@ -16,7 +16,8 @@ namespace {
 
 constexpr int kProcDirFlags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
 
-// The process exited while we read it: its /proc files answer ESRCH or vanish.
+}  // namespace
+
 bool vanished(int err) { return err == ESRCH || err == ENOENT; }
 
 int readlink_at(int dirfd, const char* name, std::string& out) {
@@ -26,8 +27,6 @@ int readlink_at(int dirfd, const char* name, std::string& out) {
   out.assign(buf, static_cast<std::size_t>(n));
   return 0;
 }
-
-}  // namespace
 
 int read_proc_file(int dirfd, const char* name, std::string& out) {
   UniqueFd fd(::openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY));

@@ -27,6 +27,11 @@ namespace hsperfguard::platform {
 // Reads all of `name` (relative to `dirfd`) into `out`. Returns 0 or an errno.
 int read_proc_file(int dirfd, const char* name, std::string& out);
 
+// The process exited while we read it: its /proc files answer ESRCH or vanish.
+bool vanished(int err);
+// readlinkat of a /proc link (at most 256 bytes: namespaces, exe, fd targets); errno or 0.
+int readlink_at(int dirfd, const char* name, std::string& out);
+
 // The pids listed in `proc` (a /proc mount), in directory order; errno in `err` on failure.
 std::vector<std::int32_t> list_pids(const std::string& proc, int* err);
 

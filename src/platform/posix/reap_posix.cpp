@@ -37,6 +37,7 @@
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/safe_path_posix.hpp"
+#include "platform/posix/stat_posix.hpp"
 #include "platform/reap.hpp"
 #include "platform/reap_ledger.hpp"
 
@@ -46,43 +47,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
-constexpr unsigned kStatxMask = STATX_BASIC_STATS | STATX_MNT_ID;
 constexpr int kNameStat = AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC;
 
-struct Seen {
-  std::uint64_t dev = 0;
-  std::uint64_t ino = 0;
-  FileKind kind = FileKind::unknown;
-  std::uint32_t uid = 0;
-  std::uint32_t mode = 0;
-  std::uint64_t nlink = 0;
-  std::optional<std::uint64_t> mount_id;
-};
-
-int stat_at(int dirfd, const char* name, int flags, Seen& out) {
-  struct statx stx {};
-  if (::statx(dirfd, name, flags, kStatxMask, &stx) != 0) return errno;
-  out.dev = static_cast<std::uint64_t>(makedev(stx.stx_dev_major, stx.stx_dev_minor));
-  out.ino = stx.stx_ino;
-  out.kind = kind_from_mode(stx.stx_mode);
-  out.uid = stx.stx_uid;
-  out.mode = static_cast<std::uint32_t>(stx.stx_mode & 07777);
-  out.nlink = stx.stx_nlink;
-  out.mount_id.reset();
-  if ((stx.stx_mask & STATX_MNT_ID) != 0) out.mount_id = stx.stx_mnt_id;
-  return 0;
-}
-
-bool same_entry(const Seen& s, const ExpectedInode& e) {
-  return s.dev == e.dev && s.ino == e.ino && s.kind == e.kind && s.uid == e.uid;
+bool same_entry(const Stat& s, const ExpectedInode& e) {
+  return s.inode.dev == e.dev && s.inode.ino == e.ino && s.inode.kind == e.kind &&
+         s.inode.uid == e.uid;
 }
 
 // The directory an entry lives in: its device and mount, which the entry must share.
 struct Place {
   std::uint64_t dev = 0;
   std::optional<std::uint64_t> mount_id;
-  bool contains(const Seen& s) const {
-    return s.dev == dev && (!mount_id || !s.mount_id || *mount_id == *s.mount_id);
+  bool contains(const Stat& s) const {
+    return s.inode.dev == dev && (!mount_id || !s.mount_id || *mount_id == *s.mount_id);
   }
 };
 
@@ -186,18 +163,18 @@ class Executor {
   void run_root(const RootPlan& root, const ExecutionLedger::RootWork& work) {
     UniqueFd temp = open_temp_dir(root);
     if (!temp.valid()) return;
-    Seen temp_seen;
+    Stat temp_seen;
     if (const int err = stat_at(temp.get(), "", AT_EMPTY_PATH, temp_seen); err != 0) {
       ledger_.fail_root(root, make_error(root.temp_dir, "statx", err), "temp-dir-changed");
       return;
     }
-    if (!root.expected || temp_seen.dev != root.expected->dev ||
-        temp_seen.ino != root.expected->ino || temp_seen.kind != FileKind::directory) {
+    if (!root.expected || temp_seen.inode.dev != root.expected->dev ||
+        temp_seen.inode.ino != root.expected->ino || temp_seen.inode.kind != FileKind::directory) {
       ledger_.fail_root(root, ObservationError{root.temp_dir, "open", 0, "replaced since it was observed"},
                         "temp-dir-changed");
       return;
     }
-    const Place temp_place{temp_seen.dev, temp_seen.mount_id};
+    const Place temp_place{temp_seen.inode.dev, temp_seen.mount_id};
 
     // Namespaces are shared between acting threads; each thread has its own identity.
     ledger_.share(work.namespaces.size(), [&](const ExecutionLedger::NextBatch& next) {
@@ -243,13 +220,14 @@ class Executor {
     // A direct child of the verified temp dir: one component, never followed.
     UniqueFd dir(::openat(temp_fd, ns.name.c_str(), kDirFlags));
     if (!dir.valid()) return fail_all(make_error(ns.path, "openat", errno), "namespace-changed");
-    Seen seen;
+    Stat seen;
     if (const int err = stat_at(dir.get(), "", AT_EMPTY_PATH, seen); err != 0) {
       return fail_all(make_error(ns.path, "statx", err), "namespace-changed");
     }
     const ExpectedInode& want = *ns.expected;
-    if (seen.dev != want.dev || seen.ino != want.ino || seen.kind != FileKind::directory ||
-        seen.uid != want.uid || seen.mode != want.mode) {
+    if (seen.inode.dev != want.dev || seen.inode.ino != want.ino ||
+        seen.inode.kind != FileKind::directory || seen.inode.uid != want.uid ||
+        seen.inode.mode != want.mode) {
       return fail_all(ObservationError{ns.path, "openat", 0,
                                        "not the directory that was observed (dev, ino, owner "
                                        "or mode changed)"},
@@ -264,7 +242,7 @@ class Executor {
         return fail_all(std::move(*e), "identity-switch-failed");
       }
     }
-    const Place ns_place{seen.dev, seen.mount_id};
+    const Place ns_place{seen.inode.dev, seen.mount_id};
     for (const std::size_t i : batch.items) {
       if (halted()) break;
       if (plan_.items[i].subject == ReapSubject::namespace_dir) {
@@ -295,29 +273,29 @@ class Executor {
       // Refused (someone else's file, a socket): a failure only if it is still the file
       // that was judged.
       const int err = errno;
-      Seen now;
+      Stat now;
       if (err != ENOENT && stat_at(dirfd, name, kNameStat, now) == 0 && !same_entry(now, want)) {
         return settle(i, ReapOutcome::changed, "identity-changed");
       }
       return settle_errno(i, err, "openat");
     }
-    Seen seen;
+    Stat seen;
     if (const int err = stat_at(handle.get(), "", AT_EMPTY_PATH, seen); err != 0) {
       return settle_errno(i, err, "statx");
     }
     if (!same_entry(seen, want)) return settle(i, ReapOutcome::changed, "identity-changed");
     if (!place.contains(seen)) return settle(i, ReapOutcome::changed, "crosses-mount");
-    if (seen.nlink > 1) return settle(i, ReapOutcome::changed, "hard-linked");
+    if (seen.inode.nlink > 1) return settle(i, ReapOutcome::changed, "hard-linked");
     if (regular && ::flock(handle.get(), LOCK_EX | LOCK_NB) != 0) {
       if (errno == EWOULDBLOCK) return settle(i, ReapOutcome::became_live, "lock-held");
       return settle_errno(i, errno, "flock");
     }
     // The name must still lead to the held inode, or we would unlink another file.
-    Seen again;
+    Stat again;
     if (const int err = stat_at(dirfd, name, kNameStat, again); err != 0) {
       return settle_errno(i, err, "statx");
     }
-    if (again.dev != seen.dev || again.ino != seen.ino) {
+    if (again.inode.dev != seen.inode.dev || again.inode.ino != seen.inode.ino) {
       return settle(i, ReapOutcome::changed, "renamed-while-locked");
     }
     unlink_checked(dirfd, handle.get(), i, 0);
@@ -329,11 +307,11 @@ class Executor {
     if (!item.expected) return settle(i, ReapOutcome::changed, "identity-changed");
     UniqueFd handle(::openat(temp_fd, item.name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!handle.valid()) return settle_errno(i, errno, "openat");
-    Seen seen;
+    Stat seen;
     if (const int err = stat_at(handle.get(), "", AT_EMPTY_PATH, seen); err != 0) {
       return settle_errno(i, err, "statx");
     }
-    if (!same_entry(seen, *item.expected) || seen.mode != item.expected->mode) {
+    if (!same_entry(seen, *item.expected) || seen.inode.mode != item.expected->mode) {
       return settle(i, ReapOutcome::changed, "identity-changed");
     }
     if (!temp_place.contains(seen)) return settle(i, ReapOutcome::changed, "crosses-mount");
@@ -353,8 +331,8 @@ class Executor {
     if (::unlinkat(dirfd, plan_.items[i].name.c_str(), flags) != 0) {
       return settle_errno(i, errno, "unlinkat");
     }
-    Seen after;
-    if (stat_at(handle, "", AT_EMPTY_PATH, after) == 0 && after.nlink != 0) {
+    Stat after;
+    if (stat_at(handle, "", AT_EMPTY_PATH, after) == 0 && after.inode.nlink != 0) {
       return settle(i, ReapOutcome::failed, "swapped-during-unlink",
                     ObservationError{plan_.items[i].path, "unlinkat", 0,
                                      "the judged file still has a name after the unlink: the "
