@@ -2,6 +2,8 @@
 // order. A new rule is one function in the file of its family and one row in registry.cpp.
 #include "checks/checks.hpp"
 
+#include <vector>
+
 #include "checks/dacl.hpp"
 #include "checks/evidence.hpp"
 #include "checks/invisible.hpp"
@@ -15,22 +17,47 @@ void append(Findings& out, Findings more) {
   out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
 }
 
+// The registry's rows per subject, in registry order, listed once: an audit runs the file rows
+// for every one of 100,000 files.
+struct Rows {
+  std::vector<std::size_t> temp_dir, namespace_dir, file, jvm, descriptor, attach, verdict;
+};
+
+const Rows& rows() {
+  static const Rows all = [] {
+    Rows r;
+    const auto registry = rule_registry();
+    for (std::size_t i = 0; i < registry.size(); ++i) {
+      const RuleEntry& e = registry[i];
+      if (e.temp_dir) r.temp_dir.push_back(i);
+      if (e.namespace_dir) r.namespace_dir.push_back(i);
+      if (e.file) r.file.push_back(i);
+      if (e.jvm) r.jvm.push_back(i);
+      if (e.descriptor) r.descriptor.push_back(i);
+      if (e.attach) r.attach.push_back(i);
+      if (e.verdict) r.verdict.push_back(i);
+    }
+    return r;
+  }();
+  return all;
+}
+
 // Each JVM diagnosed once, then judged by every selected jvm.* rule.
 void run_jvm_rules(const TempRootFacts& root, const NamespaceFacts* ns, const JvmProcessFacts& jvm,
                    const std::string& path, const RuleSelection& rules, Findings& out) {
   const InvisibleDiagnosis diagnosis = diagnose_invisible(jvm, root, ns);
   const JvmSubject subject{root, ns, jvm, diagnosis, path};
   const auto registry = rule_registry();
-  for (std::size_t i = 0; i < registry.size(); ++i) {
-    if (registry[i].jvm != nullptr && rules.runs(i)) registry[i].jvm(subject, out);
+  for (const std::size_t i : rows().jvm) {
+    if (rules.runs(i)) registry[i].jvm(subject, out);
   }
 }
 
 void run_descriptor_rules(const DescriptorSubject& subject, const RuleSelection& rules,
                           Findings& out) {
   const auto registry = rule_registry();
-  for (std::size_t i = 0; i < registry.size(); ++i) {
-    if (registry[i].descriptor != nullptr && rules.runs(i)) registry[i].descriptor(subject, out);
+  for (const std::size_t i : rows().descriptor) {
+    if (rules.runs(i)) registry[i].descriptor(subject, out);
   }
 }
 
@@ -99,8 +126,8 @@ Findings check_file(const TempRootFacts& root, const NamespaceFacts& ns, const F
                     const RuleSelection& rules) {
   Findings out;
   const auto registry = rule_registry();
-  for (std::size_t i = 0; i < registry.size(); ++i) {
-    if (registry[i].file != nullptr && rules.runs(i)) registry[i].file(root, ns, file, out);
+  for (const std::size_t i : rows().file) {
+    if (rules.runs(i)) registry[i].file(root, ns, file, out);
   }
   if (file.security) {
     // After every file row, as the registry orders them.
@@ -119,8 +146,8 @@ Findings check_attach(const TempRootFacts& root, const AttachFacts& attach,
                       const RuleSelection& rules) {
   Findings out;
   const auto registry = rule_registry();
-  for (std::size_t i = 0; i < registry.size(); ++i) {
-    if (registry[i].attach != nullptr && rules.runs(i)) registry[i].attach(root, attach, out);
+  for (const std::size_t i : rows().attach) {
+    if (rules.runs(i)) registry[i].attach(root, attach, out);
   }
   return out;
 }
@@ -135,13 +162,12 @@ Findings check_all(const TempRootFacts& root, const RuleSelection& rules) {
   return out;
 }
 
-Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file,
-                       const LivenessVerdict& verdict, const RuleSelection& rules) {
+Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file, LivenessVerdict verdict,
+                       const RuleSelection& rules) {
   Findings out;
   const auto registry = rule_registry();
-  for (std::size_t i = 0; i < registry.size(); ++i) {
-    if (registry[i].verdict != nullptr && rules.runs(i))
-      registry[i].verdict(ns, file, verdict, out);
+  for (const std::size_t i : rows().verdict) {
+    if (rules.runs(i)) registry[i].verdict(ns, file, verdict, out);
   }
   return out;
 }

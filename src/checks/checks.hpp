@@ -30,9 +30,9 @@ Findings check_attach(const TempRootFacts& root, const AttachFacts& attach,
 Findings check_all(const TempRootFacts& root, const RuleSelection& rules = RuleSelection::all());
 
 // Findings that follow from a backing file's liveness verdict (file.stale, file.pid-reused),
-// the verdict decided before and carried with the file's judgement.
-Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file,
-                       const LivenessVerdict& verdict,
+// the verdict decided before and carried with the file's judgement, taken by value: its
+// message and evidence become the finding's.
+Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file, LivenessVerdict verdict,
                        const RuleSelection& rules = RuleSelection::all());
 
 // Builds a finding with the catalogue's default severity and remediation for `rule`.

@@ -36,25 +36,27 @@ nlohmann::json name_evidence(const TempRootFacts& root, const FileFacts& file) {
 }
 
 // A file.stale or file.pid-reused finding: only the values that settled the verdict
-// (decide_liveness_brief's evidence, whose lock is its state alone); a full evidence,
+// (explain_liveness_brief's evidence, whose lock is its state alone); a full evidence,
 // should one be given, is cut down to them. The full evidence is reported once, under the
 // file's verdict.
-Finding verdict_finding(std::string_view rule, const FileFacts& file,
-                        const LivenessVerdict& verdict) {
-  nlohmann::json evidence = nlohmann::json::object();
-  if (verdict.evidence.is_object()) {
-    for (const char* key :
-         {"decided_by", "decided_by_pid", "would_be", "lock", "vm_begin_time_ms"}) {
-      if (const auto it = verdict.evidence.find(key); it != verdict.evidence.end())
-        evidence[key] = *it;
+Finding verdict_finding(std::string_view rule, const FileFacts& file, LivenessVerdict& verdict) {
+  nlohmann::json evidence = std::move(verdict.evidence);
+  if (!evidence.is_object()) evidence = nlohmann::json::object();
+  for (auto it = evidence.begin(); it != evidence.end();) {
+    const std::string& key = it.key();
+    if (key == "decided_by" || key == "decided_by_pid" || key == "would_be" || key == "lock" ||
+        key == "vm_begin_time_ms") {
+      ++it;
+    } else {
+      it = evidence.erase(it);
     }
   }
   if (const auto lock = evidence.find("lock"); lock != evidence.end() && lock->is_object()) {
     *lock = lock->value("state", "unknown");
   }
   evidence["verdict"] = to_string(verdict.verdict);
-  evidence["reason"] = verdict.reason;
-  return make_finding(rule, file.path, verdict.message, std::move(evidence));
+  evidence["reason"] = std::move(verdict.reason);
+  return make_finding(rule, file.path, std::move(verdict.message), std::move(evidence));
 }
 
 bool posix(const TempRootFacts& root) { return root.platform == Platform::posix; }
@@ -326,14 +328,14 @@ void file_bad_prologue(const TempRootFacts& /*root*/, const NamespaceFacts& /*ns
       make_finding("file.bad-prologue", file.path, std::move(message), std::move(evidence)));
 }
 
-void file_stale(const NamespaceFacts& /*ns*/, const FileFacts& file, const LivenessVerdict& verdict,
+void file_stale(const NamespaceFacts& /*ns*/, const FileFacts& file, LivenessVerdict& verdict,
                 Findings& out) {
   if (verdict.verdict == Verdict::stale)
     out.push_back(verdict_finding("file.stale", file, verdict));
 }
 
-void file_pid_reused(const NamespaceFacts& /*ns*/, const FileFacts& file,
-                     const LivenessVerdict& verdict, Findings& out) {
+void file_pid_reused(const NamespaceFacts& /*ns*/, const FileFacts& file, LivenessVerdict& verdict,
+                     Findings& out) {
   if (verdict.verdict == Verdict::pid_reused)
     out.push_back(verdict_finding("file.pid-reused", file, verdict));
 }

@@ -48,8 +48,9 @@ using JvmRule = void (*)(const JvmSubject&, Findings&);
 using DescriptorRule = void (*)(const DescriptorSubject&, Findings&);
 using AttachRule = void (*)(const TempRootFacts&, const AttachFacts&, Findings&);
 // Verdict rules judge a backing file's liveness verdict, decided before (decide/liveness).
-using VerdictRule = void (*)(const NamespaceFacts&, const FileFacts&, const LivenessVerdict&,
-                             Findings&);
+// The verdict is check_verdict's own copy: the one rule that matches its verdict value may
+// take its message and evidence for the finding (100,000 stale files are 100,000 findings).
+using VerdictRule = void (*)(const NamespaceFacts&, const FileFacts&, LivenessVerdict&, Findings&);
 
 // A rule: its id and its function per subject (null where it does not apply).
 struct RuleEntry {

@@ -79,10 +79,10 @@ void file_acl(const TempRootFacts& root, const NamespaceFacts& ns, const FileFac
               Findings& out);
 void file_bad_prologue(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file,
                        Findings& out);
-void file_stale(const NamespaceFacts& ns, const FileFacts& file, const LivenessVerdict& verdict,
+void file_stale(const NamespaceFacts& ns, const FileFacts& file, LivenessVerdict& verdict,
                 Findings& out);
-void file_pid_reused(const NamespaceFacts& ns, const FileFacts& file,
-                     const LivenessVerdict& verdict, Findings& out);
+void file_pid_reused(const NamespaceFacts& ns, const FileFacts& file, LivenessVerdict& verdict,
+                     Findings& out);
 
 // volume.cpp
 void volume_network_filesystem(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
