@@ -103,6 +103,9 @@ CommandResult run_in_private_mounts(const std::string& script) {
   const std::string prologue = R"(set -u
 exec 9<"$HSPERFGUARD_BIN" || exit 120
 H=/proc/$$/fd/9
+# A working directory under /tmp (a checkout there) is covered below: start from /, where
+# every program of the script (a pyenv shim too) can stay.
+cd / || exit 127
 mount --make-rprivate / || exit 121
 mount -t tmpfs -o mode=1777 tmpfs /tmp || exit 122
 mount -t tmpfs -o mode=0755 tmpfs /run || exit 123
