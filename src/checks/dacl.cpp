@@ -20,12 +20,6 @@ namespace {
 // MAXIMUM_ALLOWED (a request flag) and two reserved bits.
 constexpr std::uint32_t kNotGrantableByDacl = 0x0F000000;
 
-std::string hex(std::uint32_t mask) {
-  std::array<char, 11> text{};
-  std::snprintf(text.data(), text.size(), "0x%08x", static_cast<unsigned>(mask));
-  return text.data();
-}
-
 bool is_inherit_only(const Ace& ace) { return (ace.flags & ace_flags::kInheritOnly) != 0; }
 
 bool holds(const Principal& who, std::string_view sid) {

@@ -80,4 +80,10 @@ std::string fs_name(const VolumeFacts& volume) {
   return volume.fs_type.empty() ? "unknown" : printable(volume.fs_type);
 }
 
+std::string hex(std::uint32_t value) {
+  char text[11];
+  std::snprintf(text, sizeof text, "0x%08x", static_cast<unsigned>(value));
+  return text;
+}
+
 }  // namespace hsperfguard::checks

@@ -17,6 +17,12 @@ namespace hsperfguard::checks {
 // Adds "<prefix>mode" (octal string) and "<prefix>mode_numeric" to `evidence`.
 void put_mode(nlohmann::json& evidence, std::uint32_t mode, std::string_view prefix = "");
 
+// Whether the facts are of a POSIX system (the mode, owner and ACL rules judge only those).
+inline bool posix(const TempRootFacts& root) { return root.platform == Platform::posix; }
+
+// "0x%08x": an attribute word or an access mask.
+std::string hex(std::uint32_t value);
+
 // "a directory", "a FIFO", ... for messages.
 std::string_view describe(FileKind kind);
 

@@ -59,8 +59,6 @@ Finding verdict_finding(std::string_view rule, const FileFacts& file, LivenessVe
   return make_finding(rule, file.path, std::move(verdict.message), std::move(evidence));
 }
 
-bool posix(const TempRootFacts& root) { return root.platform == Platform::posix; }
-
 }  // namespace
 
 bool has_pid_like_name(const FileFacts& file) {

@@ -17,8 +17,6 @@ namespace {
 constexpr std::uint32_t kGroupOtherWrite = 0022;
 constexpr std::uint32_t kGroupOtherAny = 0077;
 
-bool posix(const TempRootFacts& root) { return root.platform == Platform::posix; }
-
 nlohmann::json namespace_evidence(const NamespaceFacts& ns) {
   nlohmann::json evidence = {{"name", printable(ns.name)}, {"user", printable(ns.user_suffix)}};
   if (ns.lstat) evidence["lstat"] = inode_json(*ns.lstat);

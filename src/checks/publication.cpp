@@ -35,13 +35,12 @@ PublicationPrediction predict_publication(const TempRootFacts& root, const Names
   PublicationPrediction p;
   p.region_bytes = region_bytes_for(root);
   if (ns.user) p.uid = ns.user->uid;
-  const bool posix = root.platform == Platform::posix;
 
   if (!ns.identity_matches || identities_differ(ns.opened, ns.lstat)) p.refusals.push_back("identity-changed");
   const InodeFacts* inode = judged_inode(ns.opened, ns.lstat);
   if (inode == nullptr) return p;  // not observed: cannot tell
   if (is_symlink(ns.opened, ns.lstat)) {
-    p.refusals.push_back(posix ? "symlink" : "reparse-point");
+    p.refusals.push_back(posix(root) ? "symlink" : "reparse-point");
     p.publishes = false;
     return p;
   }
@@ -50,7 +49,7 @@ PublicationPrediction predict_publication(const TempRootFacts& root, const Names
     p.publishes = false;
     return p;
   }
-  if (!posix) {
+  if (!posix(root)) {
     // HotSpot on Windows checks the volume when it creates its files; it re-applies its own
     // DACL to the namespace and checks no owner.
     const auto& volume = ns.volume ? ns.volume : root.volume;

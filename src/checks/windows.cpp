@@ -20,12 +20,6 @@ std::uint32_t attributes_of(const Observed& inode) {
   return inode && inode->windows_attributes ? *inode->windows_attributes : 0;
 }
 
-std::string hex(std::uint32_t value) {
-  char text[11];
-  std::snprintf(text, sizeof text, "0x%08x", static_cast<unsigned>(value));
-  return text;
-}
-
 // The volume of a Windows namespace, for the volume rules of HotSpot's Windows checks.
 const VolumeFacts* windows_volume(const TempRootFacts& root, const NamespaceFacts& ns) {
   return root.platform == Platform::windows ? namespace_volume(root, ns) : nullptr;
