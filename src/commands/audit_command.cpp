@@ -14,6 +14,7 @@
 
 #include "commands/cli_checks.hpp"
 #include "commands/discovery.hpp"
+#include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/operations.hpp"
 #include "commands/output_target.hpp"
@@ -23,9 +24,6 @@
 #include "model/run_limits.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
-#include "platform/liveness.hpp"
-#include "platform/observe.hpp"
-#include "platform/ps.hpp"
 #include "platform/signals.hpp"
 #include "report/logging.hpp"
 #include "report/report_json.hpp"
@@ -106,8 +104,9 @@ class StagedNamespaces {
 // thread at a time; a worker borrows one for a namespace.
 class GathererPool {
  public:
+  explicit GathererPool(Environment& env) : env_(env) {}
   void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) {
-    std::unique_ptr<platform::LivenessGatherer> gatherer;
+    std::unique_ptr<LivenessSource> gatherer;
     {
       const std::lock_guard lock(mutex_);
       if (!idle_.empty()) {
@@ -115,15 +114,16 @@ class GathererPool {
         idle_.pop_back();
       }
     }
-    if (!gatherer) gatherer = std::make_unique<platform::LivenessGatherer>();
+    if (!gatherer) gatherer = env_.liveness();
     gatherer->gather(ns, scope);
     const std::lock_guard lock(mutex_);
     idle_.push_back(std::move(gatherer));
   }
 
  private:
+  Environment& env_;
   std::mutex mutex_;
-  std::vector<std::unique_ptr<platform::LivenessGatherer>> idle_;
+  std::vector<std::unique_ptr<LivenessSource>> idle_;
 };
 
 // A namespace listing more entries than this is observed, judged and written in parts, and
@@ -143,21 +143,21 @@ platform::ObserveOptions audit_observe_options(const RunLimits& limits) {
 
 }  // namespace
 
-int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std::ostream& err) {
+int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std::ostream& err,
+                      Environment& env) {
   AuditResult result;
   if (auto problem = load_policy(options, result.policy)) {
     err << "hsperfguard: audit: " << *problem << "\n";
     return kExitUsage;
   }
-  result.started_at_ms = platform::now_epoch_ms();
+  result.started_at_ms = env.now_epoch_ms();
   ReportContext context;
-  context.host = platform::observe_host();
+  context.host = env.host();
   context.fail_on = options.fail_on;
-  const ReportFormat format =
-      options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
-                                                                               : ReportFormat::json);
-  const DiscoverOptions discover =
-      discover_options(options.tmpdir, options.root, options.containers, options.container_pid);
+  const ReportFormat format = options.format.value_or(
+      env.stdout_is_terminal() && !options.output ? ReportFormat::text : ReportFormat::json);
+  const DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
+                                                    options.containers, options.container_pid);
 
   // SIGINT, SIGTERM (and SIGHUP on POSIX) and --max-runtime stop the run between two
   // namespaces (or parts): the report says so, a report file is not put in place, exit 3.
@@ -182,10 +182,10 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     // Invisible JVMs (libjvm mapped, no backing file or a deleted one) go to the namespace
     // HotSpot would have used, or to its temp dir when there is none.
     std::vector<ObservationError> ignored;  // a process that exited or hides its maps
-    const auto jvms = platform::observe_jvm_processes(ignored);
+    const auto jvms = env.observe_jvm_processes(ignored);
     std::vector<ObservationError> discovery_errors;  // containers we could not look into
-    GathererPool gatherers;
-    const auto specs = discover_roots_scanning(discover, &discovery_errors, limits);
+    GathererPool gatherers(env);
+    const auto specs = env.discover(discover, &discovery_errors, limits);
     for (const auto& spec : specs) {
       if (limits.reached() != nullptr) break;
       const std::size_t r = result.roots.size();
@@ -219,7 +219,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
         ns.more_parts = more_parts;
         staged.put(key, std::move(done));
       };
-      TempRootFacts root = platform::observe_temp_root(
+      TempRootFacts root = env.observe_temp_root(
           spec, audit_observe_options(limits),
           [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
             if (ns.part == 0) ++namespaces;
@@ -272,7 +272,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
     }
     for (std::size_t r = 0; r < result.roots.size(); ++r) tally.add_root(result.roots[r], result.judgements[r]);
-    result.finished_at_ms = platform::now_epoch_ms();
+    result.finished_at_ms = env.now_epoch_ms();
     if (json) {
       json->finish(result, tally);
     } else {
@@ -304,6 +304,10 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     return kExitIncomplete;
   }
   return tally.worst && *tally.worst >= options.fail_on ? kExitFindings : kExitOk;
+}
+
+int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std::ostream& err) {
+  return run_audit_command(options, out, err, system_environment());
 }
 
 SubcommandHook add_audit_command(CLI::App& app) {

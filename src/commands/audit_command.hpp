@@ -30,7 +30,12 @@ struct AuditCommandOptions {
   class Logger* logger = nullptr;       // actions, errors, summary for unattended runs (logging.hpp)
 };
 
+class Environment;
+
+// Runs an audit of the world `env` shows (commands/environment.hpp; the real one by default).
 int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std::ostream& err);
+int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std::ostream& err,
+                      Environment& env);
 
 // Adds `audit` and its options to the command line.
 [[nodiscard]] SubcommandHook add_audit_command(CLI::App& app);

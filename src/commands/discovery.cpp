@@ -2,19 +2,19 @@
 
 #include <utility>
 
+#include "commands/environment.hpp"
 #include "platform/containers.hpp"
-#include "platform/files.hpp"
-#include "platform/host.hpp"
 
 namespace hsperfguard {
 
-DiscoverOptions discover_options(std::optional<std::string> tmpdir, std::optional<std::string> root,
-                                 bool containers, std::optional<std::int32_t> container_pid) {
+DiscoverOptions discover_options(Environment& env, std::optional<std::string> tmpdir,
+                                 std::optional<std::string> root, bool containers,
+                                 std::optional<std::int32_t> container_pid) {
   DiscoverOptions discover;
   discover.tmpdir = std::move(tmpdir);
   discover.root = std::move(root);
-  discover.host_temp_dir = platform::default_temp_dir();
-  discover.containers = containers && platform::observe_host().euid == 0;
+  discover.host_temp_dir = env.default_temp_dir();
+  discover.containers = containers && env.host().euid == 0;
   discover.container_pid = container_pid;
   return discover;
 }

@@ -12,10 +12,13 @@
 
 namespace hsperfguard {
 
+class Environment;
+
 // What --tmpdir, --root, --no-containers (`containers` false) and --container of audit and
-// reap ask for: the platform's temp dir by default; containers only when running as root.
-DiscoverOptions discover_options(std::optional<std::string> tmpdir, std::optional<std::string> root,
-                                 bool containers, std::optional<std::int32_t> container_pid);
+// reap ask for: the temp dir of `env` by default; containers only when running as root.
+DiscoverOptions discover_options(Environment& env, std::optional<std::string> tmpdir,
+                                 std::optional<std::string> root, bool containers,
+                                 std::optional<std::int32_t> container_pid);
 
 // Discovery and its container scan in one call (what the commands use). The scan stops once
 // `limits` are reached (its errors then say so).

@@ -13,6 +13,7 @@
 
 #include "commands/cli_checks.hpp"
 #include "commands/discovery.hpp"
+#include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/operations.hpp"
 #include "commands/output_target.hpp"
@@ -20,7 +21,6 @@
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/liveness.hpp"
-#include "platform/observe.hpp"
 #include "platform/reap.hpp"
 #include "platform/signals.hpp"
 #include "report/logging.hpp"
@@ -36,7 +36,8 @@ using Clock = std::chrono::steady_clock;
 // The journal: one JSON line per event, written before each unlink and after each outcome.
 class Journal {
  public:
-  Journal(platform::AppendLog log, const Plan& plan) : log_(std::move(log)), plan_(plan) {}
+  Journal(platform::AppendLog log, const Plan& plan, Environment& env)
+      : log_(std::move(log)), plan_(plan), env_(env) {}
 
   bool write(const nlohmann::json& line) {
     if (error_) return false;
@@ -44,7 +45,7 @@ class Journal {
     return !error_;
   }
   bool before_unlink(const PlanItem& item) {
-    nlohmann::json j = {{"event", "unlinking"}, {"at", format_utc_millis(platform::now_epoch_ms())}};
+    nlohmann::json j = {{"event", "unlinking"}, {"at", format_utc_millis(env_.now_epoch_ms())}};
     j["item"] = static_cast<std::size_t>(&item - plan_.items.data());
     put_text(j, "path", item.path);
     if (item.expected) {
@@ -66,6 +67,7 @@ class Journal {
  private:
   platform::AppendLog log_;
   const Plan& plan_;
+  Environment& env_;
   std::optional<ObservationError> error_;
 };
 
@@ -85,7 +87,8 @@ bool is_journal_record(std::string_view line) {
 // line is a record of ours (appending to anything else would corrupt some other file). A last
 // line cut short (a run killed while writing it, before records were written whole) is ended,
 // and the next record says so, so that no record is ever glued onto another.
-std::optional<platform::AppendLog> open_journal(const std::string& path, ObservationError& error) {
+std::optional<platform::AppendLog> open_journal(const std::string& path, ObservationError& error,
+                                                Environment& env) {
   std::optional<platform::AppendLog> log = platform::AppendLog::open(path, &error);
   if (!log || log->created() || log->size() == 0) return log;
   constexpr std::size_t kLookAt = 64 * 1024;
@@ -105,7 +108,7 @@ std::optional<platform::AppendLog> open_journal(const std::string& path, Observa
   if (!last) return std::nullopt;
   if (*last != "\n") {
     nlohmann::json note = {{"event", "incomplete-line"},
-                           {"at", format_utc_millis(platform::now_epoch_ms())},
+                           {"at", format_utc_millis(env.now_epoch_ms())},
                            {"note", "the line before this one was cut short by an earlier run"}};
     if (auto failed = log->append_raw("\n" + dump_json(note, -1) + "\n")) {
       error = *failed;
@@ -122,7 +125,12 @@ std::int64_t elapsed_ms(Clock::time_point since) {
 }  // namespace
 
 void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits) {
-  if (run.started_at_ms == 0) run.started_at_ms = platform::now_epoch_ms();
+  observe_and_plan(options, run, limits, system_environment());
+}
+
+void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits,
+                      Environment& env) {
+  if (run.started_at_ms == 0) run.started_at_ms = env.now_epoch_ms();
   run.options.min_age_ms = options.min_age_ms;
   run.options.include_special = options.include_special;
   run.options.remove_empty_namespaces = options.remove_empty_namespaces;
@@ -133,34 +141,36 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
   // the first namespace is gathered (as the audit does).
   const auto observing = Clock::now();
   Clock::duration planning{};
-  const DiscoverOptions discover =
-      discover_options(options.tmpdir, options.root, options.containers, options.container_pid);
+  const DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
+                                                    options.containers, options.container_pid);
   platform::ObserveOptions observe;
   observe.max_region_bytes = 0;
   observe.open_files = false;  // planned from lstat; the executor re-checks each entry
   observe.limits = limits;
   const std::size_t region_bytes = platform::ObserveOptions{}.max_region_bytes;
-  platform::LivenessGatherer liveness;
-  ReapPlanner planner(run.plan, run.options, platform::observe_host().euid);
+  const std::unique_ptr<LivenessSource> liveness = env.liveness();
+  ReapPlanner planner(run.plan, run.options, env.host().euid);
   std::vector<ObservationError> discovery_errors;  // containers we could not look into
-  for (const auto& spec : discover_roots_scanning(discover, &discovery_errors, limits)) {
+  for (const auto& spec : env.discover(discover, &discovery_errors, limits)) {
     if (limits.reached() != nullptr) break;
     const std::size_t r = run.roots.size();
     std::vector<NamespaceFacts> namespaces;
     std::vector<ObservationError> region_errors;
     bool begun = false;
-    TempRootFacts root = platform::observe_temp_root(
-        spec, observe, [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
-          liveness.gather(ns, platform::liveness_scope_of(shell));
-          platform::read_regions(shell, std::span(&ns, 1), region_may_decide, region_bytes,
-                                 region_errors);
-          const auto started = Clock::now();
-          if (!begun) planner.begin_root(shell, r, platform::now_epoch_ms());
-          begun = true;
-          planner.add_namespace(shell, ns, namespaces.size());
-          planning += Clock::now() - started;
-          namespaces.push_back(std::move(ns));
-        });
+    TempRootFacts root =
+        env.observe_temp_root(spec, observe,
+                              [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
+                                liveness->gather(ns, platform::liveness_scope_of(shell));
+                                env.read_regions(shell, std::span(&ns, 1), region_may_decide,
+                                                 region_bytes, region_errors);
+                                const auto started = Clock::now();
+                                if (!begun) planner.begin_root(shell, r, env.now_epoch_ms());
+                                begun = true;
+                                planner.add_namespace(shell, ns, namespaces.size());
+                                planning += Clock::now() - started;
+                                namespaces.push_back(std::move(ns));
+                              },
+                              {});
     // The container stopped since discovery (nothing of it was seen).
     if (!options.container_pid && namespaces.empty() && container_vanished(root)) continue;
     if (!root.opened) run.incomplete = true;
@@ -169,11 +179,11 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
     // Attach files name host pids, except in a container (left unknown there).
     if (root.kind != RootKind::container) {
       for (auto& attach : root.attach_files) {
-        if (attach.pid) attach.process = liveness.process(*attach.pid);
+        if (attach.pid) attach.process = liveness->process(*attach.pid);
       }
     }
     const auto started = Clock::now();
-    if (!begun) planner.begin_root(root, r, platform::now_epoch_ms());
+    if (!begun) planner.begin_root(root, r, env.now_epoch_ms());
     planner.end_root(root);
     planning += Clock::now() - started;
     run.roots.push_back(std::move(root));
@@ -194,8 +204,13 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
 }
 
 int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err) {
+  return run_reap_command(options, out, err, system_environment());
+}
+
+int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err,
+                     Environment& env) {
   ReapRun run;
-  run.started_at_ms = platform::now_epoch_ms();
+  run.started_at_ms = env.now_epoch_ms();
   const auto started = Clock::now();
   run.dry_run = options.dry_run;
   run.max_runtime_ms = options.max_runtime_ms;
@@ -240,7 +255,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   std::optional<platform::AppendLog> journal_log;
   if (run.journal) {
     ObservationError e;
-    journal_log = open_journal(*run.journal, e);
+    journal_log = open_journal(*run.journal, e, env);
     if (!journal_log) {
       print_errors(err, {e});
       return kExitIncomplete;
@@ -250,16 +265,16 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   RunLimits limits;
   limits.stop = &signals.requested();
   limits.deadline = deadline;
-  observe_and_plan(options, run, limits);
+  observe_and_plan(options, run, limits, env);
 
   if (!options.dry_run) {
     const auto executing = Clock::now();
     std::optional<Journal> journal;
     if (journal_log) {
-      journal.emplace(std::move(*journal_log), run.plan);
+      journal.emplace(std::move(*journal_log), run.plan, env);
       const PlanCounts counts = run.plan.counts();
       journal->write({{"event", "start"},
-                      {"at", format_utc_millis(platform::now_epoch_ms())},
+                      {"at", format_utc_millis(env.now_epoch_ms())},
                       {"planned_removals", counts.remove},
                       {"items", run.plan.items.size()}});
     }
@@ -270,11 +285,11 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
       exec.before_unlink = [&](const PlanItem& item) { return journal->before_unlink(item); };
       exec.on_action = [&](const PlanItem&, const ReapActionRecord& r) { journal->on_action(r); };
     }
-    run.execution = platform::execute_plan(run.plan, exec);
+    run.execution = env.execute_plan(run.plan, exec);
     if (journal) {
       const ReapOutcomeCounts c = count_outcomes(*run.execution);
       journal->write({{"event", "finish"},
-                      {"at", format_utc_millis(platform::now_epoch_ms())},
+                      {"at", format_utc_millis(env.now_epoch_ms())},
                       {"removed", c.removed},
                       {"vanished", c.vanished},
                       {"became_live", c.became_live},
@@ -285,12 +300,11 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     }
     run.timings.execute_ms = elapsed_ms(executing);
   }
-  run.finished_at_ms = platform::now_epoch_ms();
+  run.finished_at_ms = env.now_epoch_ms();
 
-  const ReportFormat format =
-      options.format.value_or(platform::stdout_is_terminal() && !options.output ? ReportFormat::text
-                                                                               : ReportFormat::json);
-  const HostInfo host = platform::observe_host();
+  const ReportFormat format = options.format.value_or(
+      env.stdout_is_terminal() && !options.output ? ReportFormat::text : ReportFormat::json);
+  const HostInfo host = env.host();
   // The JSON report is streamed (about 1 KiB an entry); the text one is small enough.
   auto render = [&](const platform::ContentSink& write) {
     if (format == ReportFormat::json) {

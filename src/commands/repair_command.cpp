@@ -1,18 +1,16 @@
 #include "commands/repair_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <ostream>
 
-#include "decide/audit.hpp"
 #include "commands/cli_checks.hpp"
-#include "decide/discover.hpp"
+#include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
-#include "platform/create.hpp"
-#include "platform/files.hpp"
-#include "platform/host.hpp"
-#include "platform/observe.hpp"
+#include "decide/audit.hpp"
+#include "decide/discover.hpp"
 #include "decide/repair.hpp"
 #include "model/text_escape.hpp"
 
@@ -39,6 +37,11 @@ std::string_view outcome_word(RepairOutcome outcome) {
 }  // namespace
 
 int run_repair_command(const RepairCommandOptions& options, std::ostream& out, std::ostream& err) {
+  return run_repair_command(options, out, err, system_environment());
+}
+
+int run_repair_command(const RepairCommandOptions& options, std::ostream& out, std::ostream& err,
+                       Environment& env) {
   auto policy = builtin_profile(options.profile);
   if (!policy) {
     err << "hsperfguard: repair: unknown profile '" << options.profile << "'\n";
@@ -47,18 +50,15 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
   DiscoverOptions discover;
   discover.tmpdir = options.tmpdir;
   discover.root = options.root;
-  discover.host_temp_dir = platform::default_temp_dir();
-  std::vector<TempRootFacts> roots;
-  bool incomplete = false;
-  for (const auto& spec : discover_roots(discover)) {
-    roots.push_back(platform::observe_temp_root(spec, platform::ObserveOptions{}));
-    if (!roots.back().opened) incomplete = true;
-  }
+  discover.host_temp_dir = env.default_temp_dir();
+  const std::vector<TempRootFacts> roots = observe_whole(env, discover_roots(discover));
+  const bool incomplete = std::any_of(roots.begin(), roots.end(),
+                                      [](const TempRootFacts& root) { return !root.opened; });
   const auto judgements = judge(roots, *policy);
-  const RepairPlan plan = plan_repair(roots, judgements, RepairContext{platform::observe_host().euid});
+  const RepairPlan plan = plan_repair(roots, judgements, RepairContext{env.host().euid});
 
   std::vector<RepairOutcomeRecord> records;
-  if (!options.dry_run) records = platform::execute_repair(plan);
+  if (!options.dry_run) records = env.execute_repair(plan);
 
   std::size_t fixed = 0, failed = 0, left = 0, left_blocking = 0;
   for (const auto& r : records) (r.outcome == RepairOutcome::fixed ? fixed : failed) += 1;

@@ -17,7 +17,12 @@ struct RepairCommandOptions {
   std::string profile = "default";
 };
 
+class Environment;
+
+// Repairs the world `env` shows (commands/environment.hpp; the real one by default).
 int run_repair_command(const RepairCommandOptions& options, std::ostream& out, std::ostream& err);
+int run_repair_command(const RepairCommandOptions& options, std::ostream& out, std::ostream& err,
+                       Environment& env);
 
 [[nodiscard]] SubcommandHook add_repair_command(CLI::App& app);
 

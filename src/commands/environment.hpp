@@ -1,0 +1,87 @@
+// What the commands ask of the world, behind one interface that a test can fake (ninja's
+// DiskInterface is the model): the clock, this host, discovery, observation, liveness
+// evidence, and the two ways of acting (removing, repairing). system_environment() is the
+// real one, over src/platform/; tests hand `audit`, `reap` and `repair` a fake one and run
+// them in process on hand-built facts, without touching a file system or a process table.
+//
+// Writing the report, the metrics file and the journal, and reading a policy file, stay with
+// the commands (platform/output.hpp, platform/files.hpp): they are the commands' own files,
+// not the world they judge.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "decide/discover.hpp"
+#include "model/facts.hpp"
+#include "model/host_info.hpp"
+#include "model/reap_plan.hpp"
+#include "model/repair_plan.hpp"
+#include "model/run_limits.hpp"
+#include "platform/liveness.hpp"
+#include "platform/observe.hpp"
+#include "platform/reap.hpp"
+
+namespace hsperfguard {
+
+// Liveness evidence for one thread at a time: it may cache what it read (a lock table, a
+// process), so a run uses one per thread that gathers.
+class LivenessSource {
+ public:
+  virtual ~LivenessSource() = default;
+  // Fills the liveness of the files of `ns` (platform::LivenessGatherer::gather).
+  virtual void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) = 0;
+  // What is known of process `pid` of this host.
+  virtual const ProcessFacts& process(std::int32_t pid) = 0;
+};
+
+class Environment {
+ public:
+  virtual ~Environment() = default;
+
+  // ---- The clock and this host
+  virtual std::int64_t now_epoch_ms() = 0;
+  virtual HostInfo host() = 0;
+  virtual std::string default_temp_dir() = 0;
+  virtual bool stdout_is_terminal() = 0;
+
+  // ---- Observing
+  // The temp roots to look at (and the container scan when `options` want it); the errors
+  // of containers that could not be looked into go to `errors`.
+  virtual std::vector<RootSpec> discover(const DiscoverOptions& options,
+                                         std::vector<ObservationError>* errors,
+                                         const RunLimits& limits) = 0;
+  // platform::observe_temp_root, streaming form (its contract: stage, then consume, per
+  // namespace part, in name order).
+  virtual TempRootFacts observe_temp_root(const RootSpec& spec,
+                                          const platform::ObserveOptions& options,
+                                          const platform::NamespaceConsumer& consume,
+                                          const platform::NamespaceStage& stage) = 0;
+  // platform::read_regions: the regions of the files `wanted` accepts.
+  virtual void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespaces,
+                            const std::function<bool(const FileFacts&)>& wanted,
+                            std::size_t max_bytes, std::vector<ObservationError>& errors) = 0;
+  // Processes that map a libjvm (ps, and the audit's invisible JVMs).
+  virtual std::vector<JvmProcessFacts> observe_jvm_processes(
+      std::vector<ObservationError>& errors) = 0;
+  // A fresh liveness source (one per gathering thread).
+  virtual std::unique_ptr<LivenessSource> liveness() = 0;
+
+  // ---- Acting
+  virtual ExecutionResult execute_plan(const Plan& plan,
+                                       const platform::ExecuteOptions& options) = 0;
+  virtual std::vector<RepairOutcomeRecord> execute_repair(const RepairPlan& plan) = 0;
+};
+
+// The real world of this process: src/platform/ for this platform.
+Environment& system_environment();
+
+// Whole temp roots, observed through `env` (what repair judges: every namespace at once).
+std::vector<TempRootFacts> observe_whole(Environment& env, const std::vector<RootSpec>& specs);
+
+}  // namespace hsperfguard

@@ -1,0 +1,437 @@
+// The commands run in process against a fake world (commands/environment.hpp): hand-built
+// facts go in through the seam, the report and the exit code come out, and what the command
+// asked the world to do is recorded. Nothing here touches a file system or a process table,
+// so these tests run the same on every platform.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checks_builders.hpp"
+#include "commands/audit_command.hpp"
+#include "commands/environment.hpp"
+#include "commands/exit_codes.hpp"
+#include "commands/reap_command.hpp"
+#include "commands/repair_command.hpp"
+#include "model/json_text.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using namespace test;
+using Existence = ProcessFacts::Existence;
+
+constexpr std::int64_t kNow = 1'800'000'000'000;  // the fake clock (2027-01-15)
+constexpr std::int32_t kLivePid = 4242;
+constexpr std::int32_t kGonePid = 4343;
+
+class FakeLiveness final : public LivenessSource {
+ public:
+  FakeLiveness(const std::map<std::int32_t, ProcessFacts>& processes,
+               const std::set<std::uint64_t>& locked, std::vector<std::string>& gathered)
+      : processes_(processes), locked_(locked), gathered_(gathered) {}
+
+  // As the real gatherer: the lock state of every stat'ed file, the candidate its name denotes.
+  void gather(NamespaceFacts& ns, const platform::LivenessScope&) override {
+    gathered_.push_back(ns.path);
+    for (auto& file : ns.files) {
+      if (!file.lstat) continue;
+      LivenessFacts facts;
+      facts.lock_source = "proc-locks";
+      facts.lock_held = locked_.contains(file.lstat->ino);
+      if (file.pid_name.pid) facts.candidates.push_back(process(*file.pid_name.pid));
+      file.liveness = std::move(facts);
+    }
+  }
+  const ProcessFacts& process(std::int32_t pid) override {
+    auto it = processes_.find(pid);
+    if (it != processes_.end()) return it->second;
+    ProcessFacts gone;
+    gone.pid = pid;
+    gone.existence = Existence::gone;
+    return gone_.emplace(pid, gone).first->second;
+  }
+
+ private:
+  const std::map<std::int32_t, ProcessFacts>& processes_;
+  const std::set<std::uint64_t>& locked_;
+  std::vector<std::string>& gathered_;
+  std::map<std::int32_t, ProcessFacts> gone_;
+};
+
+// A world of temp roots (by temp dir), processes and held locks; the clock stands still.
+class FakeEnvironment final : public Environment {
+ public:
+  std::map<std::string, TempRootFacts> roots;
+  std::map<std::int32_t, ProcessFacts> processes;
+  std::set<std::uint64_t> locked;  // inode numbers whose flock is held
+  std::uint32_t euid = 0;
+  // What the commands asked.
+  std::vector<std::string> observed;      // temp dirs
+  std::vector<std::string> gathered;      // namespaces whose liveness was gathered
+  std::vector<std::string> regions_read;  // files whose regions were read
+  std::optional<Plan> executed;
+  std::optional<RepairPlan> repaired;
+  // How acting goes.
+  ReapOutcome reap_outcome = ReapOutcome::removed;
+  bool interrupt_execution = false;
+  RepairOutcome repair_outcome = RepairOutcome::fixed;
+
+  std::int64_t now_epoch_ms() override { return kNow; }
+  HostInfo host() override { return HostInfo{"fake-host", "linux", "6.0", euid}; }
+  std::string default_temp_dir() override { return "/tmp"; }
+  bool stdout_is_terminal() override { return false; }
+
+  std::vector<RootSpec> discover(const DiscoverOptions& options, std::vector<ObservationError>*,
+                                 const RunLimits&) override {
+    return discover_roots(options);
+  }
+  TempRootFacts observe_temp_root(const RootSpec& spec, const platform::ObserveOptions& options,
+                                  const platform::NamespaceConsumer& consume,
+                                  const platform::NamespaceStage& stage) override {
+    observed.push_back(spec.temp_dir);
+    auto it = roots.find(spec.temp_dir);
+    if (it == roots.end()) {
+      TempRootFacts missing;
+      missing.kind = spec.kind;
+      missing.temp_dir = spec.temp_dir;
+      missing.errors.push_back(
+          ObservationError{spec.temp_dir, "openat", 2, "No such file or directory"});
+      return missing;
+    }
+    TempRootFacts shell = it->second;
+    std::vector<NamespaceFacts> namespaces = std::move(shell.namespaces);
+    shell.namespaces.clear();
+    for (std::size_t n = 0; n < namespaces.size(); ++n) {
+      NamespaceFacts& ns = namespaces[n];
+      // What observation without regions leaves (the reaper's: max_region_bytes 0).
+      if (options.max_region_bytes == 0) {
+        for (auto& file : ns.files) file.region.reset();
+      }
+      if (stage) stage(shell, n, ns);
+      consume(shell, std::move(ns));
+    }
+    return shell;
+  }
+  void read_regions(const TempRootFacts&, std::span<NamespaceFacts> namespaces,
+                    const std::function<bool(const FileFacts&)>& wanted, std::size_t,
+                    std::vector<ObservationError>&) override {
+    for (auto& ns : namespaces) {
+      for (auto& file : ns.files) {
+        if (!wanted(file)) continue;
+        regions_read.push_back(file.path);
+        file.region = valid_region();
+      }
+    }
+  }
+  std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>&) override {
+    return {};
+  }
+  std::unique_ptr<LivenessSource> liveness() override {
+    return std::make_unique<FakeLiveness>(processes, locked, gathered);
+  }
+
+  ExecutionResult execute_plan(const Plan& plan, const platform::ExecuteOptions& options) override {
+    executed = plan;
+    ExecutionResult result;
+    for (std::size_t i = 0; i < plan.items.size(); ++i) {
+      if (plan.items[i].action != ReapAction::remove) continue;
+      ReapActionRecord record;
+      record.item = i;
+      record.at_ms = kNow;
+      if (interrupt_execution) {
+        record.outcome = ReapOutcome::not_attempted;
+        record.detail = "interrupted";
+        result.interrupted = true;
+      } else {
+        if (options.before_unlink && !options.before_unlink(plan.items[i])) break;
+        record.outcome = reap_outcome;
+        record.detail = reap_outcome == ReapOutcome::removed ? "unlinked" : "unlinkat";
+        if (reap_outcome == ReapOutcome::failed) {
+          record.error =
+              ObservationError{plan.items[i].path, "unlinkat", 30, "Read-only file system"};
+        }
+      }
+      if (options.on_action) options.on_action(plan.items[i], record);
+      result.actions.push_back(std::move(record));
+    }
+    return result;
+  }
+  std::vector<RepairOutcomeRecord> execute_repair(const RepairPlan& plan) override {
+    repaired = plan;
+    std::vector<RepairOutcomeRecord> records;
+    for (std::size_t t = 0; t < plan.targets.size(); ++t) {
+      RepairOutcomeRecord record;
+      record.target = t;
+      record.outcome = repair_outcome;
+      if (repair_outcome != RepairOutcome::fixed) record.detail = "fchmod";
+      records.push_back(std::move(record));
+    }
+    return records;
+  }
+};
+
+// /tmp with alice's namespace: a JVM's live file (its process alive, its lock held) and the
+// file of a JVM that is gone; both old.
+FakeEnvironment alice_world() {
+  FakeEnvironment env;
+  TempRootFacts root = temp_root();
+  root.kind = RootKind::tmpdir;
+  NamespaceFacts ns = namespace_of();
+  FileFacts live = backing_file(ns, std::to_string(kLivePid));
+  FileFacts stale = backing_file(ns, std::to_string(kGonePid));
+  stale.lstat->ino = stale.opened->ino = 301;
+  ns.files = {live, stale};
+  root.namespaces.push_back(std::move(ns));
+  env.roots.emplace("/tmp", std::move(root));
+  ProcessFacts jvm = process(kLivePid, Existence::alive);
+  jvm.start_time_ms = 0;
+  jvm.maps_backing_file = true;
+  env.processes.emplace(kLivePid, jvm);
+  env.locked.insert(300);
+  return env;
+}
+
+NamespaceFacts& alice_namespace(FakeEnvironment& env) {
+  return env.roots.at("/tmp").namespaces.at(0);
+}
+
+struct Ran {
+  int exit = -1;
+  std::string out, err;
+  nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+Ran audit(FakeEnvironment& env, AuditCommandOptions options = {}) {
+  options.tmpdir = "/tmp";
+  options.format = ReportFormat::json;
+  std::ostringstream out, err;
+  Ran ran;
+  ran.exit = run_audit_command(options, out, err, env);
+  ran.out = out.str();
+  ran.err = err.str();
+  return ran;
+}
+
+Ran reap(FakeEnvironment& env, bool dry_run) {
+  ReapCommandOptions options;
+  options.tmpdir = "/tmp";
+  options.format = ReportFormat::json;
+  options.dry_run = dry_run;
+  options.lock_file.reset();  // --no-lock: a lock file is the command's own, not the world's
+  std::ostringstream out, err;
+  Ran ran;
+  ran.exit = run_reap_command(options, out, err, env);
+  ran.out = out.str();
+  ran.err = err.str();
+  return ran;
+}
+
+Ran repair(FakeEnvironment& env, bool dry_run) {
+  RepairCommandOptions options;
+  options.tmpdir = "/tmp";
+  options.dry_run = dry_run;
+  std::ostringstream out, err;
+  Ran ran;
+  ran.exit = run_repair_command(options, out, err, env);
+  ran.out = out.str();
+  ran.err = err.str();
+  return ran;
+}
+
+// The report's file entry named `name`.
+const nlohmann::json* report_file(const nlohmann::json& report, const std::string& name) {
+  for (const auto& ns : report.at("namespaces")) {
+    for (const auto& file : ns.at("files")) {
+      if (file.value("name", "") == name) return &file;
+    }
+  }
+  return nullptr;
+}
+
+// Every finding's rule, wherever in the report it is (temp dirs, namespaces, files).
+void collect_rules(const nlohmann::json& j, std::set<std::string>& rules) {
+  if (j.is_object()) {
+    if (auto it = j.find("findings"); it != j.end() && it->is_array()) {
+      for (const auto& f : *it) rules.insert(f.at("rule").get<std::string>());
+    }
+    for (const auto& [key, value] : j.items()) {
+      if (key != "findings") collect_rules(value, rules);
+    }
+  } else if (j.is_array()) {
+    for (const auto& value : j) collect_rules(value, rules);
+  }
+}
+
+std::set<std::string> finding_rules(const nlohmann::json& report) {
+  std::set<std::string> rules;
+  collect_rules(report, rules);
+  return rules;
+}
+
+// ---- audit -----------------------------------------------------------------------------------
+
+TEST(CommandSeam, AuditJudgesTheWorldTheEnvironmentShows) {
+  FakeEnvironment env = alice_world();
+  const Ran ran = audit(env);
+  ASSERT_EQ(ran.exit, kExitOk) << ran.err << ran.out;
+  EXPECT_EQ(env.observed, std::vector<std::string>{"/tmp"});
+  EXPECT_EQ(env.gathered, std::vector<std::string>{"/tmp/hsperfdata_alice"});
+  const auto report = ran.json();
+  EXPECT_EQ(report.at("host").at("name"), "fake-host");
+  EXPECT_EQ(report.at("started_at"), format_utc_millis(kNow));
+  EXPECT_EQ(report.at("finished_at"), format_utc_millis(kNow));
+  // The liveness the fake gathered decided each file.
+  const auto* live = report_file(report, std::to_string(kLivePid));
+  const auto* stale = report_file(report, std::to_string(kGonePid));
+  ASSERT_NE(live, nullptr);
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(live->at("verdict").at("verdict"), "live") << live->dump(2);
+  EXPECT_EQ(live->at("verdict").at("reason"), "lock-held");
+  EXPECT_EQ(stale->at("verdict").at("verdict"), "stale") << stale->dump(2);
+  EXPECT_EQ(stale->at("verdict").at("reason"), "process-gone");
+  EXPECT_EQ(finding_rules(report), std::set<std::string>{"file.stale"}) << ran.out;
+}
+
+TEST(CommandSeam, AuditExitsOneOnAFindingAtFailOn) {
+  FakeEnvironment env = alice_world();
+  alice_namespace(env).lstat->mode = alice_namespace(env).opened->mode = 0777;
+  const Ran ran = audit(env);
+  EXPECT_EQ(ran.exit, kExitFindings) << ran.err;
+  EXPECT_TRUE(finding_rules(ran.json()).contains("namespace.group-other-writable")) << ran.out;
+
+  AuditCommandOptions lenient;
+  lenient.fail_on = Severity::critical;
+  const Ran tolerated = audit(env, lenient);
+  EXPECT_EQ(tolerated.exit, kExitOk) << tolerated.err;
+}
+
+TEST(CommandSeam, AuditOfATempDirThatCannotBeOpenedIsIncomplete) {
+  FakeEnvironment env;  // no /tmp at all
+  const Ran ran = audit(env);
+  EXPECT_EQ(ran.exit, kExitIncomplete);
+  EXPECT_NE(ran.err.find("/tmp: openat"), std::string::npos) << ran.err;
+  EXPECT_FALSE(ran.json().at("complete").get<bool>());
+}
+
+// ---- reap ------------------------------------------------------------------------------------
+
+std::map<std::string, std::string> planned_actions(const Plan& plan) {
+  std::map<std::string, std::string> actions;
+  for (const auto& item : plan.items)
+    actions[item.name] = std::string(to_string(item.action)) + "/" + item.why;
+  return actions;
+}
+
+TEST(CommandSeam, ReapDryRunPlansFromTheEnvironmentAndActsOnNothing) {
+  FakeEnvironment env = alice_world();
+  const Ran ran = reap(env, true);
+  ASSERT_EQ(ran.exit, kExitOk) << ran.err << ran.out;
+  EXPECT_FALSE(env.executed.has_value()) << "a dry run executed its plan";
+  EXPECT_EQ(env.gathered, std::vector<std::string>{"/tmp/hsperfdata_alice"});
+  // Only the live pid's region can decide (its begin time against the process's start).
+  EXPECT_EQ(env.regions_read,
+            std::vector<std::string>{"/tmp/hsperfdata_alice/" + std::to_string(kLivePid)});
+  std::map<std::string, std::string> actions;
+  const auto report = ran.json();
+  for (const auto& item : report.at("plan")) {
+    actions[item.at("name").get<std::string>()] =
+        item.at("action").get<std::string>() + "/" + item.at("why").get<std::string>();
+  }
+  EXPECT_EQ(actions,
+            (std::map<std::string, std::string>{{std::to_string(kLivePid), "keep/live"},
+                                                {std::to_string(kGonePid), "remove/reapable"}}))
+      << ran.out;
+}
+
+TEST(CommandSeam, ReapExecutesExactlyThePlanItMade) {
+  FakeEnvironment env = alice_world();
+  const Ran ran = reap(env, false);
+  ASSERT_EQ(ran.exit, kExitOk) << ran.err;
+  ASSERT_TRUE(env.executed.has_value());
+  EXPECT_EQ(planned_actions(*env.executed),
+            (std::map<std::string, std::string>{{std::to_string(kLivePid), "keep/live"},
+                                                {std::to_string(kGonePid), "remove/reapable"}}));
+  const auto report = ran.json();
+  ASSERT_EQ(report.at("actions").size(), 1U) << ran.out;
+  EXPECT_EQ(report.at("actions")[0].at("outcome"), "removed");
+  EXPECT_EQ(report.at("actions")[0].at("path"),
+            "/tmp/hsperfdata_alice/" + std::to_string(kGonePid));
+}
+
+TEST(CommandSeam, ReapExitCodesFollowTheOutcomes) {
+  FakeEnvironment failing = alice_world();
+  failing.reap_outcome = ReapOutcome::failed;
+  const Ran failed = reap(failing, false);
+  EXPECT_EQ(failed.exit, kExitFindings) << failed.err;
+  EXPECT_EQ(failed.json().at("actions")[0].at("outcome"), "failed");
+
+  FakeEnvironment interrupted = alice_world();
+  interrupted.interrupt_execution = true;
+  EXPECT_EQ(reap(interrupted, false).exit, kExitIncomplete);
+}
+
+TEST(CommandSeam, ReapRemovesNothingOfALiveJvmWhoseLockIsHeld) {
+  // The gone pid's file is locked too (a JVM of another pid namespace holds it): kept.
+  FakeEnvironment env = alice_world();
+  env.locked.insert(301);
+  const Ran ran = reap(env, false);
+  ASSERT_EQ(ran.exit, kExitOk) << ran.err;
+  ASSERT_TRUE(env.executed.has_value());
+  EXPECT_EQ(env.executed->counts().remove, 0U) << ran.out;
+}
+
+// ---- repair ----------------------------------------------------------------------------------
+
+TEST(CommandSeam, RepairDryRunPlansTheFixAndChangesNothing) {
+  FakeEnvironment env = alice_world();
+  alice_namespace(env).lstat->mode = alice_namespace(env).opened->mode = 0777;
+  const Ran ran = repair(env, true);
+  EXPECT_FALSE(env.repaired.has_value()) << "a dry run repaired";
+  EXPECT_NE(ran.out.find("would fix  namespace.group-other-writable  /tmp/hsperfdata_alice"),
+            std::string::npos)
+      << ran.out;
+  EXPECT_NE(ran.out.find("repair: 1 would be fixed, 0 failed, 0 left"), std::string::npos)
+      << ran.out;
+  EXPECT_EQ(ran.exit, kExitOk) << ran.err;
+}
+
+TEST(CommandSeam, RepairAppliesThePlanAndReportsFailures) {
+  FakeEnvironment env = alice_world();
+  alice_namespace(env).lstat->mode = alice_namespace(env).opened->mode = 0777;
+  const Ran fixed = repair(env, false);
+  ASSERT_TRUE(env.repaired.has_value());
+  ASSERT_EQ(env.repaired->targets.size(), 1U);
+  EXPECT_EQ(env.repaired->targets[0].path, "/tmp/hsperfdata_alice");
+  EXPECT_EQ(fixed.exit, kExitOk) << fixed.out << fixed.err;
+  EXPECT_NE(fixed.out.find("fixed  namespace.group-other-writable"), std::string::npos)
+      << fixed.out;
+
+  FakeEnvironment failing = alice_world();
+  alice_namespace(failing).lstat->mode = alice_namespace(failing).opened->mode = 0777;
+  failing.repair_outcome = RepairOutcome::failed;
+  const Ran failed = repair(failing, false);
+  EXPECT_EQ(failed.exit, kExitFindings) << failed.out;
+  EXPECT_NE(failed.out.find("failed  namespace.group-other-writable"), std::string::npos)
+      << failed.out;
+  EXPECT_NE(failed.out.find("not done: fchmod"), std::string::npos) << failed.out;
+}
+
+TEST(CommandSeam, RepairLeavesWhatItMustNotFix) {
+  // A namespace owned by someone else than its user is squatted: never entered, left.
+  FakeEnvironment env = alice_world();
+  alice_namespace(env).lstat->uid = alice_namespace(env).opened->uid = kMalloryUid;
+  const Ran ran = repair(env, false);
+  EXPECT_FALSE(env.repaired.has_value() && !env.repaired->targets.empty()) << ran.out;
+  EXPECT_NE(ran.out.find("left  namespace.owner-mismatch  /tmp/hsperfdata_alice"),
+            std::string::npos)
+      << ran.out;
+  EXPECT_EQ(ran.exit, kExitRefused) << ran.out;
+}
+
+}  // namespace
+}  // namespace hsperfguard
