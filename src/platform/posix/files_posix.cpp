@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,10 +7,11 @@
 #include <string_view>
 
 #include "model/pid_name.hpp"
+#include "model/procfs_parse.hpp"
 #include "platform/files.hpp"
+#include "platform/posix/dirents_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
-#include "model/procfs_parse.hpp"
 
 namespace hsperfguard::platform {
 
@@ -98,22 +98,22 @@ std::vector<std::string> find_backing_files(const std::string& temp_dir, std::in
   std::vector<Candidate> found;
   UniqueFd tmp(::open(temp_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!tmp.valid()) return {};
-  DIR* dir = ::fdopendir(::dup(tmp.get()));
-  if (dir == nullptr) return {};
-  while (const dirent* d = ::readdir(dir)) {
-    const std::string_view name = d->d_name;
+  std::vector<char> buffer;
+  DirentReader entries(tmp.get(), buffer);
+  const std::string file = pid_to_filename(pid);
+  while (const auto entry = entries.next()) {
+    const std::string name(entry->name);
     if (!name.starts_with("hsperfdata_")) continue;
-    UniqueFd ns(::openat(tmp.get(), d->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd ns(::openat(tmp.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!ns.valid()) continue;
-    const std::string file = pid_to_filename(pid);
     struct stat st {};
     if (::fstatat(ns.get(), file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
       continue;
     }
-    found.push_back({temp_dir + "/" + std::string(name) + "/" + file,
-                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
+    found.push_back(
+        {temp_dir + "/" + name + "/" + file,
+         static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
   }
-  ::closedir(dir);
   std::sort(found.begin(), found.end(),
             [](const Candidate& a, const Candidate& b) { return a.mtime_ns > b.mtime_ns; });
   std::vector<std::string> paths;

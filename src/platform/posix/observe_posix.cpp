@@ -51,6 +51,7 @@
 #include "platform/observe.hpp"
 #include "platform/posix/acl_posix.hpp"
 #include "platform/posix/beneath_posix.hpp"
+#include "platform/posix/dirents_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
 #include "platform/posix/stat_posix.hpp"
@@ -97,51 +98,40 @@ struct DirEntry {
   bool operator<(const DirEntry& other) const { return name < other.name; }
 };
 
-// Entries of an open directory, a batch at a time: "." and ".." left out, and only those
-// `keep` accepts (a shared /tmp can hold millions of unrelated entries). getdents64 on our own
-// fd: no DIR*, no reopening. A directory of any size is never listed whole unless asked to.
+// Entries of an open directory, a batch at a time: only those `keep` accepts (a shared /tmp
+// can hold millions of unrelated entries). A directory of any size is never listed whole
+// unless asked to.
 class DirectoryReader {
  public:
   DirectoryReader(int dirfd, std::vector<char>& buffer, bool (*keep)(std::string_view) = nullptr)
-      : fd_(dirfd), buffer_(buffer), keep_(keep) {}
+      : entries_(dirfd, buffer), keep_(keep) {}
 
   // Appends entries to `out` until it holds `max` or the directory ends. Returns errno or 0;
   // entries read before an error are kept, and the directory then counts as ended.
   int read(std::vector<DirEntry>& out, std::size_t max) {
     if (!started_) {
       started_ = true;
-      if (::lseek(fd_, 0, SEEK_SET) < 0) {
+      if (const int err = entries_.rewind(); err != 0) {
         ended_ = true;
-        return errno;
+        return err;
       }
-      buffer_.resize(std::size_t{64} * 1024);
     }
     while (out.size() < max) {
-      if (at_ >= filled_) {
+      const auto entry = entries_.next();
+      if (!entry) {  // the end, or an error (said once)
         if (ended_) return 0;
-        const ssize_t n = ::getdents64(fd_, buffer_.data(), buffer_.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          ended_ = true;
-          return n < 0 ? errno : 0;
-        }
-        at_ = 0;
-        filled_ = static_cast<std::size_t>(n);
+        ended_ = true;
+        return entries_.error();
       }
-      const auto* d = reinterpret_cast<const struct dirent64*>(buffer_.data() + at_);
-      at_ += d->d_reclen;
-      const std::string_view name(d->d_name);
-      if (name == "." || name == ".." || (keep_ != nullptr && !keep_(name))) continue;
-      out.push_back(DirEntry{std::string(name), d->d_type});
+      if (keep_ != nullptr && !keep_(entry->name)) continue;
+      out.push_back(DirEntry{std::string(entry->name), entry->type});
     }
     return 0;
   }
 
  private:
-  int fd_;
-  std::vector<char>& buffer_;
+  DirentReader entries_;
   bool (*keep_)(std::string_view);
-  std::size_t at_ = 0, filled_ = 0;
   bool started_ = false, ended_ = false;
 };
 

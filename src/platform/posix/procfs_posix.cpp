@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "model/digits.hpp"
+#include "platform/posix/dirents_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 
 namespace hsperfguard::platform {
@@ -221,24 +222,14 @@ std::vector<std::int32_t> list_pids(const std::string& proc, int* err) {
     if (err != nullptr) *err = errno;
     return pids;
   }
-  std::vector<char> dirents(64 * 1024);
-  for (;;) {
-    const ssize_t n = ::getdents64(dir.get(), dirents.data(), dirents.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (err != nullptr) *err = errno;
-      break;
-    }
-    if (n == 0) break;
-    for (std::size_t at = 0; at < static_cast<std::size_t>(n);) {
-      const auto* d = reinterpret_cast<const struct dirent64*>(dirents.data() + at);
-      at += d->d_reclen;
-      const std::string_view name(d->d_name);
-      if (!all_digits(name) || name.size() > 9) continue;
-      const std::int32_t pid = parse_number<std::int32_t>(name).value_or(0);
-      if (pid > 0) pids.push_back(pid);
-    }
+  std::vector<char> buffer;
+  DirentReader entries(dir.get(), buffer);
+  while (const auto entry = entries.next()) {
+    if (!all_digits(entry->name) || entry->name.size() > 9) continue;
+    const std::int32_t pid = parse_number<std::int32_t>(entry->name).value_or(0);
+    if (pid > 0) pids.push_back(pid);
   }
+  if (err != nullptr) *err = entries.error();
   return pids;
 }
 
@@ -249,51 +240,44 @@ NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespa
     index.errors.push_back(make_error(proc_, "open", errno));
     return index;
   }
-  std::vector<char> dirents(64 * 1024);
+  std::vector<char> buffer;
+  DirentReader entries(proc.get(), buffer);
   std::string mnt;
   std::string status_text;
   bool complete = true;
-  for (;;) {
-    const ssize_t n = ::getdents64(proc.get(), dirents.data(), dirents.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      index.errors.push_back(make_error(proc_, "getdents64", errno));
+  while (const auto entry = entries.next()) {
+    const std::string_view name = entry->name;
+    if (!all_digits(name) || name.size() > 9) continue;
+    const std::string pid_dir(name);
+    const int link_err = readlink_at(proc.get(), (pid_dir + "/ns/mnt").c_str(), mnt);
+    if (link_err != 0 && vanished(link_err)) continue;  // exited since the listing
+    if (link_err == 0 && mnt != mount_namespace) continue;
+    // In the namespace, or unplaceable (ns links need ptrace access): its NSpid decides.
+    const int status_err = read_proc_file(proc.get(), (pid_dir + "/status").c_str(), status_text);
+    if (status_err != 0 && vanished(status_err)) continue;
+    const procfs::StatusFields status =
+        status_err == 0 ? procfs::parse_status(status_text) : procfs::StatusFields{};
+    if (link_err != 0 && index.errors.size() < 8) {
+      index.errors.push_back(make_error(proc_ + "/" + pid_dir + "/ns/mnt", "readlink", link_err));
+    }
+    if (status.ns_pids.empty()) {
+      // No NSpid (a kernel before 4.1, or an unreadable status): it could be anyone.
       complete = false;
-      break;
+      if (status_err != 0 && index.errors.size() < 8) {
+        index.errors.push_back(make_error(proc_ + "/" + pid_dir + "/status", "read", status_err));
+      }
+      continue;
     }
-    if (n == 0) break;
-    for (std::size_t at = 0; at < static_cast<std::size_t>(n);) {
-      const auto* d = reinterpret_cast<const struct dirent64*>(dirents.data() + at);
-      at += d->d_reclen;
-      const std::string_view name(d->d_name);
-      if (!all_digits(name) || name.size() > 9) continue;
-      const std::string pid_dir(name);
-      const int link_err = readlink_at(proc.get(), (pid_dir + "/ns/mnt").c_str(), mnt);
-      if (link_err != 0 && vanished(link_err)) continue;  // exited since the listing
-      if (link_err == 0 && mnt != mount_namespace) continue;
-      // In the namespace, or unplaceable (ns links need ptrace access): its NSpid decides.
-      const int status_err = read_proc_file(proc.get(), (pid_dir + "/status").c_str(), status_text);
-      if (status_err != 0 && vanished(status_err)) continue;
-      const procfs::StatusFields status =
-          status_err == 0 ? procfs::parse_status(status_text) : procfs::StatusFields{};
-      if (link_err != 0 && index.errors.size() < 8) {
-        index.errors.push_back(make_error(proc_ + "/" + pid_dir + "/ns/mnt", "readlink", link_err));
-      }
-      if (status.ns_pids.empty()) {
-        // No NSpid (a kernel before 4.1, or an unreadable status): it could be anyone.
-        complete = false;
-        if (status_err != 0 && index.errors.size() < 8) {
-          index.errors.push_back(make_error(proc_ + "/" + pid_dir + "/status", "read", status_err));
-        }
-        continue;
-      }
-      if (link_err != 0) {
-        index.uncertain_nspids.insert(status.ns_pids.back());
-        continue;
-      }
-      const std::int32_t host_pid = parse_number<std::int32_t>(name).value_or(0);
-      index.host_pids_by_nspid[status.ns_pids.back()].push_back(host_pid);
+    if (link_err != 0) {
+      index.uncertain_nspids.insert(status.ns_pids.back());
+      continue;
     }
+    const std::int32_t host_pid = parse_number<std::int32_t>(name).value_or(0);
+    index.host_pids_by_nspid[status.ns_pids.back()].push_back(host_pid);
+  }
+  if (entries.error() != 0) {
+    index.errors.push_back(make_error(proc_, "getdents64", entries.error()));
+    complete = false;
   }
   index.complete = complete;
   return index;
