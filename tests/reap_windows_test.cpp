@@ -16,6 +16,7 @@
 #include "checks/checks.hpp"
 #include "commands/reap_command.hpp"
 #include "model/perfdata.hpp"
+#include "platform/lock_and_journal.hpp"
 #include "platform/reap.hpp"
 #include "platform/signals.hpp"
 #include "platform/windows/win_util.hpp"

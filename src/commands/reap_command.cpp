@@ -21,6 +21,7 @@
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/liveness.hpp"
+#include "platform/lock_and_journal.hpp"
 #include "platform/reap.hpp"
 #include "platform/signals.hpp"
 #include "report/logging.hpp"
