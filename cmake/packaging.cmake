@@ -148,11 +148,10 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${HSPERFGUARD_PACKAGING_DIR}/debian/postrm)
 include(CPack)
 
-# Hardening of the shipped binary (lintian's hardening checks; the tool runs as root):
-# fortified libc calls and stack protector in main.cpp, full RELRO and BIND_NOW; PIE is
-# gcc's default on Debian.
+# Hardening of the shipped binary (lintian's hardening checks; the tool runs as root): the
+# compile flags of every layer and of main.cpp (hsperfguard_hardening, CMakeLists.txt), full
+# RELRO and BIND_NOW at link time.
+target_link_libraries(hsperfguard PRIVATE hsperfguard_hardening)
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT CMAKE_CROSSCOMPILING)
-  target_compile_options(hsperfguard PRIVATE
-    $<$<NOT:$<CONFIG:Debug>>:-D_FORTIFY_SOURCE=2> -fstack-protector-strong)
   target_link_options(hsperfguard PRIVATE -Wl,-z,relro -Wl,-z,now)
 endif()

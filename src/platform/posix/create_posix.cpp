@@ -276,7 +276,7 @@ CreateResult make_backing_file(const BackingFileRequest& request) {
   auto undo = [&](const char* op, int err) {
     fail(result, path, op, err);
     // Give the space back even if the name was taken away from us meanwhile.
-    (void)::ftruncate(file.get(), 0);
+    (void)!::ftruncate(file.get(), 0);  // best effort: the error that made us undo is reported
     remove_if_ours(dir.get(), request.name, file.get(), 0);
     return result;
   };
