@@ -471,8 +471,9 @@ TEST(Registry, NamesEveryCatalogueRuleOnceAndNothingElse) {
     EXPECT_TRUE(registered.insert(std::string(e.id)).second) << e.id << " is registered twice";
     EXPECT_NE(find_rule(e.id), nullptr) << e.id << " has a function but no catalogue entry";
     const int functions = (e.temp_dir != nullptr) + (e.namespace_dir != nullptr) +
-                          (e.file != nullptr) + (e.jvm != nullptr) + (e.descriptor != nullptr) +
-                          (e.attach != nullptr) + (e.verdict != nullptr);
+                          (e.prediction != nullptr) + (e.file != nullptr) + (e.jvm != nullptr) +
+                          (e.descriptor != nullptr) + (e.attach != nullptr) +
+                          (e.verdict != nullptr);
     EXPECT_EQ(functions, 1) << e.id << ": one function, for the one subject the rule judges";
     EXPECT_EQ(checks::find_rule_entry(e.id), &e);
   }

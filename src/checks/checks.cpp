@@ -2,6 +2,7 @@
 // order. A new rule is one function in the file of its family and one row in registry.cpp.
 #include "checks/checks.hpp"
 
+#include <optional>
 #include <vector>
 
 #include "checks/dacl.hpp"
@@ -20,7 +21,8 @@ void append(Findings& out, Findings more) {
 // The registry's rows per subject, in registry order, listed once: an audit runs the file rows
 // for every one of 100,000 files.
 struct Rows {
-  std::vector<std::size_t> temp_dir, namespace_dir, file, jvm, descriptor, attach, verdict;
+  std::vector<std::size_t> temp_dir, namespace_dir, prediction, file, jvm, descriptor, attach,
+      verdict;
 };
 
 const Rows& rows() {
@@ -31,6 +33,7 @@ const Rows& rows() {
       const RuleEntry& e = registry[i];
       if (e.temp_dir) r.temp_dir.push_back(i);
       if (e.namespace_dir) r.namespace_dir.push_back(i);
+      if (e.prediction) r.prediction.push_back(i);
       if (e.file) r.file.push_back(i);
       if (e.jvm) r.jvm.push_back(i);
       if (e.descriptor) r.descriptor.push_back(i);
@@ -102,12 +105,19 @@ Findings check_temp_root(const TempRootFacts& root, const RuleSelection& rules) 
 }
 
 Findings check_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
-                         const RuleSelection& rules) {
+                         const RuleSelection& rules, const PublicationPrediction* given) {
   Findings out;
+  // Made once, for the first rule that needs it, unless the caller made it.
+  const PublicationPrediction* prediction = given;
+  std::optional<PublicationPrediction> made;
   run_in_order(
       rules,
       [&](const RuleEntry& e) {
         if (e.namespace_dir) e.namespace_dir(root, ns, out);
+        if (e.prediction) {
+          if (prediction == nullptr) prediction = &made.emplace(predict_publication(root, ns));
+          e.prediction({root, ns, *prediction}, out);
+        }
       },
       [](const RuleEntry& e) { return e.jvm != nullptr; },
       [&] {

@@ -4,6 +4,7 @@
 // all of them or the ones `rules` selects.
 #pragma once
 
+#include "checks/publication.hpp"
 #include "checks/registry.hpp"
 #include "model/facts.hpp"
 #include "model/finding.hpp"
@@ -16,9 +17,11 @@ namespace hsperfguard::checks {
 Findings check_temp_root(const TempRootFacts& root,
                          const RuleSelection& rules = RuleSelection::all());
 // Findings on one namespace directory (namespace.*, volume.*, jvm.* of its invisible JVMs,
-// dacl.* on the directory).
+// dacl.* on the directory). `prediction`, when given, is predict_publication(root, ns) made
+// by the caller (who reports it too); otherwise it is made here when a rule needs it.
 Findings check_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
-                         const RuleSelection& rules = RuleSelection::all());
+                         const RuleSelection& rules = RuleSelection::all(),
+                         const PublicationPrediction* prediction = nullptr);
 // Findings on one entry of a namespace (file.*, dacl.* on the file).
 Findings check_file(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file,
                     const RuleSelection& rules = RuleSelection::all());

@@ -60,13 +60,10 @@ bool has(const std::vector<std::string>& causes, std::string_view cause) {
   return false;
 }
 
-// The prediction's create failures, when there are any (POSIX only).
-std::optional<PublicationPrediction> failing_prediction(const TempRootFacts& root,
-                                                        const NamespaceFacts& ns) {
-  if (!posix(root)) return std::nullopt;
-  PublicationPrediction p = predict_publication(root, ns);
-  if (p.create_failures.empty()) return std::nullopt;
-  return p;
+// The prediction, when it has create failures (POSIX only).
+const PublicationPrediction* failing_prediction(const PredictionSubject& s) {
+  if (!posix(s.root) || s.prediction.create_failures.empty()) return nullptr;
+  return &s.prediction;
 }
 
 nlohmann::json namespace_prediction_evidence(const TempRootFacts& root, const NamespaceFacts& ns,
@@ -250,7 +247,9 @@ void namespace_mount_boundary(const TempRootFacts& root, const NamespaceFacts& n
 
 // The invisible JVMs that HotSpot's refusal of this namespace explains, once for the
 // namespace (the jvm.* rules judge the other causes, one finding per JVM).
-void namespace_jvm_blinded(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out) {
+void namespace_jvm_blinded(const PredictionSubject& s, Findings& out) {
+  const TempRootFacts& root = s.root;
+  const NamespaceFacts& ns = s.ns;
   nlohmann::json pids = nlohmann::json::array();
   for (const auto& jvm : ns.invisible_jvms) {
     if (diagnose_invisible(jvm, root, &ns).cause == InvisibleCause::namespace_refused) {
@@ -263,11 +262,13 @@ void namespace_jvm_blinded(const TempRootFacts& root, const NamespaceFacts& ns, 
       std::to_string(pids.size()) + " live JVM" + (pids.size() == 1 ? " runs" : "s run") +
           " without shared performance data because HotSpot refuses namespace " +
           printable(ns.path),
-      {{"pids", std::move(pids)}, {"hotspot_rejects", predict_publication(root, ns).refusals}}));
+      {{"pids", std::move(pids)}, {"hotspot_rejects", s.prediction.refusals}}));
 }
 
-void namespace_owner_no_access(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out) {
-  const auto p = failing_prediction(root, ns);
+void namespace_owner_no_access(const PredictionSubject& s, Findings& out) {
+  const TempRootFacts& root = s.root;
+  const NamespaceFacts& ns = s.ns;
+  const PublicationPrediction* p = failing_prediction(s);
   if (!p) return;
   std::string missing;
   for (const auto& [cause, what] :
@@ -287,8 +288,10 @@ void namespace_owner_no_access(const TempRootFacts& root, const NamespaceFacts& 
                    std::move(evidence)));
 }
 
-void namespace_read_only(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out) {
-  const auto p = failing_prediction(root, ns);
+void namespace_read_only(const PredictionSubject& s, Findings& out) {
+  const TempRootFacts& root = s.root;
+  const NamespaceFacts& ns = s.ns;
+  const PublicationPrediction* p = failing_prediction(s);
   if (!p || !has(p->create_failures, "read-only-file-system")) return;
   out.push_back(
       make_finding("namespace.read-only", ns.path,
@@ -298,8 +301,10 @@ void namespace_read_only(const TempRootFacts& root, const NamespaceFacts& ns, Fi
                    namespace_prediction_evidence(root, ns, *p)));
 }
 
-void namespace_immutable(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out) {
-  const auto p = failing_prediction(root, ns);
+void namespace_immutable(const PredictionSubject& s, Findings& out) {
+  const TempRootFacts& root = s.root;
+  const NamespaceFacts& ns = s.ns;
+  const PublicationPrediction* p = failing_prediction(s);
   if (!p || !has(p->create_failures, "immutable")) return;
   out.push_back(
       make_finding("namespace.immutable", ns.path,
@@ -308,8 +313,10 @@ void namespace_immutable(const TempRootFacts& root, const NamespaceFacts& ns, Fi
                    namespace_prediction_evidence(root, ns, *p)));
 }
 
-void namespace_no_space(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out) {
-  const auto p = failing_prediction(root, ns);
+void namespace_no_space(const PredictionSubject& s, Findings& out) {
+  const TempRootFacts& root = s.root;
+  const NamespaceFacts& ns = s.ns;
+  const PublicationPrediction* p = failing_prediction(s);
   if (!p) return;
   const bool bytes = has(p->create_failures, "no-space"),
              inodes = has(p->create_failures, "no-free-inodes");

@@ -34,11 +34,11 @@ constexpr std::array kRegistry = {
     RuleEntry{.id = "namespace.root-owner-mismatch",
               .namespace_dir = namespace_root_owner_mismatch},
     RuleEntry{.id = "namespace.mount-boundary", .namespace_dir = namespace_mount_boundary},
-    RuleEntry{.id = "namespace.jvm-blinded", .namespace_dir = namespace_jvm_blinded},
-    RuleEntry{.id = "namespace.owner-no-access", .namespace_dir = namespace_owner_no_access},
-    RuleEntry{.id = "namespace.read-only", .namespace_dir = namespace_read_only},
-    RuleEntry{.id = "namespace.immutable", .namespace_dir = namespace_immutable},
-    RuleEntry{.id = "namespace.no-space", .namespace_dir = namespace_no_space},
+    RuleEntry{.id = "namespace.jvm-blinded", .prediction = namespace_jvm_blinded},
+    RuleEntry{.id = "namespace.owner-no-access", .prediction = namespace_owner_no_access},
+    RuleEntry{.id = "namespace.read-only", .prediction = namespace_read_only},
+    RuleEntry{.id = "namespace.immutable", .prediction = namespace_immutable},
+    RuleEntry{.id = "namespace.no-space", .prediction = namespace_no_space},
 
     // jvm.cpp: each invisible JVM of a namespace (or of a temp dir, when its namespace does
     // not exist); exactly one cause, so at most one of these per JVM

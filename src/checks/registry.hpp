@@ -14,6 +14,7 @@
 
 #include "checks/dacl.hpp"
 #include "checks/invisible.hpp"
+#include "checks/publication.hpp"
 #include "model/facts.hpp"
 #include "model/finding.hpp"
 #include "model/verdict.hpp"
@@ -30,6 +31,14 @@ struct JvmSubject {
   const std::string& path;
 };
 
+// One namespace with what HotSpot would make of it (checks/publication.hpp), predicted once
+// for every rule that judges the prediction.
+struct PredictionSubject {
+  const TempRootFacts& root;
+  const NamespaceFacts& ns;
+  const PublicationPrediction& prediction;
+};
+
 // One security descriptor, of a namespace or of one of its entries (dacl.*).
 struct DescriptorSubject {
   const SecurityDescriptor& descriptor;
@@ -43,6 +52,7 @@ struct DescriptorSubject {
 
 using TempDirRule = void (*)(const TempRootFacts&, Findings&);
 using NamespaceRule = void (*)(const TempRootFacts&, const NamespaceFacts&, Findings&);
+using PredictionRule = void (*)(const PredictionSubject&, Findings&);
 using FileRule = void (*)(const TempRootFacts&, const NamespaceFacts&, const FileFacts&, Findings&);
 using JvmRule = void (*)(const JvmSubject&, Findings&);
 using DescriptorRule = void (*)(const DescriptorSubject&, Findings&);
@@ -57,6 +67,7 @@ struct RuleEntry {
   std::string_view id;
   TempDirRule temp_dir = nullptr;
   NamespaceRule namespace_dir = nullptr;
+  PredictionRule prediction = nullptr;  // a namespace, judged by its publication prediction
   FileRule file = nullptr;
   JvmRule jvm = nullptr;
   DescriptorRule descriptor = nullptr;

@@ -33,11 +33,11 @@ void namespace_owner_mismatch(const TempRootFacts& root, const NamespaceFacts& n
 void namespace_root_owner_mismatch(const TempRootFacts& root, const NamespaceFacts& ns,
                                    Findings& out);
 void namespace_mount_boundary(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
-void namespace_jvm_blinded(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
-void namespace_owner_no_access(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
-void namespace_read_only(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
-void namespace_immutable(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
-void namespace_no_space(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
+void namespace_jvm_blinded(const PredictionSubject& s, Findings& out);
+void namespace_owner_no_access(const PredictionSubject& s, Findings& out);
+void namespace_read_only(const PredictionSubject& s, Findings& out);
+void namespace_immutable(const PredictionSubject& s, Findings& out);
+void namespace_no_space(const PredictionSubject& s, Findings& out);
 void namespace_acl_grants_write(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
 void namespace_default_acl(const TempRootFacts& root, const NamespaceFacts& ns, Findings& out);
 

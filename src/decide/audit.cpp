@@ -25,7 +25,11 @@ RootJudgement judge_root(const TempRootFacts& root, const Policy& policy) {
 NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
                                    const Policy& policy) {
   NamespaceJudgement nj;
-  if (ns.part == 0) nj.findings = apply_policy_to_findings(checks::check_namespace(root, ns), policy);
+  if (ns.part == 0) {
+    nj.prediction = checks::predict_publication(root, ns);
+    nj.findings = apply_policy_to_findings(
+        checks::check_namespace(root, ns, checks::RuleSelection::all(), &*nj.prediction), policy);
+  }
   nj.files.reserve(ns.files.size());
   const LivenessSettings liveness = liveness_settings_for(root);
   for (const auto& file : ns.files) {

@@ -4,13 +4,15 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "checks/publication.hpp"
+#include "decide/liveness.hpp"
 #include "model/facts.hpp"
 #include "model/finding.hpp"
-#include "decide/liveness.hpp"
 #include "model/rule_catalog.hpp"
 
 namespace hsperfguard {
@@ -25,6 +27,9 @@ struct FileJudgement {
 };
 
 struct NamespaceJudgement {
+  // What a JVM of this namespace's user starting now would meet (first part only): judged by
+  // the namespace.* prediction rules and reported as the namespace's "prediction".
+  std::optional<checks::PublicationPrediction> prediction;
   Findings findings;
   std::vector<FileJudgement> files;
 };

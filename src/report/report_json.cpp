@@ -166,7 +166,8 @@ json namespace_json(std::size_t r, const TempRootFacts& root, const NamespaceFac
   jn["expected_uid"] = ns.user && ns.user->uid ? json(*ns.user->uid) : json(nullptr);
   jn["volume"] = volume_json(ns.volume);
   // Whether a JVM of this user started now would publish its counters, and if not why.
-  jn["prediction"] = prediction_json(checks::predict_publication(root, ns));
+  jn["prediction"] =
+      prediction_json(nj.prediction ? *nj.prediction : checks::predict_publication(root, ns));
   jn["findings"] = findings_json(nj.findings);
   json ignored;
   jn["errors"] = errors_json(ns.errors, ignored);
