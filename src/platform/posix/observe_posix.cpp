@@ -594,10 +594,308 @@ unsigned worker_count(std::size_t work_items) {
   return static_cast<unsigned>(std::min<std::size_t>({kMaxWorkers, hw, work_items}));
 }
 
-}  // namespace
+// The mount table of the processes whose /tmp this is, read when first needed: what it says
+// of a namespace on another mount (its type, whether it is read-only), so that the mount is
+// never entered or asked itself.
+class MountTable {
+ public:
+  explicit MountTable(const RootSpec& spec) : spec_(spec) {}
 
-TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
-                                const NamespaceConsumer& consume, const NamespaceStage& stage) {
+  std::optional<VolumeFacts> volume_of(std::optional<std::uint64_t> mount_id) {
+    if (!mount_id) return std::nullopt;
+    if (!text_) {
+      text_.emplace();
+      const std::string table =
+          spec_.container ? "/proc/" + std::to_string(spec_.container->host_pid) + "/mountinfo"
+                          : std::string("/proc/self/mountinfo");
+      if (read_proc_file(AT_FDCWD, table.c_str(), *text_) != 0) text_->clear();
+    }
+    const auto mount = procfs::find_mount(*text_, *mount_id);
+    if (!mount) return std::nullopt;
+    VolumeFacts v;
+    v.fs_type = std::string(mount->fs_type);
+    v.mount_id = mount->mount_id;
+    v.read_only = mount->read_only;
+    return v;
+  }
+
+ private:
+  const RootSpec& spec_;
+  std::optional<std::string> text_;
+};
+
+// The temp dir as opened, for the batches of its entries.
+struct OpenedTempDir {
+  int fd = -1;
+  Stat stat;
+  std::string display;  // its path as the report names it
+};
+
+// One batch of the temp dir's entries, listed: the namespaces (lstat'ed; which of them are
+// directories on the temp dir's mount, to be entered) in name order. Attach files go straight
+// into the temp root's facts.
+struct ListedBatch {
+  std::vector<NamespaceFacts> namespaces;
+  std::vector<std::size_t> to_enter;
+};
+
+NamespaceFacts& list_namespace(ListedBatch& batch, std::string&& name, const OpenedTempDir& temp,
+                               MountTable& mounts) {
+  NamespaceFacts& ns = batch.namespaces.emplace_back();
+  ns.name = std::move(name);
+  ns.user_suffix = ns.name.substr(kNamespacePrefix.size());
+  ns.path = join(temp.display, ns.name);
+  Stat st;
+  if (const int err = stat_at(temp.fd, ns.name.c_str(), kEntryStatFlags, st); err != 0) {
+    ns.errors.push_back(make_error(ns.path, "statx", err));
+    return ns;
+  }
+  ns.lstat = st.inode;
+  ns.crosses_mount = !same_mount(st.inode, st.mount_id, temp.stat.inode, temp.stat.mount_id);
+  if (ns.crosses_mount && st.inode.kind == FileKind::directory) {
+    ns.errors.push_back(
+        ObservationError{ns.path, "openat", EXDEV, "on another mount: not entered"});
+    ns.volume = mounts.volume_of(st.mount_id);
+  } else if (st.inode.kind == FileKind::directory) {
+    batch.to_enter.push_back(batch.namespaces.size() - 1);
+  }
+  return ns;
+}
+
+void list_attach_file(std::string&& name, const OpenedTempDir& temp, TempRootFacts& facts) {
+  const std::string_view n = name;
+  AttachFacts& a = facts.attach_files.emplace_back();
+  const bool listener = n.starts_with(kListenerPrefix);
+  a.kind = listener ? AttachFacts::Kind::listener_socket : AttachFacts::Kind::trigger_file;
+  a.pid = classify_pid_name(n.substr(listener ? kListenerPrefix.size() : kTriggerPrefix.size()),
+                            facts.max_pid)
+              .pid;
+  a.name = std::move(name);
+  a.path = join(temp.display, a.name);
+  Stat st;
+  if (const int err = stat_at(temp.fd, a.name.c_str(), kEntryStatFlags, st); err != 0) {
+    a.errors.push_back(make_error(a.path, "statx", err));
+  } else {
+    a.lstat = st.inode;
+  }
+}
+
+ListedBatch list_batch(std::vector<DirEntry>& listed, const OpenedTempDir& temp, MountTable& mounts,
+                       TempRootFacts& facts) {
+  std::sort(listed.begin(), listed.end());
+  ListedBatch batch;
+  for (auto& entry : listed) {
+    const std::string_view n = entry.name;
+    if (n.starts_with(kNamespacePrefix)) {
+      list_namespace(batch, std::move(entry.name), temp, mounts);
+    } else if (n.starts_with(kListenerPrefix) || n.starts_with(kTriggerPrefix)) {
+      list_attach_file(std::move(entry.name), temp, facts);
+    }
+  }
+  return batch;
+}
+
+// The namespaces of one batch entered by worker threads, shared by an atomic cursor, at most
+// kLookahead namespaces ahead of the consumer, which takes them (or their parts) in order on
+// the calling thread. A worker runs the stage of each namespace or part it observed, and
+// queues at most kQueuedParts parts of one namespace: a namespace of any size costs a few
+// parts' memory. What a worker throws (out of memory, a stage's failure) is rethrown on the
+// calling thread when that namespace's turn comes.
+class BatchPipeline {
+ public:
+  BatchPipeline(ListedBatch& batch, std::size_t first_index, const Observer& observer,
+                const ObserveOptions& options, TempRootFacts& facts,
+                const NamespaceConsumer& consume, const NamespaceStage& stage)
+      : batch_(batch),
+        first_(first_index),
+        observer_(observer),
+        options_(options),
+        facts_(facts),
+        consume_(consume),
+        stage_(stage),
+        failures_(batch.namespaces.size()),
+        ready_(batch.namespaces.size()),
+        entered_(batch.namespaces.size(), 0),
+        finished_(batch.namespaces.size(), 0),
+        skipped_(batch.namespaces.size(), 0) {
+    for (const std::size_t n : batch.to_enter) entered_[n] = 1;
+  }
+
+  // Consumes every namespace of the batch in order. Returns the position of the first one
+  // that was not observed because the run limits were reached, or nullopt when all were.
+  std::optional<std::size_t> run(Scratch& main_scratch) {
+    start_workers();
+    std::optional<std::size_t> stopped_at;
+    try {
+      for (std::size_t n = 0; n < batch_.namespaces.size(); ++n) {
+        if (options_.limits.reached() != nullptr || !consume_namespace(n, main_scratch)) {
+          stopped_at = n;
+          break;
+        }
+        batch_.namespaces[n] = NamespaceFacts{};  // its memory went with the consumer
+        {
+          const std::lock_guard lock(mutex_);
+          consumed_ = n + 1;
+        }
+        changed_.notify_all();
+      }
+    } catch (...) {
+      stop_workers();
+      throw;
+    }
+    stop_workers();
+    return stopped_at;
+  }
+
+ private:
+  static constexpr std::size_t kQueuedParts = 2;
+
+  void start_workers() {
+    workers_scratch_ = std::vector<Scratch>(worker_count(batch_.to_enter.size()));
+    for (auto& scratch : workers_scratch_) {
+      try {
+        workers_.emplace_back([this, &scratch] { work(scratch); });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+  }
+
+  void stop_workers() {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  // A worker: takes the next namespace to enter, once it is near enough to the consumer.
+  void work(Scratch& scratch) {
+    for (;;) {
+      const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= batch_.to_enter.size()) break;
+      const std::size_t n = batch_.to_enter[i];
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stopping_ || n < consumed_ + kLookahead; });
+        if (stopping_) break;
+        if (options_.limits.reached() != nullptr) {
+          skipped_[n] = finished_[n] = 1;
+          lock.unlock();
+          changed_.notify_all();
+          continue;
+        }
+      }
+      enter_for_consumer(n, scratch);
+    }
+  }
+
+  // On a worker: stage each part, then queue it for the consumer.
+  void enter_for_consumer(std::size_t n, Scratch& scratch) {
+    const auto queue = [&](NamespaceFacts&& part, bool last) {
+      if (stage_) stage_(facts_, first_ + n, part);
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return stopping_ || ready_[n].size() < kQueuedParts; });
+      if (stopping_) return false;
+      ready_[n].emplace_back(std::move(part), last);
+      if (last) finished_[n] = 1;
+      lock.unlock();
+      changed_.notify_all();
+      return true;
+    };
+    try {
+      observer_.enter_namespace(std::move(batch_.namespaces[n]), scratch, queue);
+    } catch (...) {
+      const std::lock_guard lock(mutex_);
+      failures_[n] = std::current_exception();
+      finished_[n] = 1;
+    }
+    changed_.notify_all();
+  }
+
+  // On the calling thread: namespace n, staged and consumed. false: it was not entered
+  // because the run limits were reached.
+  bool consume_namespace(std::size_t n, Scratch& main_scratch) {
+    NamespaceFacts& ns = batch_.namespaces[n];
+    if (entered_[n] == 0) {
+      if (stage_) stage_(facts_, first_ + n, ns);
+      consume_(facts_, std::move(ns));
+      return true;
+    }
+    if (workers_.empty()) {
+      // No thread could start: observed, staged and consumed here, part by part.
+      observer_.enter_namespace(std::move(ns), main_scratch, [&](NamespaceFacts&& part, bool) {
+        if (stage_) stage_(facts_, first_ + n, part);
+        consume_(facts_, std::move(part));
+        return true;
+      });
+      return true;
+    }
+    for (;;) {
+      NamespaceFacts part;
+      bool last = false;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return !ready_[n].empty() || finished_[n] != 0; });
+        if (ready_[n].empty()) {
+          if (failures_[n]) std::rethrow_exception(failures_[n]);
+          return skipped_[n] == 0;  // every part was consumed
+        }
+        part = std::move(ready_[n].front().first);
+        last = ready_[n].front().second;
+        ready_[n].pop_front();
+      }
+      changed_.notify_all();
+      consume_(facts_, std::move(part));
+      if (last) return true;
+    }
+  }
+
+  ListedBatch& batch_;
+  const std::size_t first_;  // the index, among the temp dir's namespaces, of the batch's first
+  const Observer& observer_;
+  const ObserveOptions& options_;
+  TempRootFacts& facts_;
+  const NamespaceConsumer& consume_;
+  const NamespaceStage& stage_;
+  std::vector<std::exception_ptr> failures_;
+  // Parts staged and waiting for the consumer, each with whether it is its namespace's last
+  // (the stage may have emptied the part's facts).
+  std::vector<std::deque<std::pair<NamespaceFacts, bool>>> ready_;
+  std::vector<char> entered_, finished_;
+  std::vector<char> skipped_;  // not entered: the run limits were reached
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t consumed_ = 0;
+  bool stopping_ = false;
+  std::atomic<std::size_t> next_{0};
+  std::vector<Scratch> workers_scratch_;
+  std::vector<std::thread> workers_;
+};
+
+// The temp dir of `spec`, opened (through its root for a foreign root); facts.errors says
+// why not.
+UniqueFd open_spec_temp_dir(const RootSpec& spec, UniqueFd& root_fd, std::string& display,
+                            TempRootFacts& facts) {
+  display = spec.temp_dir;
+  if (spec.kind == RootKind::root || spec.kind == RootKind::container) {
+    // The root itself is followed: /proc/<pid>/root is a link by design.
+    root_fd.reset(::open(spec.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!root_fd.valid()) {
+      facts.errors.push_back(make_error(spec.root, "open", errno));
+      return {};
+    }
+    std::string_view root = spec.root;
+    while (root.size() > 1 && root.ends_with('/')) root.remove_suffix(1);
+    if (root != "/")
+      display = std::string(root) + (spec.temp_dir.starts_with('/') ? "" : "/") + spec.temp_dir;
+  }
+  return open_temp_dir(spec, root_fd.get(), display, facts);
+}
+
+TempRootFacts temp_root_shell(const RootSpec& spec) {
   TempRootFacts facts;
   facts.kind = spec.kind;
   facts.platform = Platform::posix;
@@ -608,117 +906,54 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   // The host kernel hands out the pids, also for containers and foreign roots.
   facts.max_pid = read_max_pid(facts.errors);
   if (const long page = ::sysconf(_SC_PAGESIZE); page > 0) facts.page_size = static_cast<std::uint64_t>(page);
+  return facts;
+}
 
+}  // namespace
+
+TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
+                                const NamespaceConsumer& consume, const NamespaceStage& stage) {
+  TempRootFacts facts = temp_root_shell(spec);
   const bool foreign = spec.kind == RootKind::root || spec.kind == RootKind::container;
   UniqueFd root_fd;
-  std::string display = spec.temp_dir;
-  if (foreign) {
-    // The root itself is followed: /proc/<pid>/root is a link by design.
-    root_fd.reset(::open(spec.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!root_fd.valid()) {
-      facts.errors.push_back(make_error(spec.root, "open", errno));
-      return facts;
-    }
-    std::string_view root = spec.root;
-    while (root.size() > 1 && root.ends_with('/')) root.remove_suffix(1);
-    if (root != "/")
-      display = std::string(root) + (spec.temp_dir.starts_with('/') ? "" : "/") + spec.temp_dir;
-  }
-
-  UniqueFd temp = open_temp_dir(spec, root_fd.get(), display, facts);
-  if (!temp.valid()) return facts;
-  Stat temp_stat;
-  if (const int err = stat_at(temp.get(), "", AT_EMPTY_PATH, temp_stat); err != 0) {
-    facts.errors.push_back(make_error(display, "statx", err));
+  OpenedTempDir temp;
+  const UniqueFd temp_fd = open_spec_temp_dir(spec, root_fd, temp.display, facts);
+  if (!temp_fd.valid()) return facts;
+  temp.fd = temp_fd.get();
+  if (const int err = stat_at(temp.fd, "", AT_EMPTY_PATH, temp.stat); err != 0) {
+    facts.errors.push_back(make_error(temp.display, "statx", err));
     return facts;
   }
-  facts.opened = temp_stat.inode;
-  const auto temp_flags = read_inode_flags(temp.get(), display, facts.errors);
-  facts.volume = observe_volume(temp.get(), temp_flags, display, facts.errors);
+  facts.opened = temp.stat.inode;
+  const auto temp_flags = read_inode_flags(temp.fd, temp.display, facts.errors);
+  facts.volume = observe_volume(temp.fd, temp_flags, temp.display, facts.errors);
 
   // The namespace and attach names of the temp dir, a batch at a time (any user can make
   // namespaces in /tmp: with namespaces_per_batch set, memory does not grow with their
   // number), each batch sorted by name.
   Scratch main_scratch;
-  DirectoryReader temp_reader(temp.get(), main_scratch.dirents, is_temp_dir_entry_of_interest);
+  DirectoryReader temp_reader(temp.fd, main_scratch.dirents, is_temp_dir_entry_of_interest);
   const std::size_t per_batch = options.namespaces_per_batch > 0
                                     ? options.namespaces_per_batch
                                     : std::numeric_limits<std::size_t>::max();
-  // What the mount table says of a namespace on another mount (its type, whether it is
-  // read-only): that mount is never entered or asked itself. The table is the one of the
-  // processes whose /tmp this is, read when first needed.
-  std::optional<std::string> mountinfo;
-  const auto volume_from_mount_table = [&](std::optional<std::uint64_t> mount_id) -> std::optional<VolumeFacts> {
-    if (!mount_id) return std::nullopt;
-    if (!mountinfo) {
-      mountinfo.emplace();
-      const std::string table = spec.container ? "/proc/" + std::to_string(spec.container->host_pid) + "/mountinfo"
-                                               : std::string("/proc/self/mountinfo");
-      if (read_proc_file(AT_FDCWD, table.c_str(), *mountinfo) != 0) mountinfo->clear();
-    }
-    const auto mount = procfs::find_mount(*mountinfo, *mount_id);
-    if (!mount) return std::nullopt;
-    VolumeFacts v;
-    v.fs_type = std::string(mount->fs_type);
-    v.mount_id = mount->mount_id;
-    v.read_only = mount->read_only;
-    return v;
-  };
+  MountTable mounts(spec);
   // Owners are looked up on this thread (the user database caches and is not shared between
   // threads), before a batch is entered, so that a stage sees them. A foreign root's passwd is
   // read and indexed once; the host's cache is started afresh for each batch.
   std::unique_ptr<UserDatabase> users =
       foreign ? root_user_database_at(root_fd.get(), spec.root) : nullptr;
   bool reported = false;
+  const Observer observer(options, facts.max_pid, temp.fd);
   std::size_t observed = 0;  // namespaces handed over so far (the index of the next)
-  // Returns false when the run limits stopped observation.
-  const auto observe_batch = [&](std::vector<DirEntry>& listed) -> bool {
-    std::sort(listed.begin(), listed.end());
-    std::vector<NamespaceFacts> namespaces;  // listed; handed to `consume` one by one
-    std::vector<std::size_t> to_enter;
-    for (auto& entry : listed) {
-      std::string& name = entry.name;
-      const std::string_view n = name;
-      if (n.starts_with(kNamespacePrefix)) {
-        NamespaceFacts& ns = namespaces.emplace_back();
-        ns.name = std::move(name);
-        ns.user_suffix = ns.name.substr(kNamespacePrefix.size());
-        ns.path = join(display, ns.name);
-        Stat st;
-        if (const int err = stat_at(temp.get(), ns.name.c_str(), kEntryStatFlags, st); err != 0) {
-          ns.errors.push_back(make_error(ns.path, "statx", err));
-          continue;
-        }
-        ns.lstat = st.inode;
-        ns.crosses_mount = !same_mount(st.inode, st.mount_id, temp_stat.inode, temp_stat.mount_id);
-        if (ns.crosses_mount && st.inode.kind == FileKind::directory) {
-          ns.errors.push_back(
-              ObservationError{ns.path, "openat", EXDEV, "on another mount: not entered"});
-          ns.volume = volume_from_mount_table(st.mount_id);
-        } else if (st.inode.kind == FileKind::directory) {
-          to_enter.push_back(namespaces.size() - 1);
-        }
-      } else if (n.starts_with(kListenerPrefix) || n.starts_with(kTriggerPrefix)) {
-        AttachFacts& a = facts.attach_files.emplace_back();
-        const bool listener = n.starts_with(kListenerPrefix);
-        a.kind = listener ? AttachFacts::Kind::listener_socket : AttachFacts::Kind::trigger_file;
-        a.pid =
-            classify_pid_name(n.substr(listener ? kListenerPrefix.size() : kTriggerPrefix.size()),
-                              facts.max_pid)
-                .pid;
-        a.name = std::move(name);
-        a.path = join(display, a.name);
-        Stat st;
-        if (const int err = stat_at(temp.get(), a.name.c_str(), kEntryStatFlags, st); err != 0) {
-          a.errors.push_back(make_error(a.path, "statx", err));
-        } else {
-          a.lstat = st.inode;
-        }
-      }
+  for (;;) {
+    std::vector<DirEntry> listed;
+    if (const int err = temp_reader.read(listed, per_batch); err != 0) {
+      facts.errors.push_back(make_error(temp.display, "getdents64", err));
     }
-
+    const bool last = listed.size() < per_batch;
+    ListedBatch batch = list_batch(listed, temp, mounts, facts);
     if (!foreign) users = host_user_database();
-    for (NamespaceFacts& ns : namespaces) {
+    for (NamespaceFacts& ns : batch.namespaces) {
       ns.user = users->find_user(ns.user_suffix);
       ns.user_lookup_failed = users->failed();
       if (ns.user_lookup_failed && !reported) {
@@ -726,162 +961,20 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
         reported = true;
       }
     }
-
-    // Enter the namespaces, shared between workers by an atomic cursor, at most kLookahead
-    // namespaces ahead of the consumer, which takes them (or their parts) in order on this
-    // thread. A worker runs the stage of each namespace or part it observed, and queues at most
-    // kQueuedParts parts of one namespace: a namespace of any size costs a few parts' memory.
-    // What a worker throws (out of memory, a stage's failure) is rethrown here, on this thread,
-    // when that namespace's turn comes.
-    constexpr std::size_t kQueuedParts = 2;
-    const Observer observer(options, facts.max_pid, temp.get());
-    std::vector<std::exception_ptr> failures(namespaces.size());
-    // Parts staged and waiting for the consumer, each with whether it is its namespace's last (the
-    // stage may have emptied the part's facts).
-    std::vector<std::deque<std::pair<NamespaceFacts, bool>>> ready(namespaces.size());
-    std::vector<char> entered(namespaces.size(), 0), finished(namespaces.size(), 0);
-    std::vector<char> skipped(namespaces.size(), 0);  // not entered: the run limits were reached
-    for (const std::size_t n : to_enter) entered[n] = 1;
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::size_t consumed = 0;
-    bool stopping = false;
-    std::atomic<std::size_t> next{0};
-    // On a worker: stage each part, then queue it for the consumer.
-    auto enter_for_consumer = [&](std::size_t n, Scratch& scratch) {
-      const auto queue = [&](NamespaceFacts&& part, bool last) {
-        if (stage) stage(facts, observed + n, part);
-        std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return stopping || ready[n].size() < kQueuedParts; });
-        if (stopping) return false;
-        ready[n].emplace_back(std::move(part), last);
-        if (last) finished[n] = 1;
-        lock.unlock();
-        changed.notify_all();
-        return true;
-      };
-      try {
-        observer.enter_namespace(std::move(namespaces[n]), scratch, queue);
-      } catch (...) {
-        const std::lock_guard lock(mutex);
-        failures[n] = std::current_exception();
-        finished[n] = 1;
-      }
-      changed.notify_all();
-    };
-    auto work = [&](Scratch& scratch) {
-      for (;;) {
-        const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
-        if (i >= to_enter.size()) break;
-        const std::size_t n = to_enter[i];
-        {
-          std::unique_lock lock(mutex);
-          changed.wait(lock, [&] { return stopping || n < consumed + kLookahead; });
-          if (stopping) break;
-          if (options.limits.reached() != nullptr) {
-            skipped[n] = finished[n] = 1;
-            lock.unlock();
-            changed.notify_all();
-            continue;
-          }
-        }
-        enter_for_consumer(n, scratch);
-      }
-    };
-    std::vector<std::thread> helpers;
-    std::vector<Scratch> helper_scratch(worker_count(to_enter.size()));
-    for (auto& scratch : helper_scratch) {
-      try {
-        helpers.emplace_back(work, std::ref(scratch));
-      } catch (const std::system_error&) {
-        break;
-      }
-    }
-    auto stop = [&] {
-      {
-        const std::lock_guard lock(mutex);
-        stopping = true;
-      }
-      changed.notify_all();
-      for (auto& t : helpers) t.join();
-    };
-    // The namespaces from n on are not observed: the run limits were reached.
-    const auto record_stop = [&](std::size_t n) {
+    const auto stopped_at =
+        BatchPipeline(batch, observed, observer, options, facts, consume, stage).run(main_scratch);
+    if (stopped_at) {
+      // The namespaces from there on are not observed: the run limits were reached.
       const char* why = options.limits.reached();
-      facts.errors.push_back(ObservationError{
-          display, "observe", EINTR,
-          std::string("stopped (") + (why != nullptr ? why : "interrupted") + ") after " +
-              std::to_string(observed + n) + " namespaces: the others were not observed"});
-    };
-    bool stopped = false;
-    try {
-      for (std::size_t n = 0; n < namespaces.size(); ++n) {
-        if (options.limits.reached() != nullptr) {
-          record_stop(n);
-          stopped = true;
-          break;
-        }
-        bool skipped_here = false;
-        if (entered[n] == 0) {
-          if (stage) stage(facts, observed + n, namespaces[n]);
-          consume(facts, std::move(namespaces[n]));
-        } else if (helpers.empty()) {
-          // No thread could start: observed, staged and consumed here, part by part.
-          observer.enter_namespace(std::move(namespaces[n]), main_scratch,
-                                   [&](NamespaceFacts&& part, bool) {
-                                     if (stage) stage(facts, observed + n, part);
-                                     consume(facts, std::move(part));
-                                     return true;
-                                   });
-        } else {
-          for (;;) {
-            NamespaceFacts part;
-            bool last = false;
-            {
-              std::unique_lock lock(mutex);
-              changed.wait(lock, [&] { return !ready[n].empty() || finished[n] != 0; });
-              if (ready[n].empty()) {
-                if (failures[n]) std::rethrow_exception(failures[n]);
-                skipped_here = skipped[n] != 0;
-                break;  // every part was consumed
-              }
-              part = std::move(ready[n].front().first);
-              last = ready[n].front().second;
-              ready[n].pop_front();
-            }
-            changed.notify_all();
-            consume(facts, std::move(part));
-            if (last) break;
-          }
-        }
-        if (skipped_here) {
-          record_stop(n);
-          stopped = true;
-          break;
-        }
-        namespaces[n] = NamespaceFacts{};  // its memory went with the consumer
-        {
-          const std::lock_guard lock(mutex);
-          consumed = n + 1;
-        }
-        changed.notify_all();
-      }
-    } catch (...) {
-      stop();
-      throw;
+      facts.errors.push_back(
+          ObservationError{temp.display, "observe", EINTR,
+                           std::string("stopped (") + (why != nullptr ? why : "interrupted") +
+                               ") after " + std::to_string(observed + *stopped_at) +
+                               " namespaces: the others were not observed"});
+      break;
     }
-    stop();
-    observed += namespaces.size();
-    return !stopped;
-  };
-
-  for (;;) {
-    std::vector<DirEntry> listed;
-    if (const int err = temp_reader.read(listed, per_batch); err != 0) {
-      facts.errors.push_back(make_error(display, "getdents64", err));
-    }
-    const bool last = listed.size() < per_batch;
-    if (!observe_batch(listed) || last) break;
+    observed += batch.namespaces.size();
+    if (last) break;
   }
   return facts;
 }
