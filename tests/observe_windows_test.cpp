@@ -213,6 +213,9 @@ TEST_F(ObserveWindows, NoRegionBytesReadsNoContents) {
   const auto root = observe(0);
   const NamespaceFacts* ns = find_namespace(root, "hsperfdata_" + user_);
   ASSERT_NE(ns, nullptr);
+  // The fixture's backing file, notes.txt and subdir are listed, and none was read.
+  ASSERT_NE(find_file(*ns, std::to_string(::GetCurrentProcessId())), nullptr);
+  ASSERT_NE(find_file(*ns, "notes.txt"), nullptr);
   for (const auto& file : ns->files) EXPECT_FALSE(file.region.has_value()) << file.name;
 }
 

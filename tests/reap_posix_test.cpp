@@ -511,7 +511,8 @@ TEST(ReapCli, KilledMidRunLeavesEveryEntryWholeAndJournalled) {
   }
   ::close(null);
   ASSERT_GT(child, 0);
-  // Kill it once it has journalled a few removals (or give up waiting and kill anyway).
+  // Stop it once it has journalled a few removals, then kill it: stopped, what it wrote is
+  // what the kill leaves (or give up waiting and kill anyway, which the test then fails).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < deadline) {
     std::ifstream in(journal);
@@ -519,9 +520,11 @@ TEST(ReapCli, KilledMidRunLeavesEveryEntryWholeAndJournalled) {
     if (lines >= 40) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  ::kill(child, SIGSTOP);
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the run ended before the kill";
 
   std::set<std::string> unlinking, outcome;
   bool finished = false;
@@ -546,7 +549,10 @@ TEST(ReapCli, KilledMidRunLeavesEveryEntryWholeAndJournalled) {
   for (const std::string& ns : namespaces) entries += tree.count_entries(ns);
   EXPECT_EQ(entries, files.size() - gone);
   RecordProperty("removed_before_kill", static_cast<int>(gone));
-  if (finished) std::printf("the run finished before the kill: %zu removed\n", gone);
+  // The kill came mid-run, or this test tested nothing.
+  EXPECT_FALSE(finished) << "the run finished before the kill";
+  EXPECT_GT(gone, 0u) << "killed before any removal";
+  EXPECT_LT(gone, files.size()) << "every file was removed before the kill";
 }
 
 // ---- PID reuse --------------------------------------------------------------------------------

@@ -292,12 +292,14 @@ TEST_F(ReapWindows, UnixSymlinkNamespaceIsAReparsePointAndNeverFollowed) {
     rules.push_back(f.rule);
   EXPECT_EQ(rules, std::vector<std::string>{"namespace.reparse-point"});
   EXPECT_TRUE(mallory->files.empty());  // never entered
+  std::size_t planned_mallory = 0;
   for (const auto& ns : run.plan.namespaces) {
-    if (ns.name == "hsperfdata_mallory") {
-      EXPECT_FALSE(ns.actionable);
-      EXPECT_EQ(ns.why, "not-a-directory");
-    }
+    if (ns.name != "hsperfdata_mallory") continue;
+    ++planned_mallory;
+    EXPECT_FALSE(ns.actionable);
+    EXPECT_EQ(ns.why, "not-a-directory");
   }
+  EXPECT_EQ(planned_mallory, 1u) << "the plan must say why mallory's namespace is not acted in";
   for (const auto& item : run.plan.items) EXPECT_EQ(item.path.find("mallory"), std::string::npos) << item.path;
 
   platform::execute_plan(run.plan, {});
@@ -401,6 +403,7 @@ TEST_F(ReapWindows, StopRequestAndDeadlineLeaveEverythingNotAttempted) {
   exec.stop = &stop;
   auto result = platform::execute_plan(run.plan, exec);
   EXPECT_TRUE(result.interrupted);
+  ASSERT_FALSE(result.actions.empty()) << "the dead file was planned for removal and must be settled";
   for (const auto& a : result.actions) EXPECT_EQ(a.outcome, ReapOutcome::not_attempted);
   exec.stop = nullptr;
   exec.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
