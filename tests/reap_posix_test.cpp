@@ -524,7 +524,8 @@ TEST(ReapCli, KilledMidRunLeavesEveryEntryWholeAndJournalled) {
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "the run ended before the kill";
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "the run ended before the kill";
 
   std::set<std::string> unlinking, outcome;
   bool finished = false;

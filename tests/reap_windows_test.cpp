@@ -403,7 +403,8 @@ TEST_F(ReapWindows, StopRequestAndDeadlineLeaveEverythingNotAttempted) {
   exec.stop = &stop;
   auto result = platform::execute_plan(run.plan, exec);
   EXPECT_TRUE(result.interrupted);
-  ASSERT_FALSE(result.actions.empty()) << "the dead file was planned for removal and must be settled";
+  ASSERT_FALSE(result.actions.empty())
+      << "the dead file was planned for removal and must be settled";
   for (const auto& a : result.actions) EXPECT_EQ(a.outcome, ReapOutcome::not_attempted);
   exec.stop = nullptr;
   exec.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
