@@ -19,10 +19,10 @@ void append(Findings& out, Findings more) {
 }
 
 // The registry's rows per subject, in registry order, listed once: an audit runs the file rows
-// for every one of 100,000 files.
+// for every one of 100,000 files. (Temp dir and namespace rows run in registry order with
+// their jvm.* block, run_in_order.)
 struct Rows {
-  std::vector<std::size_t> temp_dir, namespace_dir, prediction, file, jvm, descriptor, attach,
-      verdict;
+  std::vector<std::size_t> file, jvm, descriptor, attach, verdict;
 };
 
 const Rows& rows() {
@@ -31,9 +31,6 @@ const Rows& rows() {
     const auto registry = rule_registry();
     for (std::size_t i = 0; i < registry.size(); ++i) {
       const RuleEntry& e = registry[i];
-      if (e.temp_dir) r.temp_dir.push_back(i);
-      if (e.namespace_dir) r.namespace_dir.push_back(i);
-      if (e.prediction) r.prediction.push_back(i);
       if (e.file) r.file.push_back(i);
       if (e.jvm) r.jvm.push_back(i);
       if (e.descriptor) r.descriptor.push_back(i);

@@ -33,7 +33,6 @@ class PrivateFile {
   PrivateFile& operator=(PrivateFile&&) noexcept;
   ~PrivateFile();
 
-  const std::string& path() const;
   bool created() const;        // this open made the file
   std::uint64_t size() const;  // at open
 

@@ -28,15 +28,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "model/perfdata.hpp"
-#include "model/pid_name.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
-#include "platform/posix/safe_path_posix.hpp"
 #include "platform/posix/stat_posix.hpp"
 #include "platform/reap.hpp"
 #include "platform/reap_ledger.hpp"

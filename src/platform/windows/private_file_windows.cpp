@@ -185,7 +185,6 @@ PrivateFile::PrivateFile(PrivateFile&&) noexcept = default;
 PrivateFile& PrivateFile::operator=(PrivateFile&&) noexcept = default;
 PrivateFile::~PrivateFile() = default;
 
-const std::string& PrivateFile::path() const { return impl_->path; }
 bool PrivateFile::created() const { return impl_->created; }
 std::uint64_t PrivateFile::size() const { return impl_->size; }
 
