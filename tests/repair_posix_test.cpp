@@ -24,7 +24,6 @@ using reaptest::kNogroup;
 using reaptest::ReapTree;
 
 constexpr uid_t kDaemon = 1;
-constexpr uid_t kBin = 2;
 
 struct stat lstat_of(const std::string& path) {
   struct stat st {};

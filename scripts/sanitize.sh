@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The Linux suite under a sanitizer, every report fatal:
+#
+#   bash scripts/sanitize.sh asan|asan-gcc|tsan [ctest arguments...]
+#
+# asan: clang 14, AddressSanitizer + LeakSanitizer + UndefinedBehaviorSanitizer (build-asan/);
+# asan-gcc: the same with g++ (build-asan-gcc/); tsan: g++, ThreadSanitizer (build-tsan/).
+# Every target is instrumented, the tests and the hsperfguard executable they run alike, so a
+# report in a child the tests start counts as much as one in the test process. The code is
+# built with -fno-sanitize-recover=all: the first report ends the process, and the test fails.
+# Reports are also written to BUILD/sanitizer-reports/ (log_path): a test that tolerates its
+# child's failure cannot hide one. The run fails if any test fails or if that directory holds
+# a report; it ends with "sanitize: <preset>: <n> tests, <n> failed, <n> reports".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${1:?usage: scripts/sanitize.sh asan|asan-gcc|tsan [ctest arguments...]}
+shift
+case "$preset" in
+  asan | asan-gcc | tsan) ;;
+  *) echo "scripts/sanitize.sh: unknown preset '$preset' (asan, asan-gcc or tsan)" >&2; exit 2 ;;
+esac
+build_dir=build-$preset
+
+bash scripts/build.sh "$preset"
+
+reports=$PWD/$build_dir/sanitizer-reports
+rm -rf "$reports"
+mkdir -p "$reports"
+# Tests run the tool as other users (nobody, daemon): they must be able to write their report.
+chmod 1777 "$reports"
+
+symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer
+common="halt_on_error=1:log_path=$reports/report:log_exe_name=1"
+[ -x "$symbolizer" ] && common="$common:external_symbolizer_path=$symbolizer"
+# exitcode: a sanitizer's exit is not the tool's exit codes 1 to 4, which tests expect.
+export ASAN_OPTIONS="$common:exitcode=97:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+export UBSAN_OPTIONS="$common:exitcode=97:print_stacktrace=1"
+export LSAN_OPTIONS="$common:exitcode=97"
+export TSAN_OPTIONS="$common:exitcode=97:second_deadlock_stack=1"
+
+# Left out of sanitizer runs, each for the figure it asserts, which a sanitizer's own memory
+# and time make meaningless (they run in the plain builds: scripts/test.sh):
+#   HostileInput.HugeNamespaceCostsBoundedMemory, HostileInput.ManyNamespacesCostBoundedMemory:
+#     an absolute bound on the audit's peak RSS (ASan's shadow and quarantine, TSan's shadow);
+#   AuditCli.MemoryIsThatOfAFewNamespacesWhateverTheirNumber: the peak RSS of a large audit
+#     against a small one; ASan's quarantine keeps freed memory (up to 256 MiB), so its RSS
+#     grows with all the memory the run ever allocated.
+excluded='^(HostileInput\.HugeNamespaceCostsBoundedMemory|HostileInput\.ManyNamespacesCostBoundedMemory|AuditCli\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber)$'
+
+log=$(mktemp)
+canary=$(mktemp -d)
+trap 'rm -rf "$log" "$canary"' EXIT
+
+# The harness itself: a program with a fault this sanitizer must report, built with the same
+# compiler and flags and run with the same options, must leave exactly one report. If it does
+# not (options ignored, the directory not writable), "0 reports" below would mean nothing.
+compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
+sanitizers=$(sed -n 's/^HSPERFGUARD_SANITIZE:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
+if [ "$sanitizers" = thread ]; then
+  printf '%s\n' '#include <thread>' 'int shared;' \
+    'int main() { std::thread t([] { shared = 1; }); shared = 2; t.join(); return shared; }' \
+    >"$canary/canary.cpp"
+else
+  printf '%s\n' '#include <cstdlib>' \
+    'int main(int argc, char**) { int* a = new int[2]; int r = a[argc + 1]; delete[] a; return r; }' \
+    >"$canary/canary.cpp"
+fi
+"$compiler" -g -O1 -fsanitize="$sanitizers" -pthread "$canary/canary.cpp" -o "$canary/canary"
+"$canary/canary" >/dev/null 2>&1 || true
+if [ "$(find "$reports" -type f | wc -l)" != 1 ]; then
+  echo "scripts/sanitize.sh: the canary's fault left no report in $reports: the harness is broken" >&2
+  exit 1
+fi
+echo "sanitize: canary reported: $(grep -m1 -o 'ERROR: [A-Za-z]*Sanitizer: [a-z-]*\|WARNING: ThreadSanitizer: [a-z ]*' "$reports"/* || true)"
+rm -f "$reports"/*
+rc=0
+ctest --preset "$preset" -j"$(nproc)" -E "$excluded" "$@" 2>&1 | tee "$log" || rc=$?
+
+count=$(find "$reports" -type f | wc -l)
+if [ "$count" -gt 0 ]; then
+  echo "==> sanitizer reports ($count):"
+  for f in "$reports"/*; do
+    echo "--- $f"
+    head -n 60 "$f"
+  done
+  rc=1
+fi
+if [ "$(id -u)" = 0 ] && grep -q "(Skipped)" "$log"; then
+  echo "scripts/sanitize.sh: tests were skipped in a run as root:"
+  grep "(Skipped)" "$log"
+  rc=1
+fi
+summary=$(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 || true)
+total=$(sed -nE 's/.* tests failed out of ([0-9]+).*/\1/p' <<<"$summary")
+failed=$(sed -nE 's/.*, ([0-9]+) tests failed out of.*/\1/p' <<<"$summary")
+echo "sanitize: $preset: ${total:-0} tests, ${failed:-?} failed, $count reports"
+exit "$rc"
