@@ -376,6 +376,7 @@ TEST(RuleSweep, EveryModuleRuleIsInTheCatalogue) {
 TEST(RuleSweep, EveryLinuxCatalogueRuleIsAModuleRule) {
   // Rules judged on Linux facts must be exercised here; Windows-only rules of other modules
   // (dacl.*, ...) are tested with those modules.
+  std::size_t swept = 0;
   for (const auto& [id, info] : rule_catalog()) {
     const bool linux_rule =
         std::find(info.platforms.begin(), info.platforms.end(), "linux") != info.platforms.end();
@@ -384,8 +385,10 @@ TEST(RuleSweep, EveryLinuxCatalogueRuleIsAModuleRule) {
     const bool verdict_rule = id == "file.stale" || id == "file.pid-reused";
     if (linux_rule && !verdict_rule) {
       EXPECT_TRUE(module_rules().count(id)) << id << " is exercised by no test";
+      ++swept;
     }
   }
+  EXPECT_GE(swept, 20u) << "the sweep must have rules to sweep";
 }
 
 // Random mutations of hostile facts: whatever the combination, every finding is well formed
