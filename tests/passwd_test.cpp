@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
 
 namespace hsperfguard::passwd {
@@ -43,6 +45,31 @@ TEST(Passwd, LargeDatabaseIsIndexed) {
     EXPECT_EQ(db.find_uid(static_cast<std::uint32_t>(100000 + i)), e);
   }
   EXPECT_EQ(db.find_name("user50000"), nullptr);
+}
+
+// A stop signal or the deadline stops the parse of a large passwd: the database is marked
+// stopped and holds nothing (no look-up may conclude "no such user" from half a file). Not
+// reached, the limits change nothing.
+TEST(Passwd, LimitsStopALargeParseAndLeaveNothingToLookUp) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i)
+    text += "user" + std::to_string(i) + ":x:" + std::to_string(i) + ":1:::\n";
+  std::atomic<bool> stop{true};
+  const RunLimits stopped{&stop, std::nullopt};
+  const Database interrupted = parse(text, &stopped);
+  EXPECT_STREQ(interrupted.stopped, "interrupted");
+  EXPECT_TRUE(interrupted.entries.empty());
+  EXPECT_EQ(interrupted.find_name("user1"), nullptr);
+
+  const RunLimits past{nullptr, std::chrono::steady_clock::now() - std::chrono::seconds(1)};
+  EXPECT_STREQ(parse(text, &past).stopped, "deadline");
+
+  stop = false;
+  const RunLimits going{&stop, std::chrono::steady_clock::now() + std::chrono::hours(1)};
+  const Database whole = parse(text, &going);
+  EXPECT_EQ(whole.stopped, nullptr);
+  EXPECT_EQ(whole.entries.size(), 20000u);
+  ASSERT_NE(whole.find_name("user19999"), nullptr);
 }
 
 TEST(Passwd, ParsesTheSevenFields) {

@@ -32,9 +32,17 @@ const Entry* Database::find_uid(std::uint32_t uid) const {
   return it != by_uid.end() && entries[*it].uid == uid ? &entries[*it] : nullptr;
 }
 
-Database parse(std::string_view text) {
+Database parse(std::string_view text, const RunLimits* limits) {
   Database db;
-  while (!text.empty()) {
+  auto stop = [&](const char* why) {
+    Database stopped;
+    stopped.stopped = why;
+    return stopped;
+  };
+  for (std::size_t line_number = 0; !text.empty(); ++line_number) {
+    if (limits != nullptr && line_number % 4096 == 0) {
+      if (const char* why = limits->reached()) return stop(why);
+    }
     const auto newline = text.find('\n');
     std::string_view line = text.substr(0, newline);
     text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
@@ -73,6 +81,9 @@ Database parse(std::string_view text) {
       continue;
     }
     db.entries.push_back(Entry{std::string(field[0]), *uid, *gid});
+  }
+  if (limits != nullptr) {
+    if (const char* why = limits->reached()) return stop(why);
   }
   // Stable: of equal names (or uids), the first in the file comes first.
   db.by_name.resize(db.entries.size());

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/run_limits.hpp"
+
 namespace hsperfguard::passwd {
 
 // What an account is to hsperfguard: its name and ids (the other fields are checked for form
@@ -26,6 +28,9 @@ struct Database {
   std::vector<Entry> entries;       // in file order
   std::size_t malformed_lines = 0;  // lines that are not 7 well-formed fields
   std::size_t nis_lines = 0;        // "+..." / "-..." compat lines, skipped (no NIS here)
+  // Set when parse was told to stop (RunLimits::reached) before the end: the database is
+  // incomplete and holds nothing. A missing user must never be concluded from it.
+  const char* stopped = nullptr;
 
   // The first entry with this name / uid, as glibc's files backend answers. Indexed once by
   // parse: a look-up costs O(log n) however large the file (a container's passwd is written
@@ -42,6 +47,8 @@ struct Database {
 // Skipped without counting: blank lines and lines whose first non-blank character is '#'.
 // Malformed: not exactly 7 ':'-separated fields, an empty name, a NUL anywhere, a uid or
 // gid that is not plain decimal in [0, 4294967294] ((uid_t)-1 is never a user).
-Database parse(std::string_view text);
+// With `limits`, asks them every few thousand lines and before indexing: a passwd of tens of
+// MB must not hold off a stop signal or the deadline (then `stopped` is set).
+Database parse(std::string_view text, const RunLimits* limits = nullptr);
 
 }  // namespace hsperfguard::passwd

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "model/facts.hpp"
+#include "model/run_limits.hpp"
 
 namespace hsperfguard::platform {
 
@@ -42,7 +43,10 @@ std::unique_ptr<UserDatabase> root_user_database(const std::string& root);
 #ifndef _WIN32
 // The same, for a root directory already opened (by observation, which must use the root it
 // verified). `root_display` names it in errors. Does not take ownership of `root_fd`.
-std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::string& root_display);
+// With `limits`, indexing a large passwd stops when they are reached: the database is then a
+// failed one (every look-up fails, none says "no such user").
+std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::string& root_display,
+                                                    const RunLimits* limits = nullptr);
 #endif
 
 }  // namespace hsperfguard::platform

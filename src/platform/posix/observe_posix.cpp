@@ -941,7 +941,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   // threads), before a batch is entered, so that a stage sees them. A foreign root's passwd is
   // read and indexed once; the host's cache is started afresh for each batch.
   std::unique_ptr<UserDatabase> users =
-      foreign ? root_user_database_at(root_fd.get(), spec.root) : nullptr;
+      foreign ? root_user_database_at(root_fd.get(), spec.root, &options.limits) : nullptr;
   bool reported = false;
   const Observer observer(options, facts.max_pid, temp.fd);
   std::size_t observed = 0;  // namespaces handed over so far (the index of the next)

@@ -128,7 +128,8 @@ std::unique_ptr<UserDatabase> failed_database(ObservationError error) {
 
 std::unique_ptr<UserDatabase> host_user_database() { return std::make_unique<HostUserDatabase>(); }
 
-std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::string& root_display) {
+std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::string& root_display,
+                                                    const RunLimits* limits) {
   const std::string display =
       (root_display.ends_with('/') ? root_display : root_display + "/") + "etc/passwd";
   // Read-only, non-blocking (a FIFO planted as etc/passwd must not hang us), no atime
@@ -160,7 +161,13 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
     got += static_cast<std::size_t>(n);
   }
   text.resize(got);
-  return std::make_unique<PasswdUserDatabase>(passwd::parse(text));
+  passwd::Database db = passwd::parse(text, limits);
+  if (db.stopped != nullptr) {
+    return failed_database(
+        ObservationError{display, "read", EINTR,
+                         std::string("not indexed: the run was stopped (") + db.stopped + ")"});
+  }
+  return std::make_unique<PasswdUserDatabase>(std::move(db));
 }
 
 std::unique_ptr<UserDatabase> root_user_database(const std::string& root) {
