@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/fsuid.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -27,9 +28,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <iterator>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -37,12 +38,12 @@
 #include <thread>
 #include <vector>
 
+#include "commands/reap_command.hpp"
 #include "jvm_support.hpp"
 #include "model/perfdata.hpp"
 #include "platform/reap.hpp"
-#include "commands/reap_command.hpp"
-#include "report/reap_report.hpp"
 #include "reap_test_support.hpp"
+#include "report/reap_report.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
@@ -100,6 +101,37 @@ TEST(ReapExecutor, FileGoneAfterPlanningIsVanishedNotFailed) {
   ASSERT_EQ(::unlink(file.c_str()), 0);
   const auto result = platform::execute_plan(run.plan, {});
   EXPECT_EQ(outcome_of(run, result, file), ReapOutcome::vanished);
+}
+
+// The owner swaps a planned file for a symlink to a file outside the namespace: the reaper
+// leaves the link (identity changed) and never opens its target, which inotify would see
+// (opening a device can act on it: a tape rewinds, a modem hangs up).
+TEST(ReapExecutor, FileSwappedForASymlinkAfterPlanningIsNeverFollowed) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string file = tree.stale_file(ns);
+  const std::string sentinel = tree.sentinel("opened-never");
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, file), "remove");
+  ASSERT_EQ(::unlink(file.c_str()), 0);
+  ASSERT_EQ(::symlink(sentinel.c_str(), file.c_str()), 0);
+
+  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, sentinel.c_str(), IN_OPEN | IN_ACCESS), 0);
+  const auto result = platform::execute_plan(run.plan, {});
+  alignas(inotify_event) char events[4096];
+  const ssize_t got = ::read(watch, events, sizeof events);
+  const int read_errno = errno;
+  ::close(watch);
+  EXPECT_EQ(got, -1) << "the symlink's target was opened or read";
+  EXPECT_EQ(read_errno, EAGAIN);
+
+  EXPECT_EQ(outcome_of(run, result, file), ReapOutcome::changed);
+  struct stat st {};
+  ASSERT_EQ(::lstat(file.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link is left";
+  EXPECT_TRUE(tree.sentinels_intact());
 }
 
 // A namespace its owner may not write: root could unlink in it (CAP_DAC_OVERRIDE), the
