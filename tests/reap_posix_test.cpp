@@ -134,6 +134,37 @@ TEST(ReapExecutor, FileSwappedForASymlinkAfterPlanningIsNeverFollowed) {
   EXPECT_TRUE(tree.sentinels_intact());
 }
 
+// The same for the namespace itself: swapped for a symlink to a directory outside after the
+// plan, it is refused without opening the link's target (inotify watches it), and nothing in
+// the target is touched.
+TEST(ReapExecutor, NamespaceSwappedForASymlinkAfterPlanningIsNeverFollowed) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string file = tree.stale_file(ns);
+  const std::string target = tree.outside + "/dir";
+  ASSERT_EQ(::mkdir(target.c_str(), 0755), 0);
+  const std::string sentinel =
+      tree.sentinel_in(target, std::filesystem::path(file).filename().string());
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, file), "remove");
+  ASSERT_EQ(::rename(ns.c_str(), (tree.outside + "/moved").c_str()), 0);
+  ASSERT_EQ(::symlink(target.c_str(), ns.c_str()), 0);
+
+  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, target.c_str(), IN_OPEN | IN_ACCESS), 0);
+  const auto result = platform::execute_plan(run.plan, {});
+  alignas(inotify_event) char events[4096];
+  const ssize_t got = ::read(watch, events, sizeof events);
+  const int read_errno = errno;
+  ::close(watch);
+  EXPECT_EQ(got, -1) << "the symlink's target directory was opened";
+  EXPECT_EQ(read_errno, EAGAIN);
+
+  EXPECT_NE(outcome_of(run, result, file), ReapOutcome::removed);
+  EXPECT_TRUE(tree.sentinels_intact());
+}
+
 // A namespace its owner may not write: root could unlink in it (CAP_DAC_OVERRIDE), the
 // owner cannot. The reaper acts as the owner, so it fails, and says so.
 TEST(ReapExecutor, ActsWithTheNamespaceOwnersFileSystemIdentity) {
