@@ -41,6 +41,7 @@
 #include "commands/reap_command.hpp"
 #include "jvm_support.hpp"
 #include "model/perfdata.hpp"
+#include "platform/observe.hpp"
 #include "platform/reap.hpp"
 #include "reap_test_support.hpp"
 #include "report/reap_report.hpp"
@@ -163,6 +164,36 @@ TEST(ReapExecutor, NamespaceSwappedForASymlinkAfterPlanningIsNeverFollowed) {
 
   EXPECT_NE(outcome_of(run, result, file), ReapOutcome::removed);
   EXPECT_TRUE(tree.sentinels_intact());
+}
+
+// The regions the reaper reads after observation (read_regions, for the files whose liveness
+// needs one) come only from the directories observed: a namespace replaced since, holding a
+// file of the same name, is reported as replaced and none of its files is read.
+TEST(ReapRegions, ReplacedNamespaceIsReportedAndNothingInItIsRead) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string file = tree.stale_file(ns);
+  RootSpec spec;
+  spec.temp_dir = tree.tmp;
+  platform::ObserveOptions options;
+  options.open_files = false;  // as the reaper observes: lstat only, no region yet
+  TempRootFacts facts = platform::observe_temp_root(spec, options);
+  ASSERT_EQ(facts.namespaces.size(), 1u);
+  ASSERT_EQ(facts.namespaces[0].files.size(), 1u);
+  ASSERT_FALSE(facts.namespaces[0].files[0].region);
+
+  ASSERT_EQ(::rename(ns.c_str(), (tree.outside + "/moved").c_str()), 0);
+  const std::string replacement = tree.make_namespace("nobody", kNobody, kNogroup);
+  tree.region_file(replacement, std::filesystem::path(file).filename().string());
+  std::vector<ObservationError> errors;
+  platform::read_regions(
+      facts, facts.namespaces, [](const FileFacts&) { return true; }, 1 << 20, errors);
+  EXPECT_TRUE(errors.empty());
+  const NamespaceFacts& seen = facts.namespaces[0];
+  ASSERT_EQ(seen.errors.size(), 1u);
+  EXPECT_EQ(seen.errors[0].message, "replaced while being observed");
+  EXPECT_FALSE(seen.files[0].region) << "a file of the replaced namespace was read";
+  EXPECT_TRUE(seen.files[0].errors.empty()) << "the namespace, not each file, was replaced";
 }
 
 // A namespace its owner may not write: root could unlink in it (CAP_DAC_OVERRIDE), the
