@@ -166,6 +166,23 @@ TEST(ReapExecutor, NamespaceSwappedForASymlinkAfterPlanningIsNeverFollowed) {
   EXPECT_TRUE(tree.sentinels_intact());
 }
 
+// A planned file that gained a second name since the plan (its owner linked it elsewhere) is
+// left whole: removing one name would change the other file, and the plan judged one of one.
+TEST(ReapExecutor, FileHardLinkedAfterPlanningIsKept) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string file = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, file), "remove");
+  ASSERT_EQ(::link(file.c_str(), (tree.outside + "/second-name").c_str()), 0);
+  const auto result = platform::execute_plan(run.plan, {});
+  const auto* record = record_of(run, result, file);
+  ASSERT_NE(record, nullptr);
+  EXPECT_EQ(record->outcome, ReapOutcome::changed);
+  EXPECT_EQ(record->detail, "hard-linked");
+  EXPECT_TRUE(exists(file));
+}
+
 // The regions the reaper reads after observation (read_regions, for the files whose liveness
 // needs one) come only from the directories observed: a namespace replaced since, holding a
 // file of the same name, is reported as replaced and none of its files is read.
