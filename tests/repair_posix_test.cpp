@@ -274,6 +274,26 @@ TEST(RepairRace, FileSwappedForASymlinkFifoOrHardLinkIsNeverChanged) {
   EXPECT_TRUE(tree.sentinels_intact());
 }
 
+// The subtle swap: another regular file of the same owner, mode and link count put in the
+// judged file's place (rename over it). Only its inode tells it apart; it is left as it is.
+TEST(RepairRace, FileReplacedByAnotherOfTheSameKindIsNeverChanged) {
+  if (!is_root()) GTEST_SKIP() << "needs root";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup, 0755);
+  const std::string a = tree.region_file(ns, "4242");
+  ASSERT_EQ(::chmod(a.c_str(), 0666), 0);
+  const Planned p = plan_in(tree.tmp);
+  ASSERT_EQ(p.plan.targets.size(), 1u);
+
+  const std::string other = tree.region_file(ns, "other");
+  ASSERT_EQ(::chmod(other.c_str(), 0666), 0);
+  ASSERT_EQ(::rename(other.c_str(), a.c_str()), 0);
+  const auto records = platform::execute_repair(p.plan);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].outcome, RepairOutcome::changed) << records[0].detail;
+  EXPECT_EQ(mode_of(a), 0666u) << "the file put in its place was changed";
+}
+
 TEST(RepairRace, TempDirReplacedAfterPlanningIsNotEntered) {
   if (!is_root()) GTEST_SKIP() << "needs root";
   ReapTree tree;
