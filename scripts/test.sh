@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: install, build, run every test, then the Windows cross build and its
-# tests under wine (scripts/windows.sh), then fuzz each target. Each stage's wall time is
+# The whole test suite: install, build, run every test (g++ Release), again under ASan + UBSan
+# (clang) and TSan (g++), then the Windows cross build and its tests under wine
+# (scripts/windows.sh), then fuzz each target. Each stage's wall time is
 # printed as it ends and again in a table at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,12 +18,13 @@ stage() {
   [ "$rc" = 0 ] || status=1
   return 0
 }
-# The Linux suite. Run as root (CI is), no test may skip: a skipped test tests nothing, and
-# each skip names what it lacked ("needs root", a program), which root on this machine has.
+# The Linux suite of one preset. Run as root (CI is), no test may skip: a skipped test tests
+# nothing, and each skip names what it lacked ("needs root", a program), which root on this
+# machine has.
 linux_tests() {
   local log rc=0
   log=$(mktemp)
-  ctest --preset default -j"$(nproc)" 2>&1 | tee "$log" || rc=1
+  ctest --preset "$1" -j"$(nproc)" 2>&1 | tee "$log" || rc=1
   if [ "$(id -u)" = 0 ] && grep -q "(Skipped)" "$log"; then
     echo "test.sh: tests were skipped in a run as root:"
     grep "(Skipped)" "$log"
@@ -31,15 +33,17 @@ linux_tests() {
   rm -f "$log"
   return "$rc"
 }
+# The build matrix of CI: g++ Release runs the suite; clang runs it under ASan + UBSan, g++
+# under TSan (scripts/sanitize.sh). RelWithDebInfo (the default preset, what the README's audit
+# builds) and Debug are `scripts/build.sh default|debug` then `ctest --preset default|debug`.
 stage "dependencies" bash scripts/deps.sh --tests
-stage "build (g++, RelWithDebInfo)" bash scripts/build.sh
-stage "tests (Linux)" linux_tests
-# The suite with clang, in Release and in Debug is `scripts/build.sh clang|release|debug`, then
-# `ctest --preset clang|release|debug`: a full build with the tests takes about 11 minutes on
-# two cores, more than CI can add today.
+stage "build (g++, Release)" bash scripts/build.sh release
+stage "tests (g++, Release)" linux_tests release
+stage "ASan+UBSan (clang): build, tests" bash scripts/sanitize.sh asan
+stage "TSan (g++): build, tests" bash scripts/sanitize.sh tsan
 stage "Windows build and tests" bash scripts/windows.sh
 if [ -f scripts/fuzz.sh ]; then
-  stage "fuzzing" bash scripts/fuzz.sh "${HSPERFGUARD_FUZZ_SECONDS:-60}"
+  stage "fuzzing" bash scripts/fuzz.sh "${HSPERFGUARD_FUZZ_SECONDS:-30}"
 fi
 echo "==> stage times"
 printf '%s\n' "${times[@]}"
