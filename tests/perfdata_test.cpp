@@ -141,6 +141,37 @@ TEST(PerfData, PrologueCorruptionsAreReportedAtTheirOffset) {
   EXPECT_EQ(parse_region(b).error->offset, 5u);
 }
 
+// The bounds of an entry at their edge: a byte vector's data may start at the entry's end
+// (then it has no room) but not one byte past it, and the vector may fill the entry but not
+// run one byte past it. Each one-past case stops the walk at that entry with a reason.
+TEST(PerfData, EntryBoundsHoldToTheLastByte) {
+  const auto good = read_file(data_path("jdk17-default.hsperf"));
+  const Region base = parse_region(good);
+  ASSERT_FALSE(base.error.has_value());
+  std::size_t index = 0;
+  while (index < base.entries.size() && base.entries[index].data_type != DataType::byte_array)
+    ++index;
+  ASSERT_LT(index, base.entries.size()) << "the region has a string entry";
+  const Entry& e = base.entries[index];
+  const auto room = static_cast<std::int32_t>(e.entry_length - e.data_offset);
+
+  auto b = good;
+  put32(b, e.offset + 16, e.entry_length + 1, ByteOrder::little);  // data_offset one past
+  Region r = parse_region(b);
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.entries.size(), index) << r.error->reason;
+
+  b = good;
+  put32(b, e.offset + 8, room, ByteOrder::little);  // vector_length fills the entry: fine
+  r = parse_region(b);
+  EXPECT_FALSE(r.error.has_value()) << r.error->reason;
+  b = good;
+  put32(b, e.offset + 8, room + 1, ByteOrder::little);  // one byte past the entry
+  r = parse_region(b);
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.entries.size(), index) << r.error->reason;
+}
+
 TEST(PerfData, EntryCorruptionsStopTheWalkWithAReason) {
   const auto good = read_file(data_path("jdk17-default.hsperf"));
   const Region base = parse_region(good);
