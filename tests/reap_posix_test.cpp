@@ -104,6 +104,22 @@ TEST(ReapExecutor, FileGoneAfterPlanningIsVanishedNotFailed) {
   EXPECT_EQ(outcome_of(run, result, file), ReapOutcome::vanished);
 }
 
+// Whether `path` (a file, or a directory itself) was opened or read while `action` ran, as
+// inotify saw it. Fails the test if the watch cannot be set up.
+template <typename Action>
+bool opened_during(const std::string& path, Action&& action) {
+  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  EXPECT_GE(watch, 0);
+  EXPECT_GE(::inotify_add_watch(watch, path.c_str(), IN_OPEN | IN_ACCESS), 0) << path;
+  action();
+  alignas(inotify_event) char events[4096];
+  const ssize_t got = ::read(watch, events, sizeof events);
+  const int read_errno = errno;
+  ::close(watch);
+  EXPECT_TRUE(got > 0 || read_errno == EAGAIN) << "reading the inotify events failed";
+  return got > 0;
+}
+
 // The owner swaps a planned file for a symlink to a file outside the namespace: the reaper
 // leaves the link (identity changed) and never opens its target, which inotify would see
 // (opening a device can act on it: a tape rewinds, a modem hangs up).
@@ -117,16 +133,9 @@ TEST(ReapExecutor, FileSwappedForASymlinkAfterPlanningIsNeverFollowed) {
   ASSERT_EQ(::unlink(file.c_str()), 0);
   ASSERT_EQ(::symlink(sentinel.c_str(), file.c_str()), 0);
 
-  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  ASSERT_GE(watch, 0);
-  ASSERT_GE(::inotify_add_watch(watch, sentinel.c_str(), IN_OPEN | IN_ACCESS), 0);
-  const auto result = platform::execute_plan(run.plan, {});
-  alignas(inotify_event) char events[4096];
-  const ssize_t got = ::read(watch, events, sizeof events);
-  const int read_errno = errno;
-  ::close(watch);
-  EXPECT_EQ(got, -1) << "the symlink's target was opened or read";
-  EXPECT_EQ(read_errno, EAGAIN);
+  ExecutionResult result;
+  EXPECT_FALSE(opened_during(sentinel, [&] { result = platform::execute_plan(run.plan, {}); }))
+      << "the symlink's target was opened or read";
 
   EXPECT_EQ(outcome_of(run, result, file), ReapOutcome::changed);
   struct stat st {};
@@ -151,16 +160,9 @@ TEST(ReapExecutor, NamespaceSwappedForASymlinkAfterPlanningIsNeverFollowed) {
   ASSERT_EQ(::rename(ns.c_str(), (tree.outside + "/moved").c_str()), 0);
   ASSERT_EQ(::symlink(target.c_str(), ns.c_str()), 0);
 
-  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-  ASSERT_GE(watch, 0);
-  ASSERT_GE(::inotify_add_watch(watch, target.c_str(), IN_OPEN | IN_ACCESS), 0);
-  const auto result = platform::execute_plan(run.plan, {});
-  alignas(inotify_event) char events[4096];
-  const ssize_t got = ::read(watch, events, sizeof events);
-  const int read_errno = errno;
-  ::close(watch);
-  EXPECT_EQ(got, -1) << "the symlink's target directory was opened";
-  EXPECT_EQ(read_errno, EAGAIN);
+  ExecutionResult result;
+  EXPECT_FALSE(opened_during(target, [&] { result = platform::execute_plan(run.plan, {}); }))
+      << "the symlink's target directory was opened";
 
   EXPECT_NE(outcome_of(run, result, file), ReapOutcome::removed);
   EXPECT_TRUE(tree.sentinels_intact());
