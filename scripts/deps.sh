@@ -13,6 +13,7 @@ if [ "${1:-}" = "--tests" ]; then
     python3 python3-jsonschema                # validates every report against reports/
     clang-14 libclang-rt-14-dev llvm-14       # libFuzzer, the clang build, ASan/UBSan
     gcovr                                     # scripts/coverage.sh
+    strace                                    # holds the reaper between two system calls (race tests)
     prometheus-node-exporter prometheus       # the metrics scrape test, promtool
     lintian dpkg-dev fakeroot file man-db     # the Debian package test
     g++-mingw-w64-x86-64-posix wine wine64    # the Windows build, its tests run under wine

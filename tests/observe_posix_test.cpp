@@ -36,6 +36,7 @@
 #include <tuple>
 #include <utility>
 
+#include "child_posix.hpp"
 #include "model/acl_xattr.hpp"
 #include "model/perfdata.hpp"
 #include "platform/observe.hpp"
@@ -48,6 +49,8 @@
 namespace hsperfguard::platform {
 namespace {
 
+using test::ChildResult;
+using test::run_in_child;
 using test::ScratchDir;
 using test::to_bytes;
 using test::write_file;
@@ -218,60 +221,6 @@ bool has_error(const std::vector<ObservationError>& errors, std::string_view op,
     if (e.op == op && e.code == code) return true;
   }
   return false;
-}
-
-// Runs `body` in a forked child (its own credentials or mount namespace) and returns what it
-// wrote, or a failure text. A child that hangs is killed: a blocked observation fails the test
-// instead of stalling the suite.
-struct ChildResult {
-  bool finished = false;
-  int status = -1;
-  std::string out;
-};
-
-ChildResult run_in_child(const std::function<std::string()>& body,
-                         std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return {};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    std::string text;
-    int code = 0;
-    try {
-      text = body();
-    } catch (const std::exception& e) {
-      text = std::string("exception: ") + e.what();
-      code = 2;
-    }
-    for (std::size_t at = 0; at < text.size();) {
-      const ssize_t n = ::write(fds[1], text.data() + at, text.size() - at);
-      if (n <= 0) break;
-      at += static_cast<std::size_t>(n);
-    }
-    ::_exit(code);
-  }
-  ::close(fds[1]);
-  ChildResult result;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) break;
-    pollfd p{fds[0], POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n <= 0) {
-      result.finished = true;
-      break;
-    }
-    result.out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
-  if (!result.finished) ::kill(pid, SIGKILL);
-  ::waitpid(pid, &result.status, 0);
-  return result;
 }
 
 // Drops to uid/gid (and no supplementary groups) in a child; returns false on failure.

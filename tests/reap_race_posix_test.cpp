@@ -5,24 +5,33 @@
 // removed, and every refusal is reported.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "platform/reap.hpp"
+#include "child_posix.hpp"
 #include "commands/reap_command.hpp"
-#include "report/reap_report.hpp"
+#include "platform/reap.hpp"
 #include "reap_test_support.hpp"
+#include "report/reap_report.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
@@ -358,6 +367,183 @@ TEST(ReapRace, SwapsInALoopWhileReapRunsAThousandTimes) {
                 outcomes["swapped-during-unlink"],
             0u)
       << summary;
+}
+
+// ---- Between two system calls of the reaper ---------------------------------------------------
+// The attacks above land between the plan and its execution. These land inside the removal
+// of one entry, at the instant named: the reaper runs under strace, which holds it after its
+// flock on the entry (a `delay_exit` injection) while the test acts.
+
+// Runs argv with stdout into `out_path` and calls `on_line` with each line of its stderr as it
+// comes. Returns the wait status, or -1 if it did not end within `timeout` (it is then killed).
+int run_reading_stderr(const std::vector<std::string>& argv, const std::string& out_path,
+                       const std::function<void(const std::string&)>& on_line,
+                       std::chrono::seconds timeout) {
+  int err[2];
+  if (::pipe2(err, O_CLOEXEC) != 0) return -1;
+  const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out < 0) return -1;
+  std::vector<char*> args;
+  std::vector<std::string> copy = argv;
+  for (auto& a : copy) args.push_back(a.data());
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::dup2(out, 1) < 0 || ::dup2(err[1], 2) < 0) ::_exit(120);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(out);
+  ::close(err[1]);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::string pending;
+  char buf[4096];
+  bool ended = false;
+  while (!ended) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{err[0], POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    const ssize_t n = ::read(err[0], buf, sizeof buf);
+    if (n <= 0) ended = true;
+    if (n > 0) pending.append(buf, static_cast<std::size_t>(n));
+    for (std::size_t eol; (eol = pending.find('\n')) != std::string::npos;) {
+      on_line(pending.substr(0, eol));
+      pending.erase(0, eol + 1);
+    }
+  }
+  ::close(err[0]);
+  if (!ended) ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return ended ? status : -1;
+}
+
+// The reaper's `hsperfguard reap` on `tree`, traced: every flock on `file` is held 2 s after it
+// returns, and `at_flock` runs as soon as strace prints it (before the reaper goes on). Returns
+// the report.
+nlohmann::json reap_pausing_after_flock(const ReapTree& tree, const std::string& file,
+                                        const std::function<void()>& at_flock, int* flocks) {
+  // LeakSanitizer ptraces the process at exit, which a traced process refuses.
+  std::string asan = "ASAN_OPTIONS=detect_leaks=0";
+  if (const char* set = std::getenv("ASAN_OPTIONS"))
+    asan = std::string("ASAN_OPTIONS=") + set + ":detect_leaks=0";
+  const std::string out = tree.scratch / "report.json";
+  *flocks = 0;
+  const int status = run_reading_stderr(
+      {"env",
+       asan,
+       "strace",
+       "-f",
+       "-qq",
+       "-P",
+       file,
+       "-e",
+       "trace=flock",
+       "-e",
+       "inject=flock:delay_exit=2000000",
+       test::tool_path(),
+       "reap",
+       "--tmpdir",
+       tree.tmp,
+       "--no-lock",
+       "--no-containers",
+       "--min-age",
+       "0s",
+       "--format",
+       "json"},
+      out,
+      [&](const std::string& line) {
+        if (line.find("flock(") == std::string::npos || line.find("LOCK_EX") == std::string::npos)
+          return;
+        if ((*flocks)++ == 0) at_flock();
+      },
+      std::chrono::seconds(60));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+  const auto bytes = test::read_file(out);
+  return nlohmann::json::parse(
+      std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), nullptr, false);
+}
+
+// The owner renames another file over the name while the reaper holds the judged inode locked:
+// the name now leads to a file nobody judged. The reaper looks the name up again and leaves it
+// (renamed-while-locked); unlinking by name would have removed the new file.
+TEST(ReapRace, NameReplacedWhileTheReaperHoldsTheLockIsNotUnlinked) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (the namespace is another user's)";
+  if (!test::have_program("strace"))
+    GTEST_SKIP() << "needs strace to hold the reaper after its flock";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  const std::string fresh = tree.plain_file(ns, "fresh");
+  struct stat want {};
+  ASSERT_EQ(::lstat(fresh.c_str(), &want), 0);
+  bool swapped = false;
+  int flocks = 0;
+  const auto report = reap_pausing_after_flock(
+      tree, stale, [&] { swapped = ::rename(fresh.c_str(), stale.c_str()) == 0; }, &flocks);
+  ASSERT_TRUE(swapped) << "the reaper never took the lock on " << stale;
+  EXPECT_EQ(flocks, 1) << "one flock on the entry: the reaper's (no probe: /proc/locks is read)";
+
+  struct stat now {};
+  ASSERT_EQ(::lstat(stale.c_str(), &now), 0) << "the replacement was unlinked";
+  EXPECT_EQ(now.st_ino, want.st_ino);
+  ASSERT_FALSE(report.is_discarded());
+  bool seen = false;
+  for (const auto& a : report.at("actions")) {
+    if (a.at("path") != stale) continue;
+    seen = true;
+    EXPECT_EQ(a.at("outcome"), "changed");
+    EXPECT_EQ(a.at("detail"), "renamed-while-locked");
+  }
+  EXPECT_TRUE(seen) << report.dump();
+}
+
+// Control: held the same way and left alone, the same entry is removed. The pause itself
+// changes nothing, so the test above fails for what the test did, not for the tracing.
+TEST(ReapRace, EntryHeldAfterItsFlockAndLeftAloneIsRemoved) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (the namespace is another user's)";
+  if (!test::have_program("strace"))
+    GTEST_SKIP() << "needs strace to hold the reaper after its flock";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  int flocks = 0;
+  const auto report = reap_pausing_after_flock(
+      tree, stale, [] {}, &flocks);
+  EXPECT_EQ(flocks, 1);
+  EXPECT_FALSE(exists(stale));
+  ASSERT_FALSE(report.is_discarded());
+  ASSERT_EQ(report.at("actions").size(), 1u) << report.dump();
+  EXPECT_EQ(report.at("actions")[0].at("outcome"), "removed");
+}
+
+// An entry with a mount on it (a file bind-mounted over itself: same device, same inode,
+// another mount) is refused as crossing a mount before anything is locked or unlinked, and
+// its name stays. In a private mount namespace: nothing reaches the host's mounts.
+TEST(ReapRace, EntryWithAMountOnItIsRefusedAsCrossingAMount) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root to mount";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, stale), "remove");
+  const test::ChildResult child = test::run_in_child([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0)
+      return "skip: needs root: unshare: " + std::string(std::strerror(errno));
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      return "mount private failed";
+    if (::mount(stale.c_str(), stale.c_str(), nullptr, MS_BIND, nullptr) != 0) return "bind failed";
+    const auto result = platform::execute_plan(run.plan, {});
+    const ReapActionRecord* r = record_of(run, result, stale);
+    if (r == nullptr) return "not attempted";
+    return std::string(to_string(r->outcome)) + " " + r->detail +
+           " exists=" + (exists(stale) ? "1" : "0");
+  });
+  ASSERT_TRUE(child.finished);
+  if (child.out.starts_with("skip:")) GTEST_SKIP() << child.out;
+  EXPECT_EQ(child.out, "changed crosses-mount exists=1");
+  EXPECT_TRUE(exists(stale));
 }
 
 }  // namespace
