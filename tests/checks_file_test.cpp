@@ -295,6 +295,18 @@ TEST(FilePidOutOfRange, TruncatedToAnotherPidWhereLongIs64Bits) {
   }
 }
 
+TEST(FilePidOutOfRange, NarrowedToANegativeNumberWhereLongIs64Bits) {
+  const NamespaceFacts ns = namespace_of();
+  const Findings f = file_findings(backing_file(ns, "2147483648"), ns);  // 2^31
+  ASSERT_THAT(ids(f), ElementsAre("file.pid-out-of-range"));
+  if (sizeof(long) == 8) {
+    EXPECT_EQ(f[0].evidence["hotspot_pid"], -2147483647 - 1);
+    EXPECT_EQ(f[0].evidence["hotspot_action"], "narrowed to -2147483648 by 32-bit truncation");
+  } else {
+    EXPECT_EQ(f[0].evidence["hotspot_pid"], 0);
+  }
+}
+
 TEST(FilePidOutOfRange, LargestPidIsInRange) {
   const NamespaceFacts ns = namespace_of();
   EXPECT_THAT(file_findings(backing_file(ns, std::to_string(kDefaultMaxPid)), ns), IsEmpty());
@@ -393,6 +405,23 @@ TEST(FileBadPrologue, CorruptEntryCarriesItsOffset) {
   EXPECT_EQ(f[0].evidence["prologue"]["minor_version"], 0);
   EXPECT_EQ(f[0].evidence["entries_decoded"], 0);
   EXPECT_THAT(f[0].message, HasSubstr("at offset 46"));
+}
+
+// A region marked not yet accessible may be one a JVM is still writing: the message says so.
+TEST(FileBadPrologue, NotYetAccessibleRegionSaysAJvmMayBeInitialisingIt) {
+  auto bytes = valid_bytes();
+  bytes[perfdata::kPrologueSize + 14] = std::byte{9};
+  const NamespaceFacts ns = namespace_of();
+  FileFacts file = backing_file(ns);
+  file.region = region_of(bytes);
+  EXPECT_THAT(file_findings(file, ns)[0].message, Not(HasSubstr("not yet accessible")));
+  bytes[7] = std::byte{0};  // the prologue's accessible byte
+  file.region = region_of(bytes);
+  const Findings f = file_findings(file, ns);
+  ASSERT_THAT(ids(f), ElementsAre("file.bad-prologue"));
+  EXPECT_EQ(f[0].evidence["prologue"]["accessible"], 0);
+  EXPECT_THAT(f[0].message,
+              HasSubstr("marked not yet accessible: a JVM may still be initialising it"));
 }
 
 TEST(FileBadPrologue, UsedBeyondTheRegion) {
@@ -511,6 +540,17 @@ TEST(AttachSocketUnsafe, OwnerFromTheNamespaceWhenTheProcessIsUnreadable) {
   ASSERT_THAT(ids(f), ElementsAre("attach.socket-unsafe"));
   EXPECT_EQ(f[0].evidence["expected_uid_source"], "namespace");
   EXPECT_EQ(f[0].evidence["expected_uid"], kAliceUid);
+}
+
+TEST(AttachSocketUnsafe, UnknownOwnerIsShownAsNullBesideTheOtherReasons) {
+  AttachFacts a = listener(4242, kMalloryUid);
+  a.process.reset();
+  a.lstat->mode = 0666;
+  const Findings f = attach_findings(a);
+  ASSERT_THAT(ids(f), ElementsAre("attach.socket-unsafe"));
+  EXPECT_EQ(f[0].evidence["reasons"], nlohmann::json({"mode"}));
+  EXPECT_TRUE(f[0].evidence["expected_uid"].is_null());
+  EXPECT_FALSE(f[0].evidence.contains("expected_uid_source"));
 }
 
 TEST(AttachSocketUnsafe, UnknownOwnerIsNotGuessed) {

@@ -410,6 +410,22 @@ TEST(DaclRules, FindingsCarryTheDescriptorAndCatalogueSeverity) {
   EXPECT_EQ(findings[0].evidence["object"], "directory");
 }
 
+// Every ACE is shown as it is, whatever its type: one the rules do not weigh (an audit or
+// object ACE) is listed as "other", never dropped from the evidence.
+TEST(DaclRules, EvidenceListsEveryAceWithItsType) {
+  auto sd = good_plus({deny(kDelete, kEveryone), allow(kFileAllAccess, kEveryone)}, kMallory);
+  sd.dacl.back().type = AceType::other;
+  const auto findings = check_security_descriptor(sd, SecuredObject::directory, "C:\\x", kUser);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].rule, "dacl.owner");
+  const auto& aces = findings[0].evidence["descriptor"]["aces"];
+  ASSERT_EQ(aces.size(), 5u);
+  EXPECT_EQ(aces[0]["type"], "allow");
+  EXPECT_EQ(aces[3]["type"], "deny");
+  EXPECT_EQ(aces[4]["type"], "other");
+  EXPECT_EQ(aces[4]["sid"], kEveryone);
+}
+
 // ---- the entry points on facts -------------------------------------------------------------
 
 NamespaceFacts windows_namespace(std::optional<SecurityDescriptor> security) {

@@ -37,7 +37,7 @@ std::string_view to_string(InvisibleCause cause) {
     case InvisibleCause::locked_by_another_jvm: return "locked-by-another-jvm";
     case InvisibleCause::undetermined: return "undetermined";
   }
-  return "undetermined";
+  return "undetermined";  // GCOVR_EXCL_LINE: after a switch over every enumerator
 }
 
 InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRootFacts& root,

@@ -87,15 +87,6 @@ PublicationPrediction predict_publication(const TempRootFacts& root, const Names
   return p;
 }
 
-std::optional<bool> publishes_as(const PublicationPrediction& prediction, std::int32_t pid) {
-  if (!prediction.publishes || !*prediction.publishes) return prediction.publishes;
-  const std::string name = std::to_string(pid);
-  for (const auto& locked : prediction.locked_names) {
-    if (locked == name) return false;
-  }
-  return true;
-}
-
 PublicationPrediction predict_new_namespace(const TempRootFacts& root, bool user_is_root) {
   PublicationPrediction p;
   p.region_bytes = region_bytes_for(root);

@@ -43,10 +43,6 @@ PublicationPrediction predict_publication(const TempRootFacts& root, const Names
 // file there. `user_is_root` decides whether permissions and reserved blocks apply.
 PublicationPrediction predict_new_namespace(const TempRootFacts& root, bool user_is_root);
 
-// Whether a JVM that gets pid `pid` in its pid namespace would publish: the prediction, and
-// its name not held by another JVM's lock. nullopt when the prediction cannot tell.
-std::optional<bool> publishes_as(const PublicationPrediction& prediction, std::int32_t pid);
-
 // Every cause of a prediction, refusals first.
 std::vector<std::string> causes(const PublicationPrediction& prediction);
 
