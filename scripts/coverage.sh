@@ -6,7 +6,8 @@
 # Builds the "coverage" preset (build-coverage/), clears the counters, runs the suite (the
 # hsperfguard executable the tests start counts too: it is built from the same objects), and
 # writes build-coverage/coverage/ (index.html, summary.json). Prints the figure for src/ as a
-# whole and per layer, and the files of src/checks/ (the rules) not fully covered.
+# whole and per layer, the files of src/checks/ (the rules) not fully covered, and then
+# (scripts/coverage_rules.py) each rule line never run; it fails if one is left.
 # Branches: those the compiler adds for exceptions and the ones it proves unreachable are not
 # counted (--exclude-throw-branches, --exclude-unreachable-branches); the rest are the
 # branches of the source. The Windows sources are not built here and are left out.
@@ -61,5 +62,7 @@ for f in sorted(files, key=lambda f: f["filename"]):
         print(f"  {f['filename']}: lines {f['line_covered']}/{f['line_total']}, "
               f"functions {f['function_covered']}/{f['function_total']}")
 EOF
+# Rule by rule: every line of src/checks/ run, or named (exception cleanup, marked fallbacks).
+python3 scripts/coverage_rules.py "$build_dir" || rc=1
 echo "coverage: report in $out/index.html"
 exit "$rc"

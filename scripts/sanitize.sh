@@ -11,6 +11,10 @@
 # Reports are also written to BUILD/sanitizer-reports/ (log_path): a test that tolerates its
 # child's failure cannot hide one. The run fails if any test fails or if that directory holds
 # a report; it ends with "sanitize: <preset>: <n> tests, <n> failed, <n> reports".
+# One limit, of g++ only: its UBSan runtime (libubsan), loaded beside libasan, writes its
+# reports to stderr whatever log_path says (tried: ASan's report goes to the file, UBSan's
+# does not). In asan-gcc a UBSan report still ends its process with exit code 97, which fails
+# the test, but is not counted in the directory; clang's asan build counts both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:?usage: scripts/sanitize.sh asan|asan-gcc|tsan [ctest arguments...]}
@@ -62,7 +66,7 @@ if [ "$sanitizers" = thread ]; then
     >"$canary/canary.cpp"
 else
   printf '%s\n' '#include <cstdlib>' \
-    'int main(int argc, char**) { int* a = new int[2]; int r = a[argc + 1]; delete[] a; return r; }' \
+    'int main(int argc, char**) { int* a = new int[argc + 1]; int r = a[argc + 1]; delete[] a; return r; }' \
     >"$canary/canary.cpp"
 fi
 "$compiler" -g -O1 -fsanitize="$sanitizers" -pthread "$canary/canary.cpp" -o "$canary/canary"
@@ -85,11 +89,7 @@ if [ "$count" -gt 0 ]; then
   done
   rc=1
 fi
-if [ "$(id -u)" = 0 ] && grep -q "(Skipped)" "$log"; then
-  echo "scripts/sanitize.sh: tests were skipped in a run as root:"
-  grep "(Skipped)" "$log"
-  rc=1
-fi
+bash scripts/check_no_skips.sh "$log" || rc=1
 summary=$(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 || true)
 total=$(sed -nE 's/.* tests failed out of ([0-9]+).*/\1/p' <<<"$summary")
 failed=$(sed -nE 's/.*, ([0-9]+) tests failed out of.*/\1/p' <<<"$summary")

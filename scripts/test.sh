@@ -25,11 +25,7 @@ linux_tests() {
   local log rc=0
   log=$(mktemp)
   ctest --preset "$1" -j"$(nproc)" 2>&1 | tee "$log" || rc=1
-  if [ "$(id -u)" = 0 ] && grep -q "(Skipped)" "$log"; then
-    echo "test.sh: tests were skipped in a run as root:"
-    grep "(Skipped)" "$log"
-    rc=1
-  fi
+  bash scripts/check_no_skips.sh "$log" || rc=1
   rm -f "$log"
   return "$rc"
 }
