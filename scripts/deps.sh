@@ -14,6 +14,7 @@ if [ "${1:-}" = "--tests" ]; then
     clang-14 libclang-rt-14-dev llvm-14       # libFuzzer, the clang build, ASan/UBSan
     gcovr                                     # scripts/coverage.sh
     strace                                    # holds the reaper between two system calls (race tests)
+    spin                                      # model-checks the removal protocol (scripts/verify.sh)
     prometheus-node-exporter prometheus       # the metrics scrape test, promtool
     lintian dpkg-dev fakeroot file man-db     # the Debian package test
     g++-mingw-w64-x86-64-posix wine wine64    # the Windows build, its tests run under wine

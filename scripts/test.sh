@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: install, build, run every test (g++ Release), again under ASan + UBSan
+# The whole test suite: install, build, run every test (g++ Release), model-check the reaper's
+# removal protocol (scripts/verify.sh), run the suite again under ASan + UBSan
 # (clang) and TSan (g++), then the Windows cross build and its tests under wine
 # (scripts/windows.sh), then fuzz each target. Each stage's wall time is
 # printed as it ends and again in a table at the end.
@@ -35,6 +36,7 @@ linux_tests() {
 stage "dependencies" bash scripts/deps.sh --tests
 stage "build (g++, Release)" bash scripts/build.sh release
 stage "tests (g++, Release)" linux_tests release
+stage "model check (SPIN)" bash scripts/verify.sh
 stage "ASan+UBSan (clang): build, tests" bash scripts/sanitize.sh asan
 stage "TSan (g++): build, tests" bash scripts/sanitize.sh tsan
 stage "Windows build and tests" bash scripts/windows.sh

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -544,6 +546,161 @@ TEST(ReapRace, EntryWithAMountOnItIsRefusedAsCrossingAMount) {
   if (child.out.starts_with("skip:")) GTEST_SKIP() << child.out;
   EXPECT_EQ(child.out, "changed crosses-mount exists=1");
   EXPECT_TRUE(exists(stale));
+}
+
+// The same for the namespace: bind-mounted on itself after the plan (same device and inode,
+// another mount), every entry of it is refused as crossing a mount and stays.
+TEST(ReapRace, NamespaceWithAMountOnItIsRefusedAsCrossingAMount) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root to mount";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, stale), "remove");
+  const test::ChildResult child = test::run_in_child([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0)
+      return "skip: needs root: unshare: " + std::string(std::strerror(errno));
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      return "mount private failed";
+    if (::mount(ns.c_str(), ns.c_str(), nullptr, MS_BIND, nullptr) != 0) return "bind failed";
+    const auto result = platform::execute_plan(run.plan, {});
+    const ReapActionRecord* r = record_of(run, result, stale);
+    if (r == nullptr) return "not attempted";
+    return std::string(to_string(r->outcome)) + " " + r->detail +
+           " exists=" + (exists(stale) ? "1" : "0");
+  });
+  ASSERT_TRUE(child.finished);
+  if (child.out.starts_with("skip:")) GTEST_SKIP() << child.out;
+  EXPECT_EQ(child.out, "failed crosses-mount exists=1");
+  EXPECT_TRUE(exists(stale));
+}
+
+// The judged file replaced after the plan by one the owner's identity may not open (root's,
+// mode 0600): the open is refused (EACCES), and since the name now leads to another inode the
+// entry is "identity-changed", not a failure of ours; the new file stays.
+TEST(ReapRace, StaleFileReplacedByAFileTheOwnerCannotOpenIsChangedNotFailed) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root to plant root's file in nobody's namespace";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, stale), "remove");
+  ASSERT_EQ(::unlink(stale.c_str()), 0);
+  test::write_file(stale, test::to_bytes("root's\n"));
+  ASSERT_EQ(::chmod(stale.c_str(), 0600), 0);  // owned by root: nobody cannot open it
+  const auto result = platform::execute_plan(run.plan, {});
+  const ReapActionRecord* r = record_of(run, result, stale);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->outcome, ReapOutcome::changed);
+  EXPECT_EQ(r->detail, "identity-changed");
+  struct stat st {};
+  ASSERT_EQ(::lstat(stale.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+}
+
+// ---- The order of the reaper's system calls, against the model ----------------------------
+// verify/reap.pml model-checks the removal protocol step by step (scripts/verify.sh). This ties
+// the model to the code: a real `reap` of one stale file runs under strace, and the system
+// calls on the temp dir, the namespace and the entry must be the model's steps in the model's
+// order. Reordering the code fails this test until the model (and this list) is changed too.
+std::vector<std::string> reaper_steps_from_trace(const std::string& trace, const std::string& tmp,
+                                                 const std::string& ns_name,
+                                                 const std::string& entry) {
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(trace);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  auto fd_result = [](const std::string& l) {
+    const auto eq = l.rfind("= ");
+    return eq == std::string::npos ? std::string() : l.substr(eq + 2, l.find(' ', eq + 2) - eq - 2);
+  };
+  auto has = [](const std::string& l, const std::string& what) {
+    return l.find(what) != std::string::npos;
+  };
+  // The execution's part: from the last open of the temp dir by path before the unlink.
+  std::size_t unlink_at = lines.size(), from = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (has(lines[i], "unlinkat(") && has(lines[i], "\"" + entry + "\"")) unlink_at = i;
+  }
+  if (unlink_at == lines.size()) return {"no unlinkat of the entry in the trace"};
+  for (std::size_t i = 0; i < unlink_at; ++i) {
+    if (has(lines[i], "openat(AT_FDCWD, \"" + tmp + "\"")) from = i;
+  }
+  std::string t, n, e;
+  std::vector<std::string> steps;
+  for (std::size_t i = from; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (has(l, "openat(AT_FDCWD, \"" + tmp + "\"")) {
+      t = fd_result(l);
+      steps.push_back(has(l, "O_NOFOLLOW") && has(l, "O_DIRECTORY") ? "reopen temp dir"
+                                                                    : "OPEN TEMP DIR FOLLOWING");
+    } else if (!t.empty() && has(l, "openat(" + t + ", \"" + ns_name + "\"")) {
+      n = fd_result(l);
+      steps.push_back(has(l, "O_NOFOLLOW") && has(l, "O_DIRECTORY") ? "reopen namespace"
+                                                                    : "OPEN NAMESPACE FOLLOWING");
+    } else if (!t.empty() && has(l, "statx(" + t + ", \"\", ")) {
+      steps.push_back("compare temp dir");
+    } else if (!n.empty() && has(l, "statx(" + n + ", \"\", ")) {
+      steps.push_back("compare namespace");
+    } else if (has(l, "setfsuid(65534)") &&
+               (steps.empty() || steps.back() != "take owner's fs identity")) {
+      steps.push_back("take owner's fs identity");
+    } else if (!n.empty() && has(l, "openat(" + n + ", \"" + entry + "\"")) {
+      e = fd_result(l);
+      steps.push_back(has(l, "O_NOFOLLOW") ? "open entry without following"
+                                           : "OPEN ENTRY FOLLOWING");
+    } else if (!e.empty() && has(l, "statx(" + e + ", \"\", ")) {
+      const bool unlinked = std::find(steps.begin(), steps.end(), "unlink") != steps.end();
+      steps.push_back(unlinked ? "check no name left" : "compare entry");
+    } else if (!e.empty() && has(l, "flock(" + e + ", LOCK_EX|LOCK_NB)")) {
+      steps.push_back("flock");
+    } else if (!n.empty() && has(l, "statx(" + n + ", \"" + entry + "\"")) {
+      steps.push_back(has(l, "AT_SYMLINK_NOFOLLOW") ? "look name up again" : "LOOK UP FOLLOWING");
+    } else if (!n.empty() && has(l, "unlinkat(" + n + ", \"" + entry + "\", 0)")) {
+      steps.push_back("unlink");
+    } else if (!e.empty() && has(l, "close(" + e + ")")) {
+      steps.push_back("close");
+      break;
+    }
+  }
+  return steps;
+}
+
+TEST(ReapRace, SystemCallsOnTheEntryComeInTheOrderOfTheModel) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (the namespace is another user's)";
+  if (!test::have_program("strace"))
+    GTEST_SKIP() << "needs strace to see the reaper's system calls";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  std::string asan = "ASAN_OPTIONS=detect_leaks=0";  // LeakSanitizer cannot ptrace a traced process
+  if (const char* set = std::getenv("ASAN_OPTIONS"))
+    asan = std::string("ASAN_OPTIONS=") + set + ":detect_leaks=0";
+  const std::string trace_file = tree.scratch / "trace";
+  const auto traced =
+      test::run({"env", asan, "strace", "-f", "-qq", "-o", trace_file, "-e",
+                 "trace=%file,flock,setfsuid,close", test::tool_path(), "reap", "--tmpdir",
+                 tree.tmp, "--no-lock", "--no-containers", "--min-age", "0s", "--format", "json"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  ASSERT_FALSE(exists(stale));
+  const auto bytes = test::read_file(trace_file);
+  const std::string trace(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  // verify/reap.pml, proctype Reaper, step for step.
+  const std::vector<std::string> model = {"reopen temp dir",
+                                          "compare temp dir",
+                                          "reopen namespace",
+                                          "compare namespace",
+                                          "take owner's fs identity",
+                                          "open entry without following",
+                                          "compare entry",
+                                          "flock",
+                                          "look name up again",
+                                          "unlink",
+                                          "check no name left",
+                                          "close"};
+  EXPECT_EQ(reaper_steps_from_trace(trace, tree.tmp, "hsperfdata_nobody", basename(stale)), model)
+      << trace;
 }
 
 }  // namespace
