@@ -49,7 +49,7 @@ check() {
       # The trail, step by step: which process did what (the first 24 steps of each kind).
       (cd "$work/$name" && spin -t -p "$@" reap.pml 2>/dev/null | grep -E '^ *[0-9]+:\s+proc  ?[1-9]' |
         sed -E 's/^ *([0-9]+):\s+proc +([0-9]+) \(([^)]*)\) [^[]*\[(.*)\]$/      \1 \3: \4/' |
-        grep -vE ': (\(1\)|else)$|goto' | head -n 60) || true
+        grep -vE ': (\(1\)|else)$|goto|: (raced|owner_acted|in_window|held)\[?|: (n|t) = |\(\(n<' | head -n 80) || true
     fi
   fi
 }

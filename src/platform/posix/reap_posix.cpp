@@ -13,8 +13,11 @@
 // can make device nodes (or the owner hard-link one it may read and write). (2) Linux cannot
 // unlink "this inode": between the last fstatat and unlinkat someone who may rename in the
 // directory can swap the name, and then another entry of that same directory is removed, as
-// that user could remove it. The held inode then still has a name: reported as a failure
-// ("swapped-during-unlink"), never as a removal. Nothing outside the directory is reachable.
+// that user could remove it. If the held inode then still has a name, that is reported as a
+// failure ("swapped-during-unlink"). If the swapper also removed the held inode's last name
+// in that instant, the judged file is gone as "removed" says, and the other entry went with
+// it: the model (verify/reap.pml, STRICT_REPORT) finds that trail, and only the namespace's
+// owner or root can make it. Nothing outside the directory is reachable.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/fsuid.h>
@@ -318,10 +321,11 @@ class Executor {
   // Unlinks the item's name, announced first (write-ahead), then checks that the inode held
   // by `handle` lost its last name. The check between lookup and unlink cannot be atomic
   // (there is no "unlink this inode"): whoever may rename in the directory (its owner, whose
-  // identity we act with, or root) can swap the name in that instant. Then the inode we
-  // judged keeps its name and we removed another one of that directory's names, which the
-  // swapper could have removed itself: nothing outside the directory, no data. It is
-  // reported as a failure, never as a removal.
+  // identity we act with, or root) can swap the name in that instant. Then we removed another
+  // one of that directory's names, which the swapper could have removed itself: nothing
+  // outside the directory, no data. While the judged inode keeps a name it is reported as a
+  // failure; if the swapper also took the judged inode's last name, the report says
+  // "removed", which is true of the judged file (see the comment at the top).
   void unlink_checked(int dirfd, int handle, std::size_t i, int flags) {
     if (!write_ahead(i)) return;
     if (::unlinkat(dirfd, plan_.items[i].name.c_str(), flags) != 0) {
