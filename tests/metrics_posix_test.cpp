@@ -348,5 +348,21 @@ TEST(AuditLogging, ErrorsAreJsonLinesAndTheSummaryFollows) {
   EXPECT_FALSE(lines.back().at("message").get<std::string>().starts_with("hsperfguard:"));
 }
 
+// ---- The alerting rules shipped for these metrics ----------------------------------------
+
+// packaging/prometheus/hsperfguard.rules.yml is valid for Prometheus and its unit tests
+// (hsperfguard.rules.test.yml: every alert firing and not firing, with its text) pass.
+TEST(AlertingRules, PromtoolChecksThemAndTheirUnitTestsPass) {
+  const std::string promtool = test::find_program("promtool");
+  ASSERT_FALSE(promtool.empty()) << "promtool not found: install Debian's package prometheus";
+  const std::string dir = test::source_path("packaging/prometheus");
+  const auto check = test::run({promtool, "check", "rules", dir + "/hsperfguard.rules.yml"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("SUCCESS: 6 rules found"), std::string::npos) << check.out;
+  const auto unit = test::run({promtool, "test", "rules", dir + "/hsperfguard.rules.test.yml"});
+  EXPECT_EQ(unit.exit_code, 0) << unit.out << unit.err;
+  EXPECT_NE(unit.out.find("SUCCESS"), std::string::npos) << unit.out;
+}
+
 }  // namespace
 }  // namespace hsperfguard
