@@ -4,6 +4,7 @@
 // unattended runs (--log-format, --quiet) from the binary.
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -11,23 +12,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
-#include <set>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "jvm_support.hpp"
-#include "report/metrics.hpp"
 #include "reap_test_support.hpp"
+#include "report/metrics.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
@@ -93,35 +93,35 @@ std::optional<std::string> http_get(int port, const std::string& path) {
   return response.substr(body + 4);
 }
 
-// prometheus-node-exporter with only the textfile collector, on 127.0.0.1; killed by pid.
-class NodeExporter {
+// A server on 127.0.0.1 started from `args(port)` on a free port, up when `ready` answers 200;
+// stopped (SIGTERM, then waited for) by its pid.
+class LoopbackServer {
  public:
-  NodeExporter(const std::string& binary, const std::string& textfile_dir, const std::string& log) {
+  LoopbackServer(const std::function<std::vector<std::string>(int)>& args, const std::string& ready,
+                 const std::string& log) {
     for (int attempt = 0; attempt < 3 && port_ < 0; ++attempt) {
       const int port = free_loopback_port();
-      const std::vector<std::string> args = {
-          binary, "--web.listen-address=127.0.0.1:" + std::to_string(port), "--collector.disable-defaults",
-          "--collector.textfile", "--collector.textfile.directory=" + textfile_dir};
+      const std::vector<std::string> argv_strings = args(port);
       pid_ = ::fork();
       if (pid_ == 0) {
         const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         ::dup2(out, 1);
         ::dup2(out, 2);
         std::vector<char*> argv;
-        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        for (const auto& a : argv_strings) argv.push_back(const_cast<char*>(a.c_str()));
         argv.push_back(nullptr);
-        ::execv(binary.c_str(), argv.data());
+        ::execv(argv[0], argv.data());
         ::_exit(127);
       }
-      // Up when /metrics answers; give up if it exited (the port was taken meanwhile).
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+      // Up when `ready` answers; give up if it exited (the port was taken meanwhile).
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
       while (std::chrono::steady_clock::now() < deadline) {
         int status = 0;
         if (::waitpid(pid_, &status, WNOHANG) == pid_) {
           pid_ = -1;
           break;
         }
-        if (http_get(port, "/")) {
+        if (http_get(port, ready)) {
           port_ = port;
           break;
         }
@@ -130,9 +130,9 @@ class NodeExporter {
       if (port_ < 0) stop();
     }
   }
-  ~NodeExporter() { stop(); }
-  NodeExporter(const NodeExporter&) = delete;
-  NodeExporter& operator=(const NodeExporter&) = delete;
+  ~LoopbackServer() { stop(); }
+  LoopbackServer(const LoopbackServer&) = delete;
+  LoopbackServer& operator=(const LoopbackServer&) = delete;
 
   int port() const { return port_; }
   void stop() {
@@ -147,6 +147,20 @@ class NodeExporter {
  private:
   pid_t pid_ = -1;
   int port_ = -1;
+};
+
+// prometheus-node-exporter with only the textfile collector.
+class NodeExporter : public LoopbackServer {
+ public:
+  NodeExporter(const std::string& binary, const std::string& textfile_dir, const std::string& log)
+      : LoopbackServer(
+            [&](int port) {
+              return std::vector<std::string>{
+                  binary, "--web.listen-address=127.0.0.1:" + std::to_string(port),
+                  "--collector.disable-defaults", "--collector.textfile",
+                  "--collector.textfile.directory=" + textfile_dir};
+            },
+            "/", log) {}
 };
 
 // The series of an exposition that start with `prefix` (sample lines only).
@@ -362,6 +376,84 @@ TEST(AlertingRules, PromtoolChecksThemAndTheirUnitTestsPass) {
   const auto unit = test::run({promtool, "test", "rules", dir + "/hsperfguard.rules.test.yml"});
   EXPECT_EQ(unit.exit_code, 0) << unit.out << unit.err;
   EXPECT_NE(unit.out.find("SUCCESS"), std::string::npos) << unit.out;
+}
+
+// End to end with the real components on loopback: `audit --metrics` into a textfile
+// directory, Debian's node_exporter with only the textfile collector, Debian's Prometheus with
+// the shipped rule file, scraping and evaluating every second. A namespace others can write to
+// (high, the worst a Linux namespace gets) must make HsperfdataNamespaceHigh fire, and
+// nothing else of the file fire, within a bounded time.
+TEST(AlertingRules, RealPrometheusFiresTheAlertForAPlantedUnsafeNamespace) {
+  const std::string exporter = test::find_program("prometheus-node-exporter");
+  ASSERT_FALSE(exporter.empty()) << "install Debian's package prometheus-node-exporter";
+  const std::string prometheus = test::find_program("prometheus");
+  ASSERT_FALSE(prometheus.empty()) << "install Debian's package prometheus";
+
+  ReapTree tree;
+  tree.make_namespace("nobody", kNobody, kNogroup, 0777);
+  const std::string textfiles = tree.scratch / "textfile";
+  ASSERT_EQ(::mkdir(textfiles.c_str(), 0755), 0);
+  const auto audit = test::run_tool(
+      {"audit", "--tmpdir", tree.tmp, "--metrics", textfiles + "/hsperfguard.prom", "--quiet"});
+  ASSERT_EQ(audit.exit_code, 1) << audit.err;
+  ASSERT_EQ(parse_metric_samples(read_text(textfiles + "/hsperfguard.prom"))
+                .at("hsperfguard_audit_namespaces{worst_severity=\"high\"}"),
+            1);
+
+  NodeExporter node(exporter, textfiles, tree.scratch / "node-exporter.log");
+  ASSERT_GT(node.port(), 0) << read_text(tree.scratch / "node-exporter.log");
+  const std::string config = tree.scratch / "prometheus.yml";
+  {
+    std::ofstream out(config);
+    out << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+        << "rule_files:\n  - " << test::source_path("packaging/prometheus/hsperfguard.rules.yml")
+        << "\n"
+        << "scrape_configs:\n  - job_name: node\n    static_configs:\n      - targets: ['127.0.0.1:"
+        << node.port() << "']\n";
+  }
+  const auto started = std::chrono::steady_clock::now();
+  LoopbackServer server(
+      [&](int port) {
+        return std::vector<std::string>{prometheus, "--config.file=" + config,
+                                        "--storage.tsdb.path=" + (tree.scratch / "data"),
+                                        "--web.listen-address=127.0.0.1:" + std::to_string(port)};
+      },
+      "/-/ready", tree.scratch / "prometheus.log");
+  ASSERT_GT(server.port(), 0) << read_text(tree.scratch / "prometheus.log");
+
+  nlohmann::json firing;
+  std::set<std::string> others;
+  const auto deadline = started + std::chrono::seconds(60);
+  while (firing.is_null() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const auto body = http_get(server.port(), "/api/v1/alerts");
+    if (!body) continue;
+    const auto doc = nlohmann::json::parse(*body, nullptr, false);
+    if (doc.is_discarded() || !doc.contains("data")) continue;
+    for (const auto& alert : doc["data"]["alerts"]) {
+      const std::string name = alert["labels"].value("alertname", "");
+      if (name == "HsperfdataNamespaceHigh" && alert.value("state", "") == "firing")
+        firing = alert;
+      else
+        others.insert(name);
+    }
+  }
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  server.stop();
+  node.stop();
+  ASSERT_FALSE(firing.is_null()) << "no firing alert within 60 s:\n"
+                                 << read_text(tree.scratch / "prometheus.log");
+  EXPECT_EQ(firing["labels"]["instance"], "127.0.0.1:" + std::to_string(node.port()));
+  EXPECT_EQ(firing["labels"]["severity"], "warning");
+  EXPECT_EQ(firing["value"], "1e+00");
+  EXPECT_NE(firing["annotations"]["summary"].get<std::string>().find("1 hsperfdata namespace(s)"),
+            std::string::npos);
+  EXPECT_TRUE(others.empty()) << "other alerts fired or were pending: "
+                              << nlohmann::json(others).dump();
+  std::printf("alert firing %lld ms after Prometheus was started: %s\n",
+              static_cast<long long>(took.count()), firing.dump().c_str());
+  RecordProperty("alert_firing_ms", static_cast<int>(took.count()));
 }
 
 }  // namespace
