@@ -81,6 +81,24 @@ else()
   message(STATUS "help2man or gzip not found (Debian: help2man): no man page, no complete package")
 endif()
 
+# Bash completion, printed by the binary from its own option definitions (so it cannot drift
+# from --help-all; zsh loads it through bashcompinit). Not when cross-compiling.
+set(HSPERFGUARD_BASH_COMPLETION ${PROJECT_BINARY_DIR}/share/bash-completion/completions/hsperfguard)
+if(NOT CMAKE_CROSSCOMPILING)
+  add_custom_command(
+    OUTPUT ${HSPERFGUARD_BASH_COMPLETION}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/share/bash-completion/completions
+    COMMAND sh -c "\"$0\" --bash-completion > \"$1\"" $<TARGET_FILE:hsperfguard> ${HSPERFGUARD_BASH_COMPLETION}
+    DEPENDS hsperfguard
+    COMMENT "Generating the bash completion"
+    VERBATIM)
+  add_custom_target(hsperfguard_completion ALL DEPENDS ${HSPERFGUARD_BASH_COMPLETION})
+  if(TARGET hsperfguard_tests)
+    add_dependencies(hsperfguard_tests hsperfguard_completion)  # the completion and package tests
+  endif()
+  install(FILES ${HSPERFGUARD_BASH_COMPLETION} DESTINATION share/bash-completion/completions)
+endif()
+
 # The rule catalogue and profiles, for people and tools (the binary has them compiled in).
 file(GLOB HSPERFGUARD_RULE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/*.json)
 file(GLOB HSPERFGUARD_PROFILE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/profiles/*.json)

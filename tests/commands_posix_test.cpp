@@ -9,8 +9,11 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "commands/audit_command.hpp"
@@ -111,6 +114,78 @@ TEST(CommandsInProcess, EachSubcommandRefusesItsOwnConflictsAndBadValues) {
   app.parse("reap --dry-run --no-lock", false);
   EXPECT_TRUE(*reap.cmd);
   EXPECT_FALSE(*audit.cmd);
+}
+
+// ---- Shell completion ------------------------------------------------------------------------
+
+// The long options `hsperfguard SUB --help` lists (words starting "--" that begin an option).
+std::set<std::string> options_in_help(const std::string& help) {
+  std::set<std::string> out;
+  std::istringstream in(help);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    for (std::string w; words >> w;) {
+      if (!w.starts_with("--")) break;  // only the option column: "-h,--help", "--format TEXT"
+      out.insert(w.substr(0, w.find_first_of(" =")));
+    }
+    const auto comma = line.find(",--");
+    if (line.starts_with("  -") && comma != std::string::npos) {
+      out.insert(line.substr(comma + 1, line.find_first_of(" =", comma + 1) - comma - 1));
+    }
+  }
+  return out;
+}
+
+// What bash completes for `words` (the last one being completed), with the completion the
+// build generated loaded, in `dir`.
+std::set<std::string> complete(const std::string& script, const std::string& dir,
+                               const std::vector<std::string>& words) {
+  std::string array;
+  for (const auto& w : words) array += " '" + w + "'";
+  const auto r = test::run({"bash", "-c",
+                            "cd '" + dir + "' && source '" + script + "' && COMP_WORDS=(" + array +
+                                ") && COMP_CWORD=" + std::to_string(words.size() - 1) +
+                                " && _hsperfguard && printf '%s\\n' \"${COMPREPLY[@]}\""});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> out;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.insert(line);
+  }
+  return out;
+}
+
+TEST(BashCompletion, CompletesSubcommandsAndEveryOptionOfReapAsHelpListsThem) {
+  // The file the build generated and the packages install, and what the binary prints now.
+  const std::string script = std::filesystem::path(test::tool_path()).parent_path().string() +
+                             "/share/bash-completion/completions/hsperfguard";
+  const auto bytes = test::read_file(script);
+  const auto printed = test::run_tool({"--bash-completion"});
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), printed.out);
+
+  ScratchDir dir;
+  test::write_file(dir / "journal.jsonl", test::to_bytes("{}\n"));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "re"}),
+            (std::set<std::string>{"reap", "repair"}));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "a"}), (std::set<std::string>{"audit"}));
+
+  const auto help = test::run_tool({"reap", "--help"});
+  ASSERT_EQ(help.exit_code, 0);
+  const std::set<std::string> listed = options_in_help(help.out);
+  ASSERT_GE(listed.size(), 15u) << help.out;
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "reap", "--"}), listed);
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "reap", "--no-"}),
+            (std::set<std::string>{"--no-lock", "--no-wait", "--no-containers"}));
+  // Values: a fixed set, a path, nothing for a duration.
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "reap", "--format", ""}),
+            (std::set<std::string>{"json", "text"}));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "reap", "--journal", "jou"}),
+            (std::set<std::string>{"journal.jsonl"}));
+  EXPECT_TRUE(complete(script, dir.path(), {"hsperfguard", "reap", "--min-age", ""}).empty());
+  // After another subcommand's word, that subcommand's options.
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "audit", "--fail"}),
+            (std::set<std::string>{"--fail-on"}));
 }
 
 }  // namespace

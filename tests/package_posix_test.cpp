@@ -97,13 +97,17 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
   // Contents and conffiles.
   const auto contents = test::run({"dpkg-deb", "--contents", deb});
   ASSERT_EQ(contents.exit_code, 0) << contents.err;
-  for (const char* path : {"./usr/bin/hsperfguard", "./usr/share/man/man1/hsperfguard.1.gz",
-                           "./usr/share/hsperfguard/rules/file.json", "./usr/share/hsperfguard/rules/profiles/hotspot.json",
-                           "./lib/systemd/system/hsperfguard-reap.service", "./lib/systemd/system/hsperfguard-reap.timer",
-                           "./lib/systemd/system/hsperfguard-audit.service", "./lib/systemd/system/hsperfguard-audit.timer",
-                           "./etc/cron.d/hsperfguard", "./usr/lib/tmpfiles.d/hsperfguard.conf",
-                           "./etc/hsperfguard/policy.json", "./usr/share/doc/hsperfguard/copyright",
-                           "./usr/share/doc/hsperfguard/changelog.gz"}) {
+  for (const char* path :
+       {"./usr/bin/hsperfguard", "./usr/share/man/man1/hsperfguard.1.gz",
+        "./usr/share/hsperfguard/rules/file.json",
+        "./usr/share/hsperfguard/rules/profiles/hotspot.json",
+        "./lib/systemd/system/hsperfguard-reap.service",
+        "./lib/systemd/system/hsperfguard-reap.timer",
+        "./lib/systemd/system/hsperfguard-audit.service",
+        "./lib/systemd/system/hsperfguard-audit.timer", "./etc/cron.d/hsperfguard",
+        "./usr/lib/tmpfiles.d/hsperfguard.conf", "./etc/hsperfguard/policy.json",
+        "./usr/share/doc/hsperfguard/copyright", "./usr/share/doc/hsperfguard/changelog.gz",
+        "./usr/share/bash-completion/completions/hsperfguard"}) {
     EXPECT_NE(contents.out.find(std::string(path) + "\n"), std::string::npos) << path << " missing:\n" << contents.out;
   }
   EXPECT_EQ(contents.out.find(" ./usr/local/"), std::string::npos) << contents.out;

@@ -1,9 +1,11 @@
 // The command line: main only lists the subcommands; each declares its own options
 // (commands/subcommand.hpp) in its own file.
 #include <CLI/CLI.hpp>
+#include <iostream>
 #include <vector>
 
 #include "commands/audit_command.hpp"
+#include "commands/completion.hpp"
 #include "commands/create_command.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/inspect.hpp"
@@ -33,6 +35,15 @@ int main(int argc, char** argv) {
       hg::add_reap_command(app),   hg::add_ps_command(app),    hg::add_create_command(app),
       hg::add_repair_command(app),
   };
+
+  // Generated from the definitions above, so it lists exactly what --help-all does.
+  app.add_flag_callback(
+      "--bash-completion",
+      [&app] {
+        std::cout << hg::bash_completion(app);
+        throw CLI::Success();
+      },
+      "Print a bash completion script for these subcommands and options (the packages install it)");
 
   try {
     app.parse(argc, argv);
