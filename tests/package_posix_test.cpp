@@ -107,7 +107,9 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
         "./lib/systemd/system/hsperfguard-audit.timer", "./etc/cron.d/hsperfguard",
         "./usr/lib/tmpfiles.d/hsperfguard.conf", "./etc/hsperfguard/policy.json",
         "./usr/share/doc/hsperfguard/copyright", "./usr/share/doc/hsperfguard/changelog.gz",
-        "./usr/share/bash-completion/completions/hsperfguard"}) {
+        "./usr/share/bash-completion/completions/hsperfguard",
+                           "./usr/share/hsperfguard/prometheus/hsperfguard.rules.yml",
+                           "./usr/share/doc/hsperfguard/README.md"}) {
     EXPECT_NE(contents.out.find(std::string(path) + "\n"), std::string::npos) << path << " missing:\n" << contents.out;
   }
   EXPECT_EQ(contents.out.find(" ./usr/local/"), std::string::npos) << contents.out;
