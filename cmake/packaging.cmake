@@ -26,6 +26,12 @@ endif()
 
 if(HSPERFGUARD_INSTALL_STEP)
   set(destdir "$ENV{DESTDIR}")
+  # Units where the distribution's systemd looks: /lib/systemd/system for the .deb and a
+  # plain install, /usr/lib/systemd/system for the RPM (CPack stages each generator apart).
+  set(unitdir lib/systemd/system)
+  if(destdir MATCHES "/_CPack_Packages/[^/]+/RPM/")
+    set(unitdir usr/lib/systemd/system)
+  endif()
   set(binary "${CMAKE_INSTALL_PREFIX}/bin/hsperfguard")
   foreach(unit IN ITEMS hsperfguard-audit.service hsperfguard-audit.timer
                         hsperfguard-reap.service hsperfguard-reap.timer)
@@ -33,9 +39,9 @@ if(HSPERFGUARD_INSTALL_STEP)
     string(REPLACE "/usr/local/bin/hsperfguard " "${binary} " text "${text}")
     # The installed audit reads the site policy the package ships.
     string(REPLACE "${binary} audit " "${binary} audit --policy /etc/hsperfguard/policy.json " text "${text}")
-    file(WRITE "${destdir}/lib/systemd/system/${unit}" "${text}")
-    file(CHMOD "${destdir}/lib/systemd/system/${unit}" FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
-    message(STATUS "Installing: ${destdir}/lib/systemd/system/${unit}")
+    file(WRITE "${destdir}/${unitdir}/${unit}" "${text}")
+    file(CHMOD "${destdir}/${unitdir}/${unit}" FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+    message(STATUS "Installing: ${destdir}/${unitdir}/${unit}")
   endforeach()
   # The cron job is an example: every job line is commented out until the admin enables it.
   file(READ "${HSPERFGUARD_PACKAGING_DIR}/cron.d/hsperfguard" text)
@@ -168,6 +174,32 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${HSPERFGUARD_PACKAGING_DIR}/debian/conffiles
     ${HSPERFGUARD_PACKAGING_DIR}/debian/postinst
     ${HSPERFGUARD_PACKAGING_DIR}/debian/postrm)
+
+# The RPM (cpack -G RPM), for RHEL-family hosts: the same files, units in
+# /usr/lib/systemd/system, the site policy and the cron example %config(noreplace), library
+# dependencies found by rpmbuild from the binary (sonames: declared, not bundled), and the
+# scriptlets of packaging/rpm/. rpmlint's configuration, with the reason for each filter, is
+# packaging/rpm/rpmlint.toml.
+set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
+set(CPACK_RPM_PACKAGE_RELEASE 1)
+set(CPACK_RPM_PACKAGE_SUMMARY "Audit and clean up the JVM's hsperfdata namespaces")
+set(CPACK_RPM_PACKAGE_DESCRIPTION "${CPACK_DEBIAN_PACKAGE_DESCRIPTION}")
+set(CPACK_RPM_PACKAGE_LICENSE "LicenseRef-not-yet-chosen")
+set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
+set(CPACK_RPM_PACKAGE_AUTOREQ ON)
+set(CPACK_RPM_PACKAGE_REQUIRES "crontabs")  # owns /etc/cron.d on RHEL-family systems
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define packager ${HSPERFGUARD_MAINTAINER}")
+# CPack marks every file with an absolute destination %config; the tmpfiles.d snippet is not
+# the admin's to edit (they override it in /etc/tmpfiles.d), so it is listed as a plain file.
+set(CPACK_RPM_USER_FILELIST "%config(noreplace) /etc/hsperfguard/policy.json"
+                            "%config(noreplace) /etc/cron.d/hsperfguard"
+                            "%attr(0644,root,root) /usr/lib/tmpfiles.d/hsperfguard.conf")
+set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
+    /etc/cron.d /usr/lib/systemd /usr/lib/systemd/system /usr/lib/tmpfiles.d /usr/share/man
+    /usr/share/man/man1 /usr/share/bash-completion /usr/share/bash-completion/completions)
+set(CPACK_RPM_POST_INSTALL_SCRIPT_FILE ${HSPERFGUARD_PACKAGING_DIR}/rpm/post)
+set(CPACK_RPM_PRE_UNINSTALL_SCRIPT_FILE ${HSPERFGUARD_PACKAGING_DIR}/rpm/preun)
+set(CPACK_RPM_POST_UNINSTALL_SCRIPT_FILE ${HSPERFGUARD_PACKAGING_DIR}/rpm/postun)
 include(CPack)
 
 # Hardening of the shipped binary (lintian's hardening checks; the tool runs as root): the

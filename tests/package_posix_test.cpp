@@ -191,6 +191,168 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
   }
 }
 
+// ---- the RPM ---------------------------------------------------------------------------------
+
+// The regular files (and links) a package lists, as paths: the .deb's `dpkg-deb --contents`
+// lines end with the path, the RPM's `rpm -qpl` lines are the path.
+std::set<std::string> package_files(const std::string& listing, bool deb) {
+  std::set<std::string> out;
+  for (const auto& line : lines_of(listing)) {
+    if (line.empty()) continue;
+    if (deb && line[0] == 'd') continue;  // a directory
+    std::string path = deb ? line.substr(line.find(" ./") + 2) : line;
+    if (const auto arrow = path.find(" -> "); arrow != std::string::npos) path.resize(arrow);
+    out.insert(path);
+  }
+  return out;
+}
+
+// A root for `rpm --root` in which the package's scriptlets can run: /bin/sh and rm, with the
+// libraries they load, copied from this machine.
+::testing::AssertionResult make_scriptlet_root(const std::string& root) {
+  for (const char* program : {"/bin/sh", "/bin/rm"}) {
+    const auto libs =
+        test::run({"sh", "-c", std::string("ldd ") + program + " | grep -o '/[^ ]*'"});
+    std::vector<std::string> files = lines_of(libs.out);
+    files.push_back(program);
+    for (const auto& file : files) {
+      std::error_code ec;
+      std::filesystem::create_directories(root + std::filesystem::path(file).parent_path().string(),
+                                          ec);
+      std::filesystem::copy_file(std::filesystem::canonical(file), root + file,
+                                 std::filesystem::copy_options::overwrite_existing, ec);
+      if (ec) return ::testing::AssertionFailure() << "copy " << file << ": " << ec.message();
+      ::chmod((root + file).c_str(), 0755);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
+  for (const auto& [program, package] :
+       std::vector<std::pair<std::string, std::string>>{{"cpack", "cmake"},
+                                                        {"rpmbuild", "rpm"},
+                                                        {"rpm", "rpm"},
+                                                        {"rpmlint", "rpmlint"},
+                                                        {"dpkg-deb", "dpkg"},
+                                                        {"readelf", "binutils"}}) {
+    ASSERT_FALSE(test::find_program(program).empty())
+        << program << " not found: install Debian's package " << package;
+  }
+  if (!test::is_root())
+    GTEST_SKIP() << "installs into a root it makes with root's files: needs root";
+  test::ScratchDir scratch;
+  std::string rpm, deb;
+  for (const char* generator : {"RPM", "DEB"}) {
+    const auto cpack = test::run({"cpack", "-G", generator, "--config",
+                                  kBuildDir + "/CPackConfig.cmake", "-B", scratch / "pkg"});
+    ASSERT_EQ(cpack.exit_code, 0) << cpack.out << cpack.err;
+  }
+  for (const auto& e : std::filesystem::directory_iterator(scratch / "pkg")) {
+    if (e.path().extension() == ".rpm") rpm = e.path().string();
+    if (e.path().extension() == ".deb") deb = e.path().string();
+  }
+  ASSERT_FALSE(rpm.empty());
+  ASSERT_FALSE(deb.empty());
+  std::printf("package: %s\n", std::filesystem::path(rpm).filename().c_str());
+
+  // rpmlint: no error, and only the warnings packaging/rpm/rpmlint.toml explains.
+  const auto lint = test::run({"rpmlint", "-c", kSource + "/packaging/rpm/rpmlint.toml", rpm});
+  std::printf("rpmlint:\n%s%s", lint.out.c_str(), lint.err.c_str());
+  const std::set<std::string> explained = {"no-manual-page-for-binary",
+                                           "dangerous-command-in-%postun"};
+  for (const auto& line : lines_of(lint.out)) {
+    EXPECT_EQ(line.find(": E: "), std::string::npos) << line;
+    if (const auto w = line.find(": W: "); w != std::string::npos) {
+      const std::string tag = line.substr(w + 5, line.find(' ', w + 5) - w - 5);
+      EXPECT_TRUE(explained.contains(tag))
+          << "a warning packaging/rpm/rpmlint.toml does not explain: " << line;
+    }
+  }
+  EXPECT_NE(lint.out.find("0 errors"), std::string::npos) << lint.out;
+
+  // The same files as the .deb; units where RHEL's systemd looks.
+  const auto rpm_list = test::run({"rpm", "-qpl", rpm});
+  ASSERT_EQ(rpm_list.exit_code, 0) << rpm_list.err;
+  std::set<std::string> in_rpm;
+  for (const auto& path : package_files(rpm_list.out, false)) {
+    if (path.starts_with("/usr/lib/.build-id")) continue;  // rpmbuild's debug-id links
+    in_rpm.insert(path);
+  }
+  std::set<std::string> in_deb;
+  const auto deb_list = test::run({"dpkg-deb", "--contents", deb});
+  for (auto path : package_files(deb_list.out, true)) {
+    if (path.starts_with("/lib/systemd/system/")) path = "/usr" + path;
+    in_deb.insert(path);
+  }
+  // The RPM lists its own directories; the .deb's files must all be there, and nothing else but
+  // directories of ours.
+  for (const auto& path : in_deb)
+    EXPECT_TRUE(in_rpm.contains(path)) << path << " is in the .deb, not the RPM";
+  for (const auto& path : in_rpm) {
+    const bool ours_dir = path == "/etc/hsperfguard" ||
+                          path.starts_with("/usr/share/hsperfguard") ||
+                          path == "/usr/share/doc/hsperfguard";
+    EXPECT_TRUE(in_deb.contains(path) || ours_dir) << path << " is in the RPM, not the .deb";
+  }
+  std::printf("files: %zu in the .deb, %zu in the RPM (with its own directories)\n", in_deb.size(),
+              in_rpm.size());
+
+  // Dependencies declared, not bundled: every library the binary needs, by soname.
+  const auto requires_ = test::run({"rpm", "-qpR", rpm});
+  const auto needed =
+      test::run({"sh", "-c",
+                 "readelf -d '" + kBuildDir +
+                     "/hsperfguard' | sed -n 's/.*Shared library: \\[\\(.*\\)\\]/\\1/p'"});
+  ASSERT_FALSE(lines_of(needed.out).empty());
+  for (const auto& soname : lines_of(needed.out)) {
+    if (soname.starts_with("ld-linux")) continue;
+    EXPECT_NE(requires_.out.find(soname + "()(64bit)"), std::string::npos)
+        << soname << " not required:\n"
+        << requires_.out;
+  }
+  // The site policy and the cron example are the admin's: kept on upgrade.
+  const auto configs = test::run({"rpm", "-qpc", rpm});
+  EXPECT_EQ(lines_of(configs.out),
+            (std::vector<std::string>{"/etc/cron.d/hsperfguard", "/etc/hsperfguard/policy.json"}));
+  const auto scripts = test::run({"rpm", "-qp", "--scripts", rpm});
+  for (const char* scriptlet :
+       {"postinstall scriptlet", "preuninstall scriptlet", "postuninstall scriptlet"}) {
+    EXPECT_NE(scripts.out.find(scriptlet), std::string::npos) << scripts.out;
+  }
+
+  // Install into a scratch root (its scriptlets run there), run the installed binary, erase.
+  const std::string root = scratch / "root";
+  ASSERT_TRUE(make_scriptlet_root(root));
+  const auto install = test::run({"rpm", "--root", root, "--nodeps", "-i", rpm});
+  ASSERT_EQ(install.exit_code, 0) << install.out << install.err;
+  EXPECT_EQ(install.err.find("scriptlet failed"), std::string::npos) << install.err;
+  EXPECT_NE(read_text(root + "/usr/lib/systemd/system/hsperfguard-reap.service")
+                .find("ExecStart=/usr/bin/hsperfguard reap "),
+            std::string::npos);
+  ReapTree tree;
+  tree.make_namespace("nobody", kNobody, kNogroup, 0777);
+  const auto audit =
+      test::run({root + "/usr/bin/hsperfguard", "audit", "--policy",
+                 root + "/etc/hsperfguard/policy.json", "--tmpdir", tree.tmp, "--format", "json"});
+  EXPECT_EQ(audit.exit_code, 1) << audit.err;
+  EXPECT_NE(audit.out.find("namespace.group-other-writable"), std::string::npos) << audit.out;
+
+  // What the tool wrote there goes with the package (the %postun scriptlet, run in the root).
+  ASSERT_TRUE(std::filesystem::create_directories(root + "/var/lib/hsperfguard"));
+  test::write_file(root + "/var/lib/hsperfguard/audit.json", test::to_bytes("{}\n"));
+  const auto erase = test::run({"rpm", "--root", root, "-e", "hsperfguard"});
+  ASSERT_EQ(erase.exit_code, 0) << erase.out << erase.err;
+  EXPECT_EQ(erase.err.find("scriptlet failed"), std::string::npos) << erase.err;
+  std::size_t files = 0;
+  for (const auto& path : in_rpm) {
+    ++files;
+    EXPECT_FALSE(exists(root + path)) << path << " left behind";
+  }
+  EXPECT_GE(files, 30u);
+  EXPECT_FALSE(exists(root + "/var/lib/hsperfguard")) << "the %postun scriptlet did not run";
+}
+
 // ---- the man page ------------------------------------------------------------------------------
 
 TEST(ManPage, CoversEverySubcommandOptionExitCodeAndRendersWithoutWarnings) {
