@@ -49,7 +49,10 @@ export TSAN_OPTIONS="$common:exitcode=97:second_deadlock_stack=1"
 #   AuditCli.MemoryIsThatOfAFewNamespacesWhateverTheirNumber: the peak RSS of a large audit
 #     against a small one; ASan's quarantine keeps freed memory (up to 256 MiB), so its RSS
 #     grows with all the memory the run ever allocated.
-excluded='^(HostileInput\.HugeNamespaceCostsBoundedMemory|HostileInput\.ManyNamespacesCostBoundedMemory|AuditCli\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber)$'
+# And, for CI's time, the two package tests (DebianPackage.*, RpmPackage.*): they test the
+# packaging (cpack, lintian, rpmlint, dpkg, rpm), about a minute per sanitizer run, and what
+# they run of the binary (one audit) every other test runs too.
+excluded='^(HostileInput\.HugeNamespaceCostsBoundedMemory|HostileInput\.ManyNamespacesCostBoundedMemory|AuditCli\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|DebianPackage\..*|RpmPackage\..*)$'
 
 log=$(mktemp)
 canary=$(mktemp -d)

@@ -41,7 +41,7 @@ stage "ASan+UBSan (clang): build, tests" bash scripts/sanitize.sh asan
 stage "TSan (g++): build, tests" bash scripts/sanitize.sh tsan
 stage "Windows build and tests" bash scripts/windows.sh
 if [ -f scripts/fuzz.sh ]; then
-  stage "fuzzing" bash scripts/fuzz.sh "${HSPERFGUARD_FUZZ_SECONDS:-30}"
+  stage "fuzzing" bash scripts/fuzz.sh "${HSPERFGUARD_FUZZ_SECONDS:-20}"
 fi
 echo "==> stage times"
 printf '%s\n' "${times[@]}"
