@@ -421,20 +421,23 @@ int run_reading_stderr(const std::vector<std::string>& argv, const std::string& 
   return ended ? status : -1;
 }
 
+// The environment entry that lets a sanitizer build of the tool run traced: LeakSanitizer
+// ptraces the process at exit, which a traced process refuses.
+std::string traced_asan_options() {
+  const char* set = std::getenv("ASAN_OPTIONS");
+  return std::string("ASAN_OPTIONS=") + (set ? std::string(set) + ":" : "") + "detect_leaks=0";
+}
+
 // The reaper's `hsperfguard reap` on `tree`, traced: every flock on `file` is held 2 s after it
 // returns, and `at_flock` runs as soon as strace prints it (before the reaper goes on). Returns
 // the report.
 nlohmann::json reap_pausing_after_flock(const ReapTree& tree, const std::string& file,
                                         const std::function<void()>& at_flock, int* flocks) {
-  // LeakSanitizer ptraces the process at exit, which a traced process refuses.
-  std::string asan = "ASAN_OPTIONS=detect_leaks=0";
-  if (const char* set = std::getenv("ASAN_OPTIONS"))
-    asan = std::string("ASAN_OPTIONS=") + set + ":detect_leaks=0";
   const std::string out = tree.scratch / "report.json";
   *flocks = 0;
   const int status = run_reading_stderr(
       {"env",
-       asan,
+       traced_asan_options(),
        "strace",
        "-f",
        "-qq",
@@ -520,6 +523,26 @@ TEST(ReapRace, EntryHeldAfterItsFlockAndLeftAloneIsRemoved) {
   EXPECT_EQ(report.at("actions")[0].at("outcome"), "removed");
 }
 
+// Executes `run`'s plan in a forked child with its own mount namespace, where `target` is
+// bind-mounted onto itself (same device and inode, another mount) after the plan. The child
+// writes "<outcome> <detail> exists=<0|1>" for `entry`, or "skip: ..." if it may not mount.
+test::ChildResult execute_with_bind_mount(const ReapRun& run, const std::string& target,
+                                          const std::string& entry) {
+  return test::run_in_child([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0)
+      return "skip: needs root: unshare: " + std::string(std::strerror(errno));
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      return "mount private failed";
+    if (::mount(target.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0)
+      return "bind failed";
+    const auto result = platform::execute_plan(run.plan, {});
+    const ReapActionRecord* r = record_of(run, result, entry);
+    if (r == nullptr) return "not attempted";
+    return std::string(to_string(r->outcome)) + " " + r->detail +
+           " exists=" + (exists(entry) ? "1" : "0");
+  });
+}
+
 // An entry with a mount on it (a file bind-mounted over itself: same device, same inode,
 // another mount) is refused as crossing a mount before anything is locked or unlinked, and
 // its name stays. In a private mount namespace: nothing reaches the host's mounts.
@@ -530,18 +553,7 @@ TEST(ReapRace, EntryWithAMountOnItIsRefusedAsCrossingAMount) {
   const std::string stale = tree.stale_file(ns);
   ReapRun run = plan_in(tree.tmp);
   ASSERT_EQ(action_of(run, stale), "remove");
-  const test::ChildResult child = test::run_in_child([&]() -> std::string {
-    if (::unshare(CLONE_NEWNS) != 0)
-      return "skip: needs root: unshare: " + std::string(std::strerror(errno));
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-      return "mount private failed";
-    if (::mount(stale.c_str(), stale.c_str(), nullptr, MS_BIND, nullptr) != 0) return "bind failed";
-    const auto result = platform::execute_plan(run.plan, {});
-    const ReapActionRecord* r = record_of(run, result, stale);
-    if (r == nullptr) return "not attempted";
-    return std::string(to_string(r->outcome)) + " " + r->detail +
-           " exists=" + (exists(stale) ? "1" : "0");
-  });
+  const test::ChildResult child = execute_with_bind_mount(run, stale, stale);
   ASSERT_TRUE(child.finished);
   if (child.out.starts_with("skip:")) GTEST_SKIP() << child.out;
   EXPECT_EQ(child.out, "changed crosses-mount exists=1");
@@ -557,18 +569,7 @@ TEST(ReapRace, NamespaceWithAMountOnItIsRefusedAsCrossingAMount) {
   const std::string stale = tree.stale_file(ns);
   ReapRun run = plan_in(tree.tmp);
   ASSERT_EQ(action_of(run, stale), "remove");
-  const test::ChildResult child = test::run_in_child([&]() -> std::string {
-    if (::unshare(CLONE_NEWNS) != 0)
-      return "skip: needs root: unshare: " + std::string(std::strerror(errno));
-    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-      return "mount private failed";
-    if (::mount(ns.c_str(), ns.c_str(), nullptr, MS_BIND, nullptr) != 0) return "bind failed";
-    const auto result = platform::execute_plan(run.plan, {});
-    const ReapActionRecord* r = record_of(run, result, stale);
-    if (r == nullptr) return "not attempted";
-    return std::string(to_string(r->outcome)) + " " + r->detail +
-           " exists=" + (exists(stale) ? "1" : "0");
-  });
+  const test::ChildResult child = execute_with_bind_mount(run, ns, stale);
   ASSERT_TRUE(child.finished);
   if (child.out.starts_with("skip:")) GTEST_SKIP() << child.out;
   EXPECT_EQ(child.out, "failed crosses-mount exists=1");
@@ -674,12 +675,9 @@ TEST(ReapRace, SystemCallsOnTheEntryComeInTheOrderOfTheModel) {
   ReapTree tree;
   const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
   const std::string stale = tree.stale_file(ns);
-  std::string asan = "ASAN_OPTIONS=detect_leaks=0";  // LeakSanitizer cannot ptrace a traced process
-  if (const char* set = std::getenv("ASAN_OPTIONS"))
-    asan = std::string("ASAN_OPTIONS=") + set + ":detect_leaks=0";
   const std::string trace_file = tree.scratch / "trace";
   const auto traced =
-      test::run({"env", asan, "strace", "-f", "-qq", "-o", trace_file, "-e",
+      test::run({"env", traced_asan_options(), "strace", "-f", "-qq", "-o", trace_file, "-e",
                  "trace=%file,flock,setfsuid,close", test::tool_path(), "reap", "--tmpdir",
                  tree.tmp, "--no-lock", "--no-containers", "--min-age", "0s", "--format", "json"});
   ASSERT_EQ(traced.exit_code, 0) << traced.err;
