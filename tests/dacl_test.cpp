@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checks/checks.hpp"
+#include "model/compliant_descriptor.hpp"
 #include "model/rule_catalog.hpp"
 #include "rule_selections.hpp"
 
@@ -583,6 +584,45 @@ TEST(DaclCatalogue, EveryRuleIsCataloguedForWindows) {
     ASSERT_NE(info, nullptr) << id;
     EXPECT_EQ(info->platforms, std::vector<std::string>{"windows"}) << id;
   }
+}
+
+// The descriptor create and repair give (model/compliant_descriptor.hpp), judged by the rules
+// themselves: its masks are what the rules' constants say, and no dacl.* rule fires on it
+// with the user or Administrators as owner; with another owner only dacl.owner does.
+TEST(CompliantDescriptor, MasksAreTheMappedRightsTheRulesUse) {
+  EXPECT_EQ(compliant_masks::kFullControl, kStandardRightsAll | kFileAllAccess);
+  EXPECT_EQ(compliant_masks::kDirectoryEveryone,
+            map_generic(hotspot_masks(SecuredObject::directory).everyone, kFileGenericMapping));
+  EXPECT_EQ(compliant_masks::kFileEveryone, kReadControl | kReadAttributes | kReadEa);
+  EXPECT_EQ(compliant_masks::kProtectedDaclControl,
+            control::kDaclPresent | control::kDaclProtected);
+  EXPECT_EQ(kAdministratorsSid, sids::kAdministrators);
+  EXPECT_EQ(kEveryoneSid, sids::kEveryone);
+}
+
+TEST(CompliantDescriptor, PassesEveryDaclRuleUnlessAnotherAccountOwnsIt) {
+  for (const std::string& owner : {kUser, std::string(sids::kAdministrators)}) {
+    SCOPED_TRACE(owner);
+    for (const bool list : {true, false}) {
+      const auto dir =
+          compliant_descriptor(CompliantObject::namespace_directory, owner, kUser, list);
+      EXPECT_TRUE(
+          check_security_descriptor(dir, SecuredObject::directory, "C:\\T\\hsperfdata_u", kUser)
+              .empty());
+      EXPECT_EQ(dir.dacl.size(), list ? 3u : 2u);
+    }
+    const auto file = compliant_descriptor(CompliantObject::backing_file, owner, kUser);
+    EXPECT_TRUE(
+        check_security_descriptor(file, SecuredObject::file, "C:\\T\\hsperfdata_u\\1", kUser)
+            .empty());
+    EXPECT_EQ(effective_rights(file, sids::kEveryone) & kReadData, 0u);
+  }
+  const auto squatted = compliant_descriptor(CompliantObject::namespace_directory, kMallory, kUser);
+  std::set<std::string> ids;
+  for (const auto& f :
+       check_security_descriptor(squatted, SecuredObject::directory, "C:\\T\\hsperfdata_u", kUser))
+    ids.insert(f.rule);
+  EXPECT_EQ(ids, std::set<std::string>{"dacl.owner"});
 }
 
 }  // namespace

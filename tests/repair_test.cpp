@@ -1,10 +1,17 @@
 // The judging half of `repair` (repair.hpp): which findings are fixed, how, and which are
 // left to a person. Pure tests on hand-built facts.
+#include "decide/repair.hpp"
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "decide/audit.hpp"
+#include <algorithm>
+#include <set>
+
+#include "checks/dacl.hpp"
 #include "checks_builders.hpp"
-#include "decide/repair.hpp"
+#include "decide/audit.hpp"
+#include "model/compliant_descriptor.hpp"
 
 namespace hsperfguard::test {
 namespace {
@@ -243,6 +250,331 @@ TEST(RepairPlan, RaceSeenByObservationIsNotActedOn) {
   ns.identity_matches = false;
   root.namespaces.push_back(ns);
   EXPECT_TRUE(plan_for(root).targets.empty());
+}
+
+// ---- Windows: which dacl.* finding gets which descriptor ------------------------------------
+
+constexpr std::string_view kAliceSid = "S-1-5-21-1-2-3-1001";
+constexpr std::string_view kMallorySid = "S-1-5-21-1-2-3-1002";
+
+SecurityDescriptor descriptor_of(std::optional<std::string> owner, std::vector<Ace> aces,
+                                 bool protect = true) {
+  SecurityDescriptor d;
+  d.owner_sid = std::move(owner);
+  d.dacl_present = true;
+  d.control = checks::control::kDaclPresent | (protect ? checks::control::kDaclProtected : 0);
+  d.dacl = std::move(aces);
+  return d;
+}
+
+Ace allow(std::uint32_t mask, std::string_view sid, std::uint8_t flags = 0) {
+  return Ace{AceType::access_allowed, flags, mask, std::string(sid)};
+}
+
+const SecurityDescriptor& good_directory() {
+  static const SecurityDescriptor d = compliant_descriptor(
+      CompliantObject::namespace_directory, std::string(kAliceSid), std::string(kAliceSid));
+  return d;
+}
+const SecurityDescriptor& good_file() {
+  static const SecurityDescriptor d = compliant_descriptor(
+      CompliantObject::backing_file, std::string(kAliceSid), std::string(kAliceSid));
+  return d;
+}
+
+// C:\Temp with alice's namespace and one backing file, both with the descriptors create
+// gives: an audit of it finds no dacl.* finding.
+TempRootFacts windows_world() {
+  TempRootFacts root;
+  root.platform = Platform::windows;
+  root.root = "C:\\";
+  root.temp_dir = "C:\\Temp";
+  InodeFacts dir = inode(FileKind::directory, 0, 0, 100);
+  dir.windows_attributes = 0x10;
+  set_inode(root, dir);
+  root.volume = VolumeFacts{};
+  root.volume->fs_type = "NTFS";
+  root.volume->acl_support = true;
+  root.volume->compressed = false;
+  NamespaceFacts ns;
+  ns.name = "hsperfdata_alice";
+  ns.user_suffix = "alice";
+  ns.path = "C:\\Temp\\hsperfdata_alice";
+  InodeFacts ns_inode = inode(FileKind::directory, 0, 0, 200);
+  ns_inode.windows_attributes = 0x10;
+  set_inode(ns, ns_inode);
+  ns.user = UserFacts{"alice", std::nullopt, std::nullopt, std::string(kAliceSid)};
+  ns.security = good_directory();
+  ns.volume = root.volume;
+  FileFacts file;
+  file.name = "1234";
+  file.path = ns.path + "\\1234";
+  file.pid_name = classify_pid_name(file.name);
+  InodeFacts file_inode = inode(FileKind::regular, 0, 0, 300, perfdata::kDefaultRegionSize);
+  file_inode.windows_attributes = 0x20;
+  set_inode(file, file_inode);
+  file.security = good_file();
+  file.region = valid_region();
+  ns.files.push_back(std::move(file));
+  root.namespaces.push_back(std::move(ns));
+  return root;
+}
+
+std::vector<std::string> dacl_rules_of(const RootJudgement& judgement) {
+  std::vector<std::string> out;
+  for (const auto& ns : judgement.namespaces) {
+    for (const auto& f : ns.findings) {
+      if (f.rule.rfind("dacl.", 0) == 0) out.push_back(f.rule);
+    }
+    for (const auto& file : ns.files) {
+      for (const auto& f : file.findings) {
+        if (f.rule.rfind("dacl.", 0) == 0) out.push_back(f.rule);
+      }
+    }
+  }
+  return out;
+}
+
+// Gives each target's object the descriptor the plan sets, as a successful repair would,
+// and audits again.
+std::vector<std::string> dacl_findings_after(TempRootFacts root, const RepairPlan& plan) {
+  for (const auto& t : plan.targets) {
+    for (auto& ns : root.namespaces) {
+      if (ns.name != t.namespace_name) continue;
+      if (!t.file) {
+        ns.security = *t.new_security;
+        continue;
+      }
+      for (auto& file : ns.files) {
+        if (file.name == *t.file) file.security = *t.new_security;
+      }
+    }
+  }
+  const std::vector<TempRootFacts> roots{root};
+  return dacl_rules_of(judge(roots, default_policy()).at(0));
+}
+
+TEST(RepairPlanWindows, CompliantDescriptorsNeedNothing) {
+  const TempRootFacts root = windows_world();
+  const std::vector<TempRootFacts> roots{root};
+  EXPECT_THAT(dacl_rules_of(judge(roots, default_policy()).at(0)), ::testing::IsEmpty());
+  EXPECT_TRUE(plan_for(root).targets.empty());
+}
+
+TEST(RepairPlanWindows, InheritedEveryoneFullControlGetsCreatesProtectedDacl) {
+  TempRootFacts root = windows_world();
+  NamespaceFacts& ns = root.namespaces[0];
+  // The temp dir's DACL, inherited: Everyone may do anything.
+  ns.security =
+      descriptor_of(std::string(kAliceSid),
+                    {allow(0x1F01FF, kAliceSid, checks::ace_flags::kInherited),
+                     allow(0x1F01FF, checks::sids::kEveryone, checks::ace_flags::kInherited)},
+                    false);
+  const RepairPlan plan = plan_for(root);
+  ASSERT_EQ(plan.targets.size(), 1u);
+  const RepairTarget& t = plan.targets[0];
+  EXPECT_FALSE(t.file);
+  EXPECT_EQ(t.namespace_name, "hsperfdata_alice");
+  EXPECT_EQ(t.expected.ino, 200u);
+  EXPECT_EQ(t.expected_owner_sid, std::string(kAliceSid));
+  ASSERT_TRUE(t.new_security);
+  // Exactly create's descriptor: the owner kept, Everyone listing as HotSpot grants it.
+  EXPECT_EQ(t.new_security->dacl.size(), 3u);
+  EXPECT_EQ(t.new_security->control, good_directory().control);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(t.new_security->dacl[i].sid, good_directory().dacl[i].sid);
+    EXPECT_EQ(t.new_security->dacl[i].mask, good_directory().dacl[i].mask);
+    EXPECT_EQ(t.new_security->dacl[i].flags, 0);
+  }
+  EXPECT_FALSE(t.new_uid);
+  EXPECT_FALSE(t.new_mode);
+  // (Everyone's full control reaches Administrators too: no dacl.admins-missing here.)
+  for (const char* rule : {"dacl.not-protected", "dacl.everyone-too-broad"}) {
+    const RepairItem* i = item(plan, rule);
+    ASSERT_NE(i, nullptr) << rule;
+    EXPECT_EQ(i->disposition, RepairDisposition::fix) << rule;
+    EXPECT_EQ(i->target, 0u) << rule;
+    EXPECT_NE(
+        i->change.find(
+            "protected DACL set: S-1-5-21-1-2-3-1001 full control, Administrators full control, "
+            "Everyone 0x001200a9"),
+        std::string::npos)
+        << i->change;
+  }
+  EXPECT_THAT(dacl_findings_after(root, plan), ::testing::IsEmpty());
+}
+
+TEST(RepairPlanWindows, NullDaclAndExtraWriterAreFixedOnTheNamespaceAndTheFile) {
+  TempRootFacts root = windows_world();
+  NamespaceFacts& ns = root.namespaces[0];
+  ns.security = SecurityDescriptor{std::string(kAliceSid), 0, false, {}};  // NULL DACL
+  FileFacts& file = ns.files[0];
+  file.security =
+      descriptor_of(std::string(kAliceSid),
+                    {allow(0x1F01FF, kAliceSid), allow(0x1F01FF, checks::sids::kAdministrators),
+                     allow(0x1F01FF, kMallorySid), allow(0x120089, checks::sids::kUsers)});
+  const RepairPlan plan = plan_for(root);
+  ASSERT_EQ(plan.targets.size(), 2u);
+  EXPECT_EQ(item(plan, "dacl.null")->disposition, RepairDisposition::fix);
+  EXPECT_EQ(plan.targets[*item(plan, "dacl.null")->target].file, std::nullopt);
+  const RepairItem* writer = item(plan, "dacl.extra-writer");
+  ASSERT_NE(writer, nullptr);
+  EXPECT_EQ(writer->disposition, RepairDisposition::fix);
+  const RepairTarget& t = plan.targets[*writer->target];
+  EXPECT_EQ(t.file, "1234");
+  EXPECT_EQ(t.expected.ino, 300u);
+  EXPECT_EQ(t.namespace_expected.ino, 200u);
+  ASSERT_TRUE(t.new_security);
+  // The file gets the file's descriptor: Everyone cannot read its data.
+  ASSERT_EQ(t.new_security->dacl.size(), 3u);
+  EXPECT_EQ(t.new_security->dacl[2].mask, compliant_masks::kFileEveryone);
+  EXPECT_EQ(item(plan, "dacl.file-data-readable")->target, writer->target);
+  EXPECT_THAT(dacl_findings_after(root, plan), ::testing::IsEmpty());
+}
+
+TEST(RepairPlanWindows, NamespaceEveryoneCouldNotListStaysUnlistable) {
+  TempRootFacts root = windows_world();
+  // Protected, no Everyone ACE, but another account may write: only that goes.
+  root.namespaces[0].security =
+      descriptor_of(std::string(kAliceSid),
+                    {allow(0x1F01FF, kAliceSid), allow(0x1F01FF, checks::sids::kAdministrators),
+                     allow(0x1F01FF, kMallorySid)});
+  const RepairPlan plan = plan_for(root);
+  ASSERT_EQ(plan.targets.size(), 1u);
+  ASSERT_TRUE(plan.targets[0].new_security);
+  ASSERT_EQ(plan.targets[0].new_security->dacl.size(), 2u);  // the user and Administrators
+  EXPECT_EQ(plan.targets[0].new_security->dacl[1].sid, checks::sids::kAdministrators);
+  EXPECT_THAT(dacl_findings_after(root, plan), ::testing::IsEmpty());
+}
+
+TEST(RepairPlanWindows, AdministratorsOwnedNamespaceKeepsItsOwner) {
+  TempRootFacts root = windows_world();
+  root.namespaces[0].security = descriptor_of(std::string(checks::sids::kAdministrators),
+                                              {allow(0x1F01FF, kAliceSid)}, false);
+  const RepairPlan plan = plan_for(root);
+  ASSERT_EQ(plan.targets.size(), 1u);
+  EXPECT_EQ(plan.targets[0].expected_owner_sid, std::string(checks::sids::kAdministrators));
+  EXPECT_EQ(plan.targets[0].new_security->owner_sid, std::string(checks::sids::kAdministrators));
+  EXPECT_THAT(dacl_findings_after(root, plan), ::testing::IsEmpty());
+}
+
+TEST(RepairPlanWindows, NamespaceOwnedByAnotherAccountIsLeftWhole) {
+  TempRootFacts root = windows_world();
+  NamespaceFacts& ns = root.namespaces[0];
+  ns.security =
+      descriptor_of(std::string(kMallorySid), {allow(0x1F01FF, checks::sids::kEveryone)}, false);
+  ns.files[0].security =
+      descriptor_of(std::string(kAliceSid), {allow(0x1F01FF, checks::sids::kEveryone)}, false);
+  const RepairPlan plan = plan_for(root);
+  EXPECT_TRUE(plan.targets.empty());
+  ASSERT_FALSE(plan.items.empty());
+  EXPECT_EQ(item(plan, "dacl.owner")->disposition, RepairDisposition::left);
+  for (const auto& i : plan.items) {
+    EXPECT_EQ(i.disposition, RepairDisposition::left) << i.rule;
+    EXPECT_NE(i.reason.find("owned by S-1-5-21-1-2-3-1002"), std::string::npos)
+        << i.rule << ": " << i.reason;
+  }
+}
+
+TEST(RepairPlanWindows, PlantedHardLinkedAndReparsePointFilesAreLeft) {
+  TempRootFacts root = windows_world();
+  NamespaceFacts& ns = root.namespaces[0];
+  const SecurityDescriptor open_to_all =
+      descriptor_of(std::string(kAliceSid),
+                    {allow(0x1F01FF, kAliceSid), allow(0x1F01FF, checks::sids::kAdministrators),
+                     allow(0x1F01FF, checks::sids::kEveryone)});
+  FileFacts planted = ns.files[0];
+  planted.security = open_to_all;
+  planted.security->owner_sid = std::string(kMallorySid);
+  FileFacts linked = ns.files[0];
+  linked.name = "1235";
+  linked.path = ns.path + "\\1235";
+  linked.lstat->ino = linked.opened->ino = 301;
+  linked.lstat->nlink = linked.opened->nlink = 2;
+  linked.security = open_to_all;
+  FileFacts reparse = ns.files[0];
+  reparse.name = "1236";
+  reparse.path = ns.path + "\\1236";
+  reparse.lstat->kind = FileKind::symlink;
+  reparse.lstat->windows_attributes = 0x400;
+  reparse.opened.reset();
+  reparse.security = open_to_all;
+  ns.files = {planted, linked, reparse};
+  const RepairPlan plan = plan_for(root);
+  EXPECT_TRUE(plan.targets.empty());
+  std::set<std::string> reasons;
+  for (const auto& i : plan.items) {
+    EXPECT_EQ(i.disposition, RepairDisposition::left) << i.rule;
+    if (i.rule.rfind("dacl.", 0) == 0) reasons.insert(i.reason);
+  }
+  auto any_reason_has = [&](std::string_view text) {
+    return std::any_of(reasons.begin(), reasons.end(),
+                       [&](const std::string& r) { return r.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(any_reason_has("a planted file is never changed"));
+  EXPECT_TRUE(any_reason_has("more than one hard link"));
+}
+
+TEST(RepairPlanWindows, ReparsePointNamespaceAndUnknownAccountAreNeverEntered) {
+  TempRootFacts root = windows_world();
+  root.namespaces[0].lstat->kind = FileKind::symlink;
+  root.namespaces[0].lstat->windows_attributes = 0x410;
+  root.namespaces[0].opened.reset();
+  root.namespaces[0].security.reset();
+  EXPECT_NE(windows_namespace_unsafe_for_repair(root, root.namespaces[0])->find("reparse point"),
+            std::string::npos);
+  EXPECT_TRUE(plan_for(root).targets.empty());
+
+  TempRootFacts unknown = windows_world();
+  unknown.namespaces[0].user.reset();
+  unknown.namespaces[0].security =
+      descriptor_of(std::string(kAliceSid), {allow(0x1F01FF, checks::sids::kEveryone)}, false);
+  EXPECT_NE(
+      windows_namespace_unsafe_for_repair(unknown, unknown.namespaces[0])->find("no known account"),
+      std::string::npos);
+  const RepairPlan plan = plan_for(unknown);
+  EXPECT_TRUE(plan.targets.empty());
+  EXPECT_EQ(item(plan, "dacl.not-protected")->disposition, RepairDisposition::left);
+  EXPECT_EQ(windows_namespace_unsafe_for_repair(windows_world(), windows_world().namespaces[0]),
+            std::nullopt);
+}
+
+TEST(RepairPlanWindows, EveryRepairableWindowsRuleHasAFix) {
+  // Each repairable Windows rule is fixed in one of these worlds, or the catalogue flag is
+  // wrong; and nothing is fixed that the catalogue does not flag.
+  std::set<std::string> fixed;
+  auto collect = [&](const TempRootFacts& root) {
+    for (const auto& i : plan_for(root).items) {
+      if (i.disposition == RepairDisposition::fix) fixed.insert(i.rule);
+    }
+  };
+  TempRootFacts broad = windows_world();
+  broad.namespaces[0].security =
+      descriptor_of(std::string(kAliceSid),
+                    {allow(0x1F01FF, kAliceSid), allow(0x1F01FF, checks::sids::kEveryone),
+                     allow(0x1F01FF, kMallorySid)},
+                    false);
+  broad.namespaces[0].files[0].security =
+      checks::hotspot_descriptor(checks::SecuredObject::file, std::string(kAliceSid));
+  collect(broad);
+  TempRootFacts null_dacl = windows_world();
+  null_dacl.namespaces[0].security = SecurityDescriptor{std::string(kAliceSid), 0, false, {}};
+  collect(null_dacl);
+  TempRootFacts only_user = windows_world();
+  only_user.namespaces[0].security =
+      descriptor_of(std::string(kAliceSid), {allow(0x1F01FF, kAliceSid)});
+  collect(only_user);
+  std::size_t windows_repairable = 0;
+  for (const auto& [id, info] : rule_catalog()) {
+    if (!info.repairable) continue;
+    if (std::find(info.platforms.begin(), info.platforms.end(), "windows") == info.platforms.end())
+      continue;
+    ++windows_repairable;
+    EXPECT_TRUE(fixed.count(id)) << id
+                                 << " is flagged repairable on Windows but repair never fixes it";
+  }
+  EXPECT_GE(windows_repairable, 6u);
+  for (const auto& id : fixed) EXPECT_TRUE(find_rule(id)->repairable) << id;
 }
 
 }  // namespace

@@ -103,13 +103,19 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
 
 SubcommandHook add_repair_command(CLI::App& app) {
   auto options = std::make_shared<RepairCommandOptions>();
-  auto* cmd = app.add_subcommand("repair", "Fix the findings that are safe to fix in place (modes, ACLs, root-made ownership)");
+  auto* cmd = app.add_subcommand("repair",
+                                 "Fix the findings that are safe to fix in place (modes, ACLs, "
+                                 "root-made ownership, Windows DACLs)");
   cmd->footer(
       "Judges like `audit`, then fixes, through the verified descriptors, only what the rule\n"
       "catalogue marks repairable and only inside namespaces that are safe to act in: group and\n"
       "other write removed, backing files 0600, ACLs stripped, ownership given back to the\n"
       "user when root made the entry. A symlinked, squatted or unknown user's namespace is never\n"
       "entered: its findings are listed with the manual remedy.\n"
+      "On Windows the dacl.* findings are fixed: the namespace or backing file gets the protected\n"
+      "DACL `create` gives (the user and Administrators full control, Everyone as HotSpot "
+      "allows),\n"
+      "set through a handle to the object itself and read back; owners are never changed.\n"
       "Exit codes: 0 nothing left at or above medium, 1 some fixes failed, 2 usage error,\n"
       "3 could not complete (a temp dir could not be opened), 4 findings at or above medium are\n"
       "left that repair does not fix.");

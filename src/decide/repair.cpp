@@ -4,6 +4,8 @@
 #include <map>
 #include <string_view>
 
+#include "checks/dacl.hpp"
+#include "model/compliant_descriptor.hpp"
 #include "model/rule_catalog.hpp"
 #include "model/text_escape.hpp"
 
@@ -41,6 +43,39 @@ std::optional<std::string> root_unsafe_for_repair(const TempRootFacts& root,
   return std::nullopt;
 }
 
+// Windows: an owner that may hold a namespace or file (the user, or Administrators, as
+// dacl.owner judges). Another account's object is that account's to change.
+bool trusted_windows_owner(const std::optional<std::string>& owner, const std::string& user_sid) {
+  return owner && (*owner == user_sid || *owner == checks::sids::kAdministrators);
+}
+
+std::string owner_name(const std::optional<std::string>& owner) {
+  return owner ? escape_non_utf8(*owner) : std::string("nobody");
+}
+
+// Windows: why a file of a safe namespace is not acted on (nullopt: it may be).
+std::optional<std::string> windows_file_unsafe_for_repair(const FileFacts& file,
+                                                          const std::string& user_sid) {
+  if (!file.lstat) return "the entry could not be observed";
+  if (file.lstat->kind == FileKind::symlink) {
+    return "the entry is a reparse point (a link or junction): repair never follows it";
+  }
+  if (file.lstat->kind != FileKind::regular) return "the entry is not a regular file";
+  if (!file.opened || !same_inode(*file.opened, *file.lstat) ||
+      file.opened->kind != FileKind::regular) {
+    return "the entry was not opened, or changed identity while it was observed";
+  }
+  if (file.opened->nlink > 1)
+    return "the file has more than one hard link: changing it would change the other names too";
+  if (file.crosses_mount) return "the entry is on another volume than its namespace";
+  if (!file.security) return "its security descriptor could not be read";
+  if (!trusted_windows_owner(file.security->owner_sid, user_sid)) {
+    return "owned by " + owner_name(file.security->owner_sid) +
+           ", neither its user nor Administrators: a planted file is never changed";
+  }
+  return std::nullopt;
+}
+
 class Planner {
  public:
   Planner(RepairPlan& plan, const RepairContext& context) : plan_(plan), context_(context) {}
@@ -56,7 +91,11 @@ class Planner {
       left(f, root_reason.value_or("the temp dir is not changed by repair"));
     }
     for (std::size_t n = 0; n < root.namespaces.size() && n < judgement.namespaces.size(); ++n) {
-      namespace_(index, root, root.namespaces[n], judgement.namespaces[n], root_reason);
+      if (root.platform == Platform::windows) {
+        windows_namespace(index, root, root.namespaces[n], judgement.namespaces[n], root_reason);
+      } else {
+        namespace_(index, root, root.namespaces[n], judgement.namespaces[n], root_reason);
+      }
     }
     for (const auto& attach : judgement.attach_files) {
       for (const auto& f : attach) left(f, "attach files are not changed by repair");
@@ -185,6 +224,80 @@ class Planner {
     if (target) describe_mode_changes(plan_.targets[*target], mode_items, "file.acl");
   }
 
+  // Windows: every repairable dacl.* finding of the namespace, and of each file in it, is
+  // fixed by one new protected DACL per object (model/compliant_descriptor.hpp), written
+  // through a handle that was compared with what was judged. The owner is never changed
+  // (dacl.owner is not repairable: a person decides who should own it).
+  void windows_namespace(std::size_t root_index, const TempRootFacts& root,
+                         const NamespaceFacts& ns, const NamespaceJudgement& judgement,
+                         const std::optional<std::string>& root_reason) {
+    std::optional<std::string> reason = root_reason;
+    if (!reason) reason = windows_namespace_unsafe_for_repair(root, ns);
+    if (reason) {
+      for (const auto& f : judgement.findings) left(f, *reason);
+      for (const auto& file : judgement.files) {
+        for (const auto& f : file.findings) left(f, *reason);
+      }
+      return;
+    }
+    const std::string& user_sid = *ns.user->sid;
+    const SecurityDescriptor& current = *ns.security;
+    // Everyone keeps HotSpot's listing of the namespace, unless it could not list it before.
+    const bool everyone_may_list =
+        !current.dacl_present || (checks::effective_rights(current, checks::sids::kEveryone) &
+                                  checks::rights::kReadData) != 0;
+    const auto descriptor =
+        compliant_descriptor(CompliantObject::namespace_directory, current.owner_sid.value_or(""),
+                             user_sid, everyone_may_list);
+    windows_object(root_index, ns, nullptr, judgement.findings, descriptor);
+    for (std::size_t i = 0; i < ns.files.size() && i < judgement.files.size(); ++i) {
+      const FileFacts& file = ns.files[i];
+      const auto file_reason = windows_file_unsafe_for_repair(file, user_sid);
+      if (file_reason) {
+        for (const auto& f : judgement.files[i].findings) {
+          if (repairable(f)) left(f, *file_reason);
+        }
+        continue;
+      }
+      windows_object(root_index, ns, &file, judgement.files[i].findings,
+                     compliant_descriptor(CompliantObject::backing_file,
+                                          file.security->owner_sid.value_or(""), user_sid));
+    }
+  }
+
+  // The findings of one object (the namespace when `file` is null): a target with the new
+  // DACL for the dacl.* ones, the others left.
+  void windows_object(std::size_t root_index, const NamespaceFacts& ns, const FileFacts* file,
+                      const Findings& findings, const SecurityDescriptor& descriptor) {
+    std::optional<std::size_t> target;
+    for (const auto& f : findings) {
+      if (!repairable(f)) continue;
+      if (f.rule.rfind("dacl.", 0) != 0) {
+        left(f, "repair has no fix for this rule on this platform");
+        continue;
+      }
+      if (!target) {
+        target = plan_.targets.size();
+        RepairTarget& t = plan_.targets.emplace_back();
+        t.root = root_index;
+        t.namespace_name = ns.name;
+        t.namespace_expected = expected_from(*ns.opened);
+        if (file != nullptr) {
+          t.file = file->name;
+          t.path = file->path;
+          t.expected = expected_from(*file->opened);
+          t.expected_owner_sid = file->security->owner_sid;
+        } else {
+          t.path = ns.path;
+          t.expected = t.namespace_expected;
+          t.expected_owner_sid = ns.security->owner_sid;
+        }
+        t.new_security = descriptor;
+      }
+      fix(f, *target, describe_dacl(descriptor));
+    }
+  }
+
   // The change each mode fix of `target` makes, once every fix of the entry is planned (they
   // share one new mode); the fix of `acl_rule` also says that the access ACL goes.
   void describe_mode_changes(const RepairTarget& target, const std::vector<std::size_t>& mode_items,
@@ -273,6 +386,36 @@ std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root
     return "the namespace is squatted: owned by uid " + std::to_string(ns.opened->uid) + ", not by " +
            escape_non_utf8(ns.user_suffix) + " (uid " + std::to_string(*ns.user->uid) +
            "); its owner controls what is in it, so nothing in it is repaired";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> windows_namespace_unsafe_for_repair(const TempRootFacts& root,
+                                                               const NamespaceFacts& ns) {
+  if (!root.opened) return "the temp dir could not be observed";
+  if (ns.lstat && ns.lstat->kind == FileKind::symlink) {
+    return "the namespace is a reparse point (a link or junction): repair never follows it (remove "
+           "the link itself)";
+  }
+  if (!ns.lstat || ns.lstat->kind != FileKind::directory) return "the namespace is not a directory";
+  if (!ns.opened || ns.opened->kind != FileKind::directory)
+    return "the namespace could not be opened";
+  if (!ns.identity_matches || !same_inode(*ns.lstat, *ns.opened)) {
+    return "the namespace changed identity while it was observed";
+  }
+  if (ns.crosses_mount) return "the namespace is on another volume than its temp dir";
+  if (ns.user_lookup_failed)
+    return "the account database could not be read: the rightful owner is unknown";
+  if (!ns.user || !ns.user->sid) {
+    return "the namespace names no known account (squatted or orphaned): its rightful owner is "
+           "unknown";
+  }
+  if (!ns.security) return "its security descriptor could not be read";
+  if (!trusted_windows_owner(ns.security->owner_sid, *ns.user->sid)) {
+    return "the namespace is owned by " + owner_name(ns.security->owner_sid) + ", neither " +
+           escape_non_utf8(ns.user_suffix) + " (" + escape_non_utf8(*ns.user->sid) +
+           ") nor Administrators: that account controls what is in it, so nothing in it is "
+           "repaired";
   }
   return std::nullopt;
 }

@@ -11,6 +11,12 @@
 //   rightful owner is certain: the entry is owned by root (a provisioning script or a root
 //   copy made it), the user the namespace is named after is known, and repair runs as root.
 //   An entry owned by another user is hostile and is never chowned.
+// On Windows (facts of Platform::windows) the dacl.* rules the catalogue marks repairable are
+// fixed: the namespace or file gets the protected DACL `create` gives
+// (model/compliant_descriptor.hpp), its owner unchanged; only in a namespace that is a real
+// directory (no reparse point) on its temp dir's volume, named after a known account, owned
+// by that account or by Administrators, and only on a single-link regular file with such an
+// owner. dacl.owner is left to a person.
 // A namespace is safe to act in when it is a real directory (not a link), seen as the same
 // inode by lstat and fstat, on its temp dir's mount, named after a known user, and owned by
 // that user or by root. Anything else (a symlinked namespace, one squatted by another user,
@@ -47,5 +53,10 @@ RepairPlan plan_repair(const std::vector<TempRootFacts>& roots,
 // symbolic link: repair never follows it".
 std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root,
                                                        const NamespaceFacts& ns);
+
+// The same on Windows facts: a reparse point, another volume, an unknown account, an
+// unreadable descriptor, or an owner that is neither the user nor Administrators.
+std::optional<std::string> windows_namespace_unsafe_for_repair(const TempRootFacts& root,
+                                                               const NamespaceFacts& ns);
 
 }  // namespace hsperfguard

@@ -1,5 +1,9 @@
 #include "model/repair_plan.hpp"
 
+#include <cstdio>
+
+#include "model/compliant_descriptor.hpp"
+
 namespace hsperfguard {
 
 std::size_t RepairPlan::count(RepairDisposition disposition) const {
@@ -22,6 +26,25 @@ std::string describe_target_changes(const RepairTarget& target) {
     add("owner uid " + std::to_string(target.expected.uid) + " -> " +
         std::to_string(*target.new_uid));
   }
+  if (target.new_security) add(describe_dacl(*target.new_security));
+  return out;
+}
+
+std::string describe_dacl(const SecurityDescriptor& descriptor) {
+  std::string out = "protected DACL set: ";
+  bool first = true;
+  for (const Ace& ace : descriptor.dacl) {
+    out += first ? "" : ", ";
+    first = false;
+    out += ace.sid == kAdministratorsSid ? "Administrators"
+           : ace.sid == kEveryoneSid     ? "Everyone"
+                                         : ace.sid;
+    char mask[16];
+    std::snprintf(mask, sizeof mask, "0x%08x", static_cast<unsigned>(ace.mask));
+    out += ace.mask == compliant_masks::kFullControl ? std::string(" full control")
+                                                     : std::string(" ") + mask;
+  }
+  if (descriptor.dacl.empty()) out += "no ACE";
   return out;
 }
 

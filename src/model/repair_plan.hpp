@@ -23,7 +23,7 @@ struct RepairRoot {
 };
 
 // One inode to change, and every change for it (applied together, in this order: access
-// ACL, default ACL, mode, owner).
+// ACL, default ACL, mode, owner; on Windows the DACL).
 struct RepairTarget {
   std::size_t root = 0;              // index into RepairPlan::roots
   std::string namespace_name;        // entry of the temp dir ("hsperfdata_alice")
@@ -36,6 +36,12 @@ struct RepairTarget {
   std::optional<std::uint32_t> new_mode;
   std::optional<std::uint32_t> new_uid;
   std::optional<std::uint32_t> new_gid;
+  // Windows: the DACL to set through the handle (model/compliant_descriptor.hpp: protected,
+  // the user and Administrators full control, Everyone as HotSpot or less). Only the DACL is
+  // written; the owner is not changed.
+  std::optional<SecurityDescriptor> new_security;
+  // Windows: the owner as judged. The executor acts only while the object still has it.
+  std::optional<std::string> expected_owner_sid;
 };
 
 enum class RepairDisposition {
@@ -70,6 +76,9 @@ std::string mode_change(std::uint32_t from, std::uint32_t to);
 // The target's changes in one line ("access ACL reduced to the mode bits, mode 0777 -> 0755"),
 // for the plan and the outcome lines.
 std::string describe_target_changes(const RepairTarget& target);
+// "protected DACL set: S-1-5-21-... full control, Administrators full control, Everyone
+// 0x001200a9", for a Windows fix.
+std::string describe_dacl(const SecurityDescriptor& descriptor);
 
 // ---- what the platform did -----------------------------------------------------------------
 

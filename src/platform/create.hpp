@@ -21,7 +21,10 @@
 //   first and reopened through /proc/self/fd only once fstat proved them regular files (a
 //   FIFO or device swapped in is never opened). ACLs are set on the fd (libacl), the default
 //   ACL removed from the fd (its extended attribute), mode and owner with fchmod/fchown.
-// Windows (platform/windows/create_windows.cpp): `create` only; repair says "not supported".
+// Windows (platform/windows/create_windows.cpp): `create`, and `repair` of DACLs: the
+// namespace and file are opened as themselves (never through a reparse point), compared
+// (volume serial, file index, owner) with what was judged, given the planned DACL through
+// that handle, and read back through it; fixed only when the stored DACL is the one given.
 // - the temp dir is opened as itself (never a reparse point) without FILE_SHARE_DELETE, so it
 //   cannot be renamed or replaced while we work, and its (volume serial, file index) compared
 //   with what observation saw; the namespace is held the same way while a file is made in it;
@@ -36,7 +39,13 @@
 // - uid, gid, mode bits and chown have no meaning there (--mode 0700 drops Everyone's ACE
 //   from the namespace); a file's space is reserved by setting its end and writing the whole
 //   region (entries first, prologue last), then FlushFileBuffers. A file made and not
-//   finished is deleted through its own handle.
+//   finished is deleted through its own handle;
+// - repair sets DACLs only: the temp dir and the namespace are pinned as themselves, the file
+//   opened with FILE_FLAG_OPEN_REPARSE_POINT (asking no data access, so a JVM's share mode
+//   does not stand in the way), each compared (volume serial, file index, kind, links, owner)
+//   with what was judged; the planned DACL is set through that handle (protected), read back
+//   through it, and the target is fixed only when the stored DACL is the one given. No owner
+//   is changed and nothing is removed.
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,10 @@
 // included, and every directory we work beneath is opened as itself, checked against what
 // observation saw, and held without FILE_SHARE_DELETE so that it stays where it is.
 //
-// repair is not implemented on Windows: it says so for every target.
+// repair sets the DACL a plan gives a namespace or backing file (decide/repair.hpp: the
+// protected DACL create gives), through a handle opened as the object itself (never through a
+// reparse point) and compared with what was judged, then reads it back through that handle:
+// fixed only if the stored DACL is the one given. It changes no owner and removes nothing.
 #include <windows.h>
 
 #include <aclapi.h>
@@ -30,11 +33,6 @@ namespace {
 using win::narrow;
 using win::UniqueHandle;
 using win::widen;
-
-ObservationError not_supported(const std::string& path) {
-  return ObservationError{path, "repair", ERROR_NOT_SUPPORTED,
-                          "not supported on Windows yet (repair is Linux-only for now)"};
-}
 
 CreateFailure failure_of(DWORD error) {
   if (error == ERROR_ALREADY_EXISTS || error == ERROR_FILE_EXISTS) return CreateFailure::exists;
@@ -177,6 +175,40 @@ bool same_dacl(const SecurityDescriptor& a, const SecurityDescriptor& b) {
   return true;
 }
 
+// Writes the DACL of `wanted` through `handle` as a protected DACL (nothing inherited) and
+// reads the descriptor back through the handle into `stored`: an error unless the stored DACL
+// is the one given (a file system that derives descriptors, as wine does from POSIX mode
+// bits, keeps another). `handle` needs READ_CONTROL and WRITE_DAC.
+std::optional<ObservationError> set_dacl_and_verify(HANDLE handle, PSECURITY_DESCRIPTOR wanted,
+                                                    const std::string& path,
+                                                    SecurityDescriptor& stored) {
+  const SecurityDescriptor want = win::to_security_descriptor(wanted);
+  BOOL present = FALSE;
+  BOOL defaulted = FALSE;
+  PACL dacl = nullptr;
+  if (!::GetSecurityDescriptorDacl(wanted, &present, &dacl, &defaulted) || !present ||
+      dacl == nullptr) {
+    return win::make_error(path, "GetSecurityDescriptorDacl", ::GetLastError());
+  }
+  const DWORD rc = ::SetSecurityInfo(
+      handle, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION | PROTECTED_DACL_SECURITY_INFORMATION,
+      nullptr, nullptr, dacl, nullptr);
+  if (rc != ERROR_SUCCESS) return win::make_error(path, "SetSecurityInfo", rc);
+  ObservationError error;
+  auto again = win::read_security(handle, path, &error);
+  if (!again) return error;
+  stored = std::move(*again);
+  if (!same_dacl(stored, want)) {
+    const bool kept_protected = (stored.control & SE_DACL_PROTECTED) != 0;
+    return ObservationError{
+        path, "SetSecurityInfo", 0,
+        "the file system does not keep the protected DACL it was given (it reads back " +
+            std::string(kept_protected ? "protected" : "unprotected") + ", with " +
+            std::to_string(stored.dacl.size()) + " ACEs)"};
+  }
+  return std::nullopt;
+}
+
 // Proves that the object carries the descriptor it was created with, read back through the
 // handle the way observation reads it. Windows stores the descriptor given at creation; an
 // implementation that only derives one (wine maps it onto POSIX mode bits and back, without
@@ -197,25 +229,7 @@ std::optional<ObservationError> ensure_descriptor(HANDLE handle, win::CreatedObj
   auto stored = win::read_security(handle, path, &error);
   if (!stored) return error;
   if (!same_dacl(*stored, want)) {
-    BOOL present = FALSE;
-    BOOL defaulted = FALSE;
-    PACL dacl = nullptr;
-    if (!::GetSecurityDescriptorDacl(wanted.get(), &present, &dacl, &defaulted)) {
-      return win::make_error(path, "GetSecurityDescriptorDacl", ::GetLastError());
-    }
-    const DWORD rc = ::SetSecurityInfo(handle, SE_FILE_OBJECT,
-                                       DACL_SECURITY_INFORMATION | PROTECTED_DACL_SECURITY_INFORMATION, nullptr,
-                                       nullptr, dacl, nullptr);
-    if (rc != ERROR_SUCCESS) return win::make_error(path, "SetSecurityInfo", rc);
-    stored = win::read_security(handle, path, &error);
-    if (!stored) return error;
-    if (!same_dacl(*stored, want)) {
-      const bool kept_protected = (stored->control & SE_DACL_PROTECTED) != 0;
-      return ObservationError{path, "SetSecurityInfo", 0,
-                              "the file system does not keep the protected DACL it was given (it reads back " +
-                                  std::string(kept_protected ? "protected" : "unprotected") + ", with " +
-                                  std::to_string(stored->dacl.size()) + " ACEs)"};
-    }
+    if (auto bad = set_dacl_and_verify(handle, wanted.get(), path, *stored)) return bad;
   }
   if (stored->owner_sid != want.owner_sid) {
     result.notes.push_back(path + ": owned by " + stored->owner_sid.value_or("nobody") + ", not by " +
@@ -440,14 +454,158 @@ CreateResult make_backing_file(const BackingFileRequest& request) {
   return result;
 }
 
+namespace {
+
+void settle(RepairOutcomeRecord& record, RepairOutcome outcome, std::string detail,
+            std::optional<ObservationError> error = std::nullopt) {
+  record.outcome = outcome;
+  record.detail = std::move(detail);
+  record.error = std::move(error);
+}
+
+bool not_found(std::int64_t code) {
+  return code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND;
+}
+
+bool same_identity(const InodeFacts& facts, const ExpectedInode& want) {
+  return facts.dev == want.dev && facts.ino == want.ino;
+}
+
+// One target: the temp dir and the namespace pinned as themselves and compared with the
+// plan, the file (if the target is one) opened without following, compared, its owner
+// compared, then the DACL written and read back through the object's own handle.
+void repair_target(const RepairPlan& plan, const RepairTarget& target,
+                   RepairOutcomeRecord& record) {
+  if (!target.new_security) {
+    return settle(record, RepairOutcome::failed, "not-supported",
+                  ObservationError{
+                      target.path, "repair", ERROR_NOT_SUPPORTED,
+                      "only DACLs are repaired on Windows (modes, POSIX ACLs and owners are not)"});
+  }
+  const auto sddl = win::to_sddl(*target.new_security);
+  win::LocalPtr<PSECURITY_DESCRIPTOR> wanted;
+  if (!sddl || !::ConvertStringSecurityDescriptorToSecurityDescriptorW(
+                   widen(*sddl).c_str(), SDDL_REVISION_1, wanted.out(), nullptr)) {
+    return settle(
+        record, RepairOutcome::failed, "bad-descriptor",
+        win::make_error(target.path, "ConvertStringSecurityDescriptorToSecurityDescriptorW",
+                        sddl ? ::GetLastError() : ERROR_INVALID_SECURITY_DESCR));
+  }
+  const RepairRoot& root = plan.roots.at(target.root);
+  const std::wstring temp_path = win::temp_dir_path(root.kind, root.root_dir, root.temp_dir);
+  ObservationError error;
+  const auto temp = win::pin_directory(temp_path, &error);
+  if (!temp) {
+    return settle(
+        record,
+        error.code == 0 || not_found(error.code) ? RepairOutcome::changed : RepairOutcome::failed,
+        "temp-dir-changed", error);
+  }
+  if (!root.expected || !same_identity(temp->facts, *root.expected)) {
+    return settle(
+        record, RepairOutcome::changed, "temp-dir-changed",
+        ObservationError{narrow(temp_path), "CreateFileW", 0,
+                         root.expected ? "replaced since it was observed" : "never observed"});
+  }
+  const std::wstring ns_path = win::join(temp_path, widen(target.namespace_name));
+  const std::string ns_shown = narrow(ns_path);
+  // The namespace pinned (not shared for deleting: it stays where it is while we work in it),
+  // with the right to change its DACL when it is the target.
+  const auto ns = win::pin_directory(ns_path, &error, target.file ? 0 : READ_CONTROL | WRITE_DAC);
+  if (!ns) {
+    if (not_found(error.code)) return settle(record, RepairOutcome::vanished, "not-found");
+    // Code 0: not a directory (a reparse point or a file took the name).
+    return settle(record, error.code == 0 ? RepairOutcome::changed : RepairOutcome::failed,
+                  error.code == 0 ? "namespace-changed" : "CreateFileW", error);
+  }
+  if (!same_identity(ns->facts, target.namespace_expected) || ns->facts.dev != temp->facts.dev) {
+    return settle(
+        record, RepairOutcome::changed, "namespace-changed",
+        ObservationError{ns_shown, "CreateFileW", 0,
+                         "not the namespace that was judged (volume or file index changed)"});
+  }
+  HANDLE object = ns->handle.get();
+  UniqueHandle file;
+  if (target.file) {
+    const std::wstring path = win::join(ns_path, widen(*target.file));
+    const DWORD attributes = ::GetFileAttributesW(path.c_str());
+    if (attributes == INVALID_FILE_ATTRIBUTES) {
+      const DWORD code = ::GetLastError();
+      if (not_found(code)) return settle(record, RepairOutcome::vanished, "not-found");
+      return settle(record, RepairOutcome::failed, "GetFileAttributesW",
+                    win::make_error(target.path, "GetFileAttributesW", code));
+    }
+    if (win::kind_from_attributes(attributes) != FileKind::regular) {
+      return settle(record, RepairOutcome::changed, "identity-changed",
+                    ObservationError{target.path, "GetFileAttributesW", 0,
+                                     "a reparse point or a directory took the judged file's name"});
+    }
+    // No data access is asked for, so the share mode of the JVM that holds the file does not
+    // stand in the way; the handle is the object itself, never what a reparse point names.
+    file.reset(::CreateFileW(path.c_str(),
+                             READ_CONTROL | WRITE_DAC | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                             FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                             OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+    if (!file.valid()) {
+      const DWORD code = ::GetLastError();
+      if (not_found(code)) return settle(record, RepairOutcome::vanished, "not-found");
+      return settle(record, RepairOutcome::failed, "CreateFileW",
+                    win::make_error(target.path, "CreateFileW", code));
+    }
+    const auto facts = win::inode_facts_of(file.get(), target.path, &error);
+    if (!facts) return settle(record, RepairOutcome::failed, error.op, error);
+    if (facts->kind != FileKind::regular || facts->nlink != 1 || facts->dev != ns->facts.dev ||
+        !same_identity(*facts, target.expected)) {
+      return settle(
+          record, RepairOutcome::changed, "identity-changed",
+          ObservationError{
+              target.path, "CreateFileW", 0,
+              "not the file that was judged (volume, file index, kind or links changed)"});
+    }
+    object = file.get();
+  }
+  auto stored = win::read_security(object, target.path, &error);
+  if (!stored) return settle(record, RepairOutcome::failed, error.op, error);
+  if (stored->owner_sid != target.expected_owner_sid) {
+    return settle(
+        record, RepairOutcome::changed, "owner-changed",
+        ObservationError{target.path, "GetSecurityInfo", 0,
+                         "owned by " + stored->owner_sid.value_or("nobody") + " now, not by " +
+                             target.expected_owner_sid.value_or("nobody") + " as judged"});
+  }
+  // The DACL as it is, to put back when the new one does not hold: a file system that keeps
+  // another DACL than the one given (wine turns it into POSIX mode bits) is left as it was.
+  PACL previous_dacl = nullptr;
+  win::LocalPtr<PSECURITY_DESCRIPTOR> previous;
+  if (const DWORD rc = ::GetSecurityInfo(object, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, nullptr,
+                                         nullptr, &previous_dacl, nullptr, previous.out());
+      rc != ERROR_SUCCESS) {
+    return settle(record, RepairOutcome::failed, "GetSecurityInfo",
+                  win::make_error(target.path, "GetSecurityInfo", rc));
+  }
+  const bool was_protected = (stored->control & SE_DACL_PROTECTED) != 0;
+  if (auto bad = set_dacl_and_verify(object, wanted.get(), target.path, *stored)) {
+    const DWORD rc = ::SetSecurityInfo(
+        object, SE_FILE_OBJECT,
+        DACL_SECURITY_INFORMATION | (was_protected ? PROTECTED_DACL_SECURITY_INFORMATION
+                                                   : UNPROTECTED_DACL_SECURITY_INFORMATION),
+        nullptr, nullptr, previous_dacl, nullptr);
+    bad->message += rc == ERROR_SUCCESS
+                        ? "; the previous DACL was put back"
+                        : "; the previous DACL could not be put back: " + win::error_message(rc);
+    return settle(record, RepairOutcome::failed, "dacl-not-kept", *bad);
+  }
+  settle(record, RepairOutcome::fixed, describe_target_changes(target));
+}
+
+}  // namespace
+
 std::vector<RepairOutcomeRecord> execute_repair(const RepairPlan& plan) {
   std::vector<RepairOutcomeRecord> out;
   for (std::size_t i = 0; i < plan.targets.size(); ++i) {
     RepairOutcomeRecord record;
     record.target = i;
-    record.outcome = RepairOutcome::failed;
-    record.detail = "not-supported";
-    record.error = not_supported(plan.targets[i].path);
+    repair_target(plan, plan.targets[i], record);
     out.push_back(std::move(record));
   }
   return out;

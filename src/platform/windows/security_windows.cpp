@@ -206,27 +206,34 @@ std::optional<std::string> current_user_sid(ObservationError* error) {
   return sid;
 }
 
-namespace {
-
-std::string allow_ace(DWORD mask, std::string_view sid) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08lx", static_cast<unsigned long>(mask));
-  return "(A;;" + std::string(text) + ";;;" + std::string(sid) + ")";
+std::optional<std::string> to_sddl(const SecurityDescriptor& descriptor) {
+  if (!descriptor.dacl_present) return std::nullopt;
+  std::string sddl;
+  if (descriptor.owner_sid) sddl += "O:" + *descriptor.owner_sid;
+  sddl += "D:";
+  if ((descriptor.control & SE_DACL_PROTECTED) != 0) sddl += "P";
+  if ((descriptor.control & SE_DACL_AUTO_INHERITED) != 0) sddl += "AI";
+  for (const Ace& ace : descriptor.dacl) {
+    if (ace.type == AceType::other) return std::nullopt;
+    std::string flags;
+    if ((ace.flags & OBJECT_INHERIT_ACE) != 0) flags += "OI";
+    if ((ace.flags & CONTAINER_INHERIT_ACE) != 0) flags += "CI";
+    if ((ace.flags & NO_PROPAGATE_INHERIT_ACE) != 0) flags += "NP";
+    if ((ace.flags & INHERIT_ONLY_ACE) != 0) flags += "IO";
+    if ((ace.flags & INHERITED_ACE) != 0) flags += "ID";
+    char mask[16];
+    std::snprintf(mask, sizeof mask, "0x%08lx", static_cast<unsigned long>(ace.mask));
+    sddl += std::string("(") + (ace.type == AceType::access_allowed ? "A" : "D") + ";" + flags +
+            ";" + mask + ";;;" + ace.sid + ")";
+  }
+  return sddl;
 }
-
-}  // namespace
 
 std::string creation_sddl(CreatedObject object, std::string_view owner_sid, std::string_view user_sid,
                           bool everyone_may_list) {
-  std::string sddl = "O:" + std::string(owner_sid) + "D:P";
-  sddl += allow_ace(kCreatedFullControl, user_sid);
-  sddl += allow_ace(kCreatedFullControl, "BA");
-  if (object == CreatedObject::backing_file) {
-    sddl += allow_ace(kCreatedFileEveryone, "WD");
-  } else if (everyone_may_list) {
-    sddl += allow_ace(kCreatedDirectoryEveryone, "WD");
-  }
-  return sddl;
+  // Always expressible: a present DACL of allow ACEs without flags.
+  return *to_sddl(compliant_descriptor(object, std::string(owner_sid), std::string(user_sid),
+                                       everyone_may_list));
 }
 
 }  // namespace hsperfguard::platform::win

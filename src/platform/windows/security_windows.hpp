@@ -1,8 +1,8 @@
 // Windows security descriptors and accounts, read into the neutral model of facts.hpp.
 //
-// Observation only: nothing here changes a descriptor (creation_sddl only spells out the
-// descriptor `create` gives what it makes). The rules that judge the result are in
-// checks/dacl.* and run on any platform.
+// Observation only: nothing here changes a descriptor (to_sddl and creation_sddl only spell
+// out a descriptor: what `create` gives what it makes, what `repair` sets). The rules that judge
+// the result are in checks/dacl.* and run on any platform.
 #pragma once
 
 #include <windows.h>
@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/compliant_descriptor.hpp"
 #include "model/facts.hpp"
 
 namespace hsperfguard::platform::win {
@@ -53,20 +54,13 @@ AccountLookup lookup_account(std::string_view name);
 // The user SID of this process's token ("S-1-5-21-...").
 std::optional<std::string> current_user_sid(ObservationError* error);
 
-// What `create` makes, and the descriptor it gives each (docs/POLICY.md section 4): owner
-// `owner_sid`, a protected DACL (nothing inherited from the temp dir) of allow ACEs, in this
-// order: `user_sid` full control, Administrators full control, then Everyone:
-// - namespace directory: HotSpot's own mask, GENERIC_READ | FILE_LIST_DIRECTORY |
-//   FILE_TRAVERSE, written mapped (READ_CONTROL | SYNCHRONIZE | FILE_LIST_DIRECTORY |
-//   FILE_READ_EA | FILE_TRAVERSE | FILE_READ_ATTRIBUTES) so that what is stored is what is
-//   judged; no Everyone ACE at all when `everyone_may_list` is false (--mode 0700);
-// - backing file: READ_CONTROL | FILE_READ_ATTRIBUTES | FILE_READ_EA only. HotSpot also
-//   grants FILE_LIST_DIRECTORY and FILE_TRAVERSE, which on a file are FILE_READ_DATA and
-//   FILE_EXECUTE: every user could read the counters and the command line.
-enum class CreatedObject { namespace_directory, backing_file };
-inline constexpr DWORD kCreatedFullControl = 0x001F01FF;  // STANDARD_RIGHTS_ALL | FILE_ALL_ACCESS
-inline constexpr DWORD kCreatedDirectoryEveryone = 0x001200A9;
-inline constexpr DWORD kCreatedFileEveryone = 0x00020088;
+// SDDL of a neutral descriptor: owner, then the DACL ("D:", "P" when protected, "AI" when
+// auto-inherited), allow and deny ACEs with their flags, masks in hex and SIDs in string
+// form. Nullopt for what SDDL cannot say here (a NULL DACL, an ACE of another type).
+std::optional<std::string> to_sddl(const SecurityDescriptor& descriptor);
+
+// What `create` makes, and the descriptor it gives each: model/compliant_descriptor.hpp.
+using CreatedObject = CompliantObject;
 std::string creation_sddl(CreatedObject object, std::string_view owner_sid, std::string_view user_sid,
                           bool everyone_may_list = true);
 

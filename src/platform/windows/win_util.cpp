@@ -199,7 +199,8 @@ InodeFacts to_inode_facts(const FILE_ID_BOTH_DIR_INFO& entry, std::uint64_t volu
   return facts;
 }
 
-std::optional<PinnedDirectory> pin_directory(const std::wstring& path, ObservationError* error) {
+std::optional<PinnedDirectory> pin_directory(const std::wstring& path, ObservationError* error,
+                                             DWORD extra_access) {
   const std::string shown = narrow(path);
   auto fail = [&](ObservationError e) -> std::optional<PinnedDirectory> {
     if (error != nullptr) *error = std::move(e);
@@ -211,9 +212,10 @@ std::optional<PinnedDirectory> pin_directory(const std::wstring& path, Observati
     return fail(ObservationError{shown, "GetFileAttributesW", 0, "not a directory (a reparse point or a file)"});
   }
   PinnedDirectory pinned;
-  pinned.handle.reset(::CreateFileW(path.c_str(), FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
-                                    FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr, OPEN_EXISTING,
-                                    FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
+  pinned.handle.reset(::CreateFileW(
+      path.c_str(), FILE_LIST_DIRECTORY | FILE_READ_ATTRIBUTES | SYNCHRONIZE | extra_access,
+      FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr, OPEN_EXISTING,
+      FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr));
   if (!pinned.handle.valid()) return fail(make_error(shown, "CreateFileW", ::GetLastError()));
   ObservationError e;
   auto facts = inode_facts_of(pinned.handle.get(), shown, &e);

@@ -116,7 +116,10 @@ struct PinnedDirectory {
   UniqueHandle handle;
   InodeFacts facts;
 };
-std::optional<PinnedDirectory> pin_directory(const std::wstring& path, ObservationError* error);
+// `extra_access` is asked for besides listing and reading attributes (READ_CONTROL |
+// WRITE_DAC for a namespace whose DACL is repaired).
+std::optional<PinnedDirectory> pin_directory(const std::wstring& path, ObservationError* error,
+                                             DWORD extra_access = 0);
 
 // FormatMessageW text for a Win32 error code, in UTF-8, without the trailing newline.
 std::string error_message(DWORD code);
