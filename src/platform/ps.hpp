@@ -10,7 +10,9 @@ namespace hsperfguard::platform {
 
 // Every live process that maps libjvm, in pid order, across users and containers. Problems
 // (an unreadable /proc, a process whose maps could not be read) go into `errors`.
-// Windows: not supported yet (one error, no processes).
+// Windows: every process with jvm.dll loaded (module walk), with its mapped views as the maps
+// proof (platform/windows/ps_windows.cpp); processes that cannot be opened are counted in one
+// error.
 std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors);
 
 }  // namespace hsperfguard::platform

@@ -1,6 +1,10 @@
 // Liveness evidence on Windows. There is no lock table: a running JVM is recognised by
 // the named file mapping it publishes its region through ("hsperfdata_<user>_<pid>",
-// docs/POLICY.md section 4), and its process by OpenProcess (observe_process).
+// docs/POLICY.md section 4), and its process by OpenProcess (observe_process). The maps proof:
+// a live candidate's mapped views (views_windows.hpp) are compared, by volume serial and file
+// index, with the file: "maps it" makes it live whatever else is said, "readable and does not
+// map it" lets the judgement tell a reused pid from the JVM (decide/liveness.hpp), and a
+// process that cannot be opened for reading stays unknown (nullopt).
 //
 // The mapping is looked up in this session's object namespace, which is where a JVM of
 // the same session creates it: "not found" is reported as "not held", and what keeps a
@@ -9,11 +13,14 @@
 // "access denied" still proves that the object exists.
 #include <windows.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "platform/liveness.hpp"
 #include "platform/process.hpp"
+#include "platform/windows/views_windows.hpp"
 #include "platform/windows/win_util.hpp"
 
 namespace hsperfguard::platform {
@@ -33,11 +40,38 @@ std::optional<bool> mapping_exists(const std::string& user, std::int32_t pid, co
   return std::nullopt;
 }
 
+// The backing files (volume serial, file index) a process maps: views of hsperfdata_*\*
+// files only. nullopt when the process cannot be opened or its address space walked.
+std::optional<std::vector<win::FileIdentity>> mapped_backing_files(std::int32_t pid) {
+  const win::UniqueHandle process(
+      ::OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, static_cast<DWORD>(pid)));
+  if (!process.valid()) return std::nullopt;
+  const auto views = win::mapped_views(process.get(), nullptr);
+  if (!views) return std::nullopt;
+  std::vector<win::FileIdentity> out;
+  for (const auto& view : *views) {
+    if (!win::backing_file_user(view.nt_name)) continue;
+    if (auto id = win::identity_of(win::openable_path(view.nt_name), nullptr)) out.push_back(*id);
+  }
+  return out;
+}
+
 }  // namespace
 
 struct LivenessGatherer::Impl {
   LivenessOptions options;
   std::unordered_map<std::int32_t, ProcessFacts> processes;
+  std::unordered_map<std::int32_t, std::optional<std::vector<win::FileIdentity>>> mapped;
+
+  // Whether live process `pid` maps the file of `inode` (nullopt: cannot tell).
+  std::optional<bool> maps(std::int32_t pid, const InodeFacts& inode) {
+    auto it = mapped.find(pid);
+    if (it == mapped.end()) it = mapped.emplace(pid, mapped_backing_files(pid)).first;
+    if (!it->second) return std::nullopt;
+    return std::any_of(it->second->begin(), it->second->end(), [&](const win::FileIdentity& id) {
+      return id.dev == inode.dev && id.ino == inode.ino;
+    });
+  }
 
   const ProcessFacts& process(std::int32_t pid) {
     auto it = processes.find(pid);
@@ -70,7 +104,14 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& /*scope*/
     } else {
       lf.lock_source = "none";
     }
-    if (file.pid_name.pid) lf.candidates.push_back(impl_->process(*file.pid_name.pid));
+    if (file.pid_name.pid) {
+      ProcessFacts candidate = impl_->process(*file.pid_name.pid);
+      if (candidate.existence == ProcessFacts::Existence::alive &&
+          inode->kind == FileKind::regular) {
+        candidate.maps_backing_file = impl_->maps(*file.pid_name.pid, *inode);
+      }
+      lf.candidates.push_back(std::move(candidate));
+    }
     file.liveness = std::move(lf);
   }
 }

@@ -1,13 +1,149 @@
-// JVM processes on Windows: not implemented yet (it needs a module walk of every process
-// for jvm.dll). Says so instead of pretending there are none.
+// JVM processes on Windows: every process whose module list holds jvm.dll (a Toolhelp
+// snapshot of the processes, EnumProcessModulesEx of each), with its mapped views
+// (VirtualQueryEx + GetMappedFileNameW, views_windows.hpp) as the maps proof: a JVM that maps
+// no view of an hsperfdata_<user>\<name> file is blind; one whose mapped file has no name any
+// more is a JVM whose backing file was deleted.
+//
+// What Windows does not give us here, and so stays unknown: the JVM's command line and
+// environment (they live in its PEB; not read), hence -XX:-UsePerfData is not told apart from
+// other causes; its temp dir, which HotSpot takes from its own TMP: a blind JVM is assumed to
+// use this host's temp dir (the user's, as this process sees it), a JVM that maps a backing
+// file uses the temp dir that file is in. Processes that cannot be opened for reading (other
+// accounts' without administrator rights, protected processes) are counted in one error.
+#include <windows.h>
+// After windows.h, whose types it uses.
+#include <tlhelp32.h>
+
+#include <algorithm>
+#include <string>
+
+#include "platform/files.hpp"
+#include "platform/process.hpp"
 #include "platform/ps.hpp"
+#include "platform/windows/views_windows.hpp"
+#include "platform/windows/win_util.hpp"
 
 namespace hsperfguard::platform {
+namespace {
+
+using win::narrow;
+using win::UniqueHandle;
+using win::widen;
+
+// The account name of the process's token user ("alice"): HotSpot names its namespace after
+// it (GetUserName in the JVM).
+std::optional<std::string> process_user(HANDLE process) {
+  HANDLE raw = nullptr;
+  if (!::OpenProcessToken(process, TOKEN_QUERY, &raw)) return std::nullopt;
+  const UniqueHandle token(raw);
+  DWORD size = 0;
+  ::GetTokenInformation(token.get(), TokenUser, nullptr, 0, &size);
+  std::vector<std::uint64_t> buffer(size / sizeof(std::uint64_t) + 2);
+  if (!::GetTokenInformation(token.get(), TokenUser, buffer.data(),
+                             static_cast<DWORD>(buffer.size() * sizeof(std::uint64_t)), &size)) {
+    return std::nullopt;
+  }
+  const PSID sid = reinterpret_cast<TOKEN_USER*>(buffer.data())->User.Sid;
+  wchar_t name[256];
+  wchar_t domain[256];
+  DWORD name_size = 256;
+  DWORD domain_size = 256;
+  SID_NAME_USE use{};
+  if (!::LookupAccountSidW(nullptr, sid, name, &name_size, domain, &domain_size, &use))
+    return std::nullopt;
+  return narrow(std::wstring_view(name, name_size));
+}
+
+// Identity of a directory, opened as itself.
+void set_temp_dir(JvmProcessFacts& jvm, const std::wstring& path) {
+  ObservationError ignored;
+  if (const auto pinned = win::pin_directory(path, &ignored)) {
+    jvm.temp_dir_dev = pinned->facts.dev;
+    jvm.temp_dir_ino = pinned->facts.ino;
+  }
+}
+
+std::wstring parent_of(const std::wstring& path) {
+  const auto slash = path.find_last_of(L"\\/");
+  return slash == std::wstring::npos ? std::wstring() : path.substr(0, slash);
+}
+
+}  // namespace
 
 std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors) {
-  errors.push_back(ObservationError{"processes", "observe_jvm_processes", 0,
-                                    "listing JVM processes is not supported on Windows yet"});
-  return {};
+  std::vector<JvmProcessFacts> jvms;
+  const UniqueHandle snapshot(::CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0));
+  if (!snapshot.valid()) {
+    errors.push_back(win::make_error("processes", "CreateToolhelp32Snapshot", ::GetLastError()));
+    return jvms;
+  }
+  const DWORD self = ::GetCurrentProcessId();
+  const std::wstring host_temp = widen(default_temp_dir());
+  std::size_t not_opened = 0;
+  std::size_t unreadable = 0;
+  PROCESSENTRY32W entry{};
+  entry.dwSize = sizeof entry;
+  for (BOOL more = ::Process32FirstW(snapshot.get(), &entry); more;
+       more = ::Process32NextW(snapshot.get(), &entry)) {
+    const DWORD pid = entry.th32ProcessID;
+    if (pid == 0 || pid == 4 || pid == self) continue;  // the idle and system processes, and us
+    const UniqueHandle process(
+        ::OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, pid));
+    if (!process.valid()) {
+      // Gone since the snapshot (ERROR_INVALID_PARAMETER) is nothing; anything else hides a
+      // process that may be a JVM.
+      if (::GetLastError() != ERROR_INVALID_PARAMETER) ++not_opened;
+      continue;
+    }
+    ObservationError error;
+    const auto is_jvm = win::has_module(process.get(), L"jvm.dll", &error);
+    if (!is_jvm) {
+      // A process exiting or still starting has no readable module list: counted, not listed.
+      ++unreadable;
+      continue;
+    }
+    if (!*is_jvm) continue;
+
+    JvmProcessFacts jvm;
+    jvm.process = observe_process(static_cast<std::int32_t>(pid));
+    if (jvm.process.existence != ProcessFacts::Existence::alive) continue;  // exited meanwhile
+    jvm.process.maps_libjvm = true;
+    jvm.user = process_user(process.get());
+    const auto views = win::mapped_views(process.get(), &error);
+    if (!views) {
+      error.path = "pid " + std::to_string(pid);
+      errors.push_back(error);  // maps_backing_file stays unknown
+    } else {
+      jvm.maps_backing_file = false;
+      for (const auto& view : *views) {
+        if (!win::backing_file_user(view.nt_name)) continue;
+        jvm.maps_backing_file = true;
+        jvm.process.maps_backing_file = true;
+        const std::wstring shown = win::display_path(view.nt_name);
+        jvm.mapped_backing_file = narrow(shown);
+        bool gone = false;
+        win::identity_of(win::openable_path(view.nt_name), &gone);
+        jvm.backing_file_deleted = gone;
+        set_temp_dir(jvm, parent_of(parent_of(shown)));
+        break;
+      }
+    }
+    if (!jvm.temp_dir_dev) set_temp_dir(jvm, host_temp);
+    jvms.push_back(std::move(jvm));
+  }
+  if (not_opened > 0 || unreadable > 0) {
+    errors.push_back(
+        ObservationError{"processes", "OpenProcess", not_opened > 0 ? ERROR_ACCESS_DENIED : 0,
+                         std::to_string(not_opened) + " processes could not be opened and " +
+                             std::to_string(unreadable) +
+                             " had no readable module list: JVMs among them are not listed (run as "
+                             "an administrator to see "
+                             "other accounts' processes)"});
+  }
+  std::sort(jvms.begin(), jvms.end(), [](const JvmProcessFacts& a, const JvmProcessFacts& b) {
+    return a.process.pid < b.process.pid;
+  });
+  return jvms;
 }
 
 }  // namespace hsperfguard::platform

@@ -1,0 +1,273 @@
+// JVM processes and the maps proof on Windows, under wine, with a stand-in JVM built by the
+// suite (tests/windows/fake_jvm.cpp: loads the suite's jvm.dll, maps a backing file the way
+// HotSpot does). What must hold: a process with jvm.dll loaded and no backing file mapped is
+// listed by `ps` as blind; one that maps its backing file is live by the maps proof (no named
+// mapping needed); one whose mapped backing file was deleted is listed as deleted; a live
+// process with the file's pid that does not map it is told from the JVM (pid reused); a
+// process without jvm.dll is not a JVM.
+#include <gtest/gtest.h>
+#include <windows.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "decide/liveness.hpp"
+#include "model/perfdata.hpp"
+#include "platform/liveness.hpp"
+#include "platform/observe.hpp"
+#include "platform/ps.hpp"
+#include "platform/windows/views_windows.hpp"
+#include "platform/windows/win_util.hpp"
+#include "test_support.hpp"
+#include "test_support_windows.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using platform::win::narrow;
+using platform::win::UniqueHandle;
+using platform::win::widen;
+
+std::string windows_path(std::string path) {
+  if (!path.empty() && path.front() == '/') {  // the build host's Unix path: drive Z: under wine
+    std::replace(path.begin(), path.end(), '/', '\\');
+    path = "Z:" + path;
+  }
+  return path;
+}
+
+std::int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<std::byte> region_bytes(std::int64_t begin_ms, const std::string& main) {
+  perfdata::RegionSpec spec;
+  spec.entries.push_back({"sun.rt.createVmBeginTime", perfdata::Units::ticks,
+                          perfdata::Variability::constant, true, false, begin_ms, "", 0});
+  spec.entries.push_back({"sun.rt.javaCommand", perfdata::Units::string,
+                          perfdata::Variability::constant, true, true, 0, main, 0});
+  auto built = perfdata::build_region(spec);
+  EXPECT_FALSE(built.error.has_value());
+  return built.bytes;
+}
+
+bool exists(const std::string& path) {
+  return ::GetFileAttributesW(widen(path).c_str()) != INVALID_FILE_ATTRIBUTES;
+}
+
+// The stand-in JVM, started with `args` and waited for until it is ready; terminated (and
+// waited for) when it goes out of scope.
+class FakeJvm {
+ public:
+  FakeJvm(const std::string& scratch, const std::vector<std::string>& args) {
+    ready_ = scratch + "\\ready-" + std::to_string(counter_++);
+    std::wstring command =
+        L"\"" + widen(windows_path(HSPERFGUARD_FAKE_JVM)) + L"\" \"" + widen(ready_) + L"\"";
+    for (const auto& a : args) command += L" \"" + widen(a) + L"\"";
+    STARTUPINFOW startup{};
+    startup.cb = sizeof startup;
+    PROCESS_INFORMATION info{};
+    if (!::CreateProcessW(nullptr, command.data(), nullptr, nullptr, FALSE, CREATE_NO_WINDOW,
+                          nullptr, nullptr, &startup, &info)) {
+      ADD_FAILURE() << "CreateProcessW: " << platform::win::error_message(::GetLastError());
+      return;
+    }
+    process_.reset(info.hProcess);
+    ::CloseHandle(info.hThread);
+    pid_ = static_cast<std::int32_t>(info.dwProcessId);
+    for (int i = 0; i < 300 && !exists(ready_); ++i) {
+      if (::WaitForSingleObject(process_.get(), 0) == WAIT_OBJECT_0) break;  // it failed
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    DWORD code = 0;
+    ::GetExitCodeProcess(process_.get(), &code);
+    EXPECT_TRUE(exists(ready_)) << "the stand-in JVM did not get ready (exit code " << code << ")";
+  }
+  FakeJvm(const FakeJvm&) = delete;
+  FakeJvm& operator=(const FakeJvm&) = delete;
+  ~FakeJvm() { stop(); }
+  void stop() {
+    if (!process_.valid()) return;
+    ::TerminateProcess(process_.get(), 9);
+    ::WaitForSingleObject(process_.get(), 10000);
+    process_.reset();
+  }
+  std::int32_t pid() const { return pid_; }
+
+ private:
+  static inline int counter_ = 0;
+  UniqueHandle process_;
+  std::int32_t pid_ = 0;
+  std::string ready_;
+};
+
+std::string jvm_dll() { return windows_path(HSPERFGUARD_JVM_DLL); }
+
+const JvmProcessFacts* jvm_of(const std::vector<JvmProcessFacts>& jvms, std::int32_t pid) {
+  for (const auto& j : jvms) {
+    if (j.process.pid == pid) return &j;
+  }
+  return nullptr;
+}
+
+class JvmProcessesWindows : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    user_ = test::current_user_name();
+    ASSERT_FALSE(user_.empty());
+    ns_ = scratch_.path() + "\\hsperfdata_" + user_;
+    ASSERT_TRUE(::CreateDirectoryW(widen(ns_).c_str(), nullptr));
+  }
+
+  // A backing file for `pid` in the scratch namespace.
+  std::string backing_file(std::int32_t pid, std::int64_t begin_ms) {
+    const std::string path = ns_ + "\\" + std::to_string(pid);
+    test::write_file(path, region_bytes(begin_ms, "FakeMain"));
+    return path;
+  }
+
+  test::ScratchDir scratch_;
+  std::string user_;
+  std::string ns_;
+};
+
+TEST_F(JvmProcessesWindows, ModuleWalkFindsJvmDllAndTheMapsProofItsBackingFile) {
+  const std::string file = ns_ + "\\publish";
+  test::write_file(file, region_bytes(now_ms(), "FakeMain"));
+  FakeJvm blind(scratch_.path(), {"--load", jvm_dll()});
+  FakeJvm publishing(scratch_.path(), {"--load", jvm_dll(), "--map", file});
+  const std::string unrelated = ns_ + "\\unrelated";
+  test::write_file(unrelated, region_bytes(now_ms(), "FakeMain"));
+  FakeJvm not_a_jvm(scratch_.path(), {"--map", unrelated});  // maps a backing file, has no jvm.dll
+
+  std::vector<ObservationError> errors;
+  const auto jvms = platform::observe_jvm_processes(errors);
+  const JvmProcessFacts* b = jvm_of(jvms, blind.pid());
+  ASSERT_NE(b, nullptr) << "the process with jvm.dll was not listed";
+  EXPECT_EQ(b->maps_backing_file, false);
+  EXPECT_TRUE(b->blind());
+  EXPECT_EQ(b->user, user_);
+  EXPECT_EQ(b->process.existence, ProcessFacts::Existence::alive);
+  EXPECT_TRUE(b->process.start_time_ms.has_value());
+  EXPECT_TRUE(b->temp_dir_dev.has_value());  // this host's temp dir, assumed
+
+  const JvmProcessFacts* p = jvm_of(jvms, publishing.pid());
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->maps_backing_file, true);
+  EXPECT_FALSE(p->invisible());
+  ASSERT_TRUE(p->mapped_backing_file.has_value());
+  EXPECT_NE(p->mapped_backing_file->find("hsperfdata_" + user_ + "\\publish"), std::string::npos)
+      << *p->mapped_backing_file;
+  // Its temp dir is the one its backing file is in: the scratch dir.
+  ObservationError error;
+  const auto scratch = platform::win::pin_directory(widen(scratch_.path()), &error);
+  ASSERT_TRUE(scratch.has_value());
+  EXPECT_EQ(p->temp_dir_dev, scratch->facts.dev);
+  EXPECT_EQ(p->temp_dir_ino, scratch->facts.ino);
+
+  EXPECT_EQ(jvm_of(jvms, not_a_jvm.pid()), nullptr) << "a process without jvm.dll is not a JVM";
+
+  blind.stop();
+  std::vector<ObservationError> again;
+  EXPECT_EQ(jvm_of(platform::observe_jvm_processes(again), blind.pid()), nullptr)
+      << "an ended process is listed";
+}
+
+TEST_F(JvmProcessesWindows, DeletedBackingFileIsToldFromAMappedOne) {
+  const std::string file = ns_ + "\\deleted";
+  test::write_file(file, region_bytes(now_ms(), "FakeMain"));
+  FakeJvm jvm(scratch_.path(), {"--load", jvm_dll(), "--map", file});
+  // Deleted as a tmp cleaner deletes it. Under wine from the Unix side (a name wine deletes
+  // stays until the last view goes); Windows removes the name at once (POSIX semantics).
+  if (const auto unix_file = test::unix_path(file)) {
+    ASSERT_TRUE(test::run_unix(L"/bin/rm -f \"" + widen(*unix_file) + L"\"", file, false));
+  } else {
+    ASSERT_TRUE(::DeleteFileW(widen(file).c_str()))
+        << platform::win::error_message(::GetLastError());
+  }
+  ASSERT_FALSE(exists(file));
+  std::vector<ObservationError> errors;
+  const auto jvms = platform::observe_jvm_processes(errors);
+  const JvmProcessFacts* j = jvm_of(jvms, jvm.pid());
+  ASSERT_NE(j, nullptr);
+  EXPECT_EQ(j->maps_backing_file, true);
+  EXPECT_TRUE(j->backing_file_deleted);
+  EXPECT_TRUE(j->invisible());
+}
+
+TEST_F(JvmProcessesWindows, MapsProofMakesTheJvmLiveAndTellsAReusedPid) {
+  // A JVM that publishes its own backing file (named after its pid) through no named mapping:
+  // only its maps say it is live. And a live process, jvm.dll loaded, that maps nothing, with
+  // a file named after it written after it started: not its file (a reused pid).
+  const std::string template_file = scratch_.path() + "\\template";
+  test::write_file(template_file, region_bytes(now_ms(), "FakeMain"));
+  FakeJvm jvm(scratch_.path(), {"--load", jvm_dll(), "--publish", template_file, ns_});
+  FakeJvm other(scratch_.path(), {"--load", jvm_dll()});
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  backing_file(other.pid(), now_ms() + 60'000);  // a VM that began after `other` started
+
+  RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = scratch_.path();
+  TempRootFacts root = platform::observe_temp_root(spec, platform::ObserveOptions{});
+  platform::LivenessGatherer gatherer;
+  gatherer.gather(root);
+  ASSERT_EQ(root.namespaces.size(), 1u);
+  const FileFacts* published = nullptr;
+  const FileFacts* reused = nullptr;
+  for (const auto& f : root.namespaces[0].files) {
+    if (f.name == std::to_string(jvm.pid())) published = &f;
+    if (f.name == std::to_string(other.pid())) reused = &f;
+  }
+  ASSERT_NE(published, nullptr) << "the stand-in JVM did not publish its file";
+  ASSERT_NE(reused, nullptr);
+  ASSERT_TRUE(published->liveness && reused->liveness);
+  EXPECT_EQ(published->liveness->lock_held, false);  // no named mapping: only the maps can tell
+  ASSERT_EQ(published->liveness->candidates.size(), 1u);
+  EXPECT_EQ(published->liveness->candidates[0].maps_backing_file, true);
+  const LivenessVerdict live = decide_liveness(*published, LivenessSettings{});
+  EXPECT_EQ(live.verdict, Verdict::live) << live.reason;
+  EXPECT_EQ(live.reason, "mapped");
+
+  ASSERT_EQ(reused->liveness->candidates.size(), 1u);
+  EXPECT_EQ(reused->liveness->candidates[0].existence, ProcessFacts::Existence::alive);
+  EXPECT_EQ(reused->liveness->candidates[0].maps_backing_file, false);
+  const LivenessVerdict verdict = decide_liveness(*reused, LivenessSettings{});
+  EXPECT_EQ(verdict.verdict, Verdict::pid_reused) << verdict.reason;
+  EXPECT_EQ(verdict.reason, "maps-without-file");
+}
+
+TEST_F(JvmProcessesWindows, PsListsTheBlindJvmWithAReasonAndStopsListingItWhenItEnds) {
+  FakeJvm blind(scratch_.path(), {"--load", jvm_dll()});
+  const auto ps = test::run_tool({"ps", "--format", "json"});
+  EXPECT_EQ(ps.exit_code, 0) << ps.err;
+  const auto doc = nlohmann::json::parse(ps.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << ps.out;
+  const nlohmann::json* row = nullptr;
+  for (const auto& j : doc.at("jvms")) {
+    if (j.value("host_pid", -1) == blind.pid()) row = &j;
+  }
+  ASSERT_NE(row, nullptr) << ps.out;
+  EXPECT_EQ(row->at("state"), "blind") << row->dump();
+  EXPECT_EQ(row->at("user"), user_) << row->dump();
+  const std::set<std::string> causes{"perf-data-disabled", "namespace-refused", "create-failed",
+                                     "locked-by-another-jvm", "undetermined"};
+  EXPECT_TRUE(causes.count(row->at("reason").get<std::string>())) << row->dump();
+  EXPECT_FALSE(row->value("explanation", "").empty()) << row->dump();
+  for (const auto& e : doc.at("errors"))
+    EXPECT_NE(e.value("op", ""), "observe_jvm_processes") << e.dump();
+
+  blind.stop();
+  const auto after = test::run_tool({"ps", "--format", "json"});
+  const auto doc2 = nlohmann::json::parse(after.out, nullptr, false);
+  ASSERT_FALSE(doc2.is_discarded()) << after.out;
+  for (const auto& j : doc2.at("jvms")) EXPECT_NE(j.value("host_pid", -1), blind.pid()) << j.dump();
+}
+
+}  // namespace
+}  // namespace hsperfguard
