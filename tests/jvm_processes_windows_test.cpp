@@ -31,14 +31,6 @@ using platform::win::narrow;
 using platform::win::UniqueHandle;
 using platform::win::widen;
 
-std::string windows_path(std::string path) {
-  if (!path.empty() && path.front() == '/') {  // the build host's Unix path: drive Z: under wine
-    std::replace(path.begin(), path.end(), '/', '\\');
-    path = "Z:" + path;
-  }
-  return path;
-}
-
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -59,54 +51,6 @@ std::vector<std::byte> region_bytes(std::int64_t begin_ms, const std::string& ma
 bool exists(const std::string& path) {
   return ::GetFileAttributesW(widen(path).c_str()) != INVALID_FILE_ATTRIBUTES;
 }
-
-// The stand-in JVM, started with `args` and waited for until it is ready; terminated (and
-// waited for) when it goes out of scope.
-class FakeJvm {
- public:
-  FakeJvm(const std::string& scratch, const std::vector<std::string>& args) {
-    ready_ = scratch + "\\ready-" + std::to_string(counter_++);
-    std::wstring command =
-        L"\"" + widen(windows_path(HSPERFGUARD_FAKE_JVM)) + L"\" \"" + widen(ready_) + L"\"";
-    for (const auto& a : args) command += L" \"" + widen(a) + L"\"";
-    STARTUPINFOW startup{};
-    startup.cb = sizeof startup;
-    PROCESS_INFORMATION info{};
-    if (!::CreateProcessW(nullptr, command.data(), nullptr, nullptr, FALSE, CREATE_NO_WINDOW,
-                          nullptr, nullptr, &startup, &info)) {
-      ADD_FAILURE() << "CreateProcessW: " << platform::win::error_message(::GetLastError());
-      return;
-    }
-    process_.reset(info.hProcess);
-    ::CloseHandle(info.hThread);
-    pid_ = static_cast<std::int32_t>(info.dwProcessId);
-    for (int i = 0; i < 300 && !exists(ready_); ++i) {
-      if (::WaitForSingleObject(process_.get(), 0) == WAIT_OBJECT_0) break;  // it failed
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    DWORD code = 0;
-    ::GetExitCodeProcess(process_.get(), &code);
-    EXPECT_TRUE(exists(ready_)) << "the stand-in JVM did not get ready (exit code " << code << ")";
-  }
-  FakeJvm(const FakeJvm&) = delete;
-  FakeJvm& operator=(const FakeJvm&) = delete;
-  ~FakeJvm() { stop(); }
-  void stop() {
-    if (!process_.valid()) return;
-    ::TerminateProcess(process_.get(), 9);
-    ::WaitForSingleObject(process_.get(), 10000);
-    process_.reset();
-  }
-  std::int32_t pid() const { return pid_; }
-
- private:
-  static inline int counter_ = 0;
-  UniqueHandle process_;
-  std::int32_t pid_ = 0;
-  std::string ready_;
-};
-
-std::string jvm_dll() { return windows_path(HSPERFGUARD_JVM_DLL); }
 
 const JvmProcessFacts* jvm_of(const std::vector<JvmProcessFacts>& jvms, std::int32_t pid) {
   for (const auto& j : jvms) {
@@ -139,11 +83,12 @@ class JvmProcessesWindows : public ::testing::Test {
 TEST_F(JvmProcessesWindows, ModuleWalkFindsJvmDllAndTheMapsProofItsBackingFile) {
   const std::string file = ns_ + "\\publish";
   test::write_file(file, region_bytes(now_ms(), "FakeMain"));
-  FakeJvm blind(scratch_.path(), {"--load", jvm_dll()});
-  FakeJvm publishing(scratch_.path(), {"--load", jvm_dll(), "--map", file});
+  test::FakeJvm blind(scratch_.path(), {"--load", test::standin_jvm_dll()});
+  test::FakeJvm publishing(scratch_.path(), {"--load", test::standin_jvm_dll(), "--map", file});
   const std::string unrelated = ns_ + "\\unrelated";
   test::write_file(unrelated, region_bytes(now_ms(), "FakeMain"));
-  FakeJvm not_a_jvm(scratch_.path(), {"--map", unrelated});  // maps a backing file, has no jvm.dll
+  test::FakeJvm not_a_jvm(scratch_.path(),
+                          {"--map", unrelated});  // maps a backing file, has no jvm.dll
 
   std::vector<ObservationError> errors;
   const auto jvms = platform::observe_jvm_processes(errors);
@@ -181,7 +126,7 @@ TEST_F(JvmProcessesWindows, ModuleWalkFindsJvmDllAndTheMapsProofItsBackingFile) 
 TEST_F(JvmProcessesWindows, DeletedBackingFileIsToldFromAMappedOne) {
   const std::string file = ns_ + "\\deleted";
   test::write_file(file, region_bytes(now_ms(), "FakeMain"));
-  FakeJvm jvm(scratch_.path(), {"--load", jvm_dll(), "--map", file});
+  test::FakeJvm jvm(scratch_.path(), {"--load", test::standin_jvm_dll(), "--map", file});
   // Deleted as a tmp cleaner deletes it. Under wine from the Unix side (a name wine deletes
   // stays until the last view goes); Windows removes the name at once (POSIX semantics).
   if (const auto unix_file = test::unix_path(file)) {
@@ -206,8 +151,9 @@ TEST_F(JvmProcessesWindows, MapsProofMakesTheJvmLiveAndTellsAReusedPid) {
   // a file named after it written after it started: not its file (a reused pid).
   const std::string template_file = scratch_.path() + "\\template";
   test::write_file(template_file, region_bytes(now_ms(), "FakeMain"));
-  FakeJvm jvm(scratch_.path(), {"--load", jvm_dll(), "--publish", template_file, ns_});
-  FakeJvm other(scratch_.path(), {"--load", jvm_dll()});
+  test::FakeJvm jvm(scratch_.path(),
+                    {"--load", test::standin_jvm_dll(), "--publish", template_file, ns_});
+  test::FakeJvm other(scratch_.path(), {"--load", test::standin_jvm_dll()});
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   backing_file(other.pid(), now_ms() + 60'000);  // a VM that began after `other` started
 
@@ -243,7 +189,7 @@ TEST_F(JvmProcessesWindows, MapsProofMakesTheJvmLiveAndTellsAReusedPid) {
 }
 
 TEST_F(JvmProcessesWindows, PsListsTheBlindJvmWithAReasonAndStopsListingItWhenItEnds) {
-  FakeJvm blind(scratch_.path(), {"--load", jvm_dll()});
+  test::FakeJvm blind(scratch_.path(), {"--load", test::standin_jvm_dll()});
   const auto ps = test::run_tool({"ps", "--format", "json"});
   EXPECT_EQ(ps.exit_code, 0) << ps.err;
   const auto doc = nlohmann::json::parse(ps.out, nullptr, false);

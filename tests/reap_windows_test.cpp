@@ -133,22 +133,35 @@ class ReapWindows : public ::testing::Test {
   test::Child live_;
 };
 
-TEST_F(ReapWindows, DeadProcessFileIsStaleAndRemovedLiveProcessFileIsLiveAndKept) {
+TEST_F(ReapWindows, DeadProcessFileIsStaleReusedPidsFileGoesJvmsOwnFileIsLiveAndKept) {
   test::write_file(dead_file(), region_bytes(now_ms() - 60'000));
+  // A live process that is not the JVM that wrote the file named after it: it maps nothing.
   test::write_file(live_file(), region_bytes(now_ms()));  // began after the child started
   test::write_file(in_ns("notes.txt"), test::to_bytes("x"));
+  // A JVM publishing its own backing file (a copy of the template named after its pid), with
+  // no named mapping: its maps say it is live.
+  const std::string template_file = scratch_.path() + "\\template";
+  test::write_file(template_file, region_bytes(now_ms()));
+  test::FakeJvm jvm(scratch_.path(),
+                    {"--load", test::standin_jvm_dll(), "--publish", template_file, ns_});
+  const std::string jvm_file = in_ns(std::to_string(jvm.pid()));
+  ASSERT_TRUE(exists(jvm_file));
   ReapRun run = plan();
   ASSERT_TRUE(run.roots.size() == 1 && run.roots[0].errors.empty());
 
   const auto dead = item_of(run, dead_file());
-  const auto live = item_of(run, live_file());
+  const auto reused = item_of(run, live_file());
+  const auto live = item_of(run, jvm_file);
   const auto notes = item_of(run, in_ns("notes.txt"));
-  ASSERT_TRUE(dead && live && notes);
+  ASSERT_TRUE(dead && reused && live && notes);
   EXPECT_EQ(run.plan.items[*dead].verdict, Verdict::stale);
   EXPECT_EQ(run.plan.items[*dead].reason, "process-gone");
   EXPECT_EQ(run.plan.items[*dead].action, ReapAction::remove);
+  EXPECT_EQ(run.plan.items[*reused].verdict, Verdict::pid_reused);
+  EXPECT_EQ(run.plan.items[*reused].reason, "maps-without-file");
+  EXPECT_EQ(run.plan.items[*reused].action, ReapAction::remove);
   EXPECT_EQ(run.plan.items[*live].verdict, Verdict::live);
-  EXPECT_EQ(run.plan.items[*live].reason, "process-alive");
+  EXPECT_EQ(run.plan.items[*live].reason, "mapped");
   EXPECT_EQ(run.plan.items[*live].action, ReapAction::keep);
   // Not a pid name: no mapping can prove it free on Windows, so it stays unknown and kept.
   EXPECT_EQ(run.plan.items[*notes].verdict, Verdict::unknown);
@@ -163,11 +176,13 @@ TEST_F(ReapWindows, DeadProcessFileIsStaleAndRemovedLiveProcessFileIsLiveAndKept
   const auto result = platform::execute_plan(run.plan, {});
   EXPECT_EQ(action_of(result, *dead)->outcome, ReapOutcome::removed);
   EXPECT_EQ(action_of(result, *dead)->detail, "unlinked");
+  EXPECT_EQ(action_of(result, *reused)->outcome, ReapOutcome::removed);
   EXPECT_FALSE(has_action(result, *notes));
   EXPECT_FALSE(has_action(result, *live));  // never planned, never touched
   EXPECT_FALSE(exists(dead_file()));
+  EXPECT_FALSE(exists(live_file()));
   EXPECT_TRUE(exists(in_ns("notes.txt")));
-  EXPECT_TRUE(exists(live_file()));
+  EXPECT_TRUE(exists(jvm_file));
   EXPECT_TRUE(exists(ns_));
   EXPECT_TRUE(result.errors.empty());
 }
@@ -415,7 +430,11 @@ TEST_F(ReapWindows, StopRequestAndDeadlineLeaveEverythingNotAttempted) {
 
 TEST_F(ReapWindows, BinaryReapsWithLockAndJournal) {
   test::write_file(dead_file(), region_bytes(now_ms() - 60'000));
-  test::write_file(live_file(), region_bytes(now_ms()));
+  const std::string template_file = scratch_.path() + "\\template";
+  test::write_file(template_file, region_bytes(now_ms()));
+  test::FakeJvm jvm(scratch_.path(),
+                    {"--load", test::standin_jvm_dll(), "--publish", template_file, ns_});
+  const std::string jvm_file = in_ns(std::to_string(jvm.pid()));
   const std::string lock = scratch_.path() + "\\run\\reap.lock";
   const std::string journal = scratch_.path() + "\\journal.jsonl";
   const std::string output = scratch_.path() + "\\report.json";
@@ -423,7 +442,7 @@ TEST_F(ReapWindows, BinaryReapsWithLockAndJournal) {
                                  "--journal", journal, "--format", "json", "--output", output});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_FALSE(exists(dead_file()));
-  EXPECT_TRUE(exists(live_file()));
+  EXPECT_TRUE(exists(jvm_file));
   EXPECT_TRUE(exists(lock));
   const auto bytes = test::read_file(output);
   const auto report = nlohmann::json::parse(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),

@@ -1,4 +1,7 @@
 // Test helpers, Windows: scratch directories (std::filesystem) and CreateProcessW.
+#include "test_support_windows.hpp"
+
+#include <gtest/gtest.h>
 #include <windows.h>
 
 #include <algorithm>
@@ -12,7 +15,6 @@
 
 #include "platform/windows/win_util.hpp"
 #include "test_support.hpp"
-#include "test_support_windows.hpp"
 
 namespace hsperfguard::test {
 
@@ -153,14 +155,15 @@ CommandResult run(const std::vector<std::string>& argv) {
   return result;
 }
 
-std::string tool_path() {
-  std::string binary = HSPERFGUARD_BINARY;
-  if (!binary.empty() && binary.front() == '/') {  // the build host's Unix path: drive Z: under wine
-    std::replace(binary.begin(), binary.end(), '/', '\\');
-    binary = "Z:" + binary;
+std::string build_output_path(std::string path) {
+  if (!path.empty() && path.front() == '/') {  // the build host's Unix path: drive Z: under wine
+    std::replace(path.begin(), path.end(), '/', '\\');
+    path = "Z:" + path;
   }
-  return binary;
+  return path;
 }
+
+std::string tool_path() { return build_output_path(HSPERFGUARD_BINARY); }
 
 std::string current_user_name() {
   wchar_t name[256];
@@ -247,5 +250,43 @@ bool terminate_child(Child& child, UINT exit_code) {
   return child.process.valid() && ::TerminateProcess(child.process.get(), exit_code) &&
          ::WaitForSingleObject(child.process.get(), 10000) == WAIT_OBJECT_0;
 }
+
+FakeJvm::FakeJvm(const std::string& scratch, const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string ready = scratch + "\\ready-" + std::to_string(::GetCurrentProcessId()) + "-" +
+                            std::to_string(counter++);
+  std::wstring command = L"\"" + platform::win::widen(build_output_path(HSPERFGUARD_FAKE_JVM)) +
+                         L"\" \"" + platform::win::widen(ready) + L"\"";
+  for (const auto& a : args) command += L" \"" + platform::win::widen(a) + L"\"";
+  STARTUPINFOW startup{};
+  startup.cb = sizeof startup;
+  PROCESS_INFORMATION info{};
+  if (!::CreateProcessW(nullptr, command.data(), nullptr, nullptr, FALSE, CREATE_NO_WINDOW, nullptr,
+                        nullptr, &startup, &info)) {
+    ADD_FAILURE() << "CreateProcessW: " << platform::win::error_message(::GetLastError());
+    return;
+  }
+  process_.reset(info.hProcess);
+  ::CloseHandle(info.hThread);
+  pid_ = static_cast<std::int32_t>(info.dwProcessId);
+  const std::wstring wide_ready = platform::win::widen(ready);
+  for (int i = 0; i < 500 && ::GetFileAttributesW(wide_ready.c_str()) == INVALID_FILE_ATTRIBUTES;
+       ++i) {
+    if (::WaitForSingleObject(process_.get(), 20) == WAIT_OBJECT_0) break;  // it failed
+  }
+  DWORD code = 0;
+  ::GetExitCodeProcess(process_.get(), &code);
+  EXPECT_NE(::GetFileAttributesW(wide_ready.c_str()), INVALID_FILE_ATTRIBUTES)
+      << "the stand-in JVM did not get ready (exit code " << code << ")";
+}
+
+void FakeJvm::stop() {
+  if (!process_.valid()) return;
+  ::TerminateProcess(process_.get(), 9);
+  ::WaitForSingleObject(process_.get(), 10000);
+  process_.reset();
+}
+
+std::string standin_jvm_dll() { return build_output_path(HSPERFGUARD_JVM_DLL); }
 
 }  // namespace hsperfguard::test

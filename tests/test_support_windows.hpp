@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "platform/windows/win_util.hpp"
 
@@ -45,5 +46,28 @@ Child start_suspended_child();
 // Ends the child and waits for it. The caller keeps `process` open: the process object, and
 // so its pid, stays reserved (no new process can get that pid) while it is gone.
 bool terminate_child(Child& child, UINT exit_code = 3);
+
+// A build output's path as this process opens it: the build host's Unix path is drive Z:
+// under wine.
+std::string build_output_path(std::string path);
+
+// The suite's stand-in JVM (tests/windows/fake_jvm.cpp), started with `args` and waited for
+// until it is ready; terminated (and waited for) by stop() or when it goes out of scope.
+// `scratch` holds its ready file.
+class FakeJvm {
+ public:
+  FakeJvm(const std::string& scratch, const std::vector<std::string>& args);
+  FakeJvm(const FakeJvm&) = delete;
+  FakeJvm& operator=(const FakeJvm&) = delete;
+  ~FakeJvm() { stop(); }
+  void stop();
+  std::int32_t pid() const { return pid_; }
+
+ private:
+  platform::win::UniqueHandle process_;
+  std::int32_t pid_ = 0;
+};
+// The suite's jvm.dll, for FakeJvm's --load.
+std::string standin_jvm_dll();
 
 }  // namespace hsperfguard::test

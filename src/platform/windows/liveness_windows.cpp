@@ -41,7 +41,10 @@ std::optional<bool> mapping_exists(const std::string& user, std::int32_t pid, co
 }
 
 // The backing files (volume serial, file index) a process maps: views of hsperfdata_*\*
-// files only. nullopt when the process cannot be opened or its address space walked.
+// files only. nullopt when the process cannot be opened or its address space walked, or when
+// a view of such a file names something that exists and cannot be opened (a path form this
+// process cannot open): "does not map it" would then be a guess, and a guess can make a live
+// JVM's file look like a reused pid's.
 std::optional<std::vector<win::FileIdentity>> mapped_backing_files(std::int32_t pid) {
   const win::UniqueHandle process(
       ::OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, static_cast<DWORD>(pid)));
@@ -51,7 +54,13 @@ std::optional<std::vector<win::FileIdentity>> mapped_backing_files(std::int32_t 
   std::vector<win::FileIdentity> out;
   for (const auto& view : *views) {
     if (!win::backing_file_user(view.nt_name)) continue;
-    if (auto id = win::identity_of(win::openable_path(view.nt_name), nullptr)) out.push_back(*id);
+    bool gone = false;
+    const auto id = win::identity_of(win::openable_path(view.nt_name), &gone);
+    if (id) {
+      out.push_back(*id);
+    } else if (!gone) {
+      return std::nullopt;
+    }
   }
   return out;
 }
