@@ -149,13 +149,19 @@ TEST_F(JvmProcessesWindows, MapsProofMakesTheJvmLiveAndTellsAReusedPid) {
   // A JVM that publishes its own backing file (named after its pid) through no named mapping:
   // only its maps say it is live. And a live process, jvm.dll loaded, that maps nothing, with
   // a file named after it written after it started: not its file (a reused pid).
+  // A namespace of its own, whose named mappings ("hsperfdata_mapsproof_<pid>") nothing else
+  // in the suite creates or has created.
+  const std::string ns = scratch_.path() + "\\hsperfdata_mapsproof";
+  ASSERT_TRUE(::CreateDirectoryW(widen(ns).c_str(), nullptr));
   const std::string template_file = scratch_.path() + "\\template";
   test::write_file(template_file, region_bytes(now_ms(), "FakeMain"));
   test::FakeJvm jvm(scratch_.path(),
-                    {"--load", test::standin_jvm_dll(), "--publish", template_file, ns_});
+                    {"--load", test::standin_jvm_dll(), "--publish", template_file, ns});
   test::FakeJvm other(scratch_.path(), {"--load", test::standin_jvm_dll()});
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  backing_file(other.pid(), now_ms() + 60'000);  // a VM that began after `other` started
+  // A VM that began after `other` started.
+  test::write_file(ns + "\\" + std::to_string(other.pid()),
+                   region_bytes(now_ms() + 60'000, "FakeMain"));
 
   RootSpec spec;
   spec.kind = RootKind::tmpdir;
@@ -163,16 +169,22 @@ TEST_F(JvmProcessesWindows, MapsProofMakesTheJvmLiveAndTellsAReusedPid) {
   TempRootFacts root = platform::observe_temp_root(spec, platform::ObserveOptions{});
   platform::LivenessGatherer gatherer;
   gatherer.gather(root);
-  ASSERT_EQ(root.namespaces.size(), 1u);
+  const NamespaceFacts* observed = nullptr;
+  for (const auto& n : root.namespaces) {
+    if (n.name == "hsperfdata_mapsproof") observed = &n;
+  }
+  ASSERT_NE(observed, nullptr);
   const FileFacts* published = nullptr;
   const FileFacts* reused = nullptr;
-  for (const auto& f : root.namespaces[0].files) {
+  for (const auto& f : observed->files) {
     if (f.name == std::to_string(jvm.pid())) published = &f;
     if (f.name == std::to_string(other.pid())) reused = &f;
   }
   ASSERT_NE(published, nullptr) << "the stand-in JVM did not publish its file";
   ASSERT_NE(reused, nullptr);
   ASSERT_TRUE(published->liveness && reused->liveness);
+  for (const auto& e : published->errors)
+    ADD_FAILURE() << e.path << ": " << e.op << ": " << e.message;
   EXPECT_EQ(published->liveness->lock_held, false);  // no named mapping: only the maps can tell
   ASSERT_EQ(published->liveness->candidates.size(), 1u);
   EXPECT_EQ(published->liveness->candidates[0].maps_backing_file, true);
@@ -186,6 +198,36 @@ TEST_F(JvmProcessesWindows, MapsProofMakesTheJvmLiveAndTellsAReusedPid) {
   const LivenessVerdict verdict = decide_liveness(*reused, LivenessSettings{});
   EXPECT_EQ(verdict.verdict, Verdict::pid_reused) << verdict.reason;
   EXPECT_EQ(verdict.reason, "maps-without-file");
+}
+
+TEST_F(JvmProcessesWindows, CommandLineFlagThatDisablesPerfDataIsTheBlindJvmsReason) {
+  test::FakeJvm told(scratch_.path(), {"--load", test::standin_jvm_dll(), "-XX:-UsePerfData"});
+  test::FakeJvm untold(scratch_.path(), {"--load", test::standin_jvm_dll(), "-XX:+UseSerialGC"});
+  std::vector<ObservationError> errors;
+  const auto jvms = platform::observe_jvm_processes(errors);
+  const JvmProcessFacts* t = jvm_of(jvms, told.pid());
+  const JvmProcessFacts* u = jvm_of(jvms, untold.pid());
+  ASSERT_TRUE(t && u);
+  ASSERT_TRUE(t->command_line.has_value());
+  EXPECT_NE(t->command_line->find("-XX:-UsePerfData"), std::string::npos) << *t->command_line;
+  ASSERT_TRUE(t->perf_data.has_value());
+  EXPECT_TRUE(t->perf_data->disables);
+  EXPECT_EQ(t->perf_data->flag, "-XX:-UsePerfData");
+  EXPECT_EQ(t->perf_data->source, "command line");
+  EXPECT_FALSE(u->perf_data.has_value());
+
+  const auto ps = test::run_tool({"ps", "--format", "json"});
+  const auto doc = nlohmann::json::parse(ps.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << ps.out;
+  std::string told_reason;
+  std::string untold_reason;
+  for (const auto& j : doc.at("jvms")) {
+    if (j.value("host_pid", -1) == told.pid()) told_reason = j.value("reason", "");
+    if (j.value("host_pid", -1) == untold.pid()) untold_reason = j.value("reason", "");
+  }
+  EXPECT_EQ(told_reason, "perf-data-disabled") << ps.out;
+  EXPECT_NE(untold_reason, "perf-data-disabled") << ps.out;
+  EXPECT_FALSE(untold_reason.empty()) << ps.out;
 }
 
 TEST_F(JvmProcessesWindows, PsListsTheBlindJvmWithAReasonAndStopsListingItWhenItEnds) {

@@ -214,7 +214,9 @@ bool run_unix(std::wstring command, const std::string& windows_path, bool want_p
                         &startup, &info)) {
     return false;
   }
-  UniqueHandle process(info.hProcess), thread(info.hThread);
+  // Not closed: for a Unix program wine hands back handle values that are not this process's
+  // handles to it; closing them closed a handle kernelbase had cached (its BaseNamedObjects
+  // directory), and every later OpenFileMappingW failed with "invalid handle".
   const std::wstring path = widen(windows_path);
   for (int i = 0; i < 500; ++i) {
     if ((::GetFileAttributesW(path.c_str()) != INVALID_FILE_ATTRIBUTES) == want_present) return true;
@@ -255,9 +257,16 @@ FakeJvm::FakeJvm(const std::string& scratch, const std::vector<std::string>& arg
   static int counter = 0;
   const std::string ready = scratch + "\\ready-" + std::to_string(::GetCurrentProcessId()) + "-" +
                             std::to_string(counter++);
-  std::wstring command = L"\"" + platform::win::widen(build_output_path(HSPERFGUARD_FAKE_JVM)) +
-                         L"\" \"" + platform::win::widen(ready) + L"\"";
-  for (const auto& a : args) command += L" \"" + platform::win::widen(a) + L"\"";
+  // JVM flags (-XX:...) go before the rest, as the java launcher takes them.
+  std::wstring command =
+      L"\"" + platform::win::widen(build_output_path(HSPERFGUARD_FAKE_JVM)) + L"\"";
+  for (const auto& a : args) {
+    if (a.starts_with("-XX:")) command += L" \"" + platform::win::widen(a) + L"\"";
+  }
+  command += L" \"" + platform::win::widen(ready) + L"\"";
+  for (const auto& a : args) {
+    if (!a.starts_with("-XX:")) command += L" \"" + platform::win::widen(a) + L"\"";
+  }
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
   PROCESS_INFORMATION info{};

@@ -4,7 +4,10 @@
 // publishes its own: a copy of TEMPLATE named after its pid in DIR, as a JVM names its
 // backing file; then writes the ready file and waits to be terminated.
 //
-//   hsperfguard_fake_jvm READY_FILE [--load DLL] [--map FILE] [--publish TEMPLATE DIR]
+//   hsperfguard_fake_jvm [-XX:FLAG...] READY_FILE [--load DLL] [--map FILE] [--publish TEMPLATE
+//   DIR]
+//
+// -XX: flags do nothing; they are there for its command line to be read.
 #include <windows.h>
 
 #include <string>
@@ -26,9 +29,14 @@ bool map_file(const wchar_t* path) {
 }  // namespace
 
 int wmain(int argc, wchar_t** argv) {
-  if (argc < 2) return 2;
-  for (int i = 2; i + 1 < argc; i += 2) {
+  // JVM flags first, as the java launcher takes them: they do nothing here.
+  int first = 1;
+  while (first < argc && std::wstring(argv[first]).rfind(L"-XX:", 0) == 0) ++first;
+  if (first >= argc) return 2;
+  const wchar_t* ready_file = argv[first];
+  for (int i = first + 1; i < argc; i += 2) {
     const std::wstring option = argv[i];
+    if (i + 1 >= argc) return 2;
     if (option == L"--load") {
       if (::LoadLibraryW(argv[i + 1]) == nullptr) return 3;
     } else if (option == L"--map") {
@@ -42,8 +50,8 @@ int wmain(int argc, wchar_t** argv) {
       return 2;
     }
   }
-  const HANDLE ready =
-      ::CreateFileW(argv[1], GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
+  const HANDLE ready = ::CreateFileW(ready_file, GENERIC_WRITE, 0, nullptr, CREATE_NEW,
+                                     FILE_ATTRIBUTE_NORMAL, nullptr);
   if (ready == INVALID_HANDLE_VALUE) return 6;
   ::CloseHandle(ready);
   ::Sleep(INFINITE);

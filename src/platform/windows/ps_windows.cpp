@@ -4,19 +4,24 @@
 // no view of an hsperfdata_<user>\<name> file is blind; one whose mapped file has no name any
 // more is a JVM whose backing file was deleted.
 //
-// What Windows does not give us here, and so stays unknown: the JVM's command line and
-// environment (they live in its PEB; not read), hence -XX:-UsePerfData is not told apart from
-// other causes; its temp dir, which HotSpot takes from its own TMP: a blind JVM is assumed to
-// use this host's temp dir (the user's, as this process sees it), a JVM that maps a backing
-// file uses the temp dir that file is in. Processes that cannot be opened for reading (other
-// accounts' without administrator rights, protected processes) are counted in one error.
+// The command line (read from the process's PEB, split as the C runtime splits it,
+// CommandLineToArgvW) tells -XX:-UsePerfData and -XX:+PerfDisableSharedMem
+// given there. What Windows does not give us here, and so stays unknown: the JVM's environment
+// (JAVA_TOOL_OPTIONS and the others live in its PEB; not read); its temp dir, which HotSpot takes
+// from its own TMP: a blind JVM is assumed to use this host's temp dir (the user's, as this process
+// sees it), a JVM that maps a backing file uses the temp dir that file is in. Processes that cannot
+// be opened for reading (other accounts' without administrator rights, protected processes) are
+// counted in one error.
 #include <windows.h>
 // After windows.h, whose types it uses.
+#include <shellapi.h>
 #include <tlhelp32.h>
+#include <winternl.h>
 
 #include <algorithm>
 #include <string>
 
+#include "model/jvm_options.hpp"
 #include "platform/files.hpp"
 #include "platform/process.hpp"
 #include "platform/ps.hpp"
@@ -52,6 +57,58 @@ std::optional<std::string> process_user(HANDLE process) {
   if (!::LookupAccountSidW(nullptr, sid, name, &name_size, domain, &domain_size, &use))
     return std::nullopt;
   return narrow(std::wstring_view(name, name_size));
+}
+
+// The process's command line as one string, read where the process keeps it: its PEB's
+// process parameters (winternl.h's documented fields; a process of this one's bitness).
+// nullopt when it cannot be read.
+std::optional<std::wstring> command_line_of(HANDLE process) {
+  using Query = LONG(NTAPI*)(HANDLE, PROCESSINFOCLASS, PVOID, ULONG, PULONG);
+  const auto query = reinterpret_cast<Query>(reinterpret_cast<void*>(
+      ::GetProcAddress(::GetModuleHandleW(L"ntdll.dll"), "NtQueryInformationProcess")));
+  if (query == nullptr) return std::nullopt;
+  PROCESS_BASIC_INFORMATION basic{};
+  ULONG length = 0;
+  if (query(process, ProcessBasicInformation, &basic, sizeof basic, &length) < 0 ||
+      basic.PebBaseAddress == nullptr) {
+    return std::nullopt;
+  }
+  auto read = [&](const void* from, void* to, std::size_t size) {
+    SIZE_T done = 0;
+    return ::ReadProcessMemory(process, from, to, size, &done) && done == size;
+  };
+  PEB peb{};
+  RTL_USER_PROCESS_PARAMETERS parameters{};
+  if (!read(basic.PebBaseAddress, &peb, sizeof peb) || peb.ProcessParameters == nullptr ||
+      !read(peb.ProcessParameters, &parameters, sizeof parameters)) {
+    return std::nullopt;
+  }
+  const UNICODE_STRING& line = parameters.CommandLine;
+  if (line.Buffer == nullptr || line.Length == 0 || line.Length > 65534) return std::nullopt;
+  std::wstring text(line.Length / sizeof(wchar_t), L'\0');
+  if (!read(line.Buffer, text.data(), line.Length)) return std::nullopt;
+  return text;
+}
+
+// Its arguments, as NUL-separated bytes (the form perf_data_option reads) and for people
+// (separated by blanks).
+struct Arguments {
+  std::string nul_separated;
+  std::string shown;
+};
+std::optional<Arguments> arguments_of(const std::wstring& command_line) {
+  int count = 0;
+  LPWSTR* argv = ::CommandLineToArgvW(command_line.c_str(), &count);
+  if (argv == nullptr) return std::nullopt;
+  Arguments out;
+  for (int i = 0; i < count; ++i) {
+    const std::string arg = narrow(argv[i]);
+    out.nul_separated += arg;
+    out.nul_separated.push_back('\0');
+    out.shown += (i == 0 ? "" : " ") + arg;
+  }
+  ::LocalFree(reinterpret_cast<HLOCAL>(argv));
+  return out;
 }
 
 // Identity of a directory, opened as itself.
@@ -109,6 +166,13 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
     if (jvm.process.existence != ProcessFacts::Existence::alive) continue;  // exited meanwhile
     jvm.process.maps_libjvm = true;
     jvm.user = process_user(process.get());
+    if (const auto line = command_line_of(process.get())) {
+      if (auto arguments = arguments_of(*line)) {
+        jvm.command_line = std::move(arguments->shown);
+        // The environment is not read: only the command line's flags are seen.
+        jvm.perf_data = perf_data_option(arguments->nul_separated, "");
+      }
+    }
     const auto views = win::mapped_views(process.get(), &error);
     if (!views) {
       error.path = "pid " + std::to_string(pid);
