@@ -3,7 +3,7 @@
 alternating, several rounds; medians, spread (min-max) and hsperfguard's ratio to each peer.
 
   bench/peers.py [--build DIR] [--dir DIR] [--namespaces N] [--files M] [--runs R]
-                 [--owners UID,...] [--ps]
+                 [--owners UID,...] [--sync] [--ps]
 
   --build DIR  a Release build with hsperfguard, bench/bench_gen_tree and bench/bench_parse
                (cmake -DHSPERFGUARD_BENCH=ON; default build-release/)
@@ -12,6 +12,8 @@ alternating, several rounds; medians, spread (min-max) and hsperfguard's ratio t
                directory under /tmp.
   --runs R     rounds (default 3); in each round the tools run in a rotated order, each on a
                tree generated for it (reap) or on the round's tree (audit)
+  --sync       write each tree back to disk before it is timed (default: the page cache is
+               warm, the files not yet written back)
   --ps         also run bench/ps_bench.sh (10 JVMs, 4 on the host and 6 in 3 containers)
 
 Figures: reap (hsperfguard reap --min-age 1s vs systemd-tmpfiles --clean with the same 1 s
@@ -55,6 +57,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--owners", default="65534,1,2,3")
     parser.add_argument("--ps", action="store_true")
+    parser.add_argument("--sync", action="store_true")
     args = parser.parse_args()
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -82,7 +85,8 @@ def main():
         shutil.rmtree(tree, ignore_errors=True)
         subprocess.run([gen, "--out", tree, "--namespaces", str(args.namespaces), "--files", str(args.files),
                         "--owners", args.owners], check=True, stdout=subprocess.DEVNULL)
-        os.sync()
+        if args.sync:
+            os.sync()  # written back, as a crash's stale files are on disk (slow on large trees)
         time.sleep(2)  # older than every tool's 1 s age limit
 
     def remaining():
@@ -106,7 +110,7 @@ def main():
           f"{platform.system()} {platform.release()}")
     fs = subprocess.run(["stat", "-f", "-c", "%T", work], capture_output=True, text=True).stdout.strip()
     print(f"trees in {work} ({fs}): {args.namespaces} namespaces x {args.files} stale regions = {total} files; "
-          f"{args.runs} rounds, tools alternating")
+          f"{args.runs} rounds, tools alternating; {'written back' if args.sync else 'page cache warm'}")
     for round_ in range(args.runs):
         names = list(reap_tools)
         names = names[round_ % len(names):] + names[:round_ % len(names)]
