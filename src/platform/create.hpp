@@ -21,10 +21,7 @@
 //   first and reopened through /proc/self/fd only once fstat proved them regular files (a
 //   FIFO or device swapped in is never opened). ACLs are set on the fd (libacl), the default
 //   ACL removed from the fd (its extended attribute), mode and owner with fchmod/fchown.
-// Windows (platform/windows/create_windows.cpp): `create`, and `repair` of DACLs: the
-// namespace and file are opened as themselves (never through a reparse point), compared
-// (volume serial, file index, owner) with what was judged, given the planned DACL through
-// that handle, and read back through it; fixed only when the stored DACL is the one given.
+// Windows (platform/windows/create_windows.cpp):
 // - the temp dir is opened as itself (never a reparse point) without FILE_SHARE_DELETE, so it
 //   cannot be renamed or replaced while we work, and its (volume serial, file index) compared
 //   with what observation saw; the namespace is held the same way while a file is made in it;

@@ -182,7 +182,6 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
       for (const auto& view : *views) {
         if (!win::backing_file_user(view.nt_name)) continue;
         jvm.maps_backing_file = true;
-        jvm.process.maps_backing_file = true;
         const std::wstring shown = win::display_path(view.nt_name);
         jvm.mapped_backing_file = narrow(shown);
         bool gone = false;
@@ -200,9 +199,8 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
         ObservationError{"processes", "OpenProcess", not_opened > 0 ? ERROR_ACCESS_DENIED : 0,
                          std::to_string(not_opened) + " processes could not be opened and " +
                              std::to_string(unreadable) +
-                             " had no readable module list: JVMs among them are not listed (run as "
-                             "an administrator to see "
-                             "other accounts' processes)"});
+                             " had no readable module list: JVMs among them are not listed "
+                             "(run as an administrator to see other accounts' processes)"});
   }
   std::sort(jvms.begin(), jvms.end(), [](const JvmProcessFacts& a, const JvmProcessFacts& b) {
     return a.process.pid < b.process.pid;
