@@ -93,10 +93,7 @@ std::vector<std::string> find_backing_files(const std::string& temp_dir, std::in
   if (!search.valid()) return {};
   do {
     const std::wstring_view name = entry.cFileName;
-    // Case-insensitive like the file system the JVM creates it on.
-    if (name.size() < 11 || ::CompareStringOrdinal(name.data(), 11, L"hsperfdata_", 11, TRUE) != CSTR_EQUAL) {
-      continue;
-    }
+    if (!win::is_namespace_name(name)) continue;
     if ((entry.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0 ||
         (entry.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) == 0) {
       continue;

@@ -32,17 +32,11 @@ using win::narrow;
 using win::UniqueHandle;
 using win::widen;
 
-constexpr std::wstring_view kNamespacePrefix = L"hsperfdata_";
+using win::is_namespace_name;
+using win::kNamespacePrefix;
+
 constexpr DWORD kShareAll = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
 constexpr DWORD kNoFollow = FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS;
-
-bool is_namespace_name(std::wstring_view name) {
-  // NTFS names are case-insensitive: "HSPERFDATA_bob" is the JVM's directory for "bob".
-  return name.size() >= kNamespacePrefix.size() &&
-         ::CompareStringOrdinal(name.data(), static_cast<int>(kNamespacePrefix.size()),
-                                kNamespacePrefix.data(), static_cast<int>(kNamespacePrefix.size()),
-                                TRUE) == CSTR_EQUAL;
-}
 
 bool is_dot_or_dotdot(std::wstring_view name) { return name == L"." || name == L".."; }
 

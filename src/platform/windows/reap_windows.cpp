@@ -93,11 +93,6 @@ std::optional<std::wstring> final_path(HANDLE handle) {
   }
 }
 
-bool same_path(const std::wstring& a, const std::wstring& b) {
-  return ::CompareStringOrdinal(a.c_str(), static_cast<int>(a.size()), b.c_str(), static_cast<int>(b.size()),
-                                TRUE) == CSTR_EQUAL;
-}
-
 // A pinned directory whose entries are removed: its path as the plan names it, its volume, and
 // the path its handle really names.
 struct Place {
@@ -223,7 +218,7 @@ class Executor {
     // same): the path the handle really names is then the target's, and nothing is deleted.
     const auto real = final_path(handle.get());
     if (!real) return settle_error(i, ::GetLastError(), "GetFinalPathNameByHandleW");
-    if (!same_path(*real, win::join(place.real, widen(item.name)))) {
+    if (!win::equal_ignoring_case(*real, win::join(place.real, widen(item.name)))) {
       return settle(i, ReapOutcome::changed, "leads-elsewhere");
     }
 

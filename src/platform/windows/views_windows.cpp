@@ -2,20 +2,10 @@
 
 #include <psapi.h>
 
-#include <algorithm>
-#include <cwctype>
-
 #include "platform/windows/win_util.hpp"
 
 namespace hsperfguard::platform::win {
 namespace {
-
-bool iequal(std::wstring_view a, std::wstring_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](wchar_t x, wchar_t y) {
-           return std::towlower(static_cast<wint_t>(x)) == std::towlower(static_cast<wint_t>(y));
-         });
-}
 
 std::wstring_view last_component(std::wstring_view path) {
   const auto slash = path.find_last_of(L"\\/");
@@ -42,7 +32,8 @@ std::optional<bool> has_module(HANDLE process, std::wstring_view base_name,
     for (std::size_t i = 0; i < needed / sizeof(HMODULE); ++i) {
       wchar_t name[MAX_PATH];
       const DWORD length = ::GetModuleBaseNameW(process, modules[i], name, MAX_PATH);
-      if (length > 0 && iequal(std::wstring_view(name, length), base_name)) return true;
+      if (length > 0 && equal_ignoring_case(std::wstring_view(name, length), base_name))
+        return true;
     }
     return false;
   }
@@ -101,7 +92,7 @@ std::wstring display_path(std::wstring_view nt_name) {
     if (::QueryDosDeviceW(drive, device, MAX_PATH) == 0) continue;
     const std::wstring_view prefix(device);
     if (nt_name.size() > prefix.size() && nt_name[prefix.size()] == L'\\' &&
-        iequal(nt_name.substr(0, prefix.size()), prefix)) {
+        equal_ignoring_case(nt_name.substr(0, prefix.size()), prefix)) {
       return std::wstring(drive) + std::wstring(nt_name.substr(prefix.size()));
     }
   }
@@ -133,10 +124,8 @@ std::optional<std::string> backing_file_user(std::wstring_view nt_name) {
   const auto slash = nt_name.find_last_of(L"\\/");
   if (slash == std::wstring_view::npos || slash + 1 == nt_name.size()) return std::nullopt;
   const std::wstring_view dir = last_component(nt_name.substr(0, slash));
-  constexpr std::wstring_view kPrefix = L"hsperfdata_";
-  if (dir.size() <= kPrefix.size() || !iequal(dir.substr(0, kPrefix.size()), kPrefix))
-    return std::nullopt;
-  return narrow(dir.substr(kPrefix.size()));
+  if (!is_namespace_name(dir) || dir.size() == kNamespacePrefix.size()) return std::nullopt;
+  return narrow(dir.substr(kNamespacePrefix.size()));
 }
 
 }  // namespace hsperfguard::platform::win

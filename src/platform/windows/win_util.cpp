@@ -95,6 +95,16 @@ std::wstring widen(std::string_view utf8) {
   return out;
 }
 
+bool equal_ignoring_case(std::wstring_view a, std::wstring_view b) {
+  return ::CompareStringOrdinal(a.data(), static_cast<int>(a.size()), b.data(),
+                                static_cast<int>(b.size()), TRUE) == CSTR_EQUAL;
+}
+
+bool is_namespace_name(std::wstring_view name) {
+  return name.size() >= kNamespacePrefix.size() &&
+         equal_ignoring_case(name.substr(0, kNamespacePrefix.size()), kNamespacePrefix);
+}
+
 std::wstring join(const std::wstring& dir, const std::wstring& name) {
   if (dir.empty()) return name;
   if (dir.back() == L'\\' || dir.back() == L'/') return dir + name;

@@ -100,6 +100,14 @@ std::string narrow(std::wstring_view wide);
 // not valid UTF-8 become U+FFFD.
 std::wstring widen(std::string_view utf8);
 
+// Whether two names are equal the way NTFS compares them: ordinal, case-insensitive
+// (CompareStringOrdinal).
+bool equal_ignoring_case(std::wstring_view a, std::wstring_view b);
+// "hsperfdata_" as HotSpot spells the namespace prefix, and whether `name` starts with it, the
+// case ignored as NTFS ignores it ("HSPERFDATA_bob" is the JVM's directory for "bob").
+inline constexpr std::wstring_view kNamespacePrefix = L"hsperfdata_";
+bool is_namespace_name(std::wstring_view name);
+
 // `dir` + "\" + `name`, without doubling a separator already at the end of `dir`.
 std::wstring join(const std::wstring& dir, const std::wstring& name);
 
