@@ -25,6 +25,7 @@
 #include "platform/files.hpp"
 #include "platform/process.hpp"
 #include "platform/ps.hpp"
+#include "platform/windows/security_windows.hpp"
 #include "platform/windows/views_windows.hpp"
 #include "platform/windows/win_util.hpp"
 
@@ -34,30 +35,6 @@ namespace {
 using win::narrow;
 using win::UniqueHandle;
 using win::widen;
-
-// The account name of the process's token user ("alice"): HotSpot names its namespace after
-// it (GetUserName in the JVM).
-std::optional<std::string> process_user(HANDLE process) {
-  HANDLE raw = nullptr;
-  if (!::OpenProcessToken(process, TOKEN_QUERY, &raw)) return std::nullopt;
-  const UniqueHandle token(raw);
-  DWORD size = 0;
-  ::GetTokenInformation(token.get(), TokenUser, nullptr, 0, &size);
-  std::vector<std::uint64_t> buffer(size / sizeof(std::uint64_t) + 2);
-  if (!::GetTokenInformation(token.get(), TokenUser, buffer.data(),
-                             static_cast<DWORD>(buffer.size() * sizeof(std::uint64_t)), &size)) {
-    return std::nullopt;
-  }
-  const PSID sid = reinterpret_cast<TOKEN_USER*>(buffer.data())->User.Sid;
-  wchar_t name[256];
-  wchar_t domain[256];
-  DWORD name_size = 256;
-  DWORD domain_size = 256;
-  SID_NAME_USE use{};
-  if (!::LookupAccountSidW(nullptr, sid, name, &name_size, domain, &domain_size, &use))
-    return std::nullopt;
-  return narrow(std::wstring_view(name, name_size));
-}
 
 // The process's command line as one string, read where the process keeps it: its PEB's
 // process parameters (winternl.h's documented fields; a process of this one's bitness).
@@ -165,7 +142,9 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
     jvm.process = observe_process(static_cast<std::int32_t>(pid));
     if (jvm.process.existence != ProcessFacts::Existence::alive) continue;  // exited meanwhile
     jvm.process.maps_libjvm = true;
-    jvm.user = process_user(process.get());
+    // HotSpot names its namespace after the account name (GetUserName in the JVM).
+    if (const auto sid = win::process_user_sid(process.get(), nullptr))
+      jvm.user = win::account_name(*sid);
     if (const auto line = command_line_of(process.get())) {
       if (auto arguments = arguments_of(*line)) {
         jvm.command_line = std::move(arguments->shown);

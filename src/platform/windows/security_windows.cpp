@@ -185,9 +185,9 @@ AccountLookup lookup_account(std::string_view name) {
   return result;
 }
 
-std::optional<std::string> current_user_sid(ObservationError* error) {
+std::optional<std::string> process_user_sid(HANDLE process, ObservationError* error) {
   HANDLE raw = nullptr;
-  if (!::OpenProcessToken(::GetCurrentProcess(), TOKEN_QUERY, &raw)) {
+  if (!::OpenProcessToken(process, TOKEN_QUERY, &raw)) {
     if (error != nullptr) *error = make_error("process token", "OpenProcessToken", ::GetLastError());
     return std::nullopt;
   }
@@ -204,6 +204,24 @@ std::optional<std::string> current_user_sid(ObservationError* error) {
   auto sid = sid_to_string(reinterpret_cast<TOKEN_USER*>(buffer.data())->User.Sid);
   if (!sid && error != nullptr) *error = ObservationError{"process token", "ConvertSidToStringSidW", 0, "invalid SID"};
   return sid;
+}
+
+std::optional<std::string> current_user_sid(ObservationError* error) {
+  return process_user_sid(::GetCurrentProcess(), error);
+}
+
+std::optional<std::string> account_name(std::string_view sid) {
+  LocalPtr<PSID> binary;
+  if (!::ConvertStringSidToSidW(widen(sid).c_str(), binary.out())) return std::nullopt;
+  wchar_t name[256];
+  wchar_t domain[256];
+  DWORD name_size = 256;
+  DWORD domain_size = 256;
+  SID_NAME_USE use{};
+  if (!::LookupAccountSidW(nullptr, binary.get(), name, &name_size, domain, &domain_size, &use)) {
+    return std::nullopt;
+  }
+  return narrow(std::wstring_view(name, name_size));
 }
 
 std::optional<std::string> to_sddl(const SecurityDescriptor& descriptor) {

@@ -51,8 +51,14 @@ struct AccountLookup {
 };
 AccountLookup lookup_account(std::string_view name);
 
-// The user SID of this process's token ("S-1-5-21-...").
+// The user SID of a process's token ("S-1-5-21-..."): `process` needs
+// PROCESS_QUERY_INFORMATION (or ..._LIMITED_INFORMATION).
+std::optional<std::string> process_user_sid(HANDLE process, ObservationError* error);
+// The same for this process.
 std::optional<std::string> current_user_sid(ObservationError* error);
+// The account name of a SID ("alice"; LookupAccountSidW), without its domain; nullopt when it
+// maps to no account.
+std::optional<std::string> account_name(std::string_view sid);
 
 // SDDL of a neutral descriptor: owner, then the DACL ("D:", "P" when protected, "AI" when
 // auto-inherited), allow and deny ACEs with their flags, masks in hex and SIDs in string
