@@ -521,7 +521,7 @@ TEST(RepairPlanWindows, ReparsePointNamespaceAndUnknownAccountAreNeverEntered) {
   root.namespaces[0].lstat->windows_attributes = 0x410;
   root.namespaces[0].opened.reset();
   root.namespaces[0].security.reset();
-  EXPECT_NE(windows_namespace_unsafe_for_repair(root, root.namespaces[0])->find("reparse point"),
+  EXPECT_NE(namespace_unsafe_for_repair(root, root.namespaces[0])->find("reparse point"),
             std::string::npos);
   EXPECT_TRUE(plan_for(root).targets.empty());
 
@@ -529,13 +529,12 @@ TEST(RepairPlanWindows, ReparsePointNamespaceAndUnknownAccountAreNeverEntered) {
   unknown.namespaces[0].user.reset();
   unknown.namespaces[0].security =
       descriptor_of(std::string(kAliceSid), {allow(0x1F01FF, checks::sids::kEveryone)}, false);
-  EXPECT_NE(
-      windows_namespace_unsafe_for_repair(unknown, unknown.namespaces[0])->find("no known account"),
-      std::string::npos);
+  EXPECT_NE(namespace_unsafe_for_repair(unknown, unknown.namespaces[0])->find("no known account"),
+            std::string::npos);
   const RepairPlan plan = plan_for(unknown);
   EXPECT_TRUE(plan.targets.empty());
   EXPECT_EQ(item(plan, "dacl.not-protected")->disposition, RepairDisposition::left);
-  EXPECT_EQ(windows_namespace_unsafe_for_repair(windows_world(), windows_world().namespaces[0]),
+  EXPECT_EQ(namespace_unsafe_for_repair(windows_world(), windows_world().namespaces[0]),
             std::nullopt);
 }
 

@@ -18,16 +18,32 @@ constexpr std::uint32_t kBackingFileMode = 0600;
 
 bool same_inode(const InodeFacts& a, const InodeFacts& b) { return a.dev == b.dev && a.ino == b.ino; }
 
+// How the reasons name a link and a file-system boundary on the platform of the facts.
+struct Words {
+  const char* link;
+  const char* boundary;
+};
+Words words_for(Platform platform) {
+  return platform == Platform::windows ? Words{"a reparse point (a link or junction)", "volume"}
+                                       : Words{"a symbolic link", "mount"};
+}
+
 // Why a file of a safe namespace is not acted on (nullopt: it may be).
-std::optional<std::string> file_unsafe_for_repair(const FileFacts& file) {
+std::optional<std::string> file_unsafe_for_repair(const FileFacts& file, Platform platform) {
+  const Words words = words_for(platform);
   if (!file.lstat) return "the entry could not be observed";
-  if (file.lstat->kind == FileKind::symlink) return "the entry is a symbolic link: repair never follows it";
+  if (file.lstat->kind == FileKind::symlink) {
+    return std::string("the entry is ") + words.link + ": repair never follows it";
+  }
   if (file.lstat->kind != FileKind::regular) return "the entry is not a regular file";
-  if (!file.opened || !same_inode(*file.opened, *file.lstat)) {
+  if (!file.opened || !same_inode(*file.opened, *file.lstat) ||
+      file.opened->kind != FileKind::regular) {
     return "the entry was not opened, or changed identity while it was observed";
   }
-  if (file.opened->nlink > 1) return "the file has more than one hard link: changing it would change the other names too";
-  if (file.crosses_mount) return "the entry is on another mount than its namespace";
+  if (file.opened->nlink > 1)
+    return "the file has more than one hard link: changing it would change the other names too";
+  if (file.crosses_mount)
+    return std::string("the entry is on another ") + words.boundary + " than its namespace";
   return std::nullopt;
 }
 
@@ -53,21 +69,9 @@ std::string owner_name(const std::optional<std::string>& owner) {
   return owner ? escape_non_utf8(*owner) : std::string("nobody");
 }
 
-// Windows: why a file of a safe namespace is not acted on (nullopt: it may be).
-std::optional<std::string> windows_file_unsafe_for_repair(const FileFacts& file,
-                                                          const std::string& user_sid) {
-  if (!file.lstat) return "the entry could not be observed";
-  if (file.lstat->kind == FileKind::symlink) {
-    return "the entry is a reparse point (a link or junction): repair never follows it";
-  }
-  if (file.lstat->kind != FileKind::regular) return "the entry is not a regular file";
-  if (!file.opened || !same_inode(*file.opened, *file.lstat) ||
-      file.opened->kind != FileKind::regular) {
-    return "the entry was not opened, or changed identity while it was observed";
-  }
-  if (file.opened->nlink > 1)
-    return "the file has more than one hard link: changing it would change the other names too";
-  if (file.crosses_mount) return "the entry is on another volume than its namespace";
+// Windows: why a file that is otherwise safe is not acted on: its owner (nullopt: it may be).
+std::optional<std::string> windows_file_owner_unsafe(const FileFacts& file,
+                                                     const std::string& user_sid) {
   if (!file.security) return "its security descriptor could not be read";
   if (!trusted_windows_owner(file.security->owner_sid, user_sid)) {
     return "owned by " + owner_name(file.security->owner_sid) +
@@ -178,7 +182,7 @@ class Planner {
 
   void file(std::size_t root_index, const NamespaceFacts& ns, const FileFacts& facts,
             const FileJudgement& judgement, std::uint32_t user_uid) {
-    const auto reason = file_unsafe_for_repair(facts);
+    const auto reason = file_unsafe_for_repair(facts, Platform::posix);
     std::optional<std::size_t> target;
     std::vector<std::size_t> mode_items;
     for (const auto& f : judgement.findings) {
@@ -232,7 +236,7 @@ class Planner {
                          const NamespaceFacts& ns, const NamespaceJudgement& judgement,
                          const std::optional<std::string>& root_reason) {
     std::optional<std::string> reason = root_reason;
-    if (!reason) reason = windows_namespace_unsafe_for_repair(root, ns);
+    if (!reason) reason = namespace_unsafe_for_repair(root, ns);
     if (reason) {
       for (const auto& f : judgement.findings) left(f, *reason);
       for (const auto& file : judgement.files) {
@@ -252,7 +256,8 @@ class Planner {
     windows_object(root_index, ns, nullptr, judgement.findings, descriptor);
     for (std::size_t i = 0; i < ns.files.size() && i < judgement.files.size(); ++i) {
       const FileFacts& file = ns.files[i];
-      const auto file_reason = windows_file_unsafe_for_repair(file, user_sid);
+      auto file_reason = file_unsafe_for_repair(file, Platform::windows);
+      if (!file_reason) file_reason = windows_file_owner_unsafe(file, user_sid);
       if (file_reason) {
         for (const auto& f : judgement.files[i].findings) {
           if (repairable(f)) left(f, *file_reason);
@@ -368,54 +373,39 @@ class Planner {
 
 std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root,
                                                        const NamespaceFacts& ns) {
+  const bool windows = root.platform == Platform::windows;
+  const Words words = words_for(root.platform);
   if (!root.opened) return "the temp dir could not be observed";
   if (ns.lstat && ns.lstat->kind == FileKind::symlink) {
-    return "the namespace is a symbolic link: repair never follows it (remove the link itself)";
+    return std::string("the namespace is ") + words.link +
+           ": repair never follows it (remove the link itself)";
   }
   if (!ns.lstat || ns.lstat->kind != FileKind::directory) return "the namespace is not a directory";
   if (!ns.opened || ns.opened->kind != FileKind::directory) return "the namespace could not be opened";
   if (!ns.identity_matches || !same_inode(*ns.lstat, *ns.opened)) {
     return "the namespace changed identity while it was observed";
   }
-  if (ns.crosses_mount) return "the namespace is on another mount than its temp dir";
-  if (ns.user_lookup_failed) return "the user database could not be read: the rightful owner is unknown";
-  if (!ns.user || !ns.user->uid) {
-    return "the namespace names no known user (squatted or orphaned): its rightful owner is unknown";
+  if (ns.crosses_mount)
+    return std::string("the namespace is on another ") + words.boundary + " than its temp dir";
+  const std::string user = windows ? "account" : "user";
+  if (ns.user_lookup_failed)
+    return "the " + user + " database could not be read: the rightful owner is unknown";
+  if (!ns.user || !(windows ? ns.user->sid.has_value() : ns.user->uid.has_value())) {
+    return "the namespace names no known " + user +
+           " (squatted or orphaned): its rightful owner is unknown";
   }
-  if (ns.opened->uid != *ns.user->uid && ns.opened->uid != 0) {
+  if (windows) {
+    if (!ns.security) return "its security descriptor could not be read";
+    if (!trusted_windows_owner(ns.security->owner_sid, *ns.user->sid)) {
+      return "the namespace is owned by " + owner_name(ns.security->owner_sid) + ", neither " +
+             escape_non_utf8(ns.user_suffix) + " (" + escape_non_utf8(*ns.user->sid) +
+             ") nor Administrators: that account controls what is in it, so nothing in it is "
+             "repaired";
+    }
+  } else if (ns.opened->uid != *ns.user->uid && ns.opened->uid != 0) {
     return "the namespace is squatted: owned by uid " + std::to_string(ns.opened->uid) + ", not by " +
            escape_non_utf8(ns.user_suffix) + " (uid " + std::to_string(*ns.user->uid) +
            "); its owner controls what is in it, so nothing in it is repaired";
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> windows_namespace_unsafe_for_repair(const TempRootFacts& root,
-                                                               const NamespaceFacts& ns) {
-  if (!root.opened) return "the temp dir could not be observed";
-  if (ns.lstat && ns.lstat->kind == FileKind::symlink) {
-    return "the namespace is a reparse point (a link or junction): repair never follows it (remove "
-           "the link itself)";
-  }
-  if (!ns.lstat || ns.lstat->kind != FileKind::directory) return "the namespace is not a directory";
-  if (!ns.opened || ns.opened->kind != FileKind::directory)
-    return "the namespace could not be opened";
-  if (!ns.identity_matches || !same_inode(*ns.lstat, *ns.opened)) {
-    return "the namespace changed identity while it was observed";
-  }
-  if (ns.crosses_mount) return "the namespace is on another volume than its temp dir";
-  if (ns.user_lookup_failed)
-    return "the account database could not be read: the rightful owner is unknown";
-  if (!ns.user || !ns.user->sid) {
-    return "the namespace names no known account (squatted or orphaned): its rightful owner is "
-           "unknown";
-  }
-  if (!ns.security) return "its security descriptor could not be read";
-  if (!trusted_windows_owner(ns.security->owner_sid, *ns.user->sid)) {
-    return "the namespace is owned by " + owner_name(ns.security->owner_sid) + ", neither " +
-           escape_non_utf8(ns.user_suffix) + " (" + escape_non_utf8(*ns.user->sid) +
-           ") nor Administrators: that account controls what is in it, so nothing in it is "
-           "repaired";
   }
   return std::nullopt;
 }

@@ -50,13 +50,9 @@ RepairPlan plan_repair(const std::vector<TempRootFacts>& roots,
                        const std::vector<RootJudgement>& judgements, const RepairContext& context);
 
 // Why repair would not act in `ns` at all (nullopt: it may), e.g. "the namespace is a
-// symbolic link: repair never follows it".
+// symbolic link: repair never follows it". On Windows facts the owner is judged by SID (the
+// user or Administrators) and a link is a reparse point.
 std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root,
                                                        const NamespaceFacts& ns);
-
-// The same on Windows facts: a reparse point, another volume, an unknown account, an
-// unreadable descriptor, or an owner that is neither the user nor Administrators.
-std::optional<std::string> windows_namespace_unsafe_for_repair(const TempRootFacts& root,
-                                                               const NamespaceFacts& ns);
 
 }  // namespace hsperfguard
