@@ -34,6 +34,8 @@ namespace hsperfguard {
 namespace {
 
 using test::current_user_name;
+using test::dacl_rules;
+using test::exists;
 using test::run_tool;
 
 using checks::SecuredObject;
@@ -144,7 +146,6 @@ TEST(CreateWindowsDescriptor, AnOwnerThatIsNotTheUserIsWhatTheAuditReports) {
 // ---- the primitives and the binary, in a scratch temp dir -------------------------------------
 
 DWORD attributes_of(const std::string& path) { return ::GetFileAttributesW(widen(path).c_str()); }
-bool exists(const std::string& path) { return attributes_of(path) != INVALID_FILE_ATTRIBUTES; }
 bool is_plain_directory(const std::string& path) {
   const DWORD a = attributes_of(path);
   return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY) != 0 && (a & FILE_ATTRIBUTE_REPARSE_POINT) == 0;
@@ -157,15 +158,6 @@ std::optional<InodeFacts> directory_facts(const std::string& path) {
   EXPECT_TRUE(pinned.has_value()) << path << ": " << error.message;
   if (!pinned) return std::nullopt;
   return pinned->facts;
-}
-
-std::set<std::string> dacl_rules(const nlohmann::json& findings) {
-  std::set<std::string> ids;
-  for (const auto& f : findings) {
-    const std::string rule = f.value("rule", "");
-    if (rule.starts_with("dacl.")) ids.insert(rule);
-  }
-  return ids;
 }
 
 bool is_empty_directory(const std::string& path) {

@@ -30,6 +30,7 @@ namespace {
 using platform::win::narrow;
 using platform::win::UniqueHandle;
 using platform::win::widen;
+using test::exists;
 
 std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -46,10 +47,6 @@ std::vector<std::byte> region_bytes(std::int64_t begin_ms, const std::string& ma
   auto built = perfdata::build_region(spec);
   EXPECT_FALSE(built.error.has_value());
   return built.bytes;
-}
-
-bool exists(const std::string& path) {
-  return ::GetFileAttributesW(widen(path).c_str()) != INVALID_FILE_ATTRIBUTES;
 }
 
 const JvmProcessFacts* jvm_of(const std::vector<JvmProcessFacts>& jvms, std::int32_t pid) {

@@ -29,6 +29,7 @@ namespace hsperfguard {
 namespace {
 
 using test::current_user_name;
+using test::exists;
 using test::run_tool;
 
 namespace fs = std::filesystem;
@@ -52,8 +53,6 @@ std::vector<std::byte> region_bytes(std::int64_t begin_ms) {
   EXPECT_FALSE(built.error.has_value());
   return built.bytes;
 }
-
-bool exists(const std::string& path) { return ::GetFileAttributesW(widen(path).c_str()) != INVALID_FILE_ATTRIBUTES; }
 
 // The file held the way a running HotSpot holds its backing file (docs/POLICY.md section 4): open
 // for reading and writing, shared for reading and deleting, and mapped.

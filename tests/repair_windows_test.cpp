@@ -31,20 +31,9 @@ namespace {
 using platform::win::narrow;
 using platform::win::widen;
 using test::current_user_name;
+using test::dacl_rules;
+using test::exists;
 using test::run_tool;
-
-bool exists(const std::string& path) {
-  return ::GetFileAttributesW(widen(path).c_str()) != INVALID_FILE_ATTRIBUTES;
-}
-
-std::set<std::string> dacl_rules(const nlohmann::json& findings) {
-  std::set<std::string> ids;
-  for (const auto& f : findings) {
-    const std::string rule = f.value("rule", "");
-    if (rule.starts_with("dacl.")) ids.insert(rule);
-  }
-  return ids;
-}
 
 // The dacl.* rules of every namespace and file of an audit report.
 std::set<std::string> dacl_rules_of(const std::string& report_text) {

@@ -155,6 +155,19 @@ CommandResult run(const std::vector<std::string>& argv) {
   return result;
 }
 
+bool exists(const std::string& path) {
+  return ::GetFileAttributesW(platform::win::widen(path).c_str()) != INVALID_FILE_ATTRIBUTES;
+}
+
+std::set<std::string> dacl_rules(const nlohmann::json& findings) {
+  std::set<std::string> ids;
+  for (const auto& f : findings) {
+    const std::string rule = f.value("rule", "");
+    if (rule.starts_with("dacl.")) ids.insert(rule);
+  }
+  return ids;
+}
+
 std::string build_output_path(std::string path) {
   if (!path.empty() && path.front() == '/') {  // the build host's Unix path: drive Z: under wine
     std::replace(path.begin(), path.end(), '/', '\\');

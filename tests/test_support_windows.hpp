@@ -5,7 +5,9 @@
 #include <windows.h>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,12 @@ Child start_suspended_child();
 // Ends the child and waits for it. The caller keeps `process` open: the process object, and
 // so its pid, stays reserved (no new process can get that pid) while it is gone.
 bool terminate_child(Child& child, UINT exit_code = 3);
+
+// Whether anything has the name `path` (GetFileAttributesW).
+bool exists(const std::string& path);
+
+// The dacl.* rule ids among the findings of a JSON report's namespace or file.
+std::set<std::string> dacl_rules(const nlohmann::json& findings);
 
 // A build output's path as this process opens it: the build host's Unix path is drive Z:
 // under wine.
