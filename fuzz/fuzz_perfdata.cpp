@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -43,6 +44,14 @@ bool bytes_equal(Bytes bytes, std::size_t at, std::string_view s) {
     if (byte_at(bytes, at + i) != static_cast<std::uint8_t>(s[i])) return false;
   }
   return true;
+}
+
+// Whether `s` lies in `bytes`: a Region's names and strings must be its own copies, never
+// views of the bytes it was parsed from (which its caller may reuse at once).
+bool points_into(Bytes bytes, std::string_view s) {
+  const auto* begin = reinterpret_cast<const char*>(bytes.data());
+  return !s.empty() && std::less_equal<>()(begin, s.data()) &&
+         std::less<>()(s.data(), begin + bytes.size());
 }
 
 // The prologue, against the bytes and against the rules of POLICY.md section 5.
@@ -98,6 +107,7 @@ void check_entry(Bytes bytes, ByteOrder order, std::size_t used, const Entry& e)
   FUZZ_CHECK(!e.name.empty() && e.name.find('\0') == std::string::npos);
   FUZZ_CHECK(name_offset + e.name.size() < data_offset);
   FUZZ_CHECK(bytes_equal(bytes, at + name_offset, e.name));
+  FUZZ_CHECK(!points_into(bytes, e.name));
   FUZZ_CHECK(byte_at(bytes, at + name_offset + e.name.size()) == 0);
 
   const std::size_t data = at + data_offset;
@@ -115,6 +125,7 @@ void check_entry(Bytes bytes, ByteOrder order, std::size_t used, const Entry& e)
   FUZZ_CHECK(e.string_value.size() <= vector_length);
   FUZZ_CHECK(e.string_value.find('\0') == std::string::npos);
   FUZZ_CHECK(bytes_equal(bytes, data, e.string_value));
+  FUZZ_CHECK(!points_into(bytes, e.string_value));
   // The string stops at the first NUL of the vector, or at its end.
   FUZZ_CHECK(e.string_value.size() == vector_length ||
              byte_at(bytes, data + e.string_value.size()) == 0);
@@ -179,8 +190,8 @@ void check_renderers(const Region& r) {
   std::set<std::string> names;
   std::set<std::string> supported_names;
   for (const Entry& e : r.entries) {
-    names.insert(e.name);
-    if (e.supported()) supported_names.insert(e.name);
+    names.emplace(e.name);
+    if (e.supported()) supported_names.emplace(e.name);
   }
   if (r.prologue) {
     for (const char* pseudo :
@@ -279,9 +290,9 @@ void check_keeping(Bytes bytes, const Region& all) {
   std::vector<std::string> asked;
   for (const Entry& e : all.entries) {
     if (asked.size() >= 6) break;
-    asked.push_back(e.name);
-    if (e.name.size() > 1) asked.push_back(e.name.substr(0, e.name.size() - 1));
-    asked.push_back(e.name + "x");
+    asked.emplace_back(e.name);
+    if (e.name.size() > 1) asked.emplace_back(e.name.substr(0, e.name.size() - 1));
+    asked.push_back(std::string(e.name) + "x");
   }
   asked.push_back("sun.rt.createVmBeginTime");
   const std::vector<std::string_view> names(asked.begin(), asked.end());

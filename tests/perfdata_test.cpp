@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 
 #include "report/snap.hpp"
@@ -235,6 +236,35 @@ TEST(PerfData, KeepingOnlySomeEntriesStillChecksThemAll) {
   const Region broken = parse_region_keeping(b, keep);
   ASSERT_TRUE(broken.error.has_value());
   EXPECT_EQ(broken.entry_count, 5u);
+}
+
+// Names and strings are views (no allocation per entry): they must point into the Region,
+// never into the bytes parsed, and survive the Region they were copied from.
+TEST(PerfData, EntriesOutliveTheBytesParsedAndTheRegionTheyWereCopiedFrom) {
+  const auto original = read_file(data_path("jdk17-default.hsperf"));
+  const std::string_view keep[] = {"sun.rt.javaCommand", "sun.rt.createVmBeginTime"};
+  std::vector<std::pair<std::string, std::string>> expected;
+  for (const Entry& e : parse_region(original).entries)
+    expected.emplace_back(e.name, e.string_value);
+  ASSERT_GT(expected.size(), 150u);
+
+  auto bytes = std::make_unique<std::vector<std::byte>>(original);
+  auto all = std::make_unique<Region>(parse_region(*bytes));
+  auto some = std::make_unique<Region>(parse_region_keeping(*bytes, keep));
+  std::fill(bytes->begin(), bytes->end(), std::byte{0x5a});  // what was parsed is overwritten,
+  bytes.reset();                                             // then freed
+  const Region all_copy = *all;
+  const Region some_copy = *some;
+  all.reset();  // the originals go; the copies share their text
+  some.reset();
+  ASSERT_EQ(all_copy.entries.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(all_copy.entries[i].name, expected[i].first) << i;
+    EXPECT_EQ(all_copy.entries[i].string_value, expected[i].second) << i;
+  }
+  ASSERT_EQ(some_copy.entries.size(), 2u);
+  EXPECT_EQ(some_copy.find("sun.rt.javaCommand")->string_value, "Demo arg1 two words");
+  EXPECT_NE(some_copy.find("sun.rt.createVmBeginTime"), nullptr);
 }
 
 TEST(PerfData, ZeroLengthEntryEndsTheWalk) {

@@ -15,7 +15,7 @@ std::optional<std::string> string_counter(const FileFacts& file, std::string_vie
   if (!file.region) return std::nullopt;
   const perfdata::Entry* e = file.region->region.find(name);
   if (e == nullptr || !e->is_string()) return std::nullopt;
-  return e->string_value;
+  return std::string(e->string_value);
 }
 
 // The process that owns a backing file: one that maps it, else the lock holder.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 
 namespace hsperfguard::perfdata {
@@ -71,15 +72,48 @@ struct NameRoom {
   }
 };
 
+// Errors are rare and their messages need strings: they are made out of line, so that the
+// checks on the walk's path stay small enough to inline and need no stack of their own.
+// Each returns false, for `return fail(...)`.
+[[gnu::cold, gnu::noinline]] bool fail(std::optional<ParseError>& error, std::size_t at,
+                                       std::string_view reason) {
+  error = error_at(at, std::string(reason));
+  return false;
+}
+
+// "<before><value><after>", and optionally "<value2><after2>".
+[[gnu::cold, gnu::noinline]] bool fail(std::optional<ParseError>& error, std::size_t at,
+                                       std::string_view before, std::int64_t value,
+                                       std::string_view after,
+                                       std::optional<std::int64_t> value2 = std::nullopt,
+                                       std::string_view after2 = {}) {
+  std::string reason(before);
+  reason += std::to_string(value);
+  reason += after;
+  if (value2) reason += std::to_string(*value2) + std::string(after2);
+  error = error_at(at, std::move(reason));
+  return false;
+}
+
+[[gnu::cold, gnu::noinline]] bool fail_scalar_type(std::optional<ParseError>& error, std::size_t at,
+                                                   char type) {
+  const bool printable = type >= 0x20 && type < 0x7f;
+  error = error_at(at, "scalar of unsupported data_type " +
+                           (printable ? std::string(1, type)
+                                      : std::to_string(static_cast<unsigned char>(type))));
+  return false;
+}
+
 // Decodes and checks one entry whose header starts at `pos` into `e`, except its name and
 // string value, which stay in the region (NameRoom, string_of): a caller that keeps only a
 // few entries neither copies nor measures the others. The caller advances by entry_length.
-std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry& e,
-                                       NameRoom& name) {
+// False, with `error` set, when the entry breaks a rule.
+[[gnu::always_inline]] inline bool decode_entry(const Reader& in, std::size_t pos, Entry& e,
+                                                NameRoom& name, std::optional<ParseError>& error) {
   const auto length = static_cast<std::size_t>(e.entry_length);
   if (length < kEntryHeaderSize) {
-    return error_at(pos, "entry_length " + std::to_string(e.entry_length) +
-                             " is shorter than the 20-byte entry header");
+    return fail(error, pos, "entry_length ", e.entry_length,
+                " is shorter than the 20-byte entry header");
   }
   e.name_offset = in.i32(pos + 4);
   e.vector_length = in.i32(pos + 8);
@@ -91,21 +125,19 @@ std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry&
 
   if (e.name_offset < static_cast<std::int32_t>(kEntryHeaderSize) ||
       static_cast<std::size_t>(e.name_offset) >= length) {
-    return error_at(pos + 4, "name_offset " + std::to_string(e.name_offset) +
-                                 " lies outside the entry (length " + std::to_string(length) + ")");
+    return fail(error, pos + 4, "name_offset ", e.name_offset, " lies outside the entry (length ",
+                static_cast<std::int64_t>(length), ")");
   }
   if (e.data_offset <= e.name_offset || static_cast<std::size_t>(e.data_offset) > length) {
-    return error_at(pos + 16, "data_offset " + std::to_string(e.data_offset) +
-                                  " does not follow the name inside the entry");
+    return fail(error, pos + 16, "data_offset ", e.data_offset,
+                " does not follow the name inside the entry");
   }
   if (e.vector_length < 0) {
-    return error_at(pos + 8, "negative vector_length " + std::to_string(e.vector_length));
+    return fail(error, pos + 8, "negative vector_length ", e.vector_length, "");
   }
-  if (!valid_units(units)) {
-    return error_at(pos + 14, "unknown data_units " + std::to_string(units));
-  }
+  if (!valid_units(units)) return fail(error, pos + 14, "unknown data_units ", units, "");
   if (!valid_variability(variability)) {
-    return error_at(pos + 15, "unknown data_variability " + std::to_string(variability));
+    return fail(error, pos + 15, "unknown data_variability ", variability, "");
   }
   e.units = static_cast<Units>(units);
   e.variability = static_cast<Variability>(variability);
@@ -116,34 +148,32 @@ std::optional<ParseError> decode_entry(const Reader& in, std::size_t pos, Entry&
   name.begin = in.chars(name_begin);
   name.room = static_cast<std::size_t>(e.data_offset - e.name_offset);
   if (name.begin[name.room - 1] != '\0' && std::memchr(name.begin, 0, name.room) == nullptr) {
-    return error_at(name_begin, "entry name is not NUL-terminated");
+    return fail(error, name_begin, "entry name is not NUL-terminated");
   }
-  if (name.begin[0] == '\0') return error_at(name_begin, "entry name is empty");
+  if (name.begin[0] == '\0') return fail(error, name_begin, "entry name is empty");
 
   const std::size_t data = pos + static_cast<std::size_t>(e.data_offset);
   const std::size_t data_room = length - static_cast<std::size_t>(e.data_offset);
   if (e.vector_length == 0) {
-    if (type != 'J') {
-      return error_at(pos + 12, std::string("scalar of unsupported data_type ") +
-                                    (type >= 0x20 && type < 0x7f ? std::string(1, type)
-                                                                 : std::to_string(static_cast<unsigned char>(type))));
-    }
-    if (data_room < 8) return error_at(data, "long value does not fit in the entry");
+    if (type != 'J') return fail_scalar_type(error, pos + 12, type);
+    if (data_room < 8) return fail(error, data, "long value does not fit in the entry");
     e.data_type = DataType::long_value;
     e.long_value = in.i64(data);
-    return std::nullopt;
+    return true;
   }
-  if (type != 'B') return error_at(pos + 12, "vector of a data_type other than 'B'");
-  if (e.units != Units::string) return error_at(pos + 14, "byte vector whose units are not string");
+  if (type != 'B') return fail(error, pos + 12, "vector of a data_type other than 'B'");
+  if (e.units != Units::string) {
+    return fail(error, pos + 14, "byte vector whose units are not string");
+  }
   if (e.variability == Variability::monotonic) {
-    return error_at(pos + 15, "monotonic byte vector (jvmstat rejects these)");
+    return fail(error, pos + 15, "monotonic byte vector (jvmstat rejects these)");
   }
   if (static_cast<std::size_t>(e.vector_length) > data_room) {
-    return error_at(pos + 8, "vector_length " + std::to_string(e.vector_length) +
-                                 " runs past the end of the entry");
+    return fail(error, pos + 8, "vector_length ", e.vector_length,
+                " runs past the end of the entry");
   }
   e.data_type = DataType::byte_array;
-  return std::nullopt;
+  return true;
 }
 
 // A checked byte-array entry's string: its bytes up to the first NUL, or all of them.
@@ -228,6 +258,47 @@ std::size_t region_bytes_to_parse(std::span<const std::byte> head, std::size_t c
 
 namespace {
 
+// The kept entries' names and strings still point into the bytes parsed: copied into one
+// buffer the Region owns, and the views moved onto it. When they fill most of the stretch of
+// the region they lie in (every entry kept), that stretch is copied in one piece; when a few
+// are kept of many, each is copied alone, so a Region held per file stays small.
+void own_text(Region& region) {
+  std::size_t total = 0;
+  const char* lo = nullptr;
+  const char* hi = nullptr;
+  const auto span_of = [&](std::string_view view) {
+    if (view.empty()) return;
+    total += view.size();
+    if (lo == nullptr || view.data() < lo) lo = view.data();
+    if (hi == nullptr || view.data() + view.size() > hi) hi = view.data() + view.size();
+  };
+  for (const Entry& e : region.entries) {
+    span_of(e.name);
+    span_of(e.string_value);
+  }
+  if (total == 0) return;
+  const bool whole = static_cast<std::size_t>(hi - lo) <= 2 * total;
+  auto text =
+      std::make_shared_for_overwrite<char[]>(whole ? static_cast<std::size_t>(hi - lo) : total);
+  char* at = text.get();
+  if (whole) std::memcpy(at, lo, static_cast<std::size_t>(hi - lo));
+  const auto move_onto = [&](std::string_view& view) {
+    if (view.empty()) return;
+    if (whole) {
+      view = std::string_view(at + (view.data() - lo), view.size());
+      return;
+    }
+    std::memcpy(at, view.data(), view.size());
+    view = std::string_view(at, view.size());
+    at += view.size();
+  };
+  for (Entry& e : region.entries) {
+    move_onto(e.name);
+    move_onto(e.string_value);
+  }
+  region.text = std::move(text);
+}
+
 // The one entry walk behind parse_region and parse_region_keeping: every entry is checked;
 // `keep` decides which are materialised.
 template <typename Keep>
@@ -255,43 +326,54 @@ Region walk_region(std::span<const std::byte> bytes, Keep keep) {
     region.entries.reserve(std::min({static_cast<std::size_t>(p.num_entries), (end - pos) / 24,
                                      std::size_t{4096}}));
   }
+  Entry scratch;
   while (true) {
     region.walk_end = pos;
     if (pos == end) break;
     if (pos % 4 != 0) {
-      region.error = error_at(pos, "entry is not 4-byte aligned");
+      fail(region.error, pos, "entry is not 4-byte aligned");
       break;
     }
     if (!in.fits(pos, 4) || pos + 4 > end) {
-      region.error = error_at(pos, "entry header truncated by used=" + std::to_string(end));
+      fail(region.error, pos, "entry header truncated by used=", static_cast<std::int64_t>(end),
+           "");
       break;
     }
-    Entry e;
-    e.offset = pos;
-    e.entry_length = in.i32(pos);
-    if (e.entry_length == 0) break;  // the end marker
-    if (e.entry_length < 0 || static_cast<std::size_t>(e.entry_length) > end - pos) {
-      region.error = error_at(pos, "entry_length " + std::to_string(e.entry_length) +
-                                       " runs past used=" + std::to_string(end));
+    const std::int32_t entry_length = in.i32(pos);
+    if (entry_length == 0) break;  // the end marker
+    if (entry_length < 0 || static_cast<std::size_t>(entry_length) > end - pos) {
+      fail(region.error, pos, "entry_length ", entry_length,
+           " runs past used=", static_cast<std::int64_t>(end));
       break;
     }
+    // Every entry is decoded where a kept one is stored (the vector's spare room, or one
+    // scratch entry when only a few are kept), never copied whole afterwards.
+    Entry* e = &scratch;
+    if constexpr (std::is_same_v<Keep, std::true_type>) {
+      e = &region.entries.emplace_back();
+    } else {
+      scratch = Entry{};  // nothing of the previous entry carries over
+    }
+    e->offset = pos;
+    e->entry_length = entry_length;
     NameRoom name;
-    if (auto err = decode_entry(in, pos, e, name)) {
-      region.error = std::move(err);
+    if (!decode_entry(in, pos, *e, name, region.error)) {
+      if constexpr (std::is_same_v<Keep, std::true_type>) region.entries.pop_back();
       break;
     }
-    pos += static_cast<std::size_t>(e.entry_length);
+    pos += static_cast<std::size_t>(entry_length);
     ++region.entry_count;
     bool kept = true;
     if constexpr (!std::is_same_v<Keep, std::true_type>) kept = keep(name);
     if (kept) {
-      e.name.assign(name.name());
-      if (e.is_string()) e.string_value.assign(string_of(in, e));
-      region.entries.push_back(std::move(e));
+      e->name = name.name();
+      if (e->is_string()) e->string_value = string_of(in, *e);
+      if constexpr (!std::is_same_v<Keep, std::true_type>) region.entries.push_back(*e);
     }
   }
   // A few entries kept of many walked: held per file for the whole audit, so no spare room.
   if constexpr (!std::is_same_v<Keep, std::true_type>) region.entries.shrink_to_fit();
+  own_text(region);
   return region;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -59,10 +60,13 @@ struct Entry {
   Variability variability = Variability::constant;
   std::int32_t data_offset = 0;
 
-  std::string name;
+  // The name and, for strings, the value are views. In a Region the parser made they point
+  // into the Region's `text`, which lives as long as any copy of that Region does; keep the
+  // Region (or copy the text) when an Entry is to outlive it.
+  std::string_view name;
   // Scalars ('J'): the value. Strings ('B' vectors): the bytes up to the first NUL.
   std::int64_t long_value = 0;
-  std::string string_value;
+  std::string_view string_value;
 
   bool supported() const { return (flags & kFlagSupported) != 0; }
   bool is_string() const { return vector_length != 0; }
@@ -80,6 +84,9 @@ struct Region {
   std::size_t entry_count = 0;       // every entry decoded before any error, kept or not
   std::optional<ParseError> error;   // the first error; none means the whole region is valid
   std::size_t walk_end = 0;          // offset where the entry walk stopped
+  // The names and string values of `entries`, copied out of the parsed bytes in one piece
+  // (no allocation per entry) and shared, never changed, by every copy of this Region.
+  std::shared_ptr<const char[]> text;
 
   bool valid() const { return prologue.has_value() && !error.has_value(); }
   const Entry* find(std::string_view name) const;

@@ -8,7 +8,8 @@ std::vector<std::string> snap_lines(const perfdata::Region& region, bool include
   std::map<std::string, std::string> by_name;  // byte order == jstat's order for ASCII names
   for (const auto& e : region.entries) {
     if (!include_unsupported && !e.supported()) continue;
-    by_name[e.name] = e.is_string() ? "\"" + e.string_value + "\"" : std::to_string(e.long_value);
+    by_name[std::string(e.name)] =
+        e.is_string() ? "\"" + std::string(e.string_value) + "\"" : std::to_string(e.long_value);
   }
   // jvmstat flags its prologue pseudo-counters unsupported.
   if (region.prologue && include_unsupported) {
