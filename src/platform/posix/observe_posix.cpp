@@ -65,8 +65,6 @@ namespace {
 constexpr std::string_view kNamespacePrefix = "hsperfdata_";
 constexpr std::string_view kListenerPrefix = ".java_pid";
 constexpr std::string_view kTriggerPrefix = ".attach_pid";
-// How much of a region to read: perfdata::region_bytes_to_parse (the one rule).
-constexpr std::size_t kFirstRead = perfdata::kRegionFirstRead;
 constexpr unsigned kMaxWorkers = 2;
 // How far the workers may observe ahead of the namespace being consumed (judged, written).
 constexpr std::size_t kLookahead = 4;
@@ -134,22 +132,6 @@ class DirectoryReader {
   bool (*keep_)(std::string_view);
   bool started_ = false, ended_ = false;
 };
-
-// Reads [offset, want) into buffer; returns bytes now valid (stops early at EOF).
-std::size_t read_into(int fd, std::byte* buffer, std::size_t offset, std::size_t want, int& err) {
-  std::size_t got = offset;
-  while (got < want) {
-    const ssize_t n = ::pread(fd, buffer + got, want - got, static_cast<off_t>(got));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      break;
-    }
-    if (n == 0) break;  // the file shrank under us
-    got += static_cast<std::size_t>(n);
-  }
-  return got;
-}
 
 std::int64_t read_max_pid(std::vector<ObservationError>& errors) {
   const char* path = "/proc/sys/kernel/pid_max";
@@ -378,8 +360,7 @@ class Observer {
       }
     }
     batch.run();
-    for (std::size_t k = 0; k < scratch.slots.size(); ++k) {
-      BatchSlot& slot = scratch.slots[k];
+    for (BatchSlot& slot : scratch.slots) {
       if (slot.fd < 0) continue;
       FileFacts& file = *slot.file;
       Stat st;
@@ -471,23 +452,12 @@ class Observer {
   void read_region(int fd, std::uint64_t file_size, FileFacts& file, Scratch& scratch) const {
     const std::size_t cap = region_cap(file_size, file);
     if (cap == 0) return;
-    int err = 0;
-    if (scratch.region.size() < kFirstRead) scratch.region.resize(kFirstRead);
-    std::size_t got = read_into(fd, scratch.region.data(), 0, std::min(cap, kFirstRead), err);
-    std::size_t keep = std::min(got, perfdata::kRegionHeadBytes);
-    if (err == 0) {
-      const std::size_t want =
-          perfdata::region_bytes_to_parse(std::span(scratch.region.data(), got), cap);
-      if (want > got) {  // more than the first read holds: on in the worker's growing buffer
-        if (scratch.region.size() < want) scratch.region.resize(want);
-        got = read_into(fd, scratch.region.data(), got, want, err);
-      }
-      keep = std::min(got, want);
-    }
-    if (err != 0) file.errors.push_back(make_error(file.path, "pread", err));
-    file.region = RegionSummary{perfdata::parse_region_keeping(
-                                    std::span(scratch.region.data(), keep), options_.kept_counters),
-                                keep};
+    const RegionBytes read = read_region_bytes(fd, cap, scratch.region);
+    if (read.error != 0) file.errors.push_back(make_error(file.path, "pread", read.error));
+    file.region =
+        RegionSummary{perfdata::parse_region_keeping(std::span(scratch.region.data(), read.bytes),
+                                                     options_.kept_counters),
+                      read.bytes};
   }
 
   // O_NOATIME where we may: as the owner, or with CAP_FOWNER. Once the kernel refused it

@@ -2,8 +2,12 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <span>
+
+#include "model/perfdata.hpp"
 
 namespace hsperfguard::platform {
 
@@ -44,6 +48,40 @@ int open_noatime(int dirfd, const char* name, int flags) {
   int fd = ::openat(dirfd, name, flags | O_NOATIME);
   if (fd < 0 && errno == EPERM) fd = ::openat(dirfd, name, flags);
   return fd;
+}
+
+namespace {
+
+// Reads [have, want) of fd into buffer (grown to `want`); returns the bytes now valid, stopping
+// early at EOF, or sets err.
+std::size_t read_upto(int fd, std::vector<std::byte>& buffer, std::size_t have, std::size_t want,
+                      int& err) {
+  if (buffer.size() < want) buffer.resize(want);
+  while (have < want) {
+    const ssize_t n = ::pread(fd, buffer.data() + have, want - have, static_cast<off_t>(have));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    if (n == 0) break;  // the file shrank under us
+    have += static_cast<std::size_t>(n);
+  }
+  return have;
+}
+
+}  // namespace
+
+RegionBytes read_region_bytes(int fd, std::size_t cap, std::vector<std::byte>& buffer) {
+  RegionBytes out;
+  std::size_t got = read_upto(fd, buffer, 0, std::min(cap, perfdata::kRegionFirstRead), out.error);
+  out.bytes = std::min(got, perfdata::kRegionHeadBytes);
+  if (out.error == 0) {
+    const std::size_t want = perfdata::region_bytes_to_parse(std::span(buffer.data(), got), cap);
+    if (want > got) got = read_upto(fd, buffer, got, want, out.error);
+    out.bytes = std::min(got, want);
+  }
+  return out;
 }
 
 }  // namespace hsperfguard::platform

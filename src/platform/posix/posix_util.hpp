@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "model/facts.hpp"
 
@@ -45,5 +47,16 @@ ObservationError make_error(std::string path, std::string op, int err);
 // Opens read-only with O_NOATIME when the caller may (owner or CAP_FOWNER), without
 // otherwise: the audit must not change what it looks at, even access times.
 int open_noatime(int dirfd, const char* name, int flags);
+
+// The bytes of a backing file to parse, read from `fd` into `buffer` (grown as needed) as
+// perfdata::region_bytes_to_parse says: a first read of kRegionFirstRead bytes (never more
+// than `cap`), then on to `used` when the prologue says more are used. `bytes`: how many of
+// `buffer` to parse; `error`: the errno of a failed read (the first kRegionHeadBytes read
+// before it are still parsed). The audit's observation and the reaper's late reads share it.
+struct RegionBytes {
+  std::size_t bytes = 0;
+  int error = 0;
+};
+RegionBytes read_region_bytes(int fd, std::size_t cap, std::vector<std::byte>& buffer);
 
 }  // namespace hsperfguard::platform

@@ -379,23 +379,6 @@ ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options) {
 
 namespace {
 
-// Reads [have, want) of fd into buffer; returns the bytes now valid, or sets err.
-std::size_t read_upto(int fd, std::vector<std::byte>& buffer, std::size_t have, std::size_t want,
-                      int& err) {
-  if (buffer.size() < want) buffer.resize(want);
-  while (have < want) {
-    const ssize_t n = ::pread(fd, buffer.data() + have, want - have, static_cast<off_t>(have));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      err = errno;
-      break;
-    }
-    if (n == 0) break;
-    have += static_cast<std::size_t>(n);
-  }
-  return have;
-}
-
 void read_region_at(int dirfd, FileFacts& file, std::size_t max_bytes,
                     std::vector<std::byte>& buffer) {
   const InodeFacts& want = *file.lstat;
@@ -417,18 +400,12 @@ void read_region_at(int dirfd, FileFacts& file, std::size_t max_bytes,
   }
   const std::size_t cap =
       static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), max_bytes));
-  int err = 0;
-  // How much: perfdata::region_bytes_to_parse, the rule the audit's observation follows.
-  std::size_t got = read_upto(fd.get(), buffer, 0, std::min(cap, perfdata::kRegionFirstRead), err);
-  std::size_t keep = std::min(got, perfdata::kRegionHeadBytes);
-  if (err == 0) {
-    const std::size_t wanted = perfdata::region_bytes_to_parse(std::span(buffer.data(), got), cap);
-    if (wanted > got) got = read_upto(fd.get(), buffer, got, wanted, err);
-    keep = std::min(got, wanted);
-  }
-  if (err != 0) file.errors.push_back(make_error(file.path, "pread", err));
+  // How much: the rule the audit's observation follows (read_region_bytes).
+  const RegionBytes read = read_region_bytes(fd.get(), cap, buffer);
+  if (read.error != 0) file.errors.push_back(make_error(file.path, "pread", read.error));
   file.region = RegionSummary{
-      perfdata::parse_region_keeping(std::span(buffer.data(), keep), kObservedCounters), keep};
+      perfdata::parse_region_keeping(std::span(buffer.data(), read.bytes), kObservedCounters),
+      read.bytes};
 }
 
 }  // namespace
