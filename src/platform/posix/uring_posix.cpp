@@ -22,7 +22,7 @@ struct IoBatch::Ring {
 
 namespace {
 
-constexpr int kNeeded[] = {IORING_OP_OPENAT2, IORING_OP_STATX, IORING_OP_FGETXATTR, IORING_OP_READ,
+constexpr int kNeeded[] = {IORING_OP_OPENAT2, IORING_OP_STATX, IORING_OP_FGETXATTR,
                            IORING_OP_CLOSE};
 
 bool supports_everything(io_uring& ring) {
@@ -88,10 +88,6 @@ void IoBatch::fgetxattr(int fd, const char* name, void* value, std::size_t size,
   queue(result, [&](io_uring_sqe* sqe) {
     io_uring_prep_fgetxattr(sqe, fd, name, static_cast<char*>(value), static_cast<unsigned>(size));
   });
-}
-
-void IoBatch::pread(int fd, void* buffer, unsigned size, std::uint64_t offset, int& result) {
-  queue(result, [&](io_uring_sqe* sqe) { io_uring_prep_read(sqe, fd, buffer, size, offset); });
 }
 
 void IoBatch::close(int fd, int& result) {

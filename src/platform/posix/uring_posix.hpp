@@ -1,5 +1,5 @@
 // System calls in batches, through io_uring (liburing): observation hands the kernel the
-// opens, stats, ACL probes, reads and closes of many backing files in one io_uring_enter
+// opens, stats, ACL probes and closes of many backing files in one io_uring_enter
 // instead of one system call each (at 100,000 files the entries into the kernel cost more
 // than the work done there). Only the operations observation needs, with the same
 // arguments and results as the system calls they stand for.
@@ -33,7 +33,6 @@ class IoBatch {
   void openat2(int dirfd, const char* name, const open_how& how, int& result);
   void statx_fd(int fd, unsigned mask, struct statx& out, int& result);  // the fd itself
   void fgetxattr(int fd, const char* name, void* value, std::size_t size, int& result);
-  void pread(int fd, void* buffer, unsigned size, std::uint64_t offset, int& result);
   void close(int fd, int& result);
 
   // Submits what is queued and waits until every operation has completed. An operation the
