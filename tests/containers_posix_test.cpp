@@ -89,16 +89,6 @@ json parse_json(const test::CommandResult& r) {
   return j;
 }
 
-bool schema_valid(const std::string& document, std::string* why) {
-  const auto r = run({"sh", "-c",
-                      "/usr/bin/python3 " HSPERFGUARD_SOURCE_DIR
-                      "/tests/validate_json.py " HSPERFGUARD_SOURCE_DIR
-                      "/reports/report.schema.json <<'EOF'\n" +
-                          document + "\nEOF\n"});
-  *why = r.err + r.out;
-  return r.exit_code == 0;
-}
-
 const json* ps_row(const json& ps, pid_t host_pid) {
   for (const auto& row : ps["jvms"]) {
     if (row["host_pid"] == host_pid) return &row;
@@ -201,8 +191,7 @@ TEST_F(ContainerJvms, PsListsEachWithHostPidAndNsPid) {
 TEST_F(ContainerJvms, AuditReportsEveryContainerNamespace) {
   const auto r = run_tool({"audit", "--format", "json", "--fail-on", "critical"});
   ASSERT_NE(r.exit_code, 2) << r.err;
-  std::string why;
-  EXPECT_TRUE(schema_valid(r.out, &why)) << why;
+  EXPECT_TRUE(test::schema_valid(r.out, "reports/report.schema.json"));
   const json report = parse_json(r);
   // Each container is a root of kind container, with its mount namespace and the JVM's
   // backing file judged live.
@@ -395,8 +384,7 @@ TEST(ContainerEscape, PlantedSymlinksNeverReachTheHost) {
 
   const auto audit = run_tool({"audit", "--format", "json", "--container", std::to_string(c.init())});
   ASSERT_NE(audit.exit_code, 3) << audit.err;
-  std::string why;
-  EXPECT_TRUE(schema_valid(audit.out, &why)) << why;
+  EXPECT_TRUE(test::schema_valid(audit.out, "reports/report.schema.json"));
   const json report = parse_json(audit);
   // The planted namespaces are reported as symlinks and never entered.
   std::set<std::string> symlinks;
