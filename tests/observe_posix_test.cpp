@@ -256,6 +256,7 @@ class ObserveTree : public ::testing::TestWithParam<bool> {
 
   TempRootFacts observe(ObserveOptions options = {}) const {
     options.batched_io = GetParam();
+    options.min_batched_entries = 1;  // even a few files
     RootSpec spec;
     spec.kind = RootKind::tmpdir;
     spec.temp_dir = tmp_;
@@ -740,6 +741,7 @@ TEST_P(ObserveTree, StageRunsOnceForEveryNamespaceBeforeItIsConsumed) {
   spec.temp_dir = tmp_;
   ObserveOptions options;
   options.batched_io = GetParam();
+  options.min_batched_entries = 1;  // even a few files
   std::mutex mutex;
   std::vector<std::string> staged_names(4);
   std::vector<int> stage_calls(4, 0);
@@ -790,6 +792,35 @@ TEST_P(ObserveTree, StageRunsOnceForEveryNamespaceBeforeItIsConsumed) {
   }
 }
 
+// Without worker threads (ps) every namespace is entered on the calling thread: the same
+// facts, in the same order.
+TEST_P(ObserveTree, WithoutWorkerThreadsTheFactsAreTheSame) {
+  for (const char* user : {"alice", "bob", "root"}) {
+    make_dir(ns(user));
+    for (int pid : {100, 200}) put(ns(user) + "/" + std::to_string(pid), small_region(user));
+  }
+  ASSERT_EQ(::symlink(outside_.c_str(), ns("link").c_str()), 0);
+  auto digest = [](const TempRootFacts& facts) {
+    std::string out = describe(facts.errors) + "\n";
+    for (const NamespaceFacts& n : facts.namespaces) {
+      out += n.name + (n.lstat ? " lstat" : "") + (n.opened ? " opened" : "") + ":";
+      for (const FileFacts& f : n.files) {
+        out += " " + f.name + "/" + std::to_string(f.opened ? f.opened->ino : 0) + "/" +
+               std::to_string(f.region ? f.region->bytes_read : 0) + "/" +
+               (f.region && f.region->region.valid() ? "valid" : "-");
+      }
+      out += "\n";
+    }
+    return out;
+  };
+  ObserveOptions inline_options;
+  inline_options.worker_threads = false;
+  const std::string threaded = digest(observe());
+  EXPECT_EQ(digest(observe(inline_options)), threaded);
+  EXPECT_NE(threaded.find("hsperfdata_bob lstat opened: 100/"), std::string::npos) << threaded;
+  EXPECT_NE(threaded.find("/valid"), std::string::npos) << threaded;
+}
+
 // A namespace listing more entries than files_per_part comes in parts, in order, each staged
 // before it is consumed: every file exactly once, each part sorted, the namespace's own facts
 // repeated, its namespace-level errors and blind JVMs only in part 0.
@@ -808,6 +839,7 @@ TEST_P(ObserveTree, LargeNamespaceComesInStagedPartsWithEveryFileOnce) {
   spec.temp_dir = tmp_;
   ObserveOptions options;
   options.batched_io = GetParam();
+  options.min_batched_entries = 1;  // even a few files
   options.files_per_part = 3;
   std::mutex mutex;
   std::map<std::pair<std::size_t, std::size_t>, int> staged;  // (index, part) -> calls
@@ -855,6 +887,7 @@ TEST_P(ObserveTree, RunLimitsStopObservationAndSaySo) {
   spec.temp_dir = tmp_;
   ObserveOptions options;
   options.batched_io = GetParam();
+  options.min_batched_entries = 1;  // even a few files
   std::atomic<bool> stop{true};
   options.limits.stop = &stop;
   std::size_t consumed = 0;
@@ -1150,6 +1183,7 @@ class ObserveForeignRoot : public ObserveTree {
     spec.temp_dir = "/tmp";
     ObserveOptions options;
     options.batched_io = GetParam();
+    options.min_batched_entries = 1;  // even a few files
     return observe_temp_root(spec, options);
   }
   std::string root_;

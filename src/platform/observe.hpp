@@ -30,6 +30,14 @@ struct ObserveOptions {
   // Whether the system calls for many files may be made in batches (Linux: io_uring, where
   // the kernel allows it). The facts are the same either way; tests observe both ways.
   bool batched_io = true;
+  // A namespace listing fewer entries than this is observed one call at a time even so: a
+  // ring costs more to set up than it saves on a few files (tests set 1 to batch every one).
+  std::size_t min_batched_entries = 16;
+  // Whether worker threads enter the namespaces while the caller consumes them (POSIX). false:
+  // each is entered on the calling thread, for a caller whose namespaces hold a file or two
+  // per JVM and whose consumer does nothing worth overlapping (ps), where starting threads
+  // costs more than it saves.
+  bool worker_threads = true;
   // 0: every namespace is handed over whole. N > 0 (POSIX): a namespace listing more than N
   // entries is handed over in parts of at most N files (NamespaceFacts::part), so that memory
   // does not grow with what one namespace holds (any user can fill their own); its files then

@@ -260,7 +260,8 @@ class Observer {
   void observe_entries(int dirfd, const Stat& opened, NamespaceFacts& ns, Scratch& scratch) const {
     std::sort(scratch.entries.begin(), scratch.entries.end());
     ns.files.resize(scratch.entries.size());
-    IoBatch* batch = batch_for(scratch);
+    IoBatch* batch =
+        scratch.entries.size() >= options_.min_batched_entries ? batch_for(scratch) : nullptr;
     scratch.listed_regular.clear();
     for (std::size_t i = 0; i < scratch.entries.size(); ++i) {
       FileFacts& file = ns.files[i];
@@ -690,6 +691,7 @@ class BatchPipeline {
   static constexpr std::size_t kQueuedParts = 2;
 
   void start_workers() {
+    if (!options_.worker_threads) return;  // consume_namespace enters each itself
     workers_scratch_ = std::vector<Scratch>(worker_count(batch_.to_enter.size()));
     for (auto& scratch : workers_scratch_) {
       try {
