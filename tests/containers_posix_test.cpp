@@ -186,6 +186,30 @@ TEST_F(ContainerJvms, PsListsEachWithHostPidAndNsPid) {
                                         std::to_string(s_->c2.init())}));
   ASSERT_EQ(one["jvms"].size(), 1u) << one.dump(1);
   EXPECT_EQ(one["jvms"][0]["host_pid"], s_->c2.java_pid());
+  // Its JVM maps its file: the lock table was not needed, so not read (its reason would be
+  // lock-held otherwise).
+  EXPECT_EQ(one["jvms"][0]["reason"], "mapped") << one.dump(1);
+
+  // A file no process of the container names: stale only once the lock state is known to be
+  // free, and then read (the JVM's row says lock-held); the container's processes come from
+  // the one pass over /proc, complete.
+  const std::string stale =
+      "/proc/" + std::to_string(s_->c2.init()) + "/root/tmp/hsperfdata_root/4242";
+  test::write_file(stale, std::vector<std::byte>(4096));
+  const auto with_stale =
+      run_tool({"ps", "--format", "json", "--all", "--container", std::to_string(s_->c2.init())});
+  ::unlink(stale.c_str());
+  const json both = parse_json(with_stale);
+  ASSERT_EQ(both["jvms"].size(), 2u) << both.dump(1);
+  for (const json& row : both["jvms"]) {
+    if (row["ns_pid"] == 4242) {
+      EXPECT_EQ(row["state"], "stale") << row.dump();
+      EXPECT_EQ(row["reason"], "no-process-in-namespace") << row.dump();
+    } else {
+      EXPECT_EQ(row["host_pid"], s_->c2.java_pid()) << row.dump();
+      EXPECT_EQ(row["reason"], "lock-held") << row.dump();
+    }
+  }
 }
 
 TEST_F(ContainerJvms, AuditReportsEveryContainerNamespace) {

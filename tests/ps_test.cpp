@@ -84,6 +84,44 @@ TEST(Ps, ContainerJvmRowHasHostPidNsPidAndContainer) {
   EXPECT_EQ(r.start_time_ms, 1);  // createVmBeginTime of the region
 }
 
+// ps reads the lock table only when a row depends on it: a file its own JVM maps is live
+// either way; a file that would be stale, an unmapped one, or a blind JVM need it.
+TEST(Ps, RowsDependOnLocksUnlessEveryFileIsMappedByItsJvm) {
+  JvmProcessFacts owner = jvm(5000, true);
+  TempRootFacts world = container_world();
+  auto depends = [](const TempRootFacts& root, const std::vector<JvmProcessFacts>& jvms) {
+    return ps_rows_depend_on_locks(ps_rows({root}, jvms, {}));
+  };
+  EXPECT_TRUE(depends(world, {owner})) << "decided by the lock: it may say otherwise";
+  LivenessFacts& lf = *world.namespaces[0].files[0].liveness;
+  lf.lock_held.reset();
+  lf.lock_source = "none";
+  lf.lock_holder_pid.reset();
+  EXPECT_FALSE(depends(world, {owner}));
+  // The same row but for the reason: the mapping decided it.
+  const auto rows = ps_rows({world}, {owner}, {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].state, "live");
+  EXPECT_EQ(rows[0].reason, "mapped");
+  EXPECT_EQ(rows[0].host_pid, 5000);
+
+  JvmProcessFacts quiet = jvm(77, false);  // blind: its diagnosis asks who holds its name's lock
+  EXPECT_TRUE(depends(world, {owner, quiet}));
+  JvmProcessFacts unreadable = jvm(78, std::nullopt);  // a process row no file decided
+  EXPECT_FALSE(depends(world, {owner, unreadable}));
+
+  TempRootFacts gone = world;  // its process exited: stale only if nobody holds the lock
+  gone.namespaces[0].files[0].liveness->candidates[0].existence = Existence::gone;
+  gone.namespaces[0].files[0].liveness->candidates[0].maps_backing_file.reset();
+  ASSERT_EQ(ps_rows({gone}, {}, {}).size(), 1u) << "without the lock state nothing is hidden";
+  EXPECT_EQ(ps_rows({gone}, {}, {})[0].state, "unknown") << "no lock state: never stale";
+  EXPECT_TRUE(depends(gone, {}));
+
+  TempRootFacts unmapped = world;  // alive, not mapping it: a held lock would make it live
+  unmapped.namespaces[0].files[0].liveness->candidates[0].maps_backing_file = false;
+  EXPECT_TRUE(depends(unmapped, {owner}));
+}
+
 TEST(Ps, BlindJvmIsListedWithItsCommandLine) {
   TempRootFacts host = temp_root();
   JvmProcessFacts quiet = jvm(77, false);

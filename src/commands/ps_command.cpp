@@ -7,6 +7,7 @@
 
 #include "commands/discovery.hpp"
 #include "commands/exit_codes.hpp"
+#include "decide/discover.hpp"
 #include "decide/ps.hpp"
 #include "model/text_escape.hpp"
 #include "platform/files.hpp"
@@ -50,13 +51,36 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
   discover.containers = !options.no_containers && host.euid == 0;
   discover.container_pid = options.container_pid;
   std::vector<ObservationError> errors;
-  const auto specs = discover_roots_scanning(discover, &errors);
+  // The processes first, in one pass (the containers' views and the JVMs), then the files.
+  // A JVM that exits in between keeps its row this once; one that starts in between is
+  // judged by its file (and its lock: see below).
+  std::vector<RootSpec> specs;
+  std::vector<JvmProcessFacts> jvms;
+  std::vector<ObservationError> jvm_errors;  // reported after the roots', as they always were
+  platform::HostProcesses host_processes;
+  if (wants_container_scan(discover)) {
+    ContainerScanOptions scan_options = container_scan_options(discover);
+    scan_options.place_processes = true;  // the liveness of container files, from this pass
+    host_processes = platform::scan_host_processes(scan_options, jvm_errors);
+    const ContainerScan& scan = host_processes.containers;
+    errors.insert(errors.end(), scan.errors.begin(), scan.errors.end());
+    specs = discover_roots(discover, &scan);
+    jvms = std::move(host_processes.jvms);
+  } else {
+    jvms = platform::observe_jvm_processes(jvm_errors);
+    specs = discover_roots(discover);
+  }
 
   std::vector<TempRootFacts> roots;
   bool incomplete = false;
-  platform::LivenessGatherer liveness;
+  // The lock state is read only if a row depends on it (see ps_rows_depend_on_locks).
+  platform::LivenessGatherer liveness(platform::LivenessOptions{.lock_state = false});
+  liveness.adopt(jvms);
+  liveness.adopt(host_processes.containers);
+  platform::ObserveOptions observe;
+  observe.worker_threads = false;
   for (const auto& spec : specs) {
-    TempRootFacts& root = roots.emplace_back(platform::observe_temp_root(spec, {}));
+    TempRootFacts& root = roots.emplace_back(platform::observe_temp_root(spec, observe));
     if (container_vanished(root) && !options.container_pid) {
       roots.pop_back();  // the container stopped since discovery
       continue;
@@ -65,12 +89,21 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
     errors.insert(errors.end(), root.errors.begin(), root.errors.end());
     liveness.gather(root);
   }
-  const auto jvms = platform::observe_jvm_processes(errors);
-  std::vector<PsRow> rows = ps_rows(roots, jvms, PsOptions{options.all});
-  if (options.container_pid && !roots.empty() && roots.front().container) {
-    // Only that container's JVMs: its backing files, and processes of its mount namespace.
-    const std::string& mnt = roots.front().container->mount_namespace;
-    std::erase_if(rows, [&](const PsRow& r) { return !r.mount_namespace || *r.mount_namespace != mnt; });
+  errors.insert(errors.end(), jvm_errors.begin(), jvm_errors.end());
+  auto make_rows = [&] {
+    std::vector<PsRow> made = ps_rows(roots, jvms, PsOptions{options.all});
+    if (options.container_pid && !roots.empty() && roots.front().container) {
+      // Only that container's JVMs: its backing files, and processes of its mount namespace.
+      const std::string& mnt = roots.front().container->mount_namespace;
+      std::erase_if(
+          made, [&](const PsRow& r) { return !r.mount_namespace || *r.mount_namespace != mnt; });
+    }
+    return made;
+  };
+  std::vector<PsRow> rows = make_rows();
+  if (ps_rows_depend_on_locks(rows)) {
+    for (auto& root : roots) liveness.gather_locks(root);
+    rows = make_rows();
   }
 
   const std::int64_t now = platform::now_epoch_ms();

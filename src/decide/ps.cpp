@@ -38,6 +38,13 @@ const JvmProcessFacts* jvm_by_pid(const std::vector<JvmProcessFacts>& jvms, std:
   return nullptr;
 }
 
+// A file ps has a row for, shown or not: a regular file with a pid's name, judged.
+bool listed(const FileFacts& file) {
+  const InodeFacts* inode = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
+  return inode != nullptr && inode->kind == FileKind::regular && file.liveness &&
+         file.pid_name.kind == PidNameKind::canonical;
+}
+
 bool shown(Verdict v, const PsOptions& options) {
   return options.all || v == Verdict::live || v == Verdict::unknown;
 }
@@ -93,11 +100,7 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
     for (const auto& ns : root.namespaces) {
       const std::size_t first = rows.size();
       for (const auto& file : ns.files) {
-        const InodeFacts* inode = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
-        if (inode == nullptr || inode->kind != FileKind::regular || !file.liveness ||
-            file.pid_name.kind != PidNameKind::canonical) {
-          continue;
-        }
+        if (!listed(file)) continue;
         const LivenessJudgement verdict = judge_liveness(file, settings);
         if (!shown(verdict.verdict, options)) continue;
         PsRow row;
@@ -183,6 +186,16 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
     }
   }
   return rows;
+}
+
+bool ps_rows_depend_on_locks(const std::vector<PsRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const PsRow& row) {
+    if (row.state == "blind" || row.state == "deleted") return true;
+    if (row.state == "unlisted" || (row.state == "unknown" && row.reason == "maps-unreadable")) {
+      return false;  // a process's row: no file of ours decided it
+    }
+    return row.reason != "mapped";
+  });
 }
 
 bool jvm_uses_temp_root(const JvmProcessFacts& jvm, const TempRootFacts& root) {

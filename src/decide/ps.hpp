@@ -54,6 +54,13 @@ struct PsOptions {
 std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
                            const std::vector<JvmProcessFacts>& jvms, const PsOptions& options);
 
+// Whether rows made without the lock state (lock_source "none") could change with it. A
+// file without it is never judged stale, pid-reused or foreign, so every file has a row; one
+// that is "live" because the process it names maps it keeps its row whatever the lock (a
+// held one would only rename the reason "lock-held"); any other file row may change, and so
+// may every invisible JVM's (its diagnosis asks who holds its name's lock).
+bool ps_rows_depend_on_locks(const std::vector<PsRow>& rows);
+
 // Whether `jvm`'s namespace would be in `root`: the temp root whose directory is its /tmp.
 bool jvm_uses_temp_root(const JvmProcessFacts& jvm, const TempRootFacts& root);
 

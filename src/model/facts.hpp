@@ -16,6 +16,7 @@
 #include "model/boxed.hpp"
 #include "model/perfdata.hpp"
 #include "model/pid_name.hpp"
+#include "model/procfs_parse.hpp"
 
 namespace hsperfguard {
 
@@ -160,6 +161,9 @@ struct JvmProcessFacts {
   bool environment_read = false;  // its environment was read (root, or its own user)
   std::optional<std::string> user;          // its effective uid's name, from its own root
   std::optional<std::string> command_line;  // /proc/<pid>/cmdline, blanks for NULs
+  // Every file it maps, as its maps name them (Linux; nullopt elsewhere or unreadable): a
+  // liveness gatherer that adopts this process asks it whether it maps a backing file.
+  std::optional<std::vector<procfs::FileId>> mapped_files;
   // Identity of its /tmp, resolved beneath its root: which temp root its namespace is in.
   std::optional<std::uint64_t> temp_dir_dev;
   std::optional<std::uint64_t> temp_dir_ino;

@@ -39,6 +39,16 @@ struct ProcessTempDir {
   DirIdentity temp_dir;
 };
 
+// A process outside our own mount namespace, placed for liveness in containers: the mount
+// namespace it is in and its innermost pid (a container's files are named by those).
+struct ProcessPlacement {
+  std::int32_t host_pid = 0;
+  std::optional<std::string> mount_namespace;  // nullopt: its link could not be read (mnt_error)
+  std::optional<std::int32_t> ns_pid;  // the last NSpid field; nullopt: no NSpid (status_error)
+  int mnt_error = 0;                   // errno of readlink <pid>/ns/mnt (or of opening /proc/<pid>)
+  int status_error = 0;                // errno of reading <pid>/status
+};
+
 struct ContainerScan {
   std::optional<std::string> own_mount_namespace;
   std::optional<std::string> own_pid_namespace;
@@ -47,6 +57,10 @@ struct ContainerScan {
   std::size_t processes = 0;                 // processes looked at
   std::size_t unreadable = 0;                // whose root or /tmp could not be reached
   std::vector<ObservationError> errors;      // the first few, and always focus_pid's
+  // ContainerScanOptions::place_processes: every process outside own_mount_namespace, in pid
+  // order; complete when every listed process was looked at (no listing error, no stop).
+  std::vector<ProcessPlacement> placements;
+  bool placements_complete = false;
 };
 
 struct ContainerScanOptions {
@@ -57,6 +71,9 @@ struct ContainerScanOptions {
   std::optional<std::int32_t> focus_pid;
   // Checked before each process: once reached, the scan stops and its errors say so.
   RunLimits limits;
+  // Also place every process outside our mount namespace (ContainerScan::placements), for a
+  // liveness gatherer that adopts them instead of passing over /proc again (ps).
+  bool place_processes = false;
 };
 
 }  // namespace hsperfguard

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/facts.hpp"
+#include "model/roots.hpp"
 
 namespace hsperfguard::platform {
 
@@ -23,6 +24,12 @@ struct LivenessOptions {
   // lock released at once (lock_source "probe"): a JVM starting at that very instant with
   // the same file would then run without shared memory, so the probe is a fallback only.
   bool use_lock_table = true;
+  // false: gather() leaves the lock state unknown (lock_source "none") and gather_locks()
+  // adds it later, for a caller that needs it only where a verdict depends on it. Reading
+  // /proc/locks makes the kernel wait for an RCU grace period (its iterator takes the file
+  // lock rwsem for writing): milliseconds, more than the rest of a `ps`. Windows ignores
+  // this: its lock evidence (a named mapping) is always gathered.
+  bool lock_state = true;
 };
 
 // How the names of a namespace map to processes.
@@ -58,6 +65,18 @@ class LivenessGatherer {
   void gather(NamespaceFacts& ns, const LivenessScope& scope);
   // Every namespace of a temp root, with the scope its kind and container imply.
   void gather(TempRootFacts& root);
+  // The lock state of every file of `root` that gather() saw but left without one
+  // (LivenessOptions::lock_state false), by the table or the probe as configured.
+  void gather_locks(TempRootFacts& root);
+
+  // JVMs this run already read (ps reads them in its pass over the processes, before the
+  // files): their facts and maps stand for them here instead of being read again. Linux
+  // only (mapped_files); elsewhere nothing is adopted.
+  void adopt(const std::vector<JvmProcessFacts>& jvms);
+  // The placements of a scan made with ContainerScanOptions::place_processes (ps): the
+  // processes of a container's mount namespace come from them instead of a pass over /proc
+  // of the gatherer's own. Linux only.
+  void adopt(const ContainerScan& placed);
 
   // What observe_process says about `pid`, read once per gatherer. The backing-file
   // question (maps_backing_file) is answered per file by gather(), not here.

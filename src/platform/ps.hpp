@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/facts.hpp"
+#include "model/roots.hpp"
 
 namespace hsperfguard::platform {
 
@@ -14,5 +15,15 @@ namespace hsperfguard::platform {
 // proof (platform/windows/ps_windows.cpp); processes that cannot be opened are counted in one
 // error.
 std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors);
+
+// scan_container_temp_dirs (platform/containers.hpp) and observe_jvm_processes in one pass
+// over the processes: on Linux each /proc/<pid> is opened once, its maps read through it.
+// The container scan's own errors stay in `containers.errors`.
+struct HostProcesses {
+  ContainerScan containers;
+  std::vector<JvmProcessFacts> jvms;
+};
+HostProcesses scan_host_processes(const ContainerScanOptions& options,
+                                  std::vector<ObservationError>& errors);
 
 }  // namespace hsperfguard::platform

@@ -1,11 +1,13 @@
 // scan_container_temp_dirs on Linux: one pass over /proc.
 //
-// Per process: readlink ns/mnt and fstat of its root (through the /proc magic link, which
+// Per process: readlink ns/mnt and a stat of its root (through the /proc magic link, which
 // needs ptrace access: root, or the process's own user). A (mount namespace, root) seen
-// before costs nothing more; a new one has its /tmp resolved beneath that root with
+// before costs nothing more; a new one has its root opened and its /tmp resolved beneath it with
 // open_beneath (openat2 RESOLVE_IN_ROOT, or the O_NOFOLLOW walk), so that a /tmp planted as
 // a symlink to "/../../etc" inside a container names the container's etc, never the host's.
 // Nothing is opened for reading: O_PATH only.
+#include "platform/posix/containers_posix.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,11 +17,11 @@
 #include <set>
 #include <tuple>
 
+#include "model/procfs_parse.hpp"
 #include "platform/containers.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
-#include "model/procfs_parse.hpp"
 
 namespace hsperfguard::platform {
 namespace {
@@ -36,6 +38,11 @@ std::optional<DirIdentity> identity_of(int fd) {
 }  // namespace
 
 ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options) {
+  return scan_container_temp_dirs(options, nullptr);
+}
+
+ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
+                                       const ProcessVisitor& visit) {
   ContainerScan scan;
   std::string text;
   if (readlink_at(AT_FDCWD, "/proc/self/ns/mnt", text) == 0) scan.own_mount_namespace = text;
@@ -62,8 +69,30 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options) {
   ProcReader reader;
   std::set<std::tuple<std::string, std::uint64_t, std::uint64_t>> seen;
   std::string mnt, status;
+  // place_processes: where a process outside our mount namespace is, its NSpid read once.
+  auto place = [&](std::int32_t pid, int dirfd, const std::string* mount_namespace,
+                   int mnt_error) -> ProcessPlacement* {
+    if (!options.place_processes) return nullptr;
+    ProcessPlacement& p = scan.placements.emplace_back();
+    p.host_pid = pid;
+    if (mount_namespace != nullptr) p.mount_namespace = *mount_namespace;
+    p.mnt_error = mnt_error;
+    if (dirfd < 0) return &p;
+    p.status_error = read_proc_file(dirfd, "status", status);
+    if (p.status_error == 0) {
+      const auto fields = procfs::parse_status(status);
+      if (!fields.ns_pids.empty()) p.ns_pid = fields.ns_pids.back();
+    }
+    if (vanished(p.status_error)) {
+      scan.placements.pop_back();  // exited since the listing
+      return nullptr;
+    }
+    return &p;
+  };
+  bool stopped = false;
   for (const std::int32_t pid : pids) {
     if (const char* why = options.limits.reached()) {
+      stopped = true;
       scan.errors.push_back(ObservationError{"/proc", "scan", EINTR,
                                              std::string("stopped (") + why + "): containers of " +
                                                  std::to_string(&pid - pids.data()) + " of " +
@@ -74,18 +103,33 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options) {
     const std::string dir_path = "/proc/" + std::to_string(pid);
     UniqueFd dir(::open(dir_path.c_str(), kPathDir));
     if (!dir.valid()) {
-      if (focus || !vanished(errno)) note(make_error(dir_path, "open", errno));
+      const int e = errno;
+      if (!vanished(e)) place(pid, -1, nullptr, e);
+      if (focus || !vanished(e)) note(make_error(dir_path, "open", e));
       continue;
     }
     ++scan.processes;
+    if (visit) visit(pid, dir.get());
     if (const int e = readlink_at(dir.get(), "ns/mnt", mnt); e != 0) {
+      if (!vanished(e)) place(pid, dir.get(), nullptr, e);
       if (focus || !vanished(e)) note(make_error(dir_path + "/ns/mnt", "readlink", e));
       continue;
     }
-    // The root, followed: /proc/<pid>/root is a link by design.
+    const ProcessPlacement* placed =
+        scan.own_mount_namespace != mnt ? place(pid, dir.get(), &mnt, 0) : nullptr;
+    // The root, followed: /proc/<pid>/root is a link by design. Opened only for a view not
+    // seen before; then it is that directory's identity that counts.
+    struct stat root_st {};
+    if (::fstatat(dir.get(), "root", &root_st, 0) != 0) {
+      if (focus || !vanished(errno)) note(make_error(dir_path + "/root", "open", errno));
+      continue;
+    }
+    std::optional<DirIdentity> root_id = DirIdentity{static_cast<std::uint64_t>(root_st.st_dev),
+                                                     static_cast<std::uint64_t>(root_st.st_ino)};
+    if (!focus && scan.own_mount_namespace == mnt && own_root == root_id) continue;
+    if (!focus && seen.contains({mnt, root_id->dev, root_id->ino})) continue;
     UniqueFd root(::openat(dir.get(), "root", kPathDir));
-    const std::optional<DirIdentity> root_id =
-        root.valid() ? identity_of(root.get()) : std::nullopt;
+    root_id = root.valid() ? identity_of(root.get()) : std::nullopt;
     if (!root_id) {
       if (focus || !vanished(errno)) note(make_error(dir_path + "/root", "open", errno));
       continue;
@@ -110,12 +154,15 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options) {
     entry.mount_namespace = mnt;
     entry.temp_dir = *tmp_id;
     if (readlink_at(dir.get(), "ns/pid", text) == 0) entry.pid_namespace = text;
-    if (read_proc_file(dir.get(), "status", status) == 0) {
+    if (placed != nullptr) {
+      entry.ns_pid = placed->ns_pid;
+    } else if (read_proc_file(dir.get(), "status", status) == 0) {
       const auto fields = procfs::parse_status(status);
       if (!fields.ns_pids.empty()) entry.ns_pid = fields.ns_pids.back();
     }
     entry.cgroup = reader.read_cgroup(pid);
   }
+  scan.placements_complete = options.place_processes && list_err == 0 && !stopped;
   return scan;
 }
 

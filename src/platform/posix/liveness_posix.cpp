@@ -1,6 +1,9 @@
 // Liveness evidence on Linux: held locks from /proc/locks (read once), processes from
 // /proc/<pid> (read once each), and for container roots the host processes of the
-// container's mount namespace (one pass over /proc per namespace).
+// container's mount namespace (one pass over /proc per namespace). ps hands over what its
+// own pass over /proc read (adopt): its JVMs and where every process outside our mount
+// namespace is, so that nothing is read twice; and it asks for the lock state only when a
+// row depends on it (gather_locks).
 //
 // Reading /proc/locks never takes a lock, so a JVM starting at the same moment never finds
 // its own file locked by us. The flock probe is only the fallback for an unreadable table.
@@ -72,6 +75,7 @@ struct LivenessGatherer::Impl {
   std::unordered_map<std::int32_t, ProcessRecord> processes;
   std::vector<bool> gone;
   std::unordered_map<std::string, NamespaceIndex> namespaces;
+  std::optional<ContainerScan> adopted;  // placements to index namespaces from (ps)
 
   const LockTable* lock_table() {
     if (!options.use_lock_table) return nullptr;
@@ -83,6 +87,9 @@ struct LivenessGatherer::Impl {
     }
     return locks ? &*locks : nullptr;
   }
+
+  // Fills the lock fields of every file of `ns` that has liveness facts.
+  void add_lock_state(NamespaceFacts& ns);
 
   bool known_gone(std::int32_t pid) const {
     return pid > 0 && static_cast<std::size_t>(pid) < gone.size() &&
@@ -106,7 +113,15 @@ struct LivenessGatherer::Impl {
   const NamespaceIndex& namespace_index(const std::string& mount_namespace) {
     auto it = namespaces.find(mount_namespace);
     if (it == namespaces.end()) {
-      it = namespaces.emplace(mount_namespace, reader.scan_mount_namespace(mount_namespace)).first;
+      // Adopted placements cover every mount namespace but the scanner's own.
+      const bool placed = adopted && adopted->own_mount_namespace &&
+                          *adopted->own_mount_namespace != mount_namespace;
+      it = namespaces
+               .emplace(mount_namespace,
+                        placed ? index_mount_namespace(adopted->placements, mount_namespace,
+                                                       adopted->placements_complete)
+                               : reader.scan_mount_namespace(mount_namespace))
+               .first;
     }
     return it->second;
   }
@@ -144,17 +159,120 @@ const ProcessFacts& LivenessGatherer::process(std::int32_t pid) {
   return r.facts;
 }
 
+void LivenessGatherer::adopt(const std::vector<JvmProcessFacts>& jvms) {
+  for (const JvmProcessFacts& jvm : jvms) {
+    if (!jvm.mapped_files) continue;  // its maps unread: let the gatherer try
+    ProcessRecord r;
+    r.facts = jvm.process;
+    r.facts.maps_backing_file.reset();  // a per-file question
+    r.facts.maps_inode_only = false;
+    r.mapped = jvm.mapped_files;
+    r.maps_hsperfdata = jvm.maps_backing_file;
+    impl_->processes.try_emplace(jvm.process.pid, std::move(r));
+  }
+}
+
+void LivenessGatherer::adopt(const ContainerScan& placed) {
+  if (!placed.placements.empty() || placed.placements_complete) impl_->adopted = placed;
+}
+
 void LivenessGatherer::gather(TempRootFacts& root) {
   const LivenessScope scope = liveness_scope_of(root);
   for (auto& ns : root.namespaces) gather(ns, scope);
 }
 
+namespace {
+
+// The directory of `ns`, opened for the lock probe only if a probe is needed, and only if it
+// is still the directory that was observed.
+class ProbeDir {
+ public:
+  explicit ProbeDir(NamespaceFacts& ns) : ns_(ns) {}
+  int get() {
+    if (!tried_) {
+      tried_ = true;
+      const InodeFacts* want = ns_.opened ? &*ns_.opened : ns_.lstat ? &*ns_.lstat : nullptr;
+      UniqueFd fd(open_noatime(AT_FDCWD, ns_.path.c_str(), kDirOpenFlags));
+      struct stat st {};
+      if (!fd.valid()) {
+        ns_.errors.push_back(make_error(ns_.path, "open", errno));
+      } else if (::fstat(fd.get(), &st) != 0) {
+        ns_.errors.push_back(make_error(ns_.path, "fstat", errno));
+      } else if (want == nullptr || static_cast<std::uint64_t>(st.st_dev) != want->dev ||
+                 static_cast<std::uint64_t>(st.st_ino) != want->ino) {
+        ns_.errors.push_back(
+            ObservationError{ns_.path, "open", 0, "replaced while being observed"});
+      } else {
+        dir_ = std::move(fd);
+      }
+    }
+    return dir_.get();
+  }
+
+ private:
+  NamespaceFacts& ns_;
+  UniqueFd dir_;
+  bool tried_ = false;
+};
+
+}  // namespace
+
+void LivenessGatherer::Impl::add_lock_state(NamespaceFacts& ns) {
+  const LockTable* table = lock_table();
+  if (options.use_lock_table && table == nullptr && locks_error) {
+    ns.errors.push_back(*locks_error);  // each namespace says why it fell back to probing
+  }
+  ProbeDir dir(ns);
+  // Devices in /proc/locks are stat's st_dev on these file systems: no inode-only match.
+  const bool inode_fallback = !ns.volume || (ns.volume->fs_type != "tmpfs" &&
+                                             ns.volume->fs_type != "ext4" &&
+                                             ns.volume->fs_type != "xfs");
+  for (FileFacts& file : ns.files) {
+    const InodeFacts* inode = identity_of(file);
+    if (inode == nullptr || !file.liveness) continue;
+    LivenessFacts& lf = *file.liveness;
+    lf.lock_held.reset();
+    lf.lock_holder_pid.reset();
+    lf.lock_kind.clear();
+    lf.lock_inode_only = false;
+    if (table != nullptr) {
+      const LockTable::Lookup found = table->find(inode->dev, inode->ino, inode_fallback);
+      lf.lock_source = "proc-locks";
+      lf.lock_held = found.holder != nullptr;
+      if (found.holder != nullptr) {
+        lf.lock_holder_pid = found.holder->pid;
+        lf.lock_kind = found.holder->kind;
+        lf.lock_inode_only = found.inode_only;
+      }
+    } else if (inode->kind == FileKind::regular && !file.crosses_mount) {
+      lf.lock_source = "probe";
+      if (const int dirfd = dir.get(); dirfd >= 0) {
+        ObservationError err;
+        lf.lock_held = probe_lock_at(dirfd, file.name.c_str(), inode->dev, inode->ino, &err);
+        if (!lf.lock_held) {
+          err.path = file.path;
+          file.errors.push_back(std::move(err));
+        }
+      }
+    } else {
+      lf.lock_source = "none";  // nothing we would probe: the lock state stays unknown
+    }
+  }
+}
+
+void LivenessGatherer::gather_locks(TempRootFacts& root) {
+  for (auto& ns : root.namespaces) impl_->add_lock_state(ns);
+}
+
 void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
   Impl& impl = *impl_;
-  const LockTable* table = impl.lock_table();
-  if (impl.options.use_lock_table && table == nullptr && impl.locks_error) {
-    ns.errors.push_back(*impl.locks_error);  // each namespace says why it fell back to probing
+  for (FileFacts& file : ns.files) {
+    file.liveness.reset();
+    if (identity_of(file) == nullptr) continue;  // never stat'ed: nothing to look up
+    file.liveness.emplace().lock_source = "none";
   }
+  // The lock state is read before any process, as it always was.
+  if (impl.options.lock_state) impl.add_lock_state(ns);
 
   const bool container = scope.kind == RootKind::container;
   // The mount namespaces whose processes may have written these names (containers: by
@@ -178,63 +296,11 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
   }
   for (const auto& mount_namespace : scope.sharing_mount_namespaces) add_index(mount_namespace);
 
-  // The namespace directory, opened only if a probe is needed, and only if it is still the
-  // directory that was observed.
-  UniqueFd dir;
-  bool dir_tried = false;
-  auto probe_dir = [&]() -> int {
-    if (!dir_tried) {
-      dir_tried = true;
-      const InodeFacts* want = ns.opened ? &*ns.opened : ns.lstat ? &*ns.lstat : nullptr;
-      UniqueFd fd(open_noatime(AT_FDCWD, ns.path.c_str(), kDirOpenFlags));
-      struct stat st {};
-      if (!fd.valid()) {
-        ns.errors.push_back(make_error(ns.path, "open", errno));
-      } else if (::fstat(fd.get(), &st) != 0) {
-        ns.errors.push_back(make_error(ns.path, "fstat", errno));
-      } else if (want == nullptr || static_cast<std::uint64_t>(st.st_dev) != want->dev ||
-                 static_cast<std::uint64_t>(st.st_ino) != want->ino) {
-        ns.errors.push_back(ObservationError{ns.path, "open", 0, "replaced while being observed"});
-      } else {
-        dir = std::move(fd);
-      }
-    }
-    return dir.get();
-  };
-
-  // Devices in /proc/locks are stat's st_dev on these file systems: no inode-only match.
-  const bool inode_fallback = !ns.volume || (ns.volume->fs_type != "tmpfs" &&
-                                             ns.volume->fs_type != "ext4" &&
-                                             ns.volume->fs_type != "xfs");
   for (FileFacts& file : ns.files) {
+    if (!file.liveness) continue;
     const InodeFacts* inode = identity_of(file);
-    if (inode == nullptr) continue;  // never stat'ed: nothing to look up
     const procfs::FileId id = file_id(inode->dev, inode->ino);
-    LivenessFacts lf;
-
-    if (table != nullptr) {
-      const LockTable::Lookup found = table->find(inode->dev, inode->ino, inode_fallback);
-      lf.lock_source = "proc-locks";
-      lf.lock_held = found.holder != nullptr;
-      if (found.holder != nullptr) {
-        lf.lock_holder_pid = found.holder->pid;
-        lf.lock_kind = found.holder->kind;
-        lf.lock_inode_only = found.inode_only;
-      }
-    } else if (inode->kind == FileKind::regular && !file.crosses_mount) {
-      lf.lock_source = "probe";
-      if (const int dirfd = probe_dir(); dirfd >= 0) {
-        ObservationError err;
-        lf.lock_held = probe_lock_at(dirfd, file.name.c_str(), inode->dev, inode->ino, &err);
-        if (!lf.lock_held) {
-          err.path = file.path;
-          file.errors.push_back(std::move(err));
-        }
-      }
-    } else {
-      lf.lock_source = "none";  // nothing we would probe: the lock state stays unknown
-    }
-
+    LivenessFacts& lf = *file.liveness;
     if (file.pid_name.pid) {
       const std::int32_t name_pid = *file.pid_name.pid;
       if (!container) lf.candidates.push_back(impl.candidate(name_pid, id));
@@ -255,7 +321,6 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
             return file.pid_name.pid ? index->complete_for(*file.pid_name.pid) : index->complete;
           });
     }
-    file.liveness = std::move(lf);
   }
 }
 

@@ -16,6 +16,7 @@ namespace hsperfguard::platform {
 namespace {
 
 constexpr int kProcDirFlags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+constexpr std::size_t kMaxIndexErrors = 8;
 
 }  // namespace
 
@@ -93,7 +94,13 @@ ProcReader::ProcReader(std::string proc) : proc_(std::move(proc)) {
   }
 }
 
-ProcessRecord ProcReader::read(std::int32_t pid) {
+ProcessRecord ProcReader::read(std::int32_t pid) { return read_process(pid, nullptr); }
+
+ProcessRecord ProcReader::read(std::int32_t pid, procfs::MapsSummary& maps) {
+  return read_process(pid, &maps);
+}
+
+ProcessRecord ProcReader::read_process(std::int32_t pid, procfs::MapsSummary* given_maps) {
   using Existence = ProcessFacts::Existence;
   ProcessRecord record;
   ProcessFacts& f = record.facts;
@@ -154,11 +161,13 @@ ProcessRecord ProcReader::read(std::int32_t pid) {
     }
 
     // Another user's maps need ptrace read access: EACCES is the usual answer for non-root.
-    if (const int e = read_proc_file(d.get(), "maps", buffer_); e != 0) {
+    const int e = given_maps != nullptr ? 0 : read_proc_file(d.get(), "maps", buffer_);
+    if (e != 0) {
       exited = exited || vanished(e);
       maps_error = make_error(dir + "/maps", "read", e);
     } else {
-      procfs::MapsSummary maps = procfs::parse_maps(buffer_);
+      procfs::MapsSummary maps =
+          given_maps != nullptr ? std::move(*given_maps) : procfs::parse_maps(buffer_);
       if (maps.lines == 0) {
         // A zombie or a kernel thread has no address space: "maps nothing" proves nothing.
         maps_error = ObservationError{dir + "/maps", "read", 0, "no address space"};
@@ -233,18 +242,48 @@ std::vector<std::int32_t> list_pids(const std::string& proc, int* err) {
   return pids;
 }
 
-NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespace) {
+NamespaceIndex index_mount_namespace(const std::vector<ProcessPlacement>& placed,
+                                     const std::string& mount_namespace, bool listed_all,
+                                     const std::string& proc) {
   NamespaceIndex index;
+  bool complete = listed_all;
+  for (const ProcessPlacement& p : placed) {
+    if (p.mount_namespace && *p.mount_namespace != mount_namespace) continue;
+    // In the namespace, or unplaceable (ns links need ptrace access): its NSpid decides.
+    const std::string pid_dir = proc + "/" + std::to_string(p.host_pid);
+    if (!p.mount_namespace && index.errors.size() < kMaxIndexErrors) {
+      index.errors.push_back(make_error(pid_dir + "/ns/mnt", "readlink", p.mnt_error));
+    }
+    if (!p.ns_pid) {
+      // No NSpid (a kernel before 4.1, or an unreadable status): it could be anyone.
+      complete = false;
+      if (p.status_error != 0 && index.errors.size() < kMaxIndexErrors) {
+        index.errors.push_back(make_error(pid_dir + "/status", "read", p.status_error));
+      }
+      continue;
+    }
+    if (!p.mount_namespace) {
+      index.uncertain_nspids.insert(*p.ns_pid);
+      continue;
+    }
+    index.host_pids_by_nspid[*p.ns_pid].push_back(p.host_pid);
+  }
+  index.complete = complete;
+  return index;
+}
+
+NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespace) {
   UniqueFd proc(::open(proc_.c_str(), kProcDirFlags));
   if (!proc.valid()) {
+    NamespaceIndex index;
     index.errors.push_back(make_error(proc_, "open", errno));
     return index;
   }
   std::vector<char> buffer;
   DirentReader entries(proc.get(), buffer);
+  std::vector<ProcessPlacement> placed;
   std::string mnt;
   std::string status_text;
-  bool complete = true;
   while (const auto entry = entries.next()) {
     const std::string_view name = entry->name;
     if (!all_digits(name) || name.size() > 9) continue;
@@ -252,34 +291,22 @@ NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespa
     const int link_err = readlink_at(proc.get(), (pid_dir + "/ns/mnt").c_str(), mnt);
     if (link_err != 0 && vanished(link_err)) continue;  // exited since the listing
     if (link_err == 0 && mnt != mount_namespace) continue;
-    // In the namespace, or unplaceable (ns links need ptrace access): its NSpid decides.
     const int status_err = read_proc_file(proc.get(), (pid_dir + "/status").c_str(), status_text);
     if (status_err != 0 && vanished(status_err)) continue;
-    const procfs::StatusFields status =
-        status_err == 0 ? procfs::parse_status(status_text) : procfs::StatusFields{};
-    if (link_err != 0 && index.errors.size() < 8) {
-      index.errors.push_back(make_error(proc_ + "/" + pid_dir + "/ns/mnt", "readlink", link_err));
+    ProcessPlacement& p = placed.emplace_back();
+    p.host_pid = parse_number<std::int32_t>(name).value_or(0);
+    if (link_err == 0) p.mount_namespace = mnt;
+    p.mnt_error = link_err;
+    p.status_error = status_err;
+    if (status_err == 0) {
+      const procfs::StatusFields status = procfs::parse_status(status_text);
+      if (!status.ns_pids.empty()) p.ns_pid = status.ns_pids.back();
     }
-    if (status.ns_pids.empty()) {
-      // No NSpid (a kernel before 4.1, or an unreadable status): it could be anyone.
-      complete = false;
-      if (status_err != 0 && index.errors.size() < 8) {
-        index.errors.push_back(make_error(proc_ + "/" + pid_dir + "/status", "read", status_err));
-      }
-      continue;
-    }
-    if (link_err != 0) {
-      index.uncertain_nspids.insert(status.ns_pids.back());
-      continue;
-    }
-    const std::int32_t host_pid = parse_number<std::int32_t>(name).value_or(0);
-    index.host_pids_by_nspid[status.ns_pids.back()].push_back(host_pid);
   }
-  if (entries.error() != 0) {
+  NamespaceIndex index =
+      index_mount_namespace(placed, mount_namespace, entries.error() == 0, proc_);
+  if (entries.error() != 0)
     index.errors.push_back(make_error(proc_, "getdents64", entries.error()));
-    complete = false;
-  }
-  index.complete = complete;
   return index;
 }
 

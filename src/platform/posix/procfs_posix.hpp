@@ -21,6 +21,7 @@
 
 #include "model/facts.hpp"
 #include "model/procfs_parse.hpp"
+#include "model/roots.hpp"
 
 namespace hsperfguard::platform {
 
@@ -95,6 +96,13 @@ struct NamespaceIndex {
   }
 };
 
+// The index of `mount_namespace` from placed processes (pid order): those in it by their
+// innermost pid, those unplaceable as uncertain, complete when `listed_all` and every one of
+// them has an NSpid. Errors name paths under `proc`.
+NamespaceIndex index_mount_namespace(const std::vector<ProcessPlacement>& placed,
+                                     const std::string& mount_namespace, bool listed_all,
+                                     const std::string& proc = "/proc");
+
 class ProcReader {
  public:
   // Reads btime and the clock tick rate; errors show up in each record's start time.
@@ -102,6 +110,9 @@ class ProcReader {
 
   // kill(pid, 0), then /proc/<pid>/{stat,status,ns/mnt,maps} through one directory fd.
   ProcessRecord read(std::int32_t pid);
+  // The same with its maps as the caller just read and parsed them (a pass over /proc that
+  // looks for libjvm): they are not read again. `maps` is moved from.
+  ProcessRecord read(std::int32_t pid, procfs::MapsSummary& maps);
   // One pass over /proc: readlink <pid>/ns/mnt, and status of those that match.
   NamespaceIndex scan_mount_namespace(const std::string& mount_namespace);
   // /proc/<pid>/cgroup, reduced by procfs::parse_cgroup; nullopt when unreadable.
@@ -114,6 +125,8 @@ class ProcReader {
   std::optional<std::string> read_raw(std::int32_t pid, const char* name);
 
  private:
+  ProcessRecord read_process(std::int32_t pid, procfs::MapsSummary* given_maps);
+
   std::string proc_;
   std::optional<std::int64_t> btime_sec_;
   std::int64_t clk_tck_ = 0;

@@ -1,6 +1,7 @@
-// observe_jvm_processes on Linux: one pass over /proc. Each process costs one read of its
-// maps (libjvm or not); only JVMs are read further (stat, status, ns/mnt, cgroup, cmdline)
-// and have their root's /tmp and user resolved, beneath that root.
+// observe_jvm_processes on Linux: one pass over /proc (alone, or the container scan's). Each
+// process costs one read of its maps (libjvm or not); only JVMs are read further (stat,
+// status, ns/mnt, cgroup, cmdline) and have their root's /tmp and user resolved, beneath
+// that root.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,13 +14,14 @@
 
 #include "model/jvm_options.hpp"
 #include "model/perfdata.hpp"
+#include "model/procfs_parse.hpp"
 #include "platform/files.hpp"
 #include "platform/posix/beneath_posix.hpp"
+#include "platform/posix/containers_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
 #include "platform/ps.hpp"
 #include "platform/users.hpp"
-#include "model/procfs_parse.hpp"
 
 namespace hsperfguard::platform {
 namespace {
@@ -47,54 +49,31 @@ void read_deleted_region(std::int32_t pid, JvmProcessFacts& jvm) {
   if (const auto* e = region.find("sun.rt.createVmBeginTime"); e && !e->is_string()) jvm.region_begin_ms = e->long_value;
 }
 
-}  // namespace
+// What one JVM is: read once its maps were found to map libjvm.
+class JvmObserver {
+ public:
+  JvmObserver() {
+    own_known_ = ::stat("/", &own_) == 0;
+    std::string mnt;
+    if (readlink_at(AT_FDCWD, "/proc/self/ns/mnt", mnt) == 0) own_mnt_ = std::move(mnt);
+  }
 
-std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors) {
-  std::vector<JvmProcessFacts> out;
-  int err = 0;
-  std::vector<std::int32_t> pids = list_pids("/proc", &err);
-  if (err != 0) errors.push_back(make_error("/proc", "getdents64", err));
-  std::sort(pids.begin(), pids.end());
-  const std::int32_t self = static_cast<std::int32_t>(::getpid());
-
-  ProcReader reader;
-  std::string maps;
-  std::size_t noted = 0;
-  // Views by mount namespace and (dev, ino) of the root directory: each one's /tmp and
-  // passwd are read once. The same root directory in another mount namespace may have
-  // another /tmp mounted on it.
-  std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, RootInfo> roots;
-  // Our own root's users come from the host's name service (LDAP, SSSD users included).
-  struct stat own {};
-  const bool own_known = ::stat("/", &own) == 0;
-  char own_mnt_buf[256];
-  const ssize_t own_mnt_len = ::readlink("/proc/self/ns/mnt", own_mnt_buf, sizeof own_mnt_buf);
-  const std::string own_mnt =
-      own_mnt_len > 0 ? std::string(own_mnt_buf, static_cast<std::size_t>(own_mnt_len)) : "";
-  for (const std::int32_t pid : pids) {
-    if (pid == self) continue;
+  // `pid` maps libjvm (`maps`, just read and parsed): its facts join `out`, unless it exited.
+  void observe(std::int32_t pid, procfs::MapsSummary& maps, std::vector<JvmProcessFacts>& out) {
     const std::string dir = "/proc/" + std::to_string(pid);
-    const int e = read_proc_file(AT_FDCWD, (dir + "/maps").c_str(), maps);
-    if (e != 0) {
-      if (e != ENOENT && e != ESRCH && noted++ < kMaxErrors) {
-        errors.push_back(make_error(dir + "/maps", "read", e));
-      }
-      continue;
-    }
-    const procfs::MapsSummary summary = procfs::parse_maps(maps);
-    if (!summary.libjvm) continue;
-    std::optional<procfs::BackingMapping> backing = summary.backing;
+    std::optional<procfs::BackingMapping> backing = maps.backing;
     std::string backing_path = backing ? std::string(backing->path) : std::string();
     std::string backing_range = backing ? std::string(backing->range) : std::string();
 
-    ProcessRecord record = reader.read(pid);
-    if (record.facts.existence == ProcessFacts::Existence::gone) continue;
+    ProcessRecord record = reader_.read(pid, maps);
+    if (record.facts.existence == ProcessFacts::Existence::gone) return;
     JvmProcessFacts& jvm = out.emplace_back();
     jvm.maps_backing_file = record.maps_hsperfdata;
+    jvm.mapped_files = std::move(record.mapped);
     jvm.process = std::move(record.facts);
     jvm.process.maps_libjvm = true;
-    jvm.process.cgroup = reader.read_cgroup(pid);
-    jvm.command_line = reader.read_cmdline(pid);
+    jvm.process.cgroup = reader_.read_cgroup(pid);
+    jvm.command_line = reader_.read_cmdline(pid);
     if (backing) {
       jvm.mapped_backing_file = std::move(backing_path);
       jvm.backing_file_mapping = std::move(backing_range);
@@ -102,18 +81,18 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
       if (backing->deleted) read_deleted_region(pid, jvm);
     } else if (jvm.maps_backing_file == false) {
       // Blind: was it told to be? Its options, from its command line and environment.
-      const auto cmdline = reader.read_raw(pid, "cmdline");
-      const auto environ_text = reader.read_raw(pid, "environ");
+      const auto cmdline = reader_.read_raw(pid, "cmdline");
+      const auto environ_text = reader_.read_raw(pid, "environ");
       jvm.environment_read = environ_text.has_value();
       if (cmdline) jvm.perf_data = perf_data_option(*cmdline, environ_text.value_or(""));
     }
 
     UniqueFd root(::open((dir + "/root").c_str(), kPathDir));
     struct stat st {};
-    if (!root.valid() || ::fstat(root.get(), &st) != 0) continue;
-    auto [it, inserted] = roots.try_emplace({jvm.process.mount_namespace.value_or(""),
-                                             static_cast<std::uint64_t>(st.st_dev),
-                                             static_cast<std::uint64_t>(st.st_ino)});
+    if (!root.valid() || ::fstat(root.get(), &st) != 0) return;
+    auto [it, inserted] = roots_.try_emplace({jvm.process.mount_namespace.value_or(""),
+                                              static_cast<std::uint64_t>(st.st_dev),
+                                              static_cast<std::uint64_t>(st.st_ino)});
     RootInfo& info = it->second;
     if (inserted) {
       UniqueFd tmp = open_beneath(root.get(), "tmp", kPathDir, nullptr);
@@ -122,8 +101,9 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
         info.tmp_dev = static_cast<std::uint64_t>(tst.st_dev);
         info.tmp_ino = static_cast<std::uint64_t>(tst.st_ino);
       }
-      const bool own_root = own_known && own.st_dev == st.st_dev && own.st_ino == st.st_ino &&
-                            !own_mnt.empty() && jvm.process.mount_namespace == own_mnt;
+      // Our own root's users come from the host's name service (LDAP, SSSD users included).
+      const bool own_root = own_known_ && own_.st_dev == st.st_dev && own_.st_ino == st.st_ino &&
+                            !own_mnt_.empty() && jvm.process.mount_namespace == own_mnt_;
       info.users = own_root ? host_user_database() : root_user_database_at(root.get(), dir + "/root");
     }
     jvm.temp_dir_dev = info.tmp_dev;
@@ -131,7 +111,75 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
     const auto uid = jvm.process.effective_uid ? jvm.process.effective_uid : jvm.process.real_uid;
     if (uid && info.users) jvm.user = info.users->find_name(*uid);
   }
+
+ private:
+  ProcReader reader_;
+  // Views by mount namespace and (dev, ino) of the root directory: each one's /tmp and
+  // passwd are read once. The same root directory in another mount namespace may have
+  // another /tmp mounted on it.
+  std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, RootInfo> roots_;
+  struct stat own_ {};
+  bool own_known_ = false;
+  std::string own_mnt_;
+};
+
+// Every process's maps, read through `dirfd` (its /proc directory) and handed to `observer`
+// when they map libjvm. The first few failures other than "exited" go into `errors`.
+class MapsPass {
+ public:
+  MapsPass(std::vector<JvmProcessFacts>& out, std::vector<ObservationError>& errors)
+      : out_(out), errors_(errors), self_(static_cast<std::int32_t>(::getpid())) {}
+
+  // `dirfd`: the process's /proc directory, or -1 to name it by its path.
+  void visit(std::int32_t pid, int dirfd) {
+    if (pid == self_) return;
+    if (dirfd >= 0 && readlink_at(dirfd, "exe", exe_) == ENOENT) {
+      return;  // no address space (a kernel thread, a zombie) or exited: nothing maps libjvm
+    }
+    const std::string path = dirfd >= 0 ? "maps" : "/proc/" + std::to_string(pid) + "/maps";
+    const int e = read_proc_file(dirfd >= 0 ? dirfd : AT_FDCWD, path.c_str(), maps_);
+    if (e != 0) {
+      if (!vanished(e) && noted_++ < kMaxErrors) {
+        errors_.push_back(make_error("/proc/" + std::to_string(pid) + "/maps", "read", e));
+      }
+      return;
+    }
+    // Without the name anywhere no mapping can be libjvm: not worth parsing.
+    if (maps_.find("/libjvm.so") == std::string::npos) return;
+    procfs::MapsSummary summary = procfs::parse_maps(maps_);
+    if (summary.libjvm) observer_.observe(pid, summary, out_);
+  }
+
+ private:
+  std::vector<JvmProcessFacts>& out_;
+  std::vector<ObservationError>& errors_;
+  const std::int32_t self_;
+  JvmObserver observer_;
+  std::string maps_;
+  std::string exe_;
+  std::size_t noted_ = 0;
+};
+
+}  // namespace
+
+std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors) {
+  std::vector<JvmProcessFacts> out;
+  int err = 0;
+  std::vector<std::int32_t> pids = list_pids("/proc", &err);
+  if (err != 0) errors.push_back(make_error("/proc", "getdents64", err));
+  std::sort(pids.begin(), pids.end());
+  MapsPass pass(out, errors);
+  for (const std::int32_t pid : pids) pass.visit(pid, -1);
   return out;
+}
+
+HostProcesses scan_host_processes(const ContainerScanOptions& options,
+                                  std::vector<ObservationError>& errors) {
+  HostProcesses host;
+  MapsPass pass(host.jvms, errors);
+  host.containers = scan_container_temp_dirs(
+      options, [&pass](std::int32_t pid, int dirfd) { pass.visit(pid, dirfd); });
+  return host;
 }
 
 }  // namespace hsperfguard::platform

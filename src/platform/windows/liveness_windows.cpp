@@ -102,6 +102,14 @@ void LivenessGatherer::gather(TempRootFacts& root) {
   for (auto& ns : root.namespaces) gather(ns, scope);
 }
 
+// JVM facts carry no mapped_files here: the views are asked per file (Impl::maps).
+void LivenessGatherer::adopt(const std::vector<JvmProcessFacts>& /*jvms*/) {}
+// No mount namespaces here: nothing to place.
+void LivenessGatherer::adopt(const ContainerScan& /*placed*/) {}
+
+// The named mapping is looked at by gather() whatever the options say: nothing to add.
+void LivenessGatherer::gather_locks(TempRootFacts& /*root*/) {}
+
 void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& /*scope*/) {
   for (FileFacts& file : ns.files) {
     const InodeFacts* inode = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "model/jvm_options.hpp"
+#include "platform/containers.hpp"
 #include "platform/files.hpp"
 #include "platform/process.hpp"
 #include "platform/ps.hpp"
@@ -185,6 +186,15 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
     return a.process.pid < b.process.pid;
   });
   return jvms;
+}
+
+// No containers to scan here (platform/containers.hpp): the JVMs are the one pass.
+HostProcesses scan_host_processes(const ContainerScanOptions& options,
+                                  std::vector<ObservationError>& errors) {
+  HostProcesses host;
+  host.containers = scan_container_temp_dirs(options);
+  host.jvms = observe_jvm_processes(errors);
+  return host;
 }
 
 }  // namespace hsperfguard::platform
