@@ -260,8 +260,8 @@ namespace {
 
 // The kept entries' names and strings still point into the bytes parsed: copied into one
 // buffer the Region owns, and the views moved onto it. When they fill most of the stretch of
-// the region they lie in (every entry kept), that stretch is copied in one piece; when a few
-// are kept of many, each is copied alone, so a Region held per file stays small.
+// the region they lie in, that stretch is copied in one piece; when a few are kept of many,
+// each is copied alone, so a Region held per file stays small.
 void own_text(Region& region) {
   std::size_t total = 0;
   const char* lo = nullptr;
@@ -317,8 +317,16 @@ Region walk_region(std::span<const std::byte> bytes, Keep keep) {
     return region;
   }
   const Prologue& p = *region.prologue;
-  const Reader in(bytes, p.byte_order);
   const auto end = static_cast<std::size_t>(p.used);
+  if constexpr (std::is_same_v<Keep, std::true_type>) {
+    // Every entry kept: the used bytes are copied once, before the walk, and the walk reads
+    // the copy, so that every name and string is a view of the Region's own text already.
+    auto text = std::make_shared_for_overwrite<char[]>(end);
+    std::memcpy(text.get(), bytes.data(), end);
+    bytes = std::span(reinterpret_cast<const std::byte*>(text.get()), end);
+    region.text = std::move(text);
+  }
+  const Reader in(bytes, p.byte_order);
   std::size_t pos = static_cast<std::size_t>(p.entry_offset);
   if constexpr (std::is_same_v<Keep, std::true_type>) {
     // Room for the entries num_entries announces, never more than can fit before `used`
@@ -371,9 +379,12 @@ Region walk_region(std::span<const std::byte> bytes, Keep keep) {
       if constexpr (!std::is_same_v<Keep, std::true_type>) region.entries.push_back(*e);
     }
   }
-  // A few entries kept of many walked: held per file for the whole audit, so no spare room.
-  if constexpr (!std::is_same_v<Keep, std::true_type>) region.entries.shrink_to_fit();
-  own_text(region);
+  if constexpr (!std::is_same_v<Keep, std::true_type>) {
+    // A few entries kept of many walked: held per file for the whole audit, so no spare
+    // room, and their names and strings copied each alone.
+    region.entries.shrink_to_fit();
+    own_text(region);
+  }
   return region;
 }
 

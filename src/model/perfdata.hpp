@@ -84,8 +84,9 @@ struct Region {
   std::size_t entry_count = 0;       // every entry decoded before any error, kept or not
   std::optional<ParseError> error;   // the first error; none means the whole region is valid
   std::size_t walk_end = 0;          // offset where the entry walk stopped
-  // The names and string values of `entries`, copied out of the parsed bytes into one
-  // allocation (none per entry) and shared, never changed, by every copy of this Region.
+  // What the names and string values of `entries` are views of: the used bytes (parse_region)
+  // or the kept names and strings (parse_region_keeping), copied out of the parsed bytes into
+  // one allocation (none per entry) and shared, never changed, by every copy of this Region.
   std::shared_ptr<const char[]> text;
 
   bool valid() const { return prologue.has_value() && !error.has_value(); }
