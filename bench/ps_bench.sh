@@ -3,7 +3,8 @@
 # (as nobody), 6 in 3 containers (each: its own mount and pid namespace, a tmpfs on /tmp, 2
 # JVMs, one of them pid 1). Run as root after the build:
 #
-#   bench/ps_bench.sh            (HSPERFGUARD_BUILD_DIR selects the build, default build/)
+#   bench/ps_bench.sh            (HSPERFGUARD_BUILD_DIR selects the build, default build/;
+#                                 SETTLE_SECONDS the pause once every JVM is up, default 10)
 #
 # Needs: java, javac, jps, hyperfine, python3, unshare, setpriv.
 set -euo pipefail
@@ -42,6 +43,9 @@ for _ in $(seq 1 120); do
   [ "$live" -ge 10 ] && break
   sleep 1
 done
+# JVMs that just became ready still compile and collect on both CPUs: let them settle, so
+# that ps and jps are timed on an idle machine, not against the JVMs' own startup.
+sleep "${SETTLE_SECONDS:-10}"
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "live IdleJvm rows in ps: $live"
 "$bin" ps --format text
