@@ -121,7 +121,7 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
     // seen before; then it is that directory's identity that counts.
     struct stat root_st {};
     if (::fstatat(dir.get(), "root", &root_st, 0) != 0) {
-      if (focus || !vanished(errno)) note(make_error(dir_path + "/root", "open", errno));
+      if (focus || !vanished(errno)) note(make_error(dir_path + "/root", "stat", errno));
       continue;
     }
     std::optional<DirIdentity> root_id = DirIdentity{static_cast<std::uint64_t>(root_st.st_dev),
