@@ -207,6 +207,72 @@ std::optional<std::int64_t> begin_time(const std::string& path) {
 
 // ---- Live JVMs ------------------------------------------------------------------------------
 
+// lock_state false: gather() leaves every lock unknown (nothing read, nothing probed);
+// gather_locks() adds it afterwards, the candidates untouched.
+TEST(LivenessPosix, LockStateIsAddedOnlyWhenAskedFor) {
+  ScratchDir scratch;
+  const std::string dir = make_namespace(scratch);
+  test::write_file(dir + "/100", std::vector<std::byte>(4096));
+  test::write_file(dir + "/200", std::vector<std::byte>(4096));
+  platform::UniqueFd held(::open((dir + "/100").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_EQ(::flock(held.get(), LOCK_EX | LOCK_NB), 0);
+
+  TempRootFacts root;
+  root.namespaces.push_back(namespace_facts(dir, {"100", "200"}));
+  LivenessGatherer gatherer(LivenessOptions{.lock_state = false});
+  gatherer.gather(root);
+  for (const FileFacts& f : root.namespaces[0].files) {
+    ASSERT_TRUE(f.liveness.has_value()) << f.name;
+    EXPECT_EQ(f.liveness->lock_source, "none") << f.name;
+    EXPECT_FALSE(f.liveness->lock_held.has_value()) << f.name;
+    EXPECT_EQ(f.liveness->candidates.size(), 1u) << f.name;  // the pid it names
+  }
+  EXPECT_EQ(decide_liveness(root.namespaces[0].files[1], LivenessSettings{}).verdict,
+            Verdict::unknown)
+      << "never stale while the lock is unknown";
+
+  gatherer.gather_locks(root);
+  const LivenessFacts& locked = *root.namespaces[0].files[0].liveness;
+  const LivenessFacts& free = *root.namespaces[0].files[1].liveness;
+  EXPECT_EQ(locked.lock_source, "proc-locks");
+  EXPECT_EQ(locked.lock_held, true);
+  EXPECT_EQ(locked.lock_holder_pid, ::getpid());
+  EXPECT_EQ(free.lock_held, false);
+  EXPECT_EQ(free.candidates.size(), 1u);
+  EXPECT_EQ(decide_liveness(root.namespaces[0].files[0], LivenessSettings{}).verdict,
+            Verdict::live);
+}
+
+// A namespace index from placed processes (ps's one pass): those in the namespace by their
+// innermost pid; an unplaceable one (its ns link unreadable) leaves its NSpid uncertain; one
+// without an NSpid, or an incomplete listing, leaves the whole index incomplete.
+TEST(LivenessIndex, PlacementsIndexOneNamespaceAndSayWhatIsUncertain) {
+  const std::string x = "mnt:[4026532001]";
+  const std::string y = "mnt:[4026532002]";
+  std::vector<ProcessPlacement> placed(4);
+  placed[0] = ProcessPlacement{100, x, 1, 0, 0};
+  placed[1] = ProcessPlacement{200, y, 1, 0, 0};
+  placed[2] = ProcessPlacement{300, std::nullopt, 7, EACCES, 0};
+  placed[3] = ProcessPlacement{400, x, std::nullopt, 0, EACCES};
+
+  const platform::NamespaceIndex in_x = platform::index_mount_namespace(placed, x, true);
+  EXPECT_EQ(in_x.host_pids_by_nspid.size(), 1u);
+  EXPECT_EQ(in_x.host_pids_by_nspid.at(1), std::vector<std::int32_t>{100});
+  EXPECT_TRUE(in_x.uncertain_nspids.contains(7));
+  EXPECT_FALSE(in_x.complete) << "pid 400 is in it and has no NSpid";
+  ASSERT_EQ(in_x.errors.size(), 2u);
+  EXPECT_EQ(in_x.errors[0].path, "/proc/300/ns/mnt");
+  EXPECT_EQ(in_x.errors[1].path, "/proc/400/status");
+
+  const platform::NamespaceIndex in_y = platform::index_mount_namespace(placed, y, true);
+  EXPECT_EQ(in_y.host_pids_by_nspid.at(1), std::vector<std::int32_t>{200});
+  EXPECT_TRUE(in_y.complete);
+  EXPECT_TRUE(in_y.complete_for(1));
+  EXPECT_FALSE(in_y.complete_for(7)) << "pid 300 may be in it";
+  EXPECT_FALSE(platform::index_mount_namespace(placed, y, false).complete)
+      << "not every process was listed";
+}
+
 TEST(LivenessPosix, LiveJvmIsLiveByProcLocksAndByMaps) {
   REQUIRE_JDK();
   JvmProcess jvm;
