@@ -71,23 +71,10 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
   std::string mnt, status;
   // place_processes: where a process outside our mount namespace is, its NSpid read once.
   auto place = [&](std::int32_t pid, int dirfd, const std::string* mount_namespace,
-                   int mnt_error) -> ProcessPlacement* {
+                   int mnt_error) -> const ProcessPlacement* {
     if (!options.place_processes) return nullptr;
-    ProcessPlacement& p = scan.placements.emplace_back();
-    p.host_pid = pid;
-    if (mount_namespace != nullptr) p.mount_namespace = *mount_namespace;
-    p.mnt_error = mnt_error;
-    if (dirfd < 0) return &p;
-    p.status_error = read_proc_file(dirfd, "status", status);
-    if (p.status_error == 0) {
-      const auto fields = procfs::parse_status(status);
-      if (!fields.ns_pids.empty()) p.ns_pid = fields.ns_pids.back();
-    }
-    if (vanished(p.status_error)) {
-      scan.placements.pop_back();  // exited since the listing
-      return nullptr;
-    }
-    return &p;
+    auto p = place_process(dirfd, "status", pid, mount_namespace, mnt_error, status);
+    return p ? &scan.placements.emplace_back(std::move(*p)) : nullptr;
   };
   bool stopped = false;
   for (const std::int32_t pid : pids) {

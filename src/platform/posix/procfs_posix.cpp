@@ -242,6 +242,23 @@ std::vector<std::int32_t> list_pids(const std::string& proc, int* err) {
   return pids;
 }
 
+std::optional<ProcessPlacement> place_process(int dirfd, const char* status_path, std::int32_t pid,
+                                              const std::string* mount_namespace, int mnt_error,
+                                              std::string& buffer) {
+  ProcessPlacement p;
+  p.host_pid = pid;
+  if (mount_namespace != nullptr) p.mount_namespace = *mount_namespace;
+  p.mnt_error = mnt_error;
+  if (dirfd == -1) return p;
+  p.status_error = read_proc_file(dirfd, status_path, buffer);
+  if (vanished(p.status_error)) return std::nullopt;  // exited since the listing
+  if (p.status_error == 0) {
+    const procfs::StatusFields status = procfs::parse_status(buffer);
+    if (!status.ns_pids.empty()) p.ns_pid = status.ns_pids.back();
+  }
+  return p;
+}
+
 NamespaceIndex index_mount_namespace(const std::vector<ProcessPlacement>& placed,
                                      const std::string& mount_namespace, bool listed_all,
                                      const std::string& proc) {
@@ -291,17 +308,10 @@ NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespa
     const int link_err = readlink_at(proc.get(), (pid_dir + "/ns/mnt").c_str(), mnt);
     if (link_err != 0 && vanished(link_err)) continue;  // exited since the listing
     if (link_err == 0 && mnt != mount_namespace) continue;
-    const int status_err = read_proc_file(proc.get(), (pid_dir + "/status").c_str(), status_text);
-    if (status_err != 0 && vanished(status_err)) continue;
-    ProcessPlacement& p = placed.emplace_back();
-    p.host_pid = parse_number<std::int32_t>(name).value_or(0);
-    if (link_err == 0) p.mount_namespace = mnt;
-    p.mnt_error = link_err;
-    p.status_error = status_err;
-    if (status_err == 0) {
-      const procfs::StatusFields status = procfs::parse_status(status_text);
-      if (!status.ns_pids.empty()) p.ns_pid = status.ns_pids.back();
-    }
+    auto p = place_process(proc.get(), (pid_dir + "/status").c_str(),
+                           parse_number<std::int32_t>(name).value_or(0),
+                           link_err == 0 ? &mnt : nullptr, link_err, status_text);
+    if (p) placed.push_back(std::move(*p));
   }
   NamespaceIndex index =
       index_mount_namespace(placed, mount_namespace, entries.error() == 0, proc_);

@@ -96,6 +96,14 @@ struct NamespaceIndex {
   }
 };
 
+// Where process `pid` is: its mount namespace (null: the link could not be read, errno
+// `mnt_error`) and its innermost pid, from `status_path` (relative to `dirfd`) read into
+// `buffer`. dirfd -1: its /proc directory could not be opened, nothing is read. nullopt: the
+// process exited since it was listed.
+std::optional<ProcessPlacement> place_process(int dirfd, const char* status_path, std::int32_t pid,
+                                              const std::string* mount_namespace, int mnt_error,
+                                              std::string& buffer);
+
 // The index of `mount_namespace` from placed processes (pid order): those in it by their
 // innermost pid, those unplaceable as uncertain, complete when `listed_all` and every one of
 // them has an NSpid. Errors name paths under `proc`.
