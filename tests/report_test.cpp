@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "decide/audit.hpp"
+#include "model/compact_json.hpp"
+#include "model/json_text.hpp"
 #include "model/text_escape.hpp"
 #include "report/report_json.hpp"
 #include "report/report_text.hpp"
@@ -330,6 +332,49 @@ TEST(Report, TimestampsAreUtcWithMilliseconds) {
   EXPECT_EQ(format_utc_millis(1709251199999), "2024-02-29T23:59:59.999Z");  // leap day
   EXPECT_EQ(format_utc_millis(253402300799999), "9999-12-31T23:59:59.999Z");
   EXPECT_EQ(format_utc_millis(253402300800000), "10000-01-01T00:00:00.000Z");  // past four digits
+}
+
+// The compact writer must produce the bytes dump_json(value, -1) produces for the same object,
+// whatever the lengths (its short members go through one stack buffer, long ones are appended
+// piece by piece) and whatever the text (plain, escaped, not UTF-8).
+TEST(CompactJson, EveryKindOfMemberIsWhatDumpJsonWrites) {
+  const std::string long_key(140, 'k');
+  const std::string long_plain(300, 'p');
+  const std::vector<std::string> texts = {"",
+                                          "plain",
+                                          "a\"quote",
+                                          "back\\slash",
+                                          "tab\there",
+                                          std::string("nul\0byte", 8),
+                                          "\xff\xfe not utf-8",
+                                          long_plain,
+                                          long_plain + "\n"};
+  // Members in sorted order, as callers write them: b < k... < k...z < n < negative < ...
+  for (const std::string& key : {std::string("k"), long_key}) {
+    for (const std::string& text : texts) {
+      std::string out;
+      {
+        CompactObject o(out);
+        o.boolean("b", true);
+        o.null(key);
+        o.string(key + "z", text);
+        o.number("n", std::uint64_t{18446744073709551615u});
+        o.number("negative", -42);
+        o.number("optional", std::optional<int>{});
+        o.string("s", text);
+        o.boolean_or_null("t", false);
+      }
+      nlohmann::json want = {
+          {"b", true},       {key, nullptr},        {"n", std::uint64_t{18446744073709551615u}},
+          {"negative", -42}, {"optional", nullptr}, {"s", text},
+          {key + "z", text}, {"t", false}};
+      EXPECT_EQ(out, dump_json(want, -1))
+          << "key of " << key.size() << " bytes, text of " << text.size() << " bytes";
+      std::string appended = "[";
+      append_json_string(appended, text);
+      EXPECT_EQ(appended, "[" + dump_json(nlohmann::json(text), -1));
+    }
+  }
 }
 
 }  // namespace

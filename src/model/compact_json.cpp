@@ -10,11 +10,16 @@ namespace hsperfguard {
 using nlohmann::json;
 
 void append_json_string(std::string& out, std::string_view text) {
-  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
-    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  });
-  if (!plain) {
+  if (!is_plain_json_text(text)) {
     out += dump_json(json(std::string(text)), -1);
+    return;
+  }
+  if (text.size() + 2 <= 128) {  // one append for the short strings that are most of them
+    char quoted[128];
+    quoted[0] = '"';
+    char* end = std::copy(text.begin(), text.end(), quoted + 1);
+    *end++ = '"';
+    out.append(quoted, static_cast<std::size_t>(end - quoted));
     return;
   }
   out += '"';

@@ -6,15 +6,22 @@
 // document of one is needed, it is parsed from this text.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 namespace hsperfguard {
+
+// True when `text` is printable ASCII without quotes or backslashes: its JSON string is the
+// text between two quotes.
+inline bool is_plain_json_text(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+}
 
 // A JSON string. Printable ASCII without quotes or backslashes is copied as it is; anything
 // else goes through dump_json (escapes, and the replacement of bytes that are not UTF-8).
@@ -34,20 +41,24 @@ class CompactObject {
 
   // `"k":` after the separator; returns the string to write the value into.
   std::string& key(std::string_view k) {
-    if (!first_) out_ += ',';
-    first_ = false;
-    out_ += '"';
-    out_ += k;  // member names are fixed ASCII names
-    out_ += "\":";
+    member(k, {});
     return out_;
   }
-  void string(std::string_view k, std::string_view v) { append_json_string(key(k), v); }
-  void null(std::string_view k) { key(k) += "null"; }
-  void boolean(std::string_view k, bool v) { key(k) += v ? "true" : "false"; }
+  void string(std::string_view k, std::string_view v) {
+    if (is_plain_json_text(v)) {
+      member(k, v, true);
+    } else {
+      append_json_string(key(k), v);
+    }
+  }
+  void null(std::string_view k) { member(k, "null"); }
+  void boolean(std::string_view k, bool v) { member(k, v ? "true" : "false"); }
   template <typename Int>
   void number(std::string_view k, Int v) {
     char digits[24];
-    key(k).append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+    member(k, std::string_view(digits,
+                               static_cast<std::size_t>(
+                                   std::to_chars(digits, digits + sizeof digits, v).ptr - digits)));
   }
   template <typename Int>
   void number(std::string_view k, const std::optional<Int>& v) {
@@ -76,6 +87,35 @@ class CompactObject {
   void text(std::string_view k, std::string_view raw);
 
  private:
+  // `"k":` after the separator, then `value` (already JSON), appended at once: a report of
+  // 100,000 records writes millions of members, and one append each is half the cost of four.
+  // With `quote`, `value` is plain text (is_plain_json_text) written as a JSON string.
+  void member(std::string_view k, std::string_view value, bool quote = false) {
+    char piece[128];
+    if (k.size() + value.size() + 6 > sizeof piece) {
+      if (!first_) out_ += ',';
+      first_ = false;
+      out_ += '"';
+      out_ += k;  // member names are fixed ASCII names
+      out_ += "\":";
+      if (quote) out_ += '"';
+      out_ += value;
+      if (quote) out_ += '"';
+      return;
+    }
+    char* at = piece;
+    if (!first_) *at++ = ',';
+    first_ = false;
+    *at++ = '"';
+    at = std::copy(k.begin(), k.end(), at);
+    *at++ = '"';
+    *at++ = ':';
+    if (quote) *at++ = '"';
+    at = std::copy(value.begin(), value.end(), at);
+    if (quote) *at++ = '"';
+    out_.append(piece, static_cast<std::size_t>(at - piece));
+  }
+
   std::string& out_;
   bool first_ = true;
 };
