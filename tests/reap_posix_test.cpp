@@ -410,6 +410,12 @@ TEST(ReapCli, DryRunPrintsThePlanAndChangesNothing) {
   EXPECT_TRUE(doc.at("actions").empty());
   EXPECT_TRUE(doc.at("reap").at("outcomes").is_null());
   EXPECT_EQ(doc.at("plan").size(), 2u);
+  // Each item's line in the text ends with the message the JSON report gives it.
+  for (const auto& item : doc.at("plan")) {
+    const std::string message = item.at("message");
+    EXPECT_FALSE(message.empty()) << item.dump();
+    EXPECT_NE(text.out.find("): " + message), std::string::npos) << message << "\n" << text.out;
+  }
   EXPECT_TRUE(exists(a));
   EXPECT_TRUE(exists(fifo));
 }

@@ -334,6 +334,15 @@ std::string reap_report_text(const ReapRun& run) {
     }
     std::optional<std::size_t> current_ns;
     std::vector<bool> ns_listed(plan.namespaces.size(), false);
+    // The text shows each item's message, not its evidence: the evidence goes as text into one
+    // scratch string (the document form would parse it back into a JSON value for nothing).
+    std::string evidence;
+    auto message_of = [&](const PlanItem& item) {
+      evidence.clear();
+      return explain_item(run.roots, plan, static_cast<std::size_t>(&item - plan.items.data()),
+                          run.options, evidence)
+          .message;
+    };
     bool attach_header = false;
     for (const PlanItem& item : plan.items) {
       if (item.root != rp.root) continue;
@@ -353,11 +362,8 @@ std::string reap_report_text(const ReapRun& run) {
       const std::string_view action = to_string(item.action);
       out << "    " << action << std::string(8 - action.size(), ' ')
           << terminal_safe(item.subject == ReapSubject::namespace_dir ? item.path : item.name)
-          << "  " << to_string(item.verdict) << " (" << item.reason << "): "
-          << terminal_safe(
-                 explain_item(run.roots, plan, static_cast<std::size_t>(&item - plan.items.data()),
-                              run.options)
-                     .message);
+          << "  " << to_string(item.verdict) << " (" << item.reason
+          << "): " << terminal_safe(message_of(item));
       if (item.action == ReapAction::skip) out << "; skipped: " << terminal_safe(item.why);
       if (item.why == "too-young" && item.age_ms) out << " (age " << seconds(*item.age_ms) << ")";
       out << "\n";
