@@ -14,14 +14,6 @@ void append_json_string(std::string& out, std::string_view text) {
     out += dump_json(json(std::string(text)), -1);
     return;
   }
-  if (text.size() + 2 <= 128) {  // one append for the short strings that are most of them
-    char quoted[128];
-    quoted[0] = '"';
-    char* end = std::copy(text.begin(), text.end(), quoted + 1);
-    *end++ = '"';
-    out.append(quoted, static_cast<std::size_t>(end - quoted));
-    return;
-  }
   out += '"';
   out += text;
   out += '"';
