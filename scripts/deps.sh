@@ -13,6 +13,7 @@ if [ "${1:-}" = "--tests" ]; then
     python3 python3-jsonschema                # validates every report against reports/
     clang-14 libclang-rt-14-dev llvm-14       # libFuzzer, the clang build, ASan/UBSan
     gcovr                                     # scripts/coverage.sh
+    zsh                                       # the shell completion test drives bash and zsh on a pty
     strace                                    # holds the reaper between two system calls (race tests)
     spin                                      # model-checks the removal protocol (scripts/verify.sh)
     prometheus-node-exporter prometheus       # the metrics scrape test, promtool

@@ -188,5 +188,78 @@ TEST(BashCompletion, CompletesSubcommandsAndEveryOptionOfReapAsHelpListsThem) {
             (std::set<std::string>{"--fail-on"}));
 }
 
+
+// What a person at a terminal gets: a real interactive bash on a pseudo-terminal
+// (tests/complete_pty.py) types a command line, presses TAB, then Enter; `hsperfguard` is a
+// shell function there that prints the arguments it received. Names another user can give
+// files in /tmp (a command substitution, blanks, a glob, a newline) must reach the program as
+// the one word they are, quoted on the line, and never run.
+struct PtyCompletion {
+  std::string line_after_tab;  // what readline shows on the line after TAB
+  std::vector<std::string> args;
+  std::string transcript;
+};
+
+PtyCompletion complete_in_pty(const std::string& script, const std::string& dir, const std::string& typed,
+                              const std::string& shell = "bash") {
+  const auto r = test::run({"python3", std::string(HSPERFGUARD_SOURCE_DIR) + "/tests/complete_pty.py", script,
+                            dir, typed, shell});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  PtyCompletion out;
+  out.transcript = r.out;
+  std::istringstream in(r.out);
+  std::string line;
+  std::getline(in, out.line_after_tab);
+  while (std::getline(in, line)) {
+    if (line == "ARGS-END") break;
+    if (line.starts_with("ARG<") && line.ends_with(">")) out.args.push_back(line.substr(4, line.size() - 5));
+  }
+  return out;
+}
+
+TEST(BashCompletion, HostileFileNamesGoOnTheLineQuotedAndNeverRun) {
+  if (!test::have_program("python3") || !test::have_program("bash")) GTEST_SKIP() << "needs python3 and bash";
+  const std::string script = std::filesystem::path(test::tool_path()).parent_path().string() +
+                             "/share/bash-completion/completions/hsperfguard";
+  ScratchDir dir;
+  const std::string run_it = "4242$(id>PWNED)";
+  const std::string split_and_glob = "42 *";
+  const std::string with_newline = "nl\n$(id>PWNED2)";
+  const std::string directory = "sp ace$(id>PWNED3)";
+  for (const std::string& name : {run_it, split_and_glob, with_newline, std::string("another"), std::string("other")}) {
+    test::write_file(dir / name, {});
+  }
+  std::filesystem::create_directory(dir / directory);
+
+  // The case: a pid-like prefix, TAB, Enter, as root would to inspect the file.
+  const auto inspect = complete_in_pty(script, dir.path(), "hsperfguard inspect 424");
+  EXPECT_EQ(inspect.line_after_tab, "hsperfguard inspect 4242\\$\\(id\\>PWNED\\) ") << inspect.transcript;
+  EXPECT_EQ(inspect.args, (std::vector<std::string>{"inspect", run_it})) << inspect.transcript;
+  // Every option that takes a path, in both of its forms.
+  const auto output = complete_in_pty(script, dir.path(), "hsperfguard reap --output 42\\ ");
+  EXPECT_EQ(output.args, (std::vector<std::string>{"reap", "--output", split_and_glob})) << output.transcript;
+  const auto equals = complete_in_pty(script, dir.path(), "hsperfguard reap --journal=424");
+  EXPECT_EQ(equals.args, (std::vector<std::string>{"reap", "--journal=" + run_it})) << equals.transcript;
+  const auto tmpdir = complete_in_pty(script, dir.path(), "hsperfguard audit --tmpdir sp");
+  EXPECT_EQ(tmpdir.args, (std::vector<std::string>{"audit", "--tmpdir", directory + "/"})) << tmpdir.transcript;
+  // A word the user opened with a quote is completed inside it.
+  const auto quoted = complete_in_pty(script, dir.path(), "hsperfguard inspect 'anot");
+  EXPECT_EQ(quoted.args, (std::vector<std::string>{"inspect", "another"})) << quoted.transcript;
+  // A newline splits the name into two candidates; neither runs.
+  const auto newline = complete_in_pty(script, dir.path(), "hsperfguard inspect nl");
+  EXPECT_EQ(newline.args, (std::vector<std::string>{"inspect", "nl"})) << newline.transcript;
+
+  // zsh, through bashcompinit as the script's header says: the same words arrive.
+  ASSERT_TRUE(test::have_program("zsh")) << "zsh (scripts/deps.sh installs it)";
+  const auto zsh = complete_in_pty(script, dir.path(), "hsperfguard inspect 424", "zsh");
+  EXPECT_EQ(zsh.args, (std::vector<std::string>{"inspect", run_it})) << zsh.transcript;
+  const auto zsh_output = complete_in_pty(script, dir.path(), "hsperfguard reap --output 42\\ ", "zsh");
+  EXPECT_EQ(zsh_output.args, (std::vector<std::string>{"reap", "--output", split_and_glob})) << zsh_output.transcript;
+
+  for (const char* planted : {"PWNED", "PWNED2", "PWNED3"}) {
+    EXPECT_FALSE(std::filesystem::exists(dir / planted)) << planted << " was created: a file name ran as a command";
+  }
+}
+
 }  // namespace
 }  // namespace hsperfguard

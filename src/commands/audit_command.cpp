@@ -322,20 +322,20 @@ SubcommandHook add_audit_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("audit", "Audit every hsperfdata namespace and report");
   auto* tmpdir_opt =
       cmd->add_option("--tmpdir", p->tmpdir, "Audit this temp dir of this host instead of /tmp")
-          ->check(non_empty());
+          ->check(dir_path());
   cmd->add_option("--root", p->root,
                   "Audit the system whose root is DIR (its /tmp, its etc/passwd)")
-      ->check(non_empty())
+      ->check(dir_path())
       ->excludes(tmpdir_opt);
   cmd->add_option("--profile", p->options.profile, "Rule profile: default, strict or hotspot")
       ->check(CLI::IsMember(profile_names()));
   cmd->add_option("--policy", p->policy_file, "JSON policy: disable rules, change severities")
-      ->check(non_empty());
+      ->check(file_path());
   cmd->add_option("--format", p->format, "json or text (default: text on a terminal)")
       ->check(CLI::IsMember({"json", "text"}));
   cmd->add_option("--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")
-      ->check(non_empty());
+      ->check(file_path());
   cmd->add_option("--max-runtime", p->max_runtime,
                   "Stop after this long (exit 3; the report says where it stopped)")
       ->check(duration());

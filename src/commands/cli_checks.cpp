@@ -34,13 +34,22 @@ std::optional<std::uint64_t> parse_byte_count(std::string_view text) {
   return parse_number<std::uint64_t>(text);
 }
 
-CLI::Validator non_empty() {
+namespace {
+// The validator's name is the value's type: the help shows it and the shell completion
+// (commands/completion.cpp) decides by it what to offer.
+CLI::Validator not_empty_named(const char* type, const char* id) {
   return CLI::Validator(
       [](std::string& text) {
         return text.empty() ? std::string("must not be empty (an unset variable?)") : std::string();
       },
-      "NONEMPTY", "non_empty");
+      type, id);
 }
+}  // namespace
+
+CLI::Validator non_empty() { return not_empty_named("NONEMPTY", "non_empty"); }
+CLI::Validator file_path() { return not_empty_named("FILE", "file_path"); }
+CLI::Validator dir_path() { return not_empty_named("DIR", "dir_path"); }
+CLI::Validator user_name() { return not_empty_named("USER", "user_name"); }
 
 CLI::Validator duration() {
   return CLI::Validator(

@@ -23,7 +23,10 @@ std::optional<std::int64_t> parse_duration_ms(std::string_view text);
 std::optional<std::uint64_t> parse_byte_count(std::string_view text);
 
 // Validators for CLI11 options.
-CLI::Validator non_empty();     // paths and names: "" is refused
+CLI::Validator non_empty();     // names and text: "" is refused
+CLI::Validator file_path();     // a file's path: "" is refused (type FILE: completed as a file name)
+CLI::Validator dir_path();      // a directory's path: "" is refused (type DIR: completed as one)
+CLI::Validator user_name();     // a user's name: "" is refused (type USER: completed as one)
 CLI::Validator duration();      // parse_duration_ms
 CLI::Validator byte_count();    // parse_byte_count
 

@@ -235,12 +235,12 @@ SubcommandHook add_create_command(CLI::App& app) {
       "behind), 4 refused (an existing namespace, backing file or the temp dir is unsafe or in\n"
       "the way).");
   cmd->add_option("--user", options->user, "The user the namespace is named after and owned by")
-      ->check(non_empty())
+      ->check(user_name())
       ->required();
   auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Create in this temp dir instead of /tmp")
-                     ->check(non_empty());
+                     ->check(dir_path());
   cmd->add_option("--root", options->root, "Create in the system whose root is DIR (its /tmp, its etc/passwd)")
-      ->check(non_empty())
+      ->check(dir_path())
       ->excludes(tmpdir);
   cmd->add_option("--mode", options->mode, "Namespace mode: 0755 (HotSpot's) or 0700")
       ->check(CLI::IsMember({"0755", "755", "0700", "700"}))

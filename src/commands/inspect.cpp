@@ -147,7 +147,7 @@ SubcommandHook add_inspect_command(CLI::App& app) {
   cmd->add_flag("--supported-only", p->options.supported_only,
                 "snap: only counters flagged supported (like jstat without showUnsupported)");
   cmd->add_option("--tmpdir", p->options.temp_dir, "Where to resolve a pid (default: /tmp)")
-      ->check(non_empty());
+      ->check(dir_path());
   return SubcommandHook{cmd, [p]() {
                           InspectOptions inspect = p->options;
                           inspect.format = p->format == "snap"   ? InspectFormat::snap

@@ -364,9 +364,9 @@ SubcommandHook add_reap_command(CLI::App& app) {
       "unusable, report not written, interrupted by a signal).");
   auto* tmpdir_opt =
       cmd->add_option("--tmpdir", p->tmpdir, "Reap this temp dir of this host instead of /tmp")
-          ->check(non_empty());
+          ->check(dir_path());
   cmd->add_option("--root", p->root, "Reap the system whose root is DIR (its /tmp, its etc/passwd)")
-      ->check(non_empty())
+      ->check(dir_path())
       ->excludes(tmpdir_opt);
   cmd->add_flag("--dry-run", p->options.dry_run, "Print the plan; change nothing");
   cmd->add_option("--min-age", p->min_age,
@@ -381,7 +381,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
       ->check(CLI::IsMember({"json", "text"}));
   cmd->add_option("--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")
-      ->check(non_empty());
+      ->check(file_path());
   cmd->add_flag("--include-special", p->options.include_special,
                 "Also remove stale FIFOs, sockets and devices in namespaces");
   cmd->add_flag("--remove-empty-namespaces", p->options.remove_empty_namespaces,
@@ -390,7 +390,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
       cmd->add_option("--lock-file", p->lock_file,
                       "Single-instance lock file (in a directory only its owner may write; no link "
                       "in its path is followed)")
-          ->check(non_empty())
+          ->check(file_path())
           ->capture_default_str();
   cmd->add_flag("--no-lock", p->no_lock, "Take no single-instance lock")->excludes(lock_file_opt);
   auto* wait_flag = cmd->add_flag("--wait", p->options.wait_for_lock,
@@ -400,7 +400,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
   cmd->add_option("--journal", p->journal,
                   "Append one JSON line per removal to FILE as the run goes (survives a kill; a "
                   "file of ours alone, in a directory only its owner may write)")
-      ->check(non_empty());
+      ->check(file_path());
   auto* no_containers_flag = cmd->add_flag("--no-containers", p->no_containers,
                                            "Skip the temp dirs of containers (looked at as root)");
   cmd->add_option("--container", p->options.container_pid,

@@ -120,9 +120,9 @@ SubcommandHook add_repair_command(CLI::App& app) {
       "3 could not complete (a temp dir could not be opened), 4 findings at or above medium are\n"
       "left that repair does not fix.");
   auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Repair this temp dir instead of /tmp")
-                     ->check(non_empty());
+                     ->check(dir_path());
   cmd->add_option("--root", options->root, "Repair the system whose root is DIR (its /tmp, its etc/passwd)")
-      ->check(non_empty())
+      ->check(dir_path())
       ->excludes(tmpdir);
   cmd->add_flag("--dry-run", options->dry_run, "Print what would be fixed and what is left; change nothing");
   cmd->add_option("--profile", options->profile, "Rule profile: default, strict or hotspot")

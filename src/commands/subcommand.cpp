@@ -9,7 +9,7 @@ namespace hsperfguard {
 void UnattendedFlags::add_to(CLI::App* cmd) {
   cmd->add_option("--metrics", metrics,
                   "Write Prometheus metrics to FILE (node_exporter textfile collector), atomically")
-      ->check(non_empty());
+      ->check(file_path());
   cmd->add_option("--log-format", log_format,
                   "Also log one line per action or error on stderr: text or json")
       ->check(CLI::IsMember({"text", "json"}));
