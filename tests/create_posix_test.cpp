@@ -295,7 +295,7 @@ TEST(CreateSquatting, NamespaceWithAPlantedFileIsRefused) {
   const auto r = run_tool({"create", "--user", "nobody", "--tmpdir", tree.tmp});
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_NE(r.err.find("file.owner-mismatch"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("never chowned"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("never changes an owner"), std::string::npos) << r.err;
   expect_unchanged(before, snapshot(tree, ns));
   EXPECT_EQ(lstat_of(planted).st.st_uid, kDaemon);
 }

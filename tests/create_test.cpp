@@ -118,9 +118,9 @@ TEST(CreateRegion, StandardEntriesRoundTripThroughTheParser) {
 
 // ---- Judging what exists ------------------------------------------------------------------
 
-CreateAssessment assess(const TempRootFacts& root, std::uint32_t euid = 0) {
+CreateAssessment assess(const TempRootFacts& root) {
   return assess_for_create(root, find_namespace(root, "hsperfdata_alice"), default_policy(),
-                           Severity::medium, euid);
+                           Severity::medium);
 }
 
 TEST(CreateAssess, CompliantNamespaceIsNotBlockedAndHasNoFinding) {
@@ -135,7 +135,7 @@ TEST(CreateAssess, MissingNamespaceJudgesOnlyTheTempDir) {
   NamespaceFacts other = namespace_of("mallory", kMalloryUid);
   other.lstat->mode = other.opened->mode = 0777;  // someone else's problem, not create's
   root.namespaces.push_back(other);
-  const CreateAssessment a = assess_for_create(root, std::nullopt, default_policy(), Severity::medium, 0);
+  const CreateAssessment a = assess_for_create(root, std::nullopt, default_policy(), Severity::medium);
   EXPECT_FALSE(a.blocked());
   EXPECT_EQ(a.total(), 0u);
 }
@@ -143,7 +143,7 @@ TEST(CreateAssess, MissingNamespaceJudgesOnlyTheTempDir) {
 TEST(CreateAssess, UnsafeTempDirBlocksEverything) {
   TempRootFacts root = temp_root();
   root.lstat->mode = root.opened->mode = 0777;  // world-writable without the sticky bit
-  const CreateAssessment a = assess_for_create(root, std::nullopt, default_policy(), Severity::medium, 0);
+  const CreateAssessment a = assess_for_create(root, std::nullopt, default_policy(), Severity::medium);
   ASSERT_EQ(ids(a.blocking_temp_dir), std::vector<std::string>{"tmpdir.unsafe"});
 }
 
@@ -185,7 +185,7 @@ TEST(CreateAssess, PlantedFileBlocksAndIsNeverChowned) {
   const CreateAssessment a = assess(root);
   const Finding* f = find(a.blocking, "file.owner-mismatch");
   ASSERT_NE(f, nullptr);
-  EXPECT_NE(repair_advice(a.repair, *f).find("never chowned"), std::string::npos);
+  EXPECT_NE(repair_advice(a.repair, *f).find("never changes an owner"), std::string::npos);
   EXPECT_EQ(a.repair.targets.size(), 0u);
 }
 

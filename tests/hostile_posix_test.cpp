@@ -562,5 +562,37 @@ echo region_exists=$([ -f $REGION ] && echo yes || echo no)
   EXPECT_NE(o.at("escaped"), "0");
 }
 
+
+// ---- repair and ownership --------------------------------------------------------------------
+
+// A root-owned 0600 file in a directory nobody can write (her home, a shared directory on the
+// same file system) is renamed by her into her own namespace under a pid name. repair used to
+// "fix" file.owner-mismatch by giving it to her: she could then read root's secret. A
+// root-owned namespace is never given away either.
+TEST(HostileInput, RootsFileRenamedIntoAUsersNamespaceIsNeverGivenToHer) {
+  SKIP_UNLESS_ROOT();
+  if (!test::have_program("setpriv")) GTEST_SKIP() << "needs setpriv";
+  const Outcome o = run_case(R"SH(
+mkdir -m 0755 /tmp/home_nobody && chown nobody /tmp/home_nobody
+echo root-secret > /tmp/home_nobody/secret && chmod 0600 /tmp/home_nobody/secret
+setpriv --reuid=65534 --regid=65534 --clear-groups mv /tmp/home_nobody/secret /tmp/t/hsperfdata_nobody/4242; echo mv_rc=$?
+mkdir -m 0755 /tmp/t/hsperfdata_daemon
+$H repair --tmpdir /tmp/t > /tmp/repair.out 2>&1; echo rc=$?
+echo file_owner=$(stat -c %u /tmp/t/hsperfdata_nobody/4242) ns_owner=$(stat -c %u /tmp/t/hsperfdata_daemon)
+echo she_reads=$(setpriv --reuid=65534 --regid=65534 --clear-groups cat /tmp/t/hsperfdata_nobody/4242 2>/dev/null || echo denied)
+echo left_file=$(grep -c 'left  file.owner-mismatch  /tmp/t/hsperfdata_nobody/4242' /tmp/repair.out)
+echo left_ns=$(grep -c 'left  namespace.owner-mismatch  /tmp/t/hsperfdata_daemon' /tmp/repair.out)
+echo fixed_owner=$(grep -c 'owner uid' /tmp/repair.out)
+)SH");
+  ASSERT_EQ(o.at("mv_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("rc"), "4") << o.result.out;  // findings left that repair does not fix
+  EXPECT_EQ(o.at("file_owner"), "0");
+  EXPECT_EQ(o.at("ns_owner"), "0");
+  EXPECT_EQ(o.at("she_reads"), "denied");
+  EXPECT_EQ(o.at("left_file"), "1");
+  EXPECT_EQ(o.at("left_ns"), "1");
+  EXPECT_EQ(o.at("fixed_owner"), "0");
+}
+
 }  // namespace
 }  // namespace hsperfguard

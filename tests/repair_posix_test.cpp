@@ -1,5 +1,5 @@
-// `hsperfguard repair` on real trees: it fixes what is safe (modes, ACLs, root-made
-// ownership), --dry-run changes nothing, a second audit shows exactly what is left, and it
+// `hsperfguard repair` on real trees: it fixes what is safe (modes, ACLs; never an owner),
+// --dry-run changes nothing, a second audit shows exactly what is left, and it
 // never works through a symlinked, squatted or swapped namespace (sentinels outside the
 // tree never change).
 #include <gtest/gtest.h>
@@ -123,16 +123,17 @@ TEST(RepairCli, FixesOnlyWhatIsSafeDryRunChangesNothingAndTheAuditShowsWhatIsLef
   EXPECT_NE(r.out.find("fixed  file.mode  " + m.loose_file + ": mode 2666 -> 0600"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0 failed"), std::string::npos) << r.out;
 
-  // Fixed: nobody's namespace and files, daemon's root-made namespace.
+  // Fixed: nobody's namespace and files.
   EXPECT_EQ(mode_of(m.loose), 0755u);
   EXPECT_EQ(mode_of(m.loose_file), 0600u);
-  EXPECT_EQ(lstat_of(m.provisioned).st_uid, kDaemon);
-  EXPECT_EQ(lstat_of(m.provisioned).st_gid, kDaemon);
   if (m.with_acl) {
     EXPECT_FALSE(::lgetxattr(m.acl_file.c_str(), "system.posix_acl_access", nullptr, 0) >= 0);
     EXPECT_EQ(mode_of(m.acl_file), 0600u);
   }
-  // Left: the squatted namespace and its file, the link and what it points to, the orphan.
+  // Left: the squatted namespace and its file, the link and what it points to, the orphan,
+  // daemon's root-made namespace and root's file in it (no owner is ever changed).
+  EXPECT_EQ(lstat_of(m.provisioned).st_uid, 0u);
+  EXPECT_EQ(lstat_of(m.provisioned_file).st_uid, 0u);
   EXPECT_EQ(mode_of(m.squatted), 0777u);
   EXPECT_EQ(lstat_of(m.squatted).st_uid, kDaemon);
   EXPECT_EQ(mode_of(m.squatted_file), 0666u);
@@ -149,19 +150,19 @@ TEST(RepairCli, FixesOnlyWhatIsSafeDryRunChangesNothingAndTheAuditShowsWhatIsLef
   for (const auto& [rule, path] : remaining) {
     if (rule == "file.stale" || rule == "file.pid-reused") continue;  // reap's work, not repair's
     EXPECT_TRUE(path.rfind(m.squatted, 0) == 0 || path == m.linked || path == m.orphan ||
-                path == m.provisioned_file)
+                path.rfind(m.provisioned, 0) == 0)
         << rule << " " << path;
   }
   EXPECT_TRUE(remaining.contains({"namespace.owner-mismatch", m.squatted}));
   EXPECT_TRUE(remaining.contains({"namespace.symlink", m.linked}));
   EXPECT_TRUE(remaining.contains({"namespace.unknown-user", m.orphan}));
   EXPECT_FALSE(remaining.contains({"namespace.group-other-writable", m.loose}));
-  EXPECT_FALSE(remaining.contains({"namespace.owner-mismatch", m.provisioned}));
-  // root's file in daemon's namespace only shows now that the namespace is daemon's: a second
-  // repair gives it to daemon as well.
-  EXPECT_TRUE(remaining.contains({"file.owner-mismatch", m.provisioned_file}));
+  EXPECT_TRUE(remaining.contains({"namespace.owner-mismatch", m.provisioned}));
+  EXPECT_NE(r.out.find("left  namespace.owner-mismatch  " + m.provisioned), std::string::npos) << r.out;
+  // A second repair changes nothing more.
   const auto second = run_tool({"repair", "--tmpdir", m.tree.tmp});
-  EXPECT_EQ(lstat_of(m.provisioned_file).st_uid, kDaemon) << second.out;
+  EXPECT_EQ(lstat_of(m.provisioned).st_uid, 0u) << second.out;
+  EXPECT_EQ(lstat_of(m.provisioned_file).st_uid, 0u) << second.out;
   EXPECT_TRUE(m.tree.sentinels_intact());
 }
 
@@ -199,7 +200,7 @@ Planned plan_in(const std::string& tmp) {
   spec.temp_dir = tmp;
   Planned p;
   p.roots.push_back(platform::observe_temp_root(spec, platform::ObserveOptions{}));
-  p.plan = plan_repair(p.roots, judge(p.roots, *builtin_profile("default")), RepairContext{0});
+  p.plan = plan_repair(p.roots, judge(p.roots, *builtin_profile("default")));
   return p;
 }
 

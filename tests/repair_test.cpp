@@ -16,10 +16,9 @@
 namespace hsperfguard::test {
 namespace {
 
-RepairPlan plan_for(const TempRootFacts& root, std::uint32_t euid = 0,
-                    const Policy& policy = default_policy()) {
+RepairPlan plan_for(const TempRootFacts& root, const Policy& policy = default_policy()) {
   const std::vector<TempRootFacts> roots{root};
-  return plan_repair(roots, judge(roots, policy), RepairContext{euid});
+  return plan_repair(roots, judge(roots, policy));
 }
 
 const RepairItem* item(const RepairPlan& plan, std::string_view rule) {
@@ -41,7 +40,7 @@ TEST(RepairPlan, EveryRepairableRuleOfLinuxHasAFixOrASafetyReason) {
   // flag is wrong.
   std::set<std::string> fixed;
   auto collect = [&](const TempRootFacts& root, const Policy& policy) {
-    for (const auto& i : plan_for(root, 0, policy).items) {
+    for (const auto& i : plan_for(root, policy).items) {
       if (i.disposition == RepairDisposition::fix) fixed.insert(i.rule);
     }
   };
@@ -102,7 +101,7 @@ TEST(RepairPlan, StrictProfileMakesTheNamespacePrivate) {
   NamespaceFacts ns = namespace_of();
   ns.lstat->mode = ns.opened->mode = 0777;
   root.namespaces.push_back(ns);
-  const RepairPlan plan = plan_for(root, 0, *builtin_profile("strict"));
+  const RepairPlan plan = plan_for(root, *builtin_profile("strict"));
   ASSERT_EQ(plan.targets.size(), 1u);
   EXPECT_EQ(plan.targets[0].new_mode, 0700u);
 }
@@ -195,31 +194,35 @@ TEST(RepairPlan, UnsafeTempDirLeavesEverythingBeneathIt) {
   EXPECT_NE(item(plan, "namespace.group-other-writable")->reason.find("temp dir"), std::string::npos);
 }
 
-TEST(RepairPlan, RootMadeNamespaceIsGivenToItsUserOnlyByRoot) {
+// A root-owned namespace or entry proves nothing about who put it there (a user can rename a
+// root-owned file from any directory she can write on the same file system into her own
+// namespace): no plan ever changes an owner, and the finding is left with its remedy.
+TEST(RepairPlan, RootOwnedNamespaceIsNeverGivenToItsUser) {
   TempRootFacts root = temp_root();
   NamespaceFacts ns = namespace_of();
   ns.lstat->uid = ns.opened->uid = 0;
   root.namespaces.push_back(ns);
-  const RepairPlan as_root = plan_for(root, 0);
-  ASSERT_EQ(as_root.targets.size(), 1u);
-  EXPECT_EQ(as_root.targets[0].new_uid, kAliceUid);
-  EXPECT_EQ(as_root.targets[0].new_gid, kAliceUid);
-  const RepairPlan as_user = plan_for(root, kAliceUid);
-  EXPECT_TRUE(as_user.targets.empty());
-  EXPECT_NE(item(as_user, "namespace.owner-mismatch")->reason.find("needs root"), std::string::npos);
+  const RepairPlan plan = plan_for(root);
+  EXPECT_TRUE(plan.targets.empty());
+  const RepairItem* i = item(plan, "namespace.owner-mismatch");
+  ASSERT_NE(i, nullptr);
+  EXPECT_EQ(i->disposition, RepairDisposition::left);
+  EXPECT_NE(i->remediation.find("never changes an owner"), std::string::npos) << i->remediation;
 }
 
-TEST(RepairPlan, RootMadeNamespaceThatOthersCouldWriteIsNotGivenAway) {
+TEST(RepairPlan, RootOwnedFileInAUsersNamespaceIsNeverGivenToTheUser) {
   TempRootFacts root = temp_root();
   NamespaceFacts ns = namespace_of();
-  ns.lstat->uid = ns.opened->uid = 0;
-  ns.lstat->mode = ns.opened->mode = 0777;
+  FileFacts moved_in = backing_file(ns, "4242");
+  moved_in.lstat->uid = moved_in.opened->uid = 0;
+  ns.files.push_back(moved_in);
   root.namespaces.push_back(ns);
-  const RepairPlan plan = plan_for(root, 0);
-  ASSERT_EQ(plan.targets.size(), 1u);
-  EXPECT_FALSE(plan.targets[0].new_uid);
-  EXPECT_EQ(plan.targets[0].new_mode, 0755u);
-  EXPECT_NE(item(plan, "namespace.owner-mismatch")->reason.find("cannot be trusted"), std::string::npos);
+  const RepairPlan plan = plan_for(root);
+  EXPECT_TRUE(plan.targets.empty());
+  const RepairItem* i = item(plan, "file.owner-mismatch");
+  ASSERT_NE(i, nullptr);
+  EXPECT_EQ(i->disposition, RepairDisposition::left);
+  EXPECT_NE(i->remediation.find("never changes an owner"), std::string::npos) << i->remediation;
 }
 
 TEST(RepairPlan, PlantedFilesAreNeverChownedHardLinksAndLinksNeverChanged) {
@@ -386,7 +389,6 @@ TEST(RepairPlanWindows, InheritedEveryoneFullControlGetsCreatesProtectedDacl) {
     EXPECT_EQ(t.new_security->dacl[i].mask, good_directory().dacl[i].mask);
     EXPECT_EQ(t.new_security->dacl[i].flags, 0);
   }
-  EXPECT_FALSE(t.new_uid);
   EXPECT_FALSE(t.new_mode);
   // (Everyone's full control reaches Administrators too: no dacl.admins-missing here.)
   for (const char* rule : {"dacl.not-protected", "dacl.everyone-too-broad"}) {

@@ -128,7 +128,7 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
     return kExitIncomplete;
   }
   const auto index = find_namespace(before, name);
-  const CreateAssessment assessment = assess_for_create(before, index, *policy, kBlockingSeverity, euid);
+  const CreateAssessment assessment = assess_for_create(before, index, *policy, kBlockingSeverity);
   if (!assessment.blocking_temp_dir.empty()) {
     err << "hsperfguard: create: refused: the temp dir " << before.temp_dir
         << " is unsafe, nothing is made beneath it:\n";
@@ -205,7 +205,7 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
     err << "hsperfguard: create: " << terminal_safe(ns_path) << " could not be observed after it was made\n";
     return kExitIncomplete;
   }
-  const CreateAssessment check = assess_for_create(after, after_index, *policy, kBlockingSeverity, euid);
+  const CreateAssessment check = assess_for_create(after, after_index, *policy, kBlockingSeverity);
   if (check.blocked()) {
     err << "hsperfguard: create: " << terminal_safe(ns_path) << " does not audit clean after it was made:\n";
     print_findings(err, check.blocking_temp_dir, nullptr);

@@ -55,7 +55,7 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
   const bool incomplete = std::any_of(roots.begin(), roots.end(),
                                       [](const TempRootFacts& root) { return !root.opened; });
   const auto judgements = judge(roots, *policy);
-  const RepairPlan plan = plan_repair(roots, judgements, RepairContext{env.host().euid});
+  const RepairPlan plan = plan_repair(roots, judgements);
 
   std::vector<RepairOutcomeRecord> records;
   if (!options.dry_run) records = env.execute_repair(plan);

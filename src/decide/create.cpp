@@ -74,7 +74,7 @@ bool is_resource_prediction(std::string_view rule) {
 }  // namespace
 
 CreateAssessment assess_for_create(const TempRootFacts& root, std::optional<std::size_t> namespace_index,
-                                   const Policy& policy, Severity threshold, std::uint32_t euid) {
+                                   const Policy& policy, Severity threshold) {
   // Judge the temp dir and this one namespace only: other users' namespaces are not ours.
   TempRootFacts one = root;
   one.namespaces.clear();
@@ -85,7 +85,7 @@ CreateAssessment assess_for_create(const TempRootFacts& root, std::optional<std:
   const std::vector<TempRootFacts> roots{std::move(one)};
   const auto judgements = judge(roots, policy);
   CreateAssessment out;
-  out.repair = plan_repair(roots, judgements, RepairContext{euid});
+  out.repair = plan_repair(roots, judgements);
   // The prediction says whether a JVM would manage to create its file; create finds that out
   // for itself (and reports the file system's own error), so the prediction only informs it.
   const auto blocks = [&](const Finding& f) { return f.severity >= threshold && !is_resource_prediction(f.rule); };

@@ -60,7 +60,7 @@ struct CreateAssessment {
 // `namespace_index`: the namespace of interest in root.namespaces (nullopt: there is none
 // yet; then only the temp dir is judged). Other namespaces of the root are not judged.
 CreateAssessment assess_for_create(const TempRootFacts& root, std::optional<std::size_t> namespace_index,
-                                   const Policy& policy, Severity threshold, std::uint32_t euid);
+                                   const Policy& policy, Severity threshold);
 
 // The index of the namespace named `name` in root.namespaces.
 std::optional<std::size_t> find_namespace(const TempRootFacts& root, std::string_view name);

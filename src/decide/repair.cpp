@@ -82,7 +82,7 @@ std::optional<std::string> windows_file_owner_unsafe(const FileFacts& file,
 
 class Planner {
  public:
-  Planner(RepairPlan& plan, const RepairContext& context) : plan_(plan), context_(context) {}
+  explicit Planner(RepairPlan& plan) : plan_(plan) {}
 
   void root(std::size_t index, const TempRootFacts& root, const RootJudgement& judgement) {
     RepairRoot& r = plan_.roots.emplace_back();
@@ -119,7 +119,6 @@ class Planner {
       return;
     }
     const InodeFacts& dir = *ns.opened;
-    const std::uint32_t user_uid = *ns.user->uid;
     std::optional<std::size_t> target;
     auto dir_target = [&]() -> RepairTarget& {
       if (!target) {
@@ -133,9 +132,6 @@ class Planner {
       }
       return plan_.targets[*target];
     };
-    // A root-made namespace that others could write may hold anything: not given away.
-    bool writable_by_others = (dir.mode & kGroupOtherWrite) != 0;
-    for (const auto& f : judgement.findings) writable_by_others |= f.rule == "namespace.acl-grants-write";
     std::vector<std::size_t> mode_items;
     for (const auto& f : judgement.findings) {
       if (!repairable(f)) continue;
@@ -156,19 +152,6 @@ class Planner {
       } else if (f.rule == "namespace.default-acl") {
         dir_target().remove_default_acl = true;
         fix(f, *target, "default ACL removed");
-      } else if (f.rule == "namespace.owner-mismatch") {
-        std::optional<std::string> blocker;
-        if (user_uid == 0) {
-          blocker = "the namespace is root's";
-        } else if (writable_by_others) {
-          blocker = "owned by root but writable by others: what is in it cannot be trusted, so it "
-                    "is not given to the user (remove it and run `hsperfguard create`)";
-        }
-        restore_owner(f, dir.uid, "owned by uid " + std::to_string(dir.uid) + ", another user: never chowned",
-                      blocker, user_uid, ns.user->gid, [&] {
-                        dir_target();
-                        return *target;
-                      });
       } else {
         left(f, "repair has no fix for this rule on this platform");
       }
@@ -176,12 +159,12 @@ class Planner {
     if (target) describe_mode_changes(plan_.targets[*target], mode_items, "namespace.acl-grants-write");
 
     for (std::size_t i = 0; i < ns.files.size() && i < judgement.files.size(); ++i) {
-      file(root_index, ns, ns.files[i], judgement.files[i], user_uid);
+      file(root_index, ns, ns.files[i], judgement.files[i]);
     }
   }
 
   void file(std::size_t root_index, const NamespaceFacts& ns, const FileFacts& facts,
-            const FileJudgement& judgement, std::uint32_t user_uid) {
+            const FileJudgement& judgement) {
     const auto reason = file_unsafe_for_repair(facts, Platform::posix);
     std::optional<std::size_t> target;
     std::vector<std::size_t> mode_items;
@@ -210,17 +193,6 @@ class Planner {
         t.new_mode = kBackingFileMode;
         if (f.rule == "file.acl") t.strip_access_acl = true;
         mode_items.push_back(fix(f, *target, ""));
-      } else if (f.rule == "file.owner-mismatch") {
-        std::optional<std::string> blocker;
-        if (ns.opened->uid != user_uid) {
-          blocker = "the namespace itself is not yet owned by its user: repair it first, then run repair again";
-        }
-        restore_owner(f, inode.uid,
-                      "owned by uid " + std::to_string(inode.uid) + ", another user: a planted file is never chowned",
-                      blocker, user_uid, ns.user->gid, [&] {
-                        file_target();
-                        return *target;
-                      });
       } else {
         left(f, "repair has no fix for this rule on this platform");
       }
@@ -316,22 +288,6 @@ class Planner {
     }
   }
 
-  // An owner-mismatch repair, of a namespace or of a file: only an entry that root owns is
-  // given to its user (another user's is never chowned), only by root, and only when nothing
-  // particular to the entry (`blocker`) stands in the way. `target` makes or finds the entry's
-  // target and returns its index.
-  void restore_owner(const Finding& f, std::uint32_t owner, const std::string& owned_by_another,
-                     const std::optional<std::string>& blocker, std::uint32_t user_uid,
-                     std::optional<std::uint32_t> user_gid, const std::function<std::size_t()>& target) {
-    if (owner != 0) return left(f, owned_by_another);
-    if (context_.euid != 0) return left(f, "restoring ownership needs root");
-    if (blocker) return left(f, *blocker);
-    const std::size_t t = target();
-    plan_.targets[t].new_uid = user_uid;
-    plan_.targets[t].new_gid = user_gid;
-    fix(f, t, "owner uid 0 -> " + std::to_string(user_uid));
-  }
-
   // Findings of rules that are not repairable are left with their remediation; returns
   // whether the caller should plan a fix.
   bool repairable(const Finding& f) {
@@ -366,7 +322,6 @@ class Planner {
   }
 
   RepairPlan& plan_;
-  const RepairContext& context_;
 };
 
 }  // namespace
@@ -411,9 +366,9 @@ std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root
 }
 
 RepairPlan plan_repair(const std::vector<TempRootFacts>& roots,
-                       const std::vector<RootJudgement>& judgements, const RepairContext& context) {
+                       const std::vector<RootJudgement>& judgements) {
   RepairPlan plan;
-  Planner planner(plan, context);
+  Planner planner(plan);
   for (std::size_t r = 0; r < roots.size() && r < judgements.size(); ++r) {
     planner.root(r, roots[r], judgements[r]);
   }

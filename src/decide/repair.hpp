@@ -39,15 +39,12 @@
 
 namespace hsperfguard {
 
-// One temp dir, as the executor must find it again.
-struct RepairContext {
-  std::uint32_t euid = 0;  // chown is planned only as root
-};
-
 // Plans the repair of every finding in `judgements` (judge() of `roots`). A finding whose rule
-// is not repairable, or that is in a place not safe to act in, is a `left` item.
-RepairPlan plan_repair(const std::vector<TempRootFacts>& roots,
-                       const std::vector<RootJudgement>& judgements, const RepairContext& context);
+// is not repairable, or that is in a place not safe to act in, is a `left` item. No plan
+// changes an owner: an entry's owner says nothing of who put it where it is (a user can rename
+// a root-owned file from any directory she can write on the same file system into her own
+// namespace), so the owner rules are left to a person.
+RepairPlan plan_repair(const std::vector<TempRootFacts>& roots, const std::vector<RootJudgement>& judgements);
 
 // Why repair would not act in `ns` at all (nullopt: it may), e.g. "the namespace is a
 // symbolic link: repair never follows it". On Windows facts the owner is judged by SID (the

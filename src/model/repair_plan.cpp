@@ -22,10 +22,6 @@ std::string describe_target_changes(const RepairTarget& target) {
   if (target.strip_access_acl) add("access ACL reduced to the mode bits");
   if (target.remove_default_acl) add("default ACL removed");
   if (target.new_mode) add(mode_change(target.expected.mode, *target.new_mode));
-  if (target.new_uid) {
-    add("owner uid " + std::to_string(target.expected.uid) + " -> " +
-        std::to_string(*target.new_uid));
-  }
   if (target.new_security) add(describe_dacl(*target.new_security));
   return out;
 }

@@ -34,8 +34,6 @@ struct RepairTarget {
   bool strip_access_acl = false;
   bool remove_default_acl = false;
   std::optional<std::uint32_t> new_mode;
-  std::optional<std::uint32_t> new_uid;
-  std::optional<std::uint32_t> new_gid;
   // Windows: the DACL to set through the handle (model/compliant_descriptor.hpp: protected,
   // the user and Administrators full control, Everyone as HotSpot or less). Only the DACL is
   // written; the owner is not changed.

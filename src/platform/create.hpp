@@ -20,7 +20,7 @@
 //   mode, links) with the plan, and changes only the inode it holds: files are held O_PATH
 //   first and reopened through /proc/self/fd only once fstat proved them regular files (a
 //   FIFO or device swapped in is never opened). ACLs are set on the fd (libacl), the default
-//   ACL removed from the fd (its extended attribute), mode and owner with fchmod/fchown.
+//   ACL removed from the fd (its extended attribute), mode with fchmod (repair never changes an owner).
 // Windows (platform/windows/create_windows.cpp):
 // - the temp dir is opened as itself (never a reparse point) without FILE_SHARE_DELETE, so it
 //   cannot be renamed or replaced while we work, and its (volume serial, file index) compared

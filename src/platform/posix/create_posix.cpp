@@ -2,8 +2,8 @@
 //
 // Root acts with its own identity here, unlike the reaper: it only ever makes new names
 // (mkdirat, openat O_CREAT|O_EXCL|O_NOFOLLOW: nothing existing is followed or reused) and
-// changes inodes it holds open and has compared with what was judged (fchmod, fchown,
-// acl_set_fd, fremovexattr), so no path lookup is left for a racer to redirect. The one
+// changes inodes it holds open and has compared with what was judged (fchmod, acl_set_fd,
+// fremovexattr; fchown only of what create made, never of what repair finds), so no path lookup is left for a racer to redirect. The one
 // lookup that remains is the clean-up after a failure, which unlinks a name only while it
 // still names the inode we made.
 #include <acl/libacl.h>
@@ -435,13 +435,6 @@ class RepairExecutor {
     if (target.new_mode && ::fchmod(fd, static_cast<mode_t>(*target.new_mode)) != 0) {
       settle(record, RepairOutcome::failed, "fchmod", make_error(path, "fchmod", errno));
       return false;
-    }
-    if (target.new_uid) {
-      const auto gid = target.new_gid ? static_cast<gid_t>(*target.new_gid) : static_cast<gid_t>(-1);
-      if (::fchown(fd, static_cast<uid_t>(*target.new_uid), gid) != 0) {
-        settle(record, RepairOutcome::failed, "fchown", make_error(path, "fchown", errno));
-        return false;
-      }
     }
     return true;
   }
