@@ -594,5 +594,66 @@ echo fixed_owner=$(grep -c 'owner uid' /tmp/repair.out)
   EXPECT_EQ(o.at("fixed_owner"), "0");
 }
 
+
+// ---- one escaping rule for every output --------------------------------------------------------
+
+// Namespace names carrying ESC, CR, C1 controls and the bidi override U+202E reached the
+// metrics file raw as label values: a terminal escape for whoever cats or curls it.
+TEST(HostileInput, MetricsLabelsCarryNoTerminalControls) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+python3 -c '
+import os
+for name in ["hsperfdata_\x1b]0;owned\x07\x1b[2J", "hsperfdata_cr\rforged 0", "hsperfdata_\u202egnp.exe", "hsperfdata_nel\u0085csi\u009b"]:
+    os.mkdir(("/tmp/t/" + name).encode("utf-8"), 0o777)'
+$H audit --tmpdir /tmp/t --no-containers --format json --output /tmp/r.json --metrics /tmp/m.prom; echo rc=$?
+python3 -c '
+text = open("/tmp/m.prom", "rb").read().decode("utf-8")
+bad = [c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f or c in "\u2028\u2029\u061c\u200e\u200f" or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069]
+print("controls=%d" % len(bad))
+print("escaped_esc=%d" % text.count("\\\\x1b"))
+print("escaped_rlo=%d" % text.count("\\\\u202e"))'
+)SH");
+  EXPECT_EQ(o.at("rc"), "1") << o.result.err;
+  EXPECT_EQ(o.at("controls"), "0") << o.result.err;
+  EXPECT_NE(o.at("escaped_esc"), "0");  // still there, visibly
+  EXPECT_NE(o.at("escaped_rlo"), "0");
+}
+
+// U+2028, U+2029 and U+0085 in a name were written raw into JSON: a log consumer that splits
+// lines as Python's splitlines() or JavaScript do saw several pieces of one journal record,
+// one log line, one report.
+TEST(HostileInput, JsonLinesCannotBeSplitByUnicodeLineSeparators) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+NS=$(python3 -c '
+import os
+name = "/tmp/t/hsperfdata_line\u2028para\u2029nel\u0085end"
+os.mkdir(name.encode("utf-8"), 0o755); os.chown(name.encode("utf-8"), 65534, 65534)
+print(name)')
+sleep 0 & wait $!; GONE=$!
+: > "$NS/$GONE" && chown nobody "$NS/$GONE"
+$H audit --tmpdir /tmp/t --no-containers --format json --output /tmp/r.json --log-format json 2> /tmp/audit.log; echo audit_rc=$?
+mkdir -m 0700 /run/hg
+$H reap --tmpdir /tmp/t --no-containers --no-lock --min-age 0 --format json --output /tmp/reap.json --journal /run/hg/journal.jsonl --log-format json 2> /tmp/reap.log; echo reap_rc=$?
+python3 -c '
+import json
+for f in ["/tmp/r.json", "/tmp/reap.json", "/tmp/audit.log", "/tmp/reap.log", "/run/hg/journal.jsonl"]:
+    text = open(f, "rb").read().decode("utf-8")
+    key = f.split("/")[-1].replace(".", "_")
+    print("%s_same=%s" % (key, len(text.splitlines()) == len(text.split("\n")) - (1 if text.endswith("\n") else 0)))
+journal = [json.loads(l) for l in open("/run/hg/journal.jsonl", "rb").read().decode("utf-8").split("\n") if l]
+print("journal_paths=%d" % sum(1 for r in journal if "\u2028" in json.dumps(r, ensure_ascii=False)))
+print("report_name_kept=%s" % any("\u2028" in ns["path"] for ns in json.load(open("/tmp/r.json"))["namespaces"]))'
+)SH");
+  EXPECT_EQ(o.at("audit_rc"), "1") << o.result.err;
+  EXPECT_EQ(o.at("reap_rc"), "0") << o.result.err;
+  for (const char* key : {"r_json_same", "reap_json_same", "audit_log_same", "reap_log_same", "journal_jsonl_same"}) {
+    EXPECT_EQ(o.at(key), "True") << key << "\n" << o.result.out << o.result.err;
+  }
+  EXPECT_NE(o.at("journal_paths"), "0") << "the removal's records name the path";  // and are whole
+  EXPECT_EQ(o.at("report_name_kept"), "True");  // escaped, not lost: JSON readers get the name back
+}
+
 }  // namespace
 }  // namespace hsperfguard

@@ -227,7 +227,7 @@ TEST(MetricsCollector, NodeExporterExportsAuditAndReapMetricsWithoutScrapeError)
   RecordProperty("hsperfguard_series_scraped", static_cast<int>(exported.size()));
 
   // The hostile name arrived as one label value, escaped, not as a line of its own.
-  const std::string hostile_label = "namespace=\"" + tree.tmp + "/hsperfdata_ev\\\"il\\\\\\\\x\\nname\\\\xff\"";
+  const std::string hostile_label = "namespace=\"" + tree.tmp + "/hsperfdata_ev\\\"il\\\\\\\\x\\\\x0aname\\\\xff\"";
   bool found = false;
   for (const auto& line : exported) found = found || line.find(hostile_label) != std::string::npos;
   EXPECT_TRUE(found) << hostile_label << "\n" << *scraped;

@@ -114,7 +114,8 @@ TEST(Metrics, LabelValuesEscapeBackslashQuoteAndNewline) {
   EXPECT_EQ(escape_label_value("plain /tmp/hsperfdata_bob"), "plain /tmp/hsperfdata_bob");
   EXPECT_EQ(escape_label_value("a\\b"), "a\\\\b");
   EXPECT_EQ(escape_label_value("a\"b"), "a\\\"b");
-  EXPECT_EQ(escape_label_value("a\nb"), "a\\nb");
+  // A newline is made visible by the text outputs' rule before the format's own escapes.
+  EXPECT_EQ(escape_label_value("a\nb"), "a\\\\x0ab");
   EXPECT_EQ(escape_label_value("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 stays as it is
 }
 
@@ -130,7 +131,7 @@ TEST(Metrics, HostileNamespaceNameCannotForgeASeries) {
   // (the name is not UTF-8, so its backslash was already doubled to tell it from \xNN).
   EXPECT_EQ(text.find("\nd"), std::string::npos);
   EXPECT_EQ(value_of(text,
-                     "hsperfguard_audit_namespace_findings{namespace=\"/tmp/hsperfdata_a\\\"b\\\\\\\\c\\nd\\\\xff\","
+                     "hsperfguard_audit_namespace_findings{namespace=\"/tmp/hsperfdata_a\\\"b\\\\\\\\c\\\\x0ad\\\\xff\","
                      "severity=\"high\"}"),
             2);
 }

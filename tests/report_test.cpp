@@ -348,7 +348,8 @@ TEST(CompactJson, EveryKindOfMemberIsWhatDumpJsonWrites) {
                                           std::string("nul\0byte", 8),
                                           "\xff\xfe not utf-8",
                                           long_plain,
-                                          long_plain + "\n"};
+                                          long_plain + "\n",
+                                          "line\u2028para\u2029nel\u0085rlo\u202e"};
   // Members in sorted order, as callers write them: b < k... < k...z < n < negative < ...
   for (const std::string& key : {std::string("k"), long_key}) {
     for (const std::string& text : texts) {
@@ -375,6 +376,30 @@ TEST(CompactJson, EveryKindOfMemberIsWhatDumpJsonWrites) {
       EXPECT_EQ(appended, "[" + dump_json(nlohmann::json(text), -1));
     }
   }
+}
+
+// One escaping rule: what terminal_safe makes visible in text, JSON escapes as \uXXXX where
+// the serialiser left it raw; everything else is byte for byte what it was.
+TEST(EscapingRule, JsonEscapesEveryInvisibleControlTheSerialiserLeavesRaw) {
+  const std::string raw = "a\u2028b\u2029c\u0085d\u009be\u202ef\u2066g\u061ch\u200ei\u00e9j\u20acktab\t";
+  const std::string text = dump_json(nlohmann::json(raw), -1);
+  EXPECT_EQ(text, "\"a\\u2028b\\u2029c\\u0085d\\u009be\\u202ef\\u2066g\\u061ch\\u200ei\u00e9j\u20acktab\\t\"");
+  EXPECT_EQ(nlohmann::json::parse(text).get<std::string>(), raw);  // the same string to a reader
+  // Untouched: ASCII, other non-ASCII text, and an invalid byte the caller left (copied).
+  std::string keep = "plain \u00e9\u20ac\xe2\x82";
+  escape_json_invisibles(keep);
+  EXPECT_EQ(keep, "plain \u00e9\u20ac\xe2\x82");
+  std::string from = "\u2028|\u2028";
+  escape_json_invisibles(from, 3);
+  EXPECT_EQ(from, "\u2028|\\u2028");
+}
+
+TEST(EscapingRule, TextShowsLineSeparatorsAndControlsAsEscapes) {
+  EXPECT_EQ(terminal_safe("a\u2028b\u2029c\u0085d\x1b[2Je\rf\u202e"), "a\\u2028b\\u2029c\\u0085d\\x1b[2Je\\x0df\\u202e");
+  for (std::uint32_t c : {0x0au, 0x1bu, 0x7fu, 0x85u, 0x9bu, 0x2028u, 0x2029u, 0x202eu, 0x2066u}) {
+    EXPECT_TRUE(is_invisible_control(c)) << c;
+  }
+  for (std::uint32_t c : {0x20u, 0x41u, 0xa0u, 0xe9u, 0x20acu, 0x2030u}) EXPECT_FALSE(is_invisible_control(c)) << c;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "commands/cli_checks.hpp"
 #include "commands/exit_codes.hpp"
+#include "model/json_text.hpp"
 #include "model/pid_name.hpp"
 #include "model/text_escape.hpp"
 #include "platform/files.hpp"
@@ -114,7 +115,7 @@ int print_region(const std::string& path, const platform::FileRead& file, const 
       j["backing_file_deleted"] = mapped->deleted;
       j["read_through"] = mapped->through;
     }
-    out << j.dump(2) << "\n";
+    out << dump_json(j) << "\n";
   } else if (region.valid()) {
     if (options.format == InspectFormat::snap) {
       for (const auto& line : snap_lines(region, !options.supported_only)) out << terminal_safe(line) << "\n";

@@ -74,7 +74,9 @@ json sanitize_json(const json& value) {
 }
 
 std::string dump_json(const json& document, int indent) {
-  return document.dump(indent, ' ', false, json::error_handler_t::replace);
+  std::string text = document.dump(indent, ' ', false, json::error_handler_t::replace);
+  escape_json_invisibles(text);
+  return text;
 }
 
 }  // namespace hsperfguard

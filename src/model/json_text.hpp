@@ -10,7 +10,8 @@
 namespace hsperfguard {
 
 // Serialises with every string guaranteed valid UTF-8 (hostile names were escaped before;
-// anything that slipped through is replaced, never a throw).
+// anything that slipped through is replaced, never a throw) and every invisible control
+// escaped (escape_json_invisibles: no raw U+2028, U+2029 or U+0085 splits a JSON line).
 std::string dump_json(const nlohmann::json& document, int indent = 2);
 
 // Sets document[key] to the escaped text and, when the bytes were not UTF-8,

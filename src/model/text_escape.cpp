@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 namespace hsperfguard {
 namespace {
@@ -88,13 +89,43 @@ std::uint32_t code_point(const char* s, std::size_t n) {
   }
 }
 
-bool moves_the_terminal(std::uint32_t c) {
-  return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||  // C0, DEL, C1
+void append_u_escape(std::string& out, std::uint32_t c) {
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0xf];
+}
+
+}  // namespace
+
+bool is_invisible_control(std::uint32_t c) {
+  return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||  // C0, DEL, C1 (NEL included)
+         c == 0x2028 || c == 0x2029 ||                           // line and paragraph separators
          c == 0x061c || c == 0x200e || c == 0x200f ||            // bidi marks
          (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);  // bidi embeddings, isolates
 }
 
-}  // namespace
+void escape_json_invisibles(std::string& text, std::size_t from) {
+  // Every invisible control above U+007F starts with one of these lead bytes (C1: C2;
+  // U+061C: D8; U+200E..U+2069: E2), which never occur inside another sequence.
+  const auto lead = [](char c) {
+    const auto b = static_cast<std::uint8_t>(c);
+    return b == 0xc2 || b == 0xd8 || b == 0xe2;
+  };
+  std::size_t i = from;
+  while (i < text.size() && !lead(text[i])) ++i;
+  if (i == text.size()) return;  // the usual case: nothing to rewrite, nothing copied
+  std::string out(text, 0, i);
+  while (i < text.size()) {
+    const std::size_t n = std::max<std::size_t>(1, utf8_sequence(text, i));
+    const std::uint32_t c = code_point(text.data() + i, n);
+    if (n > 1 && is_invisible_control(c)) {
+      append_u_escape(out, c);
+    } else {
+      out.append(text, i, n);
+    }
+    i += n;
+  }
+  text = std::move(out);
+}
 
 std::string terminal_safe(std::string_view raw) {
   const std::string text = escape_non_utf8(raw);  // ASCII and valid UTF-8 only from here on
@@ -103,15 +134,14 @@ std::string terminal_safe(std::string_view raw) {
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t n = std::max<std::size_t>(1, utf8_sequence(text, i));
     const std::uint32_t c = code_point(text.data() + i, n);
-    if (!moves_the_terminal(c)) {
+    if (!is_invisible_control(c)) {
       out.append(text, i, n);
     } else if (c < 0x80) {
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 0xf];
     } else {
-      out += "\\u";
-      for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0xf];
+      append_u_escape(out, c);
     }
     i += n;
   }

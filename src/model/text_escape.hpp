@@ -1,6 +1,7 @@
 // Names on disk are bytes; reports are UTF-8. These keep every byte visible.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -12,14 +13,25 @@ bool is_valid_utf8(std::string_view bytes);
 // sequence becomes "\xNN" and each backslash "\\", so the result is unambiguous.
 std::string escape_non_utf8(std::string_view bytes);
 
-// For a terminal or a text log: escape_non_utf8, and every character that could change what a
-// terminal shows besides itself written as an escape: C0 controls (newline and carriage
-// return included) and DEL as \xNN, C1 controls (U+0080..U+009F: a terminal may read U+009B as
-// CSI) and the Unicode bidirectional controls (which reorder the text around them) as \uXXXX.
-// A name can then neither forge a line, move the cursor, erase text, set the window title nor
-// hide what follows it. Every text output of a name or value from the file system or a
-// process goes through here.
+// The one escaping rule of every output. The characters that could change what a terminal or a
+// line-oriented reader shows besides themselves: C0 controls (newline and carriage return
+// included) and DEL, C1 controls (U+0080..U+009F: a terminal may read U+009B as CSI, and U+0085
+// is a line break to Python's splitlines), the line and paragraph separators U+2028 and U+2029
+// (line breaks to JavaScript and splitlines), and the Unicode bidirectional controls (which
+// reorder the text around them).
+bool is_invisible_control(std::uint32_t code_point);
+
+// For a terminal, a text log or a metrics label: escape_non_utf8, and every invisible control
+// written as an escape: \xNN below U+0080, \uXXXX above. A name can then neither forge a
+// line, move the cursor, erase text, set the window title nor hide what follows it. Every
+// text output of a name or value from the file system or a process goes through here.
 std::string terminal_safe(std::string_view raw);
+
+// For JSON text already serialised (valid UTF-8; the serialiser escaped C0 controls): every
+// invisible control it left raw is rewritten as its \uXXXX escape, from byte `from` on. Such
+// a character can only be inside a string, so the document means the same, and a reader that
+// splits lines at U+2028, U+2029 or U+0085 sees one record per line.
+void escape_json_invisibles(std::string& json_text, std::size_t from = 0);
 
 // Lowercase hex of every byte.
 std::string to_hex(std::string_view bytes);

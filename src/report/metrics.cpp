@@ -128,7 +128,9 @@ bool rule_applies(const RuleInfo& rule, const std::vector<TempRootFacts>& roots)
 }  // namespace
 
 std::string escape_label_value(std::string_view raw) {
-  const std::string text = is_valid_utf8(raw) ? std::string(raw) : escape_non_utf8(raw);
+  // The text outputs' rule first (no ESC, CR or bidi control reaches whoever cats or curls
+  // the file), then the exposition format's own escapes.
+  const std::string text = terminal_safe(raw);
   std::string escaped;
   escaped.reserve(text.size());
   for (const char c : text) {

@@ -20,9 +20,10 @@ struct AuditResult;
 struct AuditTally;
 struct ReapRun;
 
-// A label value escaped for the exposition format: backslash, double quote and newline
-// (\\, \", \n). Bytes that are not valid UTF-8 (the format requires UTF-8) first become the
-// visible text "\xNN", whose backslash is then escaped like any other.
+// A label value escaped for the exposition format: first as every text output is
+// (terminal_safe: bytes that are not valid UTF-8 and invisible controls such as ESC, CR,
+// U+2028 and the bidi controls become the visible text "\xNN" or "\uXXXX"), then backslash,
+// double quote and newline (\\, \", \n) as the format requires.
 std::string escape_label_value(std::string_view raw);
 
 // The samples of an exposition text, keyed by the series as written ("name{labels}", or

@@ -409,7 +409,9 @@ class StreamingWriter {
     indent(depth);
   }
   void value(const json& v, unsigned depth) {
+    const std::size_t from = buffer_.size();
     serializer_.dump(v, true, false, kIndent, depth * kIndent);
+    escape_json_invisibles(buffer_, from);  // as dump_json does
     maybe_flush();
   }
   // Where file records go, rendered by append_file_record: one compact line each (a report
