@@ -655,5 +655,53 @@ print("report_name_kept=%s" % any("\u2028" in ns["path"] for ns in json.load(ope
   EXPECT_EQ(o.at("report_name_kept"), "True");  // escaped, not lost: JSON readers get the name back
 }
 
+
+// ---- inspect PID --------------------------------------------------------------------------------
+
+// Another user plants /tmp/hsperfdata_<her>/<daemon's pid>, newer and with a command line of
+// her choosing; `inspect PID` (jstat's rule: the newest file of that name) showed hers, while
+// ps showed daemon's own. The process's mapping decides, then its user.
+TEST(HostileInput, InspectPidShowsTheProcesssOwnRegionNotAPlantedNewerOne) {
+  SKIP_UNLESS_ROOT();
+  if (!test::have_program("setpriv") || !test::have_program("python3")) GTEST_SKIP() << "needs setpriv, python3";
+  const Outcome o = run_case(R"SH(
+mkdir -m 0755 /tmp/t/hsperfdata_daemon && chown daemon /tmp/t/hsperfdata_daemon
+# daemon's "JVM": maps its backing file, as HotSpot does, once it exists.
+setpriv --reuid=1 --regid=1 --clear-groups /usr/bin/python3 -c '
+import mmap, os, time
+path = "/tmp/t/hsperfdata_daemon/%d" % os.getpid()
+while not os.path.exists(path): time.sleep(0.02)
+time.sleep(0.2)
+f = open(path, "r+b"); m = mmap.mmap(f.fileno(), 0); f.close()
+time.sleep(60)' & P=$!
+trap 'kill $P 2>/dev/null' EXIT
+$H create --user daemon --tmpdir /tmp/t --pid $P --command RealMain > /dev/null; echo create_rc=$?
+i=0; while [ $i -lt 100 ] && ! grep -q hsperfdata_daemon /proc/$P/maps; do sleep 0.05; i=$((i+1)); done
+# Another user's (sys, uid 3): made as her own, newer.
+$H create --user sys --tmpdir /tmp/t --pid $P --command "FakeMain --look-at-me" > /dev/null; echo plant_rc=$?
+touch -d '+1 hour' /tmp/t/hsperfdata_sys/$P
+main() { sed -n 's/^sun.rt.javaCommand="\(.*\)"$/\1/p'; }
+echo root=$($H inspect --tmpdir /tmp/t $P --format snap 2>/dev/null | main)
+echo other_user=$(setpriv --reuid=2 --regid=2 --clear-groups $H inspect --tmpdir /tmp/t $P --format snap 2>/tmp/other.err | main)
+echo denied=$(grep -c 'hsperfdata_daemon/'$P': Permission denied' /tmp/other.err)
+echo passed_over=$(grep -c 'passed over /tmp/t/hsperfdata_sys' /tmp/other.err)
+echo its_user=$(setpriv --reuid=1 --regid=1 --clear-groups $H inspect --tmpdir /tmp/t $P --format snap 2>/dev/null | main)
+kill $P; wait $P 2>/dev/null
+# No process: two files of that name are not guessed between.
+$H inspect --tmpdir /tmp/t $P --format snap > /dev/null 2>/tmp/gone.err; echo gone_rc=$?
+echo ambiguous=$(grep -c 'give the path' /tmp/gone.err)
+)SH");
+  ASSERT_EQ(o.at("create_rc"), "0") << o.result.err;
+  ASSERT_EQ(o.at("plant_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("root"), "RealMain") << o.result.err;
+  // A third user: not hers (passed over, said so), and daemon's own is daemon's to read.
+  EXPECT_EQ(o.at("other_user"), "") << o.result.err;
+  EXPECT_EQ(o.at("passed_over"), "1");
+  EXPECT_EQ(o.at("denied"), "1");
+  EXPECT_EQ(o.at("its_user"), "RealMain") << o.result.err;
+  EXPECT_EQ(o.at("gone_rc"), "3");
+  EXPECT_EQ(o.at("ambiguous"), "1");
+}
+
 }  // namespace
 }  // namespace hsperfguard

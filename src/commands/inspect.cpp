@@ -9,10 +9,12 @@
 
 #include "commands/cli_checks.hpp"
 #include "commands/exit_codes.hpp"
+#include "decide/inspect_target.hpp"
 #include "model/json_text.hpp"
 #include "model/pid_name.hpp"
 #include "model/text_escape.hpp"
 #include "platform/files.hpp"
+#include "platform/process.hpp"
 #include "report/perfdata_json.hpp"
 #include "report/snap.hpp"
 
@@ -50,48 +52,62 @@ int print_region(const std::string& path, const platform::FileRead& file, const 
 }  // namespace
 
 int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err) {
-  std::string path = options.target;
   const PidName as_pid = classify_pid_name(options.target, INT32_MAX);
-  if (as_pid.kind == PidNameKind::canonical) {
-    const std::string temp_dir =
-        options.temp_dir.empty() ? platform::default_temp_dir() : options.temp_dir;
-    auto found = platform::find_backing_files(temp_dir, *as_pid.pid);
-    if (found.empty()) {
-      // No file by that name (a container's JVM, or a cleaner deleted it): the region the
-      // process maps can still be read through the mapping.
-      auto mapped = platform::read_mapped_backing_file(*as_pid.pid, perfdata::kMaxRegionSize + 1);
-      if (!mapped) {
-        err << "hsperfguard: inspect: no backing file for pid " << *as_pid.pid << " under "
-            << terminal_safe(temp_dir) << "/hsperfdata_*, and the process maps none\n";
-        return kExitIncomplete;
-      }
-      if (mapped->read.error) {
-        err << "hsperfguard: inspect: pid " << *as_pid.pid << " maps " << terminal_safe(mapped->path)
-            << (mapped->deleted ? " (deleted)" : "") << " but it cannot be read through "
-            << terminal_safe(mapped->through) << ": " << terminal_safe(mapped->read.error->message)
-            << (mapped->read.error->code == EACCES || mapped->read.error->code == EPERM
-                    ? " (reading a mapping needs root)"
-                    : "")
-            << "\n";
-        return kExitIncomplete;
-      }
-      if (mapped->deleted) {
-        err << "hsperfguard: inspect: note: the backing file of pid " << *as_pid.pid << ", "
-            << terminal_safe(mapped->path)
-            << ", was deleted while the JVM runs (a temp cleaner?): jps and jstat find JVMs by that name "
-               "and cannot see this one; its counters are read through its mapping, "
-            << terminal_safe(mapped->through) << "\n";
-      } else {
-        err << "hsperfguard: inspect: note: pid " << *as_pid.pid << " maps " << terminal_safe(mapped->path)
-            << ", not under " << terminal_safe(temp_dir) << "; read through " << terminal_safe(mapped->through)
-            << "\n";
-      }
-      return print_region(mapped->deleted ? mapped->path + " (deleted)" : mapped->path, mapped->read, options,
-                          out, err, &*mapped);
-    }
-    path = found.front();
+  if (as_pid.kind != PidNameKind::canonical) {
+    return print_region(options.target, platform::read_regular_file(options.target, perfdata::kMaxRegionSize + 1),
+                        options, out, err);
   }
-  return print_region(path, platform::read_regular_file(path, perfdata::kMaxRegionSize + 1), options, out, err);
+  const std::int32_t pid = *as_pid.pid;
+  const std::string temp_dir = options.temp_dir.empty() ? platform::default_temp_dir() : options.temp_dir;
+  // What the process itself maps comes first: read through its mapping (root), that file and
+  // no other, whatever else is named after the pid in any namespace.
+  auto mapped = platform::read_mapped_backing_file(pid, perfdata::kMaxRegionSize + 1);
+  if (mapped && !mapped->read.error) {
+    if (mapped->deleted) {
+      err << "hsperfguard: inspect: note: the backing file of pid " << pid << ", " << terminal_safe(mapped->path)
+          << ", was deleted while the JVM runs (a temp cleaner?): jps and jstat find JVMs by that name "
+             "and cannot see this one; its counters are read through its mapping, "
+          << terminal_safe(mapped->through) << "\n";
+    } else if (!mapped->path.starts_with(temp_dir + "/")) {
+      err << "hsperfguard: inspect: note: pid " << pid << " maps " << terminal_safe(mapped->path) << ", not under "
+          << terminal_safe(temp_dir) << "; read through " << terminal_safe(mapped->through) << "\n";
+    }
+    return print_region(mapped->deleted ? mapped->path + " (deleted)" : mapped->path, mapped->read, options, out,
+                        err, &*mapped);
+  }
+  // Otherwise one of the files named after the pid, chosen by what the process says of itself
+  // (the file it maps, by identity; else its user), never the newest of anyone's.
+  const ProcessFacts facts = platform::observe_process(pid);
+  InspectProcess process;
+  process.pid = pid;
+  process.existence = facts.existence;
+  process.effective_uid = facts.effective_uid;
+  process.maps_read = facts.maps_libjvm.has_value();
+  if (mapped) process.mapped = InspectProcess::Mapped{mapped->dev, mapped->ino};
+  const auto found = platform::find_backing_files(temp_dir, pid);
+  const InspectTarget target = choose_backing_file(process, found);
+  for (const auto& note : target.notes) err << "hsperfguard: inspect: note: " << note << "\n";
+  if (!target.candidate) {
+    err << "hsperfguard: inspect: " << target.refusal << " (under " << terminal_safe(temp_dir) << "/hsperfdata_*)";
+    if (mapped && mapped->read.error) {
+      err << "; it maps " << terminal_safe(mapped->path) << (mapped->deleted ? " (deleted)" : "")
+          << ", which cannot be read through " << terminal_safe(mapped->through) << ": "
+          << terminal_safe(mapped->read.error->message)
+          << (mapped->read.error->code == EACCES || mapped->read.error->code == EPERM ? " (reading a mapping needs root)"
+                                                                                       : "");
+    }
+    err << "\n";
+    return kExitIncomplete;
+  }
+  const BackingFileCandidate& chosen = found[*target.candidate];
+  platform::FileRead read = platform::read_regular_file(chosen.path, perfdata::kMaxRegionSize + 1);
+  // POSIX candidates carry their identity: the file read must be the one chosen.
+  if (!read.error && read.stat && chosen.owner_uid &&
+      (read.stat->ino != chosen.ino || read.stat->dev != chosen.dev || read.stat->uid != *chosen.owner_uid)) {
+    err << "hsperfguard: inspect: " << terminal_safe(chosen.path) << ": replaced while it was chosen and read\n";
+    return kExitIncomplete;
+  }
+  return print_region(chosen.path, read, options, out, err);
 }
 
 namespace {
@@ -140,7 +156,7 @@ SubcommandHook add_inspect_command(CLI::App& app) {
   };
   auto p = std::make_shared<Parsed>();
   auto* cmd = app.add_subcommand("inspect", "Decode one backing file (a path or a pid)");
-  cmd->add_option("target", p->options.target, "Backing file path, or pid resolved like jstat")
+  cmd->add_option("target", p->options.target, "Backing file path, or a pid: the file that process maps, else its user's")
       ->check(non_empty())
       ->required();
   cmd->add_option("--format", p->format, "snap (jstat -snap lines), json or text")

@@ -292,6 +292,16 @@ struct TempRootFacts {
   std::vector<ObservationError> errors;
 };
 
+// A file named after a pid in one of a temp dir's namespaces (`inspect PID` chooses among
+// them: decide/inspect_target.hpp).
+struct BackingFileCandidate {
+  std::string path;
+  std::optional<std::uint32_t> owner_uid;  // POSIX
+  std::uint64_t dev = 0;                   // POSIX: st_dev, as makedev(major, minor)
+  std::uint64_t ino = 0;
+  std::int64_t mtime_ns = 0;
+};
+
 // Names used in reports and messages ("char-device", "no-permission", "container").
 std::string_view to_string(FileKind kind);
 std::string_view to_string(RootKind kind);

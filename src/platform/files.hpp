@@ -26,9 +26,10 @@ FileRead read_regular_file(const std::string& path, std::size_t max_bytes);
 // The directory the JVM uses for hsperfdata on this host ("/tmp" on Linux).
 std::string default_temp_dir();
 
-// Backing files for `pid` in every hsperfdata_* directory of `temp_dir`, newest first,
-// the way jstat resolves a local vmid.
-std::vector<std::string> find_backing_files(const std::string& temp_dir, std::int32_t pid);
+// Regular files named `pid` in every hsperfdata_* directory of `temp_dir`, newest first (the
+// order in which jstat tries them), each with its owner and identity, so that the caller can
+// tell which is the process's own (decide/inspect_target.hpp).
+std::vector<BackingFileCandidate> find_backing_files(const std::string& temp_dir, std::int32_t pid);
 
 // The backing file a process maps, read through its mapping: on Linux
 // /proc/<pid>/map_files/<range>, which still opens when the file's name was deleted (a tmp
@@ -38,6 +39,8 @@ struct MappedBackingFile {
   std::string path;      // as the process's maps name it (from our root)
   bool deleted = false;  // no name left: its link count when read, else the maps' " (deleted)"
   std::string through;   // what was opened ("/proc/<pid>/map_files/<range>")
+  std::uint64_t dev = 0;  // the mapped file as the maps name it (dev as st_dev, inode)
+  std::uint64_t ino = 0;
   FileRead read;
 };
 std::optional<MappedBackingFile> read_mapped_backing_file(std::int32_t pid, std::size_t max_bytes);

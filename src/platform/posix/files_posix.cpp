@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,6 +69,8 @@ std::optional<MappedBackingFile> read_mapped_backing_file(std::int32_t pid, std:
   out.path = std::string(summary.backing->path);
   out.deleted = summary.backing->deleted;
   out.through = dir + "/map_files/" + std::string(summary.backing->range);
+  out.dev = makedev(summary.backing->file.major, summary.backing->file.minor);
+  out.ino = summary.backing->file.ino;
   // A magic link to the mapped file itself: no path is walked, nothing can be swapped in.
   UniqueFd fd(::open(out.through.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!fd.valid()) {
@@ -90,12 +93,8 @@ std::optional<MappedBackingFile> read_mapped_backing_file(std::int32_t pid, std:
 
 std::string default_temp_dir() { return "/tmp"; }
 
-std::vector<std::string> find_backing_files(const std::string& temp_dir, std::int32_t pid) {
-  struct Candidate {
-    std::string path;
-    std::int64_t mtime_ns;
-  };
-  std::vector<Candidate> found;
+std::vector<BackingFileCandidate> find_backing_files(const std::string& temp_dir, std::int32_t pid) {
+  std::vector<BackingFileCandidate> found;
   UniqueFd tmp(::open(temp_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!tmp.valid()) return {};
   std::vector<char> buffer;
@@ -110,15 +109,16 @@ std::vector<std::string> find_backing_files(const std::string& temp_dir, std::in
     if (::fstatat(ns.get(), file.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
       continue;
     }
-    found.push_back(
-        {temp_dir + "/" + name + "/" + file,
-         static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
+    BackingFileCandidate& c = found.emplace_back();
+    c.path = temp_dir + "/" + name + "/" + file;
+    c.owner_uid = st.st_uid;
+    c.dev = st.st_dev;
+    c.ino = st.st_ino;
+    c.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   }
   std::sort(found.begin(), found.end(),
-            [](const Candidate& a, const Candidate& b) { return a.mtime_ns > b.mtime_ns; });
-  std::vector<std::string> paths;
-  for (auto& c : found) paths.push_back(std::move(c.path));
-  return paths;
+            [](const BackingFileCandidate& a, const BackingFileCandidate& b) { return a.mtime_ns > b.mtime_ns; });
+  return found;
 }
 
 }  // namespace hsperfguard::platform

@@ -79,12 +79,8 @@ std::string default_temp_dir() {
   return narrow(buffer);
 }
 
-std::vector<std::string> find_backing_files(const std::string& temp_dir, std::int32_t pid) {
-  struct Candidate {
-    std::string path;
-    std::uint64_t mtime;
-  };
-  std::vector<Candidate> found;
+std::vector<BackingFileCandidate> find_backing_files(const std::string& temp_dir, std::int32_t pid) {
+  std::vector<BackingFileCandidate> found;
   const std::wstring temp = widen(temp_dir);
   const std::wstring file = widen(pid_to_filename(pid));
   WIN32_FIND_DATAW entry{};
@@ -105,14 +101,14 @@ std::vector<std::string> find_backing_files(const std::string& temp_dir, std::in
                                   FILE_ATTRIBUTE_DEVICE)) != 0) {
       continue;
     }
-    found.push_back({narrow(candidate), (static_cast<std::uint64_t>(info.ftLastWriteTime.dwHighDateTime) << 32) |
-                                            info.ftLastWriteTime.dwLowDateTime});
+    BackingFileCandidate& c = found.emplace_back();
+    c.path = narrow(candidate);
+    c.mtime_ns = static_cast<std::int64_t>((static_cast<std::uint64_t>(info.ftLastWriteTime.dwHighDateTime) << 32) |
+                                           info.ftLastWriteTime.dwLowDateTime);
   } while (::FindNextFileW(search.get(), &entry));
   std::sort(found.begin(), found.end(),
-            [](const Candidate& a, const Candidate& b) { return a.mtime > b.mtime; });
-  std::vector<std::string> paths;
-  for (auto& c : found) paths.push_back(std::move(c.path));
-  return paths;
+            [](const BackingFileCandidate& a, const BackingFileCandidate& b) { return a.mtime_ns > b.mtime_ns; });
+  return found;
 }
 
 // Windows keeps no per-process list of mapped files that names a deleted file; walking a

@@ -1,0 +1,44 @@
+// Which file `inspect PID` reads. jstat takes the newest file named PID in any user's
+// namespace, so anyone who can write a namespace (her own) could show root a region of her
+// making under another user's pid. The choice here trusts what the process itself says first:
+// the file it maps, then its user.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/facts.hpp"
+
+namespace hsperfguard {
+
+struct InspectTarget {
+  std::optional<std::size_t> candidate;  // the index of the file to read; nullopt: none
+  std::string refusal;                   // why none, when there is none
+  std::vector<std::string> notes;        // what the reader should know (files passed over)
+};
+
+// What is known of the process for the choice. `maps_read`: its maps could be read (then
+// `mapped` is the backing file it maps, or nullopt for none).
+struct InspectProcess {
+  struct Mapped {
+    std::uint64_t dev = 0;  // as st_dev
+    std::uint64_t ino = 0;
+  };
+  std::int32_t pid = 0;
+  ProcessFacts::Existence existence = ProcessFacts::Existence::unknown;
+  std::optional<std::uint32_t> effective_uid;
+  bool maps_read = false;
+  std::optional<Mapped> mapped;
+};
+
+// - The process maps a backing file: the candidate that is that very file (device and inode),
+//   or none (it maps a file of another root, a container's, or one replaced since).
+// - Otherwise a running process's file is one its effective user owns (a JVM creates its file
+//   as that user); files of other owners are passed over, named in the notes.
+// - A pid that runs no process: its one file (a stale one, said so); several are ambiguous.
+// - A process whose user cannot be read: its one file, said so; several are ambiguous.
+InspectTarget choose_backing_file(const InspectProcess& process, const std::vector<BackingFileCandidate>& candidates);
+
+}  // namespace hsperfguard
