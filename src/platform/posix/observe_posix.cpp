@@ -28,7 +28,6 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
-#include <condition_variable>
 #include <cstddef>
 #include <cstring>
 #include <deque>
@@ -51,6 +50,7 @@
 #include "platform/observe.hpp"
 #include "platform/posix/acl_posix.hpp"
 #include "platform/posix/beneath_posix.hpp"
+#include "platform/posix/condition_posix.hpp"
 #include "platform/posix/dirents_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
@@ -808,7 +808,7 @@ class BatchPipeline {
   std::vector<char> entered_, finished_;
   std::vector<char> skipped_;  // not entered: the run limits were reached
   std::mutex mutex_;
-  std::condition_variable changed_;
+  Condition changed_;
   std::size_t consumed_ = 0;
   bool stopping_ = false;
   std::atomic<std::size_t> next_{0};
