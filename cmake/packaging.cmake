@@ -11,7 +11,8 @@
 #
 # This file is also run at install time (HSPERFGUARD_INSTALL_STEP) to write the units and
 # the cron job with the paths of the installation: the sources name /usr/local/bin, where
-# `cmake --install` puts the binary by default; the package has /usr/bin.
+# `cmake --install` puts the binary by default; the package has /usr/bin. For the RPM it also
+# installs LICENSE as the package's %license file.
 
 # Also run by the man page's build step (HSPERFGUARD_MAN_FIXUP: the page help2man wrote): the
 # subcommands of `--help-all` become a SUBCOMMANDS section with one subsection each.
@@ -29,8 +30,10 @@ if(HSPERFGUARD_INSTALL_STEP)
   # Units where the distribution's systemd looks: /lib/systemd/system for the .deb and a
   # plain install, /usr/lib/systemd/system for the RPM (CPack stages each generator apart).
   set(unitdir lib/systemd/system)
+  set(rpm OFF)
   if(destdir MATCHES "/_CPack_Packages/[^/]+/RPM/")
     set(unitdir usr/lib/systemd/system)
+    set(rpm ON)
   endif()
   set(binary "${CMAKE_INSTALL_PREFIX}/bin/hsperfguard")
   foreach(unit IN ITEMS hsperfguard-audit.service hsperfguard-audit.timer
@@ -51,6 +54,12 @@ if(HSPERFGUARD_INSTALL_STEP)
   file(WRITE "${destdir}/etc/cron.d/hsperfguard" "${text}")
   file(CHMOD "${destdir}/etc/cron.d/hsperfguard" FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
   message(STATUS "Installing: ${destdir}/etc/cron.d/hsperfguard")
+  # The license's full text: the RPM's %license file, where RHEL-family systems keep them. The
+  # .deb's copyright file points to Debian's copy in /usr/share/common-licenses instead.
+  if(rpm)
+    file(INSTALL "${HSPERFGUARD_SOURCE_DIR}/LICENSE" DESTINATION /usr/share/licenses/hsperfguard  # under DESTDIR
+         FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+  endif()
   return()
 endif()
 
@@ -121,6 +130,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/hsperfguard)
 # tmpfiles.d snippet, the site policy. Absolute: where systemd, cron and dpkg look.
 install(CODE "set(HSPERFGUARD_INSTALL_STEP ON)
 set(HSPERFGUARD_PACKAGING_DIR \"${HSPERFGUARD_PACKAGING_DIR}\")
+set(HSPERFGUARD_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
 include(\"${CMAKE_CURRENT_LIST_FILE}\")")
 install(FILES ${HSPERFGUARD_PACKAGING_DIR}/tmpfiles.d/hsperfguard.conf DESTINATION /usr/lib/tmpfiles.d)
 install(FILES ${HSPERFGUARD_PACKAGING_DIR}/policy.json DESTINATION /etc/hsperfguard)
@@ -184,7 +194,7 @@ set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
 set(CPACK_RPM_PACKAGE_RELEASE 1)
 set(CPACK_RPM_PACKAGE_SUMMARY "Audit and clean up the JVM's hsperfdata namespaces")
 set(CPACK_RPM_PACKAGE_DESCRIPTION "${CPACK_DEBIAN_PACKAGE_DESCRIPTION}")
-set(CPACK_RPM_PACKAGE_LICENSE "LicenseRef-not-yet-chosen")
+set(CPACK_RPM_PACKAGE_LICENSE "Apache-2.0")  # SPDX, as Fedora and RHEL write it
 set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
 set(CPACK_RPM_PACKAGE_AUTOREQ ON)
 set(CPACK_RPM_PACKAGE_REQUIRES "crontabs")  # owns /etc/cron.d on RHEL-family systems
@@ -193,9 +203,10 @@ set(CPACK_RPM_SPEC_MORE_DEFINE "%define packager ${HSPERFGUARD_MAINTAINER}")
 # the admin's to edit (they override it in /etc/tmpfiles.d), so it is listed as a plain file.
 set(CPACK_RPM_USER_FILELIST "%config(noreplace) /etc/hsperfguard/policy.json"
                             "%config(noreplace) /etc/cron.d/hsperfguard"
-                            "%attr(0644,root,root) /usr/lib/tmpfiles.d/hsperfguard.conf")
+                            "%attr(0644,root,root) /usr/lib/tmpfiles.d/hsperfguard.conf"
+                            "%license /usr/share/licenses/hsperfguard/LICENSE")
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
-    /etc/cron.d /usr/lib/systemd /usr/lib/systemd/system /usr/lib/tmpfiles.d /usr/share/man
+    /etc/cron.d /usr/lib/systemd /usr/lib/systemd/system /usr/lib/tmpfiles.d /usr/share/licenses /usr/share/man
     /usr/share/man/man1 /usr/share/bash-completion /usr/share/bash-completion/completions)
 set(CPACK_RPM_POST_INSTALL_SCRIPT_FILE ${HSPERFGUARD_PACKAGING_DIR}/rpm/post)
 set(CPACK_RPM_PRE_UNINSTALL_SCRIPT_FILE ${HSPERFGUARD_PACKAGING_DIR}/rpm/preun)

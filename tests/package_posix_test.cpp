@@ -117,6 +117,18 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
   EXPECT_EQ(conffiles.out, "/etc/cron.d/hsperfguard\n/etc/hsperfguard/policy.json\n");
   const auto depends = test::run({"dpkg-deb", "--field", deb, "Depends"});
   EXPECT_NE(depends.out.find("libc6"), std::string::npos) << "dependencies from dpkg-shlibdeps: " << depends.out;
+  // The license: the machine-readable copyright file names it and points to Debian's text of it,
+  // which is the sources' LICENSE, byte for byte.
+  const auto copyright = test::run({"sh", "-c", "dpkg-deb --fsys-tarfile '" + deb +
+                                                    "' | tar -xOf - ./usr/share/doc/hsperfguard/copyright"});
+  ASSERT_EQ(copyright.exit_code, 0) << copyright.err;
+  EXPECT_TRUE(copyright.out.starts_with("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"))
+      << copyright.out;
+  EXPECT_NE(copyright.out.find("\nFiles: *\nCopyright: 2026 the hsperfguard authors\nLicense: Apache-2.0\n"),
+            std::string::npos)
+      << copyright.out;
+  EXPECT_NE(copyright.out.find("\"/usr/share/common-licenses/Apache-2.0\""), std::string::npos) << copyright.out;
+  EXPECT_EQ(read_text(kSource + "/LICENSE"), read_text("/usr/share/common-licenses/Apache-2.0"));
 
   // lintian: no errors. Warnings are printed for the record (README lists them and why).
   const auto lint = test::run({"lintian", "--tag-display-limit", "0", deb});
@@ -289,11 +301,13 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
   // directories of ours.
   for (const auto& path : in_deb)
     EXPECT_TRUE(in_rpm.contains(path)) << path << " is in the .deb, not the RPM";
+  // The RPM's license file is its own (the .deb's copyright file points to Debian's copy).
+  const std::string license = "/usr/share/licenses/hsperfguard/LICENSE";
   for (const auto& path : in_rpm) {
     const bool ours_dir = path == "/etc/hsperfguard" ||
                           path.starts_with("/usr/share/hsperfguard") ||
-                          path == "/usr/share/doc/hsperfguard";
-    EXPECT_TRUE(in_deb.contains(path) || ours_dir) << path << " is in the RPM, not the .deb";
+                          path == "/usr/share/doc/hsperfguard" || path == "/usr/share/licenses/hsperfguard";
+    EXPECT_TRUE(in_deb.contains(path) || ours_dir || path == license) << path << " is in the RPM, not the .deb";
   }
   std::printf("files: %zu in the .deb, %zu in the RPM (with its own directories)\n", in_deb.size(),
               in_rpm.size());
@@ -311,6 +325,11 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
         << soname << " not required:\n"
         << requires_.out;
   }
+  // The license: the tag in SPDX, its text marked %license.
+  const auto license_tag = test::run({"rpm", "-qp", "--qf", "%{LICENSE}", rpm});
+  EXPECT_EQ(license_tag.out, "Apache-2.0");
+  const auto license_files = test::run({"rpm", "-qpL", rpm});
+  EXPECT_EQ(lines_of(license_files.out), std::vector<std::string>{license});
   // The site policy and the cron example are the admin's: kept on upgrade.
   const auto configs = test::run({"rpm", "-qpc", rpm});
   EXPECT_EQ(lines_of(configs.out),
@@ -327,6 +346,7 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
   const auto install = test::run({"rpm", "--root", root, "--nodeps", "-i", rpm});
   ASSERT_EQ(install.exit_code, 0) << install.out << install.err;
   EXPECT_EQ(install.err.find("scriptlet failed"), std::string::npos) << install.err;
+  EXPECT_EQ(read_text(root + license), read_text(kSource + "/LICENSE"));
   EXPECT_NE(read_text(root + "/usr/lib/systemd/system/hsperfguard-reap.service")
                 .find("ExecStart=/usr/bin/hsperfguard reap "),
             std::string::npos);
