@@ -128,6 +128,12 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
             std::string::npos)
       << copyright.out;
   EXPECT_NE(copyright.out.find("\"/usr/share/common-licenses/Apache-2.0\""), std::string::npos) << copyright.out;
+  // liburing, linked statically: its copyright and its license's text.
+  EXPECT_NE(copyright.out.find("\nFiles: liburing/*\nCopyright: 2019-2022 Jens Axboe <axboe@kernel.dk>\nLicense: MIT\n"),
+            std::string::npos)
+      << copyright.out;
+  EXPECT_NE(copyright.out.find("\nLicense: MIT\n Permission is hereby granted, free of charge,"), std::string::npos)
+      << copyright.out;
   EXPECT_EQ(read_text(kSource + "/LICENSE"), read_text("/usr/share/common-licenses/Apache-2.0"));
 
   // lintian: no errors. Warnings are printed for the record (README lists them and why).
@@ -325,9 +331,9 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
         << soname << " not required:\n"
         << requires_.out;
   }
-  // The license: the tag in SPDX, its text marked %license.
+  // The license: the tag in SPDX (liburing's too), the project's text marked %license.
   const auto license_tag = test::run({"rpm", "-qp", "--qf", "%{LICENSE}", rpm});
-  EXPECT_EQ(license_tag.out, "Apache-2.0");
+  EXPECT_EQ(license_tag.out, "Apache-2.0 AND MIT");
   const auto license_files = test::run({"rpm", "-qpL", rpm});
   EXPECT_EQ(lines_of(license_files.out), std::vector<std::string>{license});
   // The site policy and the cron example are the admin's: kept on upgrade.
