@@ -18,7 +18,7 @@ if [ "${1:-}" = "--tests" ]; then
     spin                                      # model-checks the removal protocol (scripts/verify.sh)
     prometheus-node-exporter prometheus       # the metrics scrape test, promtool
     lintian dpkg-dev fakeroot file man-db     # the Debian package test
-    rpm rpmlint                               # the RPM: rpmbuild for CPack, rpmlint, rpm --root
+    rpm rpmlint cpio                          # the RPM: rpmbuild for CPack, rpmlint, rpm --root, its binary
     g++-mingw-w64-x86-64-posix wine wine64    # the Windows build, its tests run under wine
     googletest                                # GoogleTest sources, built for Windows
   )

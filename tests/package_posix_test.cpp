@@ -1,6 +1,7 @@
 // Operations, end to end on this machine: the Debian package (cpack, lintian, dpkg -i, the
-// installed audit, dpkg --purge), the man page, the capabilities the reap service keeps,
-// and the Windows Task Scheduler definition.
+// installed audit, dpkg --purge), the RPM, the floor both packages keep to for the
+// distributions they are made for (packaging/floor.txt), the man page, the capabilities the
+// reap service keeps, and the Windows Task Scheduler definition.
 //
 // The package test installs into the real system (CI runs as root on a fresh machine). It
 // refuses to run where hsperfguard is already installed or its directories exist, so that
@@ -14,9 +15,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -68,6 +72,29 @@ struct PurgeAtExit {
   }
 };
 
+// The packages, built by cpack into `dir` with each of `generators` ("DEB", "RPM"); the path of
+// each in `packages`, by its extension (".deb", ".rpm").
+::testing::AssertionResult build_packages(const std::string& dir,
+                                          const std::vector<std::string>& generators,
+                                          std::map<std::string, std::string>& packages) {
+  for (const auto& generator : generators) {
+    const auto cpack = test::run(
+        {"cpack", "-G", generator, "--config", kBuildDir + "/CPackConfig.cmake", "-B", dir});
+    if (cpack.exit_code != 0)
+      return ::testing::AssertionFailure() << "cpack -G " << generator << ":\n"
+                                           << cpack.out << cpack.err;
+  }
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    packages[e.path().extension().string()] = e.path().string();
+  for (const auto& generator : generators) {
+    std::string extension = "." + generator;
+    for (auto& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!packages.contains(extension))
+      return ::testing::AssertionFailure() << "cpack made no " << extension;
+  }
+  return ::testing::AssertionSuccess();
+}
+
 TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
   for (const auto& [program, package] : std::vector<std::pair<std::string, std::string>>{
            {"cpack", "cmake"}, {"lintian", "lintian"}, {"dpkg-shlibdeps", "dpkg-dev"},
@@ -84,14 +111,9 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
 
   // Build.
   test::ScratchDir scratch;
-  const auto cpack = test::run({"cpack", "-G", "DEB", "--config", kBuildDir + "/CPackConfig.cmake", "-B",
-                                scratch / "pkg"});
-  ASSERT_EQ(cpack.exit_code, 0) << cpack.out << cpack.err;
-  std::string deb;
-  for (const auto& e : std::filesystem::directory_iterator(scratch / "pkg")) {
-    if (e.path().extension() == ".deb") deb = e.path().string();
-  }
-  ASSERT_FALSE(deb.empty()) << cpack.out;
+  std::map<std::string, std::string> packages;
+  ASSERT_TRUE(build_packages(scratch / "pkg", {"DEB"}, packages));
+  const std::string deb = packages[".deb"];
   std::printf("package: %s\n", std::filesystem::path(deb).filename().c_str());
 
   // Contents and conffiles.
@@ -260,18 +282,9 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
   if (!test::is_root())
     GTEST_SKIP() << "installs into a root it makes with root's files: needs root";
   test::ScratchDir scratch;
-  std::string rpm, deb;
-  for (const char* generator : {"RPM", "DEB"}) {
-    const auto cpack = test::run({"cpack", "-G", generator, "--config",
-                                  kBuildDir + "/CPackConfig.cmake", "-B", scratch / "pkg"});
-    ASSERT_EQ(cpack.exit_code, 0) << cpack.out << cpack.err;
-  }
-  for (const auto& e : std::filesystem::directory_iterator(scratch / "pkg")) {
-    if (e.path().extension() == ".rpm") rpm = e.path().string();
-    if (e.path().extension() == ".deb") deb = e.path().string();
-  }
-  ASSERT_FALSE(rpm.empty());
-  ASSERT_FALSE(deb.empty());
+  std::map<std::string, std::string> packages;
+  ASSERT_TRUE(build_packages(scratch / "pkg", {"RPM", "DEB"}, packages));
+  const std::string rpm = packages[".rpm"], deb = packages[".deb"];
   std::printf("package: %s\n", std::filesystem::path(rpm).filename().c_str());
 
   // rpmlint: no error, and only the warnings packaging/rpm/rpmlint.toml explains.
@@ -377,6 +390,389 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
   }
   EXPECT_GE(files, 30u);
   EXPECT_FALSE(exists(root + "/var/lib/hsperfguard")) << "the %postun scriptlet did not run";
+}
+
+// ---- the floor: what the packages need against what their distributions ship -------------------
+
+// A symbol version node ("GLIBCXX_3.4.29"): its family ("GLIBCXX") and its numbers (3, 4, 29).
+struct VersionNode {
+  std::string family;
+  std::vector<long> numbers;
+  std::string text;
+};
+
+std::optional<VersionNode> parse_node(const std::string& text) {
+  static const std::regex node(R"(([A-Za-z][A-Za-z0-9_]*?)_([0-9]+(\.[0-9]+)*))");
+  std::smatch m;
+  if (!std::regex_match(text, m, node)) return std::nullopt;
+  VersionNode v{m[1], {}, text};
+  std::istringstream parts(m[2].str());
+  for (std::string part; std::getline(parts, part, '.');) v.numbers.push_back(std::stol(part));
+  return v;
+}
+
+// packaging/floor.txt: the floor of each library's symbol versions, what each target
+// distribution ships, and what the RPM may require besides libraries.
+struct Floor {
+  struct Ships {
+    std::string distribution, format, soname;
+    VersionNode node;
+    std::string package, version;
+  };
+  std::map<std::pair<std::string, std::string>, VersionNode> floors;  // by (soname, family)
+  std::vector<Ships> ships;
+  std::set<std::string> rpm_requires;
+  std::vector<std::string> errors;  // lines that say nothing this format knows
+
+  bool names_library(const std::string& soname) const {
+    return std::any_of(floors.begin(), floors.end(),
+                       [&](const auto& f) { return f.first.first == soname; });
+  }
+  std::set<std::string> distributions(const std::string& format) const {
+    std::set<std::string> out;
+    for (const auto& s : ships) {
+      if (format.empty() || s.format == format) out.insert(s.distribution);
+    }
+    return out;
+  }
+};
+
+Floor parse_floor(const std::string& text) {
+  Floor floor;
+  for (const auto& line : lines_of(text)) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    if (words.empty() || words[0].starts_with("#")) continue;
+    const auto node = words.size() > 2 ? parse_node(words[2]) : std::nullopt;
+    const auto shipped = words.size() > 4 ? parse_node(words[4]) : std::nullopt;
+    if (words[0] == "floor" && words.size() == 3 && node) {
+      floor.floors.insert_or_assign({words[1], node->family}, *node);
+    } else if (words[0] == "ships" && words.size() >= 8 &&
+               (words[2] == "deb" || words[2] == "rpm") && shipped) {
+      floor.ships.push_back({words[1], words[2], words[3], *shipped, words[5], words[6]});
+    } else if (words[0] == "rpm-requires" && words.size() == 2) {
+      floor.rpm_requires.insert(words[1]);
+    } else {
+      floor.errors.push_back(line);
+    }
+  }
+  return floor;
+}
+
+// Each floor against each target distribution: every distribution ships every library the
+// floor names, at the floor's version or newer.
+std::vector<std::string> floor_contradictions(const Floor& floor) {
+  std::vector<std::string> problems;
+  for (const auto& entry : floor.floors) {  // not a structured binding: clang 14 cannot capture one
+    const std::string& soname = entry.first.first;
+    const std::string& family = entry.first.second;
+    const VersionNode& node = entry.second;
+    for (const auto& distribution : floor.distributions("")) {
+      const auto shipped =
+          std::find_if(floor.ships.begin(), floor.ships.end(), [&](const Floor::Ships& s) {
+            return s.distribution == distribution && s.soname == soname && s.node.family == family;
+          });
+      if (shipped == floor.ships.end()) {
+        problems.push_back(distribution + ": no " + soname + " " + family + "_ version listed");
+      } else if (shipped->node.numbers < node.numbers) {
+        problems.push_back(distribution + " ships " + soname + " up to " + shipped->node.text +
+                           ", below the floor " + node.text);
+      }
+    }
+  }
+  return problems;
+}
+
+// What `objdump -p` says a binary needs: its libraries (NEEDED) and, per library, the symbol
+// versions (Version References).
+struct BinaryNeeds {
+  std::vector<std::string> libraries;
+  std::vector<std::pair<std::string, std::string>> versions;  // (soname, node)
+};
+
+BinaryNeeds parse_objdump_p(const std::string& text) {
+  static const std::regex needed(R"(^\s+NEEDED\s+(\S+)$)");
+  static const std::regex from(R"(^\s+required from (\S+):$)");
+  static const std::regex version(R"(^\s+0x[0-9a-f]+ 0x[0-9a-f]+ [0-9]+ (\S+)$)");
+  BinaryNeeds needs;
+  std::string library;
+  for (const auto& line : lines_of(text)) {
+    std::smatch m;
+    if (std::regex_match(line, m, needed)) {
+      needs.libraries.push_back(m[1]);
+    } else if (std::regex_match(line, m, from)) {
+      library = m[1];
+    } else if (!library.empty() && std::regex_match(line, m, version)) {
+      needs.versions.emplace_back(library, m[1]);
+    }
+  }
+  return needs;
+}
+
+// A library's symbol version against the floor; "" when within it.
+std::string past_floor(const Floor& floor, const std::string& soname,
+                       const std::string& node_text) {
+  const auto node = parse_node(node_text);
+  if (!node) return soname + " " + node_text + ": not a version the floor can compare";
+  const auto f = floor.floors.find({soname, node->family});
+  if (f == floor.floors.end())
+    return soname + " " + node_text + ": the floor names no " + node->family + "_ of " + soname;
+  if (f->second.numbers < node->numbers)
+    return soname + " " + node_text + ": past the floor " + f->second.text;
+  return "";
+}
+
+// The binary's libraries and symbol versions against the floor. `symbols` (objdump -T -C of
+// the same binary) names the functions that need a version past it.
+std::vector<std::string> binary_past_floor(const Floor& floor, const BinaryNeeds& needs,
+                                           const std::string& symbols) {
+  std::vector<std::string> problems;
+  for (const auto& library : needs.libraries) {
+    if (!floor.names_library(library))
+      problems.push_back("needs " + library + ", a library the floor does not name");
+  }
+  for (const auto& [soname, node] : needs.versions) {
+    std::string problem = past_floor(floor, soname, node);
+    if (problem.empty()) continue;
+    for (const auto& line : lines_of(symbols)) {
+      if (const auto at = line.find(" (" + node + ") "); at != std::string::npos) {
+        problem += "; " + line.substr(at + node.size() + 4);
+      }
+    }
+    problems.push_back(problem);
+  }
+  return problems;
+}
+
+// The .deb's Depends against what each Debian-format target ships ("libc6 (>= 2.34), ...";
+// alternatives "a | b": one of them met is enough).
+std::vector<std::string> deb_depends_past_floor(const Floor& floor, const std::string& depends) {
+  static const std::regex relation(
+      R"(^\s*([a-z0-9][a-z0-9+.-]*)(:[a-z0-9]+)?\s*(\((<<|<=|=|>=|>>)\s*([^)\s]+)\))?\s*$)");
+  static const std::map<std::string, std::string> op = {
+      {"<<", "lt"}, {"<=", "le"}, {"=", "eq"}, {">=", "ge"}, {">>", "gt"}};
+  std::vector<std::string> problems;
+  std::istringstream clauses(depends);
+  for (std::string clause; std::getline(clauses, clause, ',');) {
+    const auto first = clause.find_first_not_of(" \n");
+    if (first == std::string::npos) continue;
+    clause = clause.substr(first, clause.find_last_not_of(" \n") + 1 - first);
+    for (const auto& distribution : floor.distributions("deb")) {
+      bool met = false;
+      std::istringstream alternatives(clause);
+      for (std::string alternative; !met && std::getline(alternatives, alternative, '|');) {
+        std::smatch m;
+        if (!std::regex_match(alternative, m, relation)) continue;
+        for (const auto& s : floor.ships) {
+          if (s.distribution != distribution || s.package != m[1]) continue;
+          met = !m[3].matched ||
+                test::run({"dpkg", "--compare-versions", s.version, op.at(m[4]), m[5]}).exit_code ==
+                    0;
+          break;
+        }
+      }
+      if (!met) problems.push_back(distribution + " cannot meet " + clause);
+    }
+  }
+  return problems;
+}
+
+// The RPM's requirements (`rpm -qpR`, one a line) against the floor: a library's, by soname
+// and symbol version; anything else must be listed as rpm-requires.
+std::vector<std::string> rpm_requires_past_floor(const Floor& floor, const std::string& requires_) {
+  static const std::regex library(R"(^([^()\s]+\.so[^()\s]*)\(([^()]*)\)(\(64bit\))?$)");
+  std::vector<std::string> problems;
+  for (const auto& line : lines_of(requires_)) {
+    if (line.empty()) continue;
+    std::smatch m;
+    if (std::regex_match(line, m, library)) {
+      if (!floor.names_library(m[1])) {
+        problems.push_back(line + ": a library the floor does not name");
+      } else if (m[2].length() > 0) {
+        if (const auto problem = past_floor(floor, m[1], m[2]); !problem.empty())
+          problems.push_back(line + ": " + problem);
+      }
+    } else if (!floor.rpm_requires.contains(line.substr(0, line.find(' ')))) {
+      problems.push_back(line + ": not a library, and not listed as rpm-requires");
+    }
+  }
+  return problems;
+}
+
+std::vector<std::string> requirement_lines(const std::string& text, bool libraries) {
+  std::vector<std::string> out;
+  for (const auto& line : lines_of(text)) {
+    if (!line.empty() && (line.find(".so") != std::string::npos) == libraries) out.push_back(line);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const std::string kFloorFile = kSource + "/packaging/floor.txt";
+
+// The floor is that of the distributions the issue named, and each of them meets it.
+TEST(PackageFloor, EveryTargetDistributionMeetsTheFloor) {
+  const Floor floor = parse_floor(read_text(kFloorFile));
+  EXPECT_EQ(floor.errors, std::vector<std::string>{});
+  EXPECT_EQ(floor.distributions("deb"),
+            (std::set<std::string>{"debian-12", "debian-13", "ubuntu-22.04", "ubuntu-24.04"}));
+  EXPECT_EQ(floor.distributions("rpm"), (std::set<std::string>{"rhel-9", "amazon-2023"}));
+  for (const char* library : {"libc.so.6", "libstdc++.so.6", "libgcc_s.so.1"}) {
+    EXPECT_TRUE(floor.names_library(library)) << library;
+  }
+  EXPECT_EQ(floor_contradictions(floor), std::vector<std::string>{});
+}
+
+// The check refuses what the packages of the GCC 12 build with a shared liburing needed (their
+// objdump -p, Depends and rpm -qpR), and a floor no RPM target meets; it passes what a build
+// within the floor needs.
+TEST(PackageFloor, CheckRefusesGcc12SymbolsASharedLiburingAndAFloorPastATarget) {
+  const Floor floor = parse_floor(read_text(kFloorFile));
+  const std::string objdump_p =
+      "Dynamic Section:\n"
+      "  NEEDED               libacl.so.1\n"
+      "  NEEDED               liburing.so.2\n"
+      "  NEEDED               libstdc++.so.6\n"
+      "  NEEDED               libc.so.6\n"
+      "Version References:\n"
+      "  required from liburing.so.2:\n"
+      "    0x09225f70 0x00 23 LIBURING_2.0\n"
+      "  required from libc.so.6:\n"
+      "    0x069691b4 0x00 21 GLIBC_2.34\n"
+      "  required from libstdc++.so.6:\n"
+      "    0x0297f840 0x00 15 GLIBCXX_3.4.30\n"
+      "    0x0297f879 0x00 10 GLIBCXX_3.4.29\n"
+      "    0x0afd17f3 0x00 05 CXXABI_1.3.13\n";
+  const std::string objdump_t =
+      "0000000000000000      DF *UND*\t0000000000000000 (GLIBCXX_3.4.30) "
+      "std::condition_variable::wait(std::unique_lock<std::mutex>&)\n";
+  EXPECT_EQ(binary_past_floor(floor, parse_objdump_p(objdump_p), objdump_t),
+            (std::vector<std::string>{
+                "needs liburing.so.2, a library the floor does not name",
+                "liburing.so.2 LIBURING_2.0: the floor names no LIBURING_ of liburing.so.2",
+                "libstdc++.so.6 GLIBCXX_3.4.30: past the floor GLIBCXX_3.4.29; "
+                "std::condition_variable::wait(std::unique_lock<std::mutex>&)"}));
+
+  const auto deb = deb_depends_past_floor(floor,
+                                          "libacl1 (>= 2.2.23), libc6 (>= 2.34), libgcc-s1 (>= "
+                                          "3.0), libstdc++6 (>= 12), liburing2 (>= 2.3)");
+  for (const char* d : {"debian-12", "debian-13", "ubuntu-22.04", "ubuntu-24.04"}) {
+    EXPECT_NE(std::find(deb.begin(), deb.end(), std::string(d) + " cannot meet liburing2 (>= 2.3)"),
+              deb.end())
+        << d;
+  }
+  EXPECT_EQ(deb.size(), 4u) << testing::PrintToString(deb);
+  EXPECT_EQ(deb_depends_past_floor(floor, "libc6 (>= 2.36), libstdc++6 (>= 13)"),
+            (std::vector<std::string>{"ubuntu-22.04 cannot meet libc6 (>= 2.36)",
+                                      "debian-12 cannot meet libstdc++6 (>= 13)",
+                                      "ubuntu-22.04 cannot meet libstdc++6 (>= 13)"}));
+
+  EXPECT_EQ(
+      rpm_requires_past_floor(floor,
+                              "/bin/sh\n"
+                              "libc.so.6(GLIBC_2.34)(64bit)\n"
+                              "libstdc++.so.6(GLIBCXX_3.4.30)(64bit)\n"
+                              "liburing.so.2()(64bit)\n"
+                              "liburing.so.2(LIBURING_2.0)(64bit)\n"
+                              "rpmlib(PayloadIsZstd) <= 5.4.18-1\n"),
+      (std::vector<std::string>{
+          "libstdc++.so.6(GLIBCXX_3.4.30)(64bit): libstdc++.so.6 GLIBCXX_3.4.30: past the floor "
+          "GLIBCXX_3.4.29",
+          "liburing.so.2()(64bit): a library the floor does not name",
+          "liburing.so.2(LIBURING_2.0)(64bit): a library the floor does not name",
+          "rpmlib(PayloadIsZstd) <= 5.4.18-1: not a library, and not listed as rpm-requires"}));
+
+  Floor raised = floor;
+  raised.floors.insert_or_assign({"libstdc++.so.6", "GLIBCXX"}, *parse_node("GLIBCXX_3.4.30"));
+  EXPECT_EQ(
+      floor_contradictions(raised),
+      (std::vector<std::string>{
+          "amazon-2023 ships libstdc++.so.6 up to GLIBCXX_3.4.29, below the floor GLIBCXX_3.4.30",
+          "rhel-9 ships libstdc++.so.6 up to GLIBCXX_3.4.29, below the floor GLIBCXX_3.4.30"}));
+
+  // Within the floor: nothing to say.
+  const std::string within =
+      "  NEEDED               libstdc++.so.6\n"
+      "  required from libstdc++.so.6:\n"
+      "    0x0297f879 0x00 10 GLIBCXX_3.4.29\n";
+  EXPECT_EQ(binary_past_floor(floor, parse_objdump_p(within), ""), std::vector<std::string>{});
+  EXPECT_EQ(
+      deb_depends_past_floor(floor, "libc6 (>= 2.34), libstdc++6 (>= 11) | libstdc++6-compat"),
+      std::vector<std::string>{});
+  EXPECT_EQ(rpm_requires_past_floor(floor,
+                                    "libc.so.6(GLIBC_2.34)(64bit)\nlibc.so.6()(64bit)\ncrontabs\n"),
+            std::vector<std::string>{});
+}
+
+// The CI check: the binary in the .deb and in the RPM, the .deb's Depends and the RPM's Requires,
+// all within packaging/floor.txt; and the dependencies are those dpkg-shlibdeps and rpm's elfdeps
+// find in the binary, not written by hand.
+TEST(PackageFloor, PackagedBinaryAndDependenciesStayWithinTheFloor) {
+  for (const auto& [program, package] :
+       std::vector<std::pair<std::string, std::string>>{{"cpack", "cmake"},
+                                                        {"rpmbuild", "rpm"},
+                                                        {"rpm", "rpm"},
+                                                        {"rpm2cpio", "rpm2cpio"},
+                                                        {"cpio", "cpio"},
+                                                        {"dpkg-deb", "dpkg"},
+                                                        {"dpkg-shlibdeps", "dpkg-dev"},
+                                                        {"objdump", "binutils"}}) {
+    ASSERT_FALSE(test::find_program(program).empty())
+        << program << " not found: install Debian's package " << package;
+  }
+  ASSERT_TRUE(exists("/usr/lib/rpm/elfdeps"))
+      << "rpm's dependency generator not found: install Debian's package rpm";
+  const Floor floor = parse_floor(read_text(kFloorFile));
+  ASSERT_EQ(floor.errors, std::vector<std::string>{});
+
+  test::ScratchDir scratch;
+  std::map<std::string, std::string> packages;
+  ASSERT_TRUE(build_packages(scratch / "pkg", {"DEB", "RPM"}, packages));
+  const std::string rpm = packages[".rpm"], deb = packages[".deb"];
+
+  // The binary each package holds.
+  std::filesystem::create_directories(scratch / "deb/debian");
+  test::write_file(scratch / "deb/debian/control", {});  // dpkg-shlibdeps wants one
+  const std::string deb_binary = scratch / "deb/hsperfguard";
+  const std::string rpm_binary = scratch / "hsperfguard.rpm-binary";
+  ASSERT_EQ(shell("dpkg-deb --fsys-tarfile '" + deb + "' | tar -xOf - ./usr/bin/hsperfguard > '" +
+                  deb_binary + "'")
+                .exit_code,
+            0);
+  ASSERT_EQ(shell("rpm2cpio '" + rpm + "' | cpio -i --quiet --to-stdout ./usr/bin/hsperfguard > '" +
+                  rpm_binary + "'")
+                .exit_code,
+            0);
+  for (const auto& binary : {deb_binary, rpm_binary}) {
+    ::chmod(binary.c_str(), 0755);  // elfdeps reads only executables
+    const auto p = test::run({"objdump", "-p", binary});
+    const auto t = test::run({"objdump", "-T", "-C", binary});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    const BinaryNeeds needs = parse_objdump_p(p.out);
+    EXPECT_FALSE(needs.libraries.empty()) << p.out;
+    EXPECT_FALSE(needs.versions.empty()) << p.out;
+    EXPECT_EQ(binary_past_floor(floor, needs, t.out), std::vector<std::string>{}) << binary;
+  }
+
+  // The .deb's Depends: within what every Debian-format target ships, and dpkg-shlibdeps's.
+  const auto depends = test::run({"dpkg-deb", "--field", deb, "Depends"});
+  ASSERT_EQ(depends.exit_code, 0) << depends.err;
+  std::printf("Depends: %s", depends.out.c_str());
+  EXPECT_EQ(deb_depends_past_floor(floor, depends.out), std::vector<std::string>{});
+  const auto shlibdeps =
+      shell("cd '" + scratch / "deb" + "' && dpkg-shlibdeps -O -e hsperfguard 2>/dev/null");
+  ASSERT_EQ(shlibdeps.exit_code, 0) << shlibdeps.err;
+  EXPECT_EQ("shlibs:Depends=" + depends.out, shlibdeps.out);
+
+  // The RPM's Requires: within the floor, and the libraries exactly those rpm's elfdeps finds.
+  const auto requires_ = test::run({"rpm", "-qpR", rpm});
+  ASSERT_EQ(requires_.exit_code, 0) << requires_.err;
+  EXPECT_EQ(rpm_requires_past_floor(floor, requires_.out), std::vector<std::string>{});
+  const auto elfdeps = shell("/usr/lib/rpm/elfdeps --requires '" + rpm_binary + "'");
+  ASSERT_EQ(elfdeps.exit_code, 0) << elfdeps.err;
+  EXPECT_EQ(requirement_lines(requires_.out, true), requirement_lines(elfdeps.out, true));
+  EXPECT_FALSE(requirement_lines(requires_.out, true).empty()) << requires_.out;
 }
 
 // ---- the man page ------------------------------------------------------------------------------
