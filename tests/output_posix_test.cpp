@@ -3,14 +3,18 @@
 #include "platform/output.hpp"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 
+#include "platform/posix/posix_util.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard::platform {
@@ -116,6 +120,34 @@ TEST(WriteOutput, StopRequestedLeavesTheTargetAsItWas) {
   EXPECT_EQ(error->code, EINTR);
   EXPECT_EQ(content_of(path), "old");
   EXPECT_EQ(entries_in(scratch.path()), 1u);
+}
+
+// A stream socket is connected through the descriptor the walk held (its /proc name), never
+// by its path again, and gets the whole text; the socket stays what it was.
+TEST(WriteOutput, AStreamSocketOfOursGetsTheTextThroughTheHeldDescriptor) {
+  test::ScratchDir scratch;
+  const std::string path = scratch / "report.sock";
+  UniqueFd listener(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ASSERT_TRUE(listener.valid());
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  ASSERT_LT(path.size(), sizeof address.sun_path);
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  ASSERT_EQ(::bind(listener.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener.get(), 1), 0);
+  // Small enough for the socket's buffer: written before anyone accepts.
+  const auto error = write_output_text(path, "report through a socket\n");
+  ASSERT_FALSE(error.has_value()) << error->op << ": " << error->message;
+  UniqueFd peer(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+  ASSERT_TRUE(peer.valid());
+  std::string got(64, '\0');
+  const ssize_t n = ::read(peer.get(), got.data(), got.size());
+  ASSERT_GT(n, 0);
+  got.resize(static_cast<std::size_t>(n));
+  EXPECT_EQ(got, "report through a socket\n");
+  struct stat st {};
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISSOCK(st.st_mode));
 }
 
 TEST(WriteOutput, EmptyPathAndDirectoryNamesAreRefused) {

@@ -1,5 +1,7 @@
-// write_output on POSIX: the directory reached by open_parent_dir (no link another user owns is
-// followed, the directory is root's or ours), then one of two ways by what the name is.
+// write_output on POSIX: the directory reached by open_parent_dir (walk_path: no link of another
+// user's, nor one in another user's directory, is followed, and every directory on the way is
+// root's or ours), the name held O_PATH and judged by its type, then one of two ways by what
+// it is.
 //
 // Replacing (absent or a regular file): the new content goes to an unnamed file (O_TMPFILE;
 // a named one, created exclusively, where the file system has none), is synced, given a
@@ -9,8 +11,9 @@
 // appears there meanwhile is looked at again rather than replaced. A run killed while it
 // writes leaves nothing behind (the unnamed file goes with it).
 //
-// Writing through (a character device, a FIFO, a socket): opened O_NONBLOCK, checked to be
-// what was seen, written with poll() between pieces so that a stop request ends a wait for a
+// Writing through (a character device, a FIFO, a socket): the held descriptor reopened
+// O_NONBLOCK through /proc/self/fd (a socket connected through it), never the name again,
+// written with poll() between pieces so that a stop request ends a wait for a
 // slow reader, and with SIGPIPE held back (a reader that goes away is an error, not our end).
 #include <fcntl.h>
 #include <poll.h>
@@ -38,19 +41,6 @@ bool stop_requested(const std::atomic<bool>* stop) {
 ObservationError interrupted(const std::string& path) {
   return ObservationError{path, "write", EINTR,
                           "interrupted by a stop signal: the target was left as it was"};
-}
-
-const char* kind_name(mode_t mode) {
-  switch (mode & S_IFMT) {
-    case S_IFLNK: return "a symbolic link";
-    case S_IFDIR: return "a directory";
-    case S_IFBLK: return "a block device";
-    case S_IFCHR: return "a character device";
-    case S_IFIFO: return "a FIFO";
-    case S_IFSOCK: return "a socket";
-    case S_IFREG: return "a regular file";
-    default: return "a file of unknown type";
-  }
 }
 
 // Writes all of `data`, waiting in poll() for a non-blocking fd. Returns errno or 0.
@@ -125,11 +115,11 @@ class SigpipeHeld {
   bool blocked_ = false;
 };
 
-// A stream socket: connected through the directory fd's /proc name (never re-resolving the
+// A stream socket: connected through the held descriptor's /proc name (never re-resolving the
 // path), and only to a process of root or of ours.
-UniqueFd connect_socket(const ParentDir& dir, const std::string& path, const std::atomic<bool>* stop,
+UniqueFd connect_socket(const WalkedPath& held, const std::string& path, const std::atomic<bool>* stop,
                         ObservationError& error) {
-  const std::string name = "/proc/self/fd/" + std::to_string(dir.fd.get()) + "/" + dir.name;
+  const std::string name = "/proc/self/fd/" + std::to_string(held.fd.get());
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (name.size() >= sizeof address.sun_path) {
@@ -178,36 +168,27 @@ UniqueFd connect_socket(const ParentDir& dir, const std::string& path, const std
   return fd;
 }
 
-std::optional<ObservationError> write_through(const ParentDir& dir, const std::string& path,
-                                              const struct stat& seen, const ContentProducer& produce,
-                                              const OutputOptions& options) {
+std::optional<ObservationError> write_through(const WalkedPath& held, const std::string& path,
+                                              const ContentProducer& produce, const OutputOptions& options) {
+  const struct stat& seen = held.st;
   // A FIFO or socket of another user would hand a report about everyone to that user.
   if ((S_ISFIFO(seen.st_mode) || S_ISSOCK(seen.st_mode)) && !trusted_owner(seen.st_uid)) {
     return ObservationError{path, "fstatat", EPERM,
                             std::string(kind_name(seen.st_mode)) + " owned by uid " +
                                 std::to_string(seen.st_uid) + ", not root or us: nothing written"};
   }
-  const SigpipeHeld held;
+  const SigpipeHeld held_back;
   UniqueFd fd;
+  ObservationError error;
   if (S_ISSOCK(seen.st_mode)) {
-    ObservationError error;
-    fd = connect_socket(dir, path, options.stop, error);
-    if (!fd.valid()) return error;
+    fd = connect_socket(held, path, options.stop, error);
   } else {
-    fd.reset(::openat(dir.fd.get(), dir.name.c_str(),
-                      O_WRONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC));
-    if (!fd.valid()) {
-      ObservationError error = make_error(path, "openat", errno);
-      if (errno == ENXIO && S_ISFIFO(seen.st_mode)) error.message = "no process is reading this FIFO";
-      return error;
-    }
-    struct stat opened {};
-    if (::fstat(fd.get(), &opened) != 0) return make_error(path, "fstat", errno);
-    if (opened.st_dev != seen.st_dev || opened.st_ino != seen.st_ino ||
-        (opened.st_mode & S_IFMT) != (seen.st_mode & S_IFMT)) {
-      return ObservationError{path, "openat", EAGAIN, "replaced while being opened: nothing written"};
+    fd = reopen_walked(held, O_WRONLY | O_NONBLOCK | O_NOCTTY, path, error);
+    if (!fd.valid() && error.code == ENXIO && S_ISFIFO(seen.st_mode)) {
+      error.message = "no process is reading this FIFO";
     }
   }
+  if (!fd.valid()) return error;
   const int err = feed(fd.get(), produce, options.stop, false);
   if (err == EINTR && stop_requested(options.stop)) return interrupted(path);
   if (err != 0) return make_error(path, "write", err);
@@ -301,12 +282,8 @@ std::optional<ObservationError> replace(const ParentDir& dir, const std::string&
   if (err == EINTR && stop_requested(options.stop)) return discard(interrupted(path));
   if (err != 0) return discard(make_error(path, "write", err));
   if (!temp) {
-    const std::string self = "/proc/self/fd/" + std::to_string(fd.get());
-    temp = hidden_name(dir, [&](const std::string& name) {
-      if (::linkat(fd.get(), "", d, name.c_str(), AT_EMPTY_PATH) == 0) return 0;
-      if (errno != ENOENT && errno != EPERM) return errno;  // AT_EMPTY_PATH needs a capability
-      return ::linkat(AT_FDCWD, self.c_str(), d, name.c_str(), AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
-    }, path, "linkat", error);
+    temp = hidden_name(dir, [&](const std::string& name) { return link_unnamed(fd.get(), d, name.c_str()); },
+                       path, "linkat", error);
     if (!temp) return error;
   }
   fd.reset();
@@ -323,18 +300,17 @@ std::optional<ObservationError> write_output(const std::string& path, const Cont
   const ParentPolicy policy{.follow_owned_symlinks = true, .private_directory = false, .create_directory = false};
   std::optional<ParentDir> dir = open_parent_dir(path, policy, error);
   if (!dir) return error;
-  struct stat st {};
-  if (::fstatat(dir->fd.get(), dir->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno != ENOENT) return make_error(path, "fstatat", errno);
+  std::optional<WalkedPath> held = hold_entry(*dir, path, error);
+  if (!held) {
+    if (error.code != ENOENT) return error;
     return replace(*dir, path, produce, options);
   }
-  if (S_ISREG(st.st_mode)) return replace(*dir, path, produce, options);
-  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
-    return write_through(*dir, path, st, produce, options);
-  }
-  std::string why = std::string("is ") + kind_name(st.st_mode) + ": refused, nothing written";
-  if (S_ISLNK(st.st_mode)) why += " (give the path it points to, or \"-\" for standard output)";
-  return ObservationError{path, "fstatat", S_ISDIR(st.st_mode) ? EISDIR : EPERM, why};
+  const mode_t mode = held->st.st_mode;
+  if (S_ISREG(mode)) return replace(*dir, path, produce, options);
+  if (S_ISCHR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode)) return write_through(*held, path, produce, options);
+  std::string why = std::string("is ") + kind_name(mode) + ": refused, nothing written";
+  if (S_ISLNK(mode)) why += " (give the path it points to, or \"-\" for standard output)";
+  return ObservationError{path, "fstatat", S_ISDIR(mode) ? EISDIR : EPERM, why};
 }
 
 std::optional<ObservationError> write_output_text(const std::string& path, std::string_view text,

@@ -1,6 +1,9 @@
-// PrivateFile on POSIX: reached through open_parent_dir (no link followed, a private
-// directory), created O_EXCL 0600 or kept only when ours alone; flock for the lock; O_APPEND
-// writes for the journal.
+// PrivateFile on POSIX: its directory reached by open_parent_dir (no link followed, every
+// directory root's or ours, the last one private), the file itself held O_PATH and judged by
+// its type, owner and links before it is opened at all (a device, FIFO or socket there is never
+// opened), then reopened through that descriptor. A new file is made whole before it has a
+// name (O_TMPFILE, written, then linked) so that no other run ever sees it without its
+// content; flock for the lock; O_APPEND writes for the journal.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -25,11 +28,13 @@ struct PrivateFile::Impl {
 
 namespace {
 
+constexpr int kOpenFlags = O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+
 // What a lock or journal file must be to be reused: ours alone (see lock_and_journal.hpp).
 std::optional<ObservationError> refuse_unless_ours(const std::string& path, const struct stat& st) {
   std::string why;
   if (!S_ISREG(st.st_mode)) {
-    why = "not a regular file";
+    why = std::string("is ") + kind_name(st.st_mode) + ", not a regular file";
   } else if (st.st_uid != ::geteuid()) {
     why = "owned by uid " + std::to_string(st.st_uid) + ", not by us";
   } else if (st.st_nlink != 1) {
@@ -40,6 +45,53 @@ std::optional<ObservationError> refuse_unless_ours(const std::string& path, cons
     return std::nullopt;
   }
   return ObservationError{path, "fstat", EPERM, why + ": left untouched"};
+}
+
+// 0, or the errno of the write that failed.
+int write_whole(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+// Makes the file `dir.name` with `content`, 0600, exclusively: an unnamed file written and
+// then linked (EEXIST: something took the name meanwhile, nothing was made). Where the file
+// system has no O_TMPFILE, made by name (O_EXCL) and then written, removed again if that fails.
+std::optional<ObservationError> create_whole(const ParentDir& dir, const std::string& path,
+                                             int flags, std::string_view content, UniqueFd& out) {
+  const int d = dir.fd.get();
+  const char* name = dir.name.c_str();
+  UniqueFd fd(::openat(d, ".", O_TMPFILE | flags | kOpenFlags, 0600));
+  const bool unnamed = fd.valid();
+  if (!unnamed) {
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT) {
+      return make_error(path, "openat", errno);
+    }
+    fd.reset(::openat(d, name, flags | kOpenFlags | O_CREAT | O_EXCL | O_NOFOLLOW, 0600));
+    if (!fd.valid()) return make_error(path, "openat", errno);
+  }
+  // fchmod: the umask must not decide.
+  const char* op = "fchmod";
+  int err = ::fchmod(fd.get(), 0600) == 0 ? 0 : errno;
+  if (err == 0) {
+    op = "write";
+    err = write_whole(fd.get(), content);
+  }
+  if (err != 0) {
+    if (!unnamed) ::unlinkat(d, name, 0);  // ours, made just now, in a directory only we may write
+    return make_error(path, op, err);
+  }
+  if (unnamed) {
+    err = link_unnamed(fd.get(), d, name);
+    if (err != 0) return make_error(path, "linkat", err);
+  }
+  out = std::move(fd);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -55,36 +107,41 @@ std::optional<PrivateFile> PrivateFile::open(const std::string& path, Use use,
   auto impl = std::make_unique<Impl>();
   impl->path = path;
   const int flags = O_RDWR | (use == Use::journal ? O_APPEND : 0);
-  constexpr int kCommon = O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
-  impl->fd.reset(
-      ::openat(dir->fd.get(), dir->name.c_str(), flags | O_CREAT | O_EXCL | kCommon, 0600));
-  impl->created = impl->fd.valid();
-  if (!impl->created) {
-    if (errno != EEXIST) {
-      error = make_error(path, "openat", errno);
+  // Absent, then taken by another run before ours is linked: look again (a few times).
+  for (int attempt = 0; attempt < 8 && !impl->fd.valid(); ++attempt) {
+    std::optional<WalkedPath> held = hold_entry(*dir, path, error);
+    if (!held) {
+      if (error.code != ENOENT) return std::nullopt;
+      auto failed = create_whole(*dir, path, flags, {}, impl->fd);
+      if (failed && failed->code != EEXIST) {
+        error = std::move(*failed);
+        return std::nullopt;
+      }
+      impl->created = impl->fd.valid();
+      continue;
+    }
+    // Judged by what it is before it is opened: nothing but a regular file of ours is.
+    if (auto refused = refuse_unless_ours(path, held->st)) {
+      error = std::move(*refused);
       return std::nullopt;
     }
-    // O_RDWR: a FIFO opens without waiting for a writer, and is then refused by its type.
-    impl->fd.reset(::openat(dir->fd.get(), dir->name.c_str(), flags | kCommon));
-    if (!impl->fd.valid()) {
-      error = make_error(path, "openat", errno);
-      if (errno == ELOOP) error.message = "is a symbolic link: left untouched";
-      return std::nullopt;
-    }
+    impl->fd = reopen_walked(*held, flags | kOpenFlags, path, error);
+    if (!impl->fd.valid()) return std::nullopt;
+  }
+  if (!impl->fd.valid()) {
+    error = ObservationError{path, "openat", EAGAIN, "kept appearing and disappearing: left alone"};
+    return std::nullopt;
   }
   struct stat st {};
   if (::fstat(impl->fd.get(), &st) != 0) {
     error = make_error(path, "fstat", errno);
     return std::nullopt;
   }
-  if (impl->created) {
-    if (::fchmod(impl->fd.get(), 0600) != 0) {  // the umask must not decide
-      error = make_error(path, "fchmod", errno);
+  if (!impl->created) {
+    if (auto refused = refuse_unless_ours(path, st)) {  // a link added since it was judged
+      error = std::move(*refused);
       return std::nullopt;
     }
-  } else if (auto refused = refuse_unless_ours(path, st)) {
-    error = std::move(*refused);
-    return std::nullopt;
   }
   impl->size = static_cast<std::uint64_t>(st.st_size);
   return PrivateFile(std::move(impl));
