@@ -26,9 +26,74 @@ for ns in $DECOY/etc/cron.d/hsperfdata_nobody $DECOY/tmp/hsperfdata_nobody; do
 done
 decoy_stale() { [ -e $DECOY/$1/hsperfdata_nobody/$STALE ] && echo yes || echo no; }
 mkdir /tmp/alice && chown nobody /tmp/alice
+# create, audit and reap with OPTION DIR (--tmpdir or --root): each one's exit code, and how
+# many lines of its errors say TEXT.
+through() {
+  $H create --user daemon $1 $2 > /dev/null 2> /tmp/create.err; echo create_rc=$?
+  $H audit $1 $2 --no-containers --format json > /dev/null 2> /tmp/audit.err; echo audit_rc=$?
+  $H reap $1 $2 --no-containers --min-age 0 --no-lock --format json > /dev/null 2> /tmp/reap.err; echo reap_rc=$?
+  for c in create audit reap; do echo "said_$c=$(grep -c "$3" /tmp/$c.err)"; done
+}
 )SH";
 
+// What through() printed: create, audit and reap each refused (exit 3) and said why.
+void expect_all_refused(const Outcome& o) {
+  for (const std::string c : {"create", "audit", "reap"}) {
+    EXPECT_EQ(o.at(c + "_rc"), "3") << c << ": " << o.result.err;
+    EXPECT_NE(o.at("said_" + c), "0") << c << ": the error names the component and why; " << o.result.err;
+  }
+}
+
+// ---- case 6: another user's symbolic link in --tmpdir or --root ---------------------------
+
+// /tmp/alice/app, alice's link to a decoy /etc: `create --tmpdir /tmp/alice/app/cron.d` made
+// hsperfdata_daemon inside the decoy's cron.d; audit and reap worked there too.
+TEST(HostileInput, TmpdirThroughAnotherUsersSymlinkReachesNothing) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(std::string(kDecoy) + R"SH(
+ln -s $DECOY/etc /tmp/alice/app && chown -h nobody /tmp/alice/app
+through --tmpdir /tmp/alice/app/cron.d '/tmp/alice/app is a symbolic link owned by uid 65534: not followed'
+echo made=$(ls $DECOY/etc/cron.d | grep -c daemon) decoy_stale=$(decoy_stale etc/cron.d)
+)SH");
+  expect_all_refused(o);
+  EXPECT_EQ(o.at("made"), "0") << "nothing made in the decoy";
+  EXPECT_EQ(o.at("decoy_stale"), "yes") << "nothing removed in the decoy";
+}
+
+// The same link as a system root: /tmp/alice/sys -> the decoy, `--root /tmp/alice/sys`.
+TEST(HostileInput, RootThroughAnotherUsersSymlinkReachesNothing) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(std::string(kDecoy) + R"SH(
+ln -s $DECOY /tmp/alice/sys && chown -h nobody /tmp/alice/sys
+through --root /tmp/alice/sys '/tmp/alice/sys is a symbolic link owned by uid 65534: not followed'
+echo made=$(ls $DECOY/tmp | grep -c daemon) decoy_stale=$(decoy_stale tmp)
+)SH");
+  expect_all_refused(o);
+  EXPECT_EQ(o.at("made"), "0") << "nothing made in the decoy";
+  EXPECT_EQ(o.at("decoy_stale"), "yes") << "nothing removed in the decoy";
+}
+
 // ---- case 13: root's link or directory inside a user's directory --------------------------
+
+// A link root owns, in alice's directory (root made it there, or alice moved it in from a
+// directory she may write): alice can replace it at any time, so it is hers to aim. The same
+// for a directory of root's inside hers: she can swap it for another.
+TEST(HostileInput, TmpdirThroughRootsLinkInAUsersDirectoryIsNotFollowed) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(std::string(kDecoy) + R"SH(
+ln -s $DECOY/etc /tmp/alice/app
+through --tmpdir /tmp/alice/app/cron.d '/tmp/alice/app is a symbolic link in /tmp/alice, a directory owned by uid 65534: not followed'
+mkdir /tmp/alice/moved && mv $DECOY/etc/cron.d/hsperfdata_nobody /tmp/alice/moved/
+$H reap --tmpdir /tmp/alice/moved --no-containers --min-age 0 --no-lock --format json > /dev/null 2> /tmp/moved.err; echo moved_rc=$?
+echo made=$(ls $DECOY/etc/cron.d | grep -c daemon) moved_stale=$([ -e /tmp/alice/moved/hsperfdata_nobody/$STALE ] && echo yes || echo no)
+echo named_moved=$(grep -c '/tmp/alice/moved is owned by uid 0 inside /tmp/alice, a directory owned by uid 65534' /tmp/moved.err)
+)SH");
+  expect_all_refused(o);
+  EXPECT_EQ(o.at("moved_rc"), "3") << o.result.err;
+  EXPECT_EQ(o.at("made"), "0");
+  EXPECT_EQ(o.at("moved_stale"), "yes");
+  EXPECT_EQ(o.at("named_moved"), "1") << o.result.err;
+}
 
 // The output walk checked only the owner of the last directory: root's link or root's
 // directory inside alice's directory still routed a report, the metrics, the journal and the
@@ -88,6 +153,34 @@ echo kind=$(kind /run/d/watchdog) stale=$(stale_left)
   EXPECT_EQ(o.at("journal_said"), "1") << o.result.err;
   EXPECT_EQ(o.at("kind"), "character special file");
   EXPECT_EQ(o.at("stale"), "yes");
+}
+
+// The previous --metrics file (its counters are carried over) was read by name, following a
+// planted link: here to a FIFO whose writer waits for a reader, which that open releases. A
+// standard stream has no previous file: what stdout is redirected to was read back too.
+TEST(HostileInput, PreviousMetricsFileBehindASymlinkIsNeverRead) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkfifo /tmp/fifo
+sh -c 'echo "hsperfguard_audit_runs_total 1e15" > /tmp/fifo' & WRITER=$!
+i=0; while [ $i -lt 200 ] && ! grep -q wait_for_partner /proc/$WRITER/wchan 2>/dev/null; do sleep 0.01; i=$((i+1)); done
+echo writer_was_waiting=$(grep -q wait_for_partner /proc/$WRITER/wchan && echo yes || echo no)
+ln -s /tmp/fifo /tmp/m.prom
+$H audit --tmpdir /tmp/t --no-containers --format json --metrics /tmp/m.prom > /dev/null; echo link_rc=$?
+sleep 0.2
+echo writer_waiting=$(grep -q wait_for_partner /proc/$WRITER/wchan 2>/dev/null && echo yes || echo no)
+kill $WRITER 2> /dev/null; wait $WRITER 2> /dev/null
+echo kind=$(kind /tmp/m.prom)
+printf 'hsperfguard_reap_files_total{outcome="removed"} 123456789\n' > /tmp/out.prom
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --no-lock --dry-run --format json --output /tmp/r.json --metrics /dev/stdout >> /tmp/out.prom; echo stream_rc=$?
+echo carried=$(grep '^hsperfguard_reap_files_total{outcome="removed"}' /tmp/out.prom | tail -1 | cut -d' ' -f2)
+)SH");
+  ASSERT_EQ(o.at("writer_was_waiting"), "yes") << "the FIFO's writer must wait before the run";
+  EXPECT_EQ(o.at("link_rc"), "3") << "the link is not written over either; " << o.result.err;
+  EXPECT_EQ(o.at("writer_waiting"), "yes") << "the FIFO behind the link was opened";
+  EXPECT_EQ(o.at("kind"), "symbolic link");
+  EXPECT_EQ(o.at("stream_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("carried"), "0") << "a counter carried over from what stdout was redirected to";
 }
 
 }  // namespace

@@ -619,20 +619,28 @@ std::vector<std::string> reaper_steps_from_trace(const std::string& trace, const
   auto has = [](const std::string& l, const std::string& what) {
     return l.find(what) != std::string::npos;
   };
-  // The execution's part: from the last open of the temp dir by path before the unlink.
+  // The execution's part: from the last time the path walk held the temp dir (its last
+  // component, O_PATH) before the unlink; the temp dir is then opened through that descriptor.
+  const std::string tmp_base = tmp.substr(tmp.rfind('/') + 1);
+  auto holds_temp_dir = [&](const std::string& l) {
+    return has(l, "openat(") && has(l, ", \"" + tmp_base + "\", ") && has(l, "O_PATH");
+  };
   std::size_t unlink_at = lines.size(), from = 0;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (has(lines[i], "unlinkat(") && has(lines[i], "\"" + entry + "\"")) unlink_at = i;
   }
   if (unlink_at == lines.size()) return {"no unlinkat of the entry in the trace"};
   for (std::size_t i = 0; i < unlink_at; ++i) {
-    if (has(lines[i], "openat(AT_FDCWD, \"" + tmp + "\"")) from = i;
+    if (holds_temp_dir(lines[i])) from = i;
   }
-  std::string t, n, e;
+  std::string h, t, n, e;
   std::vector<std::string> steps;
   for (std::size_t i = from; i < lines.size(); ++i) {
     const std::string& l = lines[i];
-    if (has(l, "openat(AT_FDCWD, \"" + tmp + "\"")) {
+    if (t.empty() && holds_temp_dir(l)) {
+      h = fd_result(l);
+      if (!has(l, "O_NOFOLLOW")) steps.push_back("HOLD TEMP DIR FOLLOWING");
+    } else if (!h.empty() && t.empty() && has(l, "openat(" + h + ", \".\", ")) {
       t = fd_result(l);
       steps.push_back(has(l, "O_NOFOLLOW") && has(l, "O_DIRECTORY") ? "reopen temp dir"
                                                                     : "OPEN TEMP DIR FOLLOWING");

@@ -9,7 +9,7 @@
 #include "report/logging.hpp"
 #include "report/metrics.hpp"
 #include "commands/output_target.hpp"
-#include "platform/host.hpp"
+#include "platform/files.hpp"
 #include "commands/reap_command.hpp"
 #include "report/reap_report.hpp"
 #include "report/report_json.hpp"
@@ -26,11 +26,16 @@ std::string seconds_text(std::int64_t ms) {
   return text;
 }
 
-// The previous file's samples (its counters), or none if there is no readable file.
+// The previous file's samples (its counters), or none if there is no readable file. It is
+// read as the file the metrics replace: a regular file, never through a link as its last
+// component (nor another user's link on the way); a standard stream has no previous file.
 MetricSamples previous_samples(const std::string& path) {
-  ObservationError ignored;
-  const auto text = platform::read_config_file(path, &ignored);
-  return text ? parse_metric_samples(*text) : MetricSamples{};
+  constexpr std::size_t kMaxMetricsFile = 16 * 1024 * 1024;
+  if (standard_stream_named(path) != StandardStream::none) return {};
+  const platform::FileRead previous = platform::read_regular_file(path, kMaxMetricsFile);
+  if (previous.error) return {};
+  return parse_metric_samples(
+      std::string_view(reinterpret_cast<const char*>(previous.bytes.data()), previous.bytes.size()));
 }
 
 bool write_metrics(const std::string& command, const std::string& path, const std::string& text,

@@ -3,7 +3,9 @@
 // refusing when what they find is no longer what was judged.
 //
 // POSIX (platform/posix/create_posix.cpp):
-// - the temp dir is opened O_DIRECTORY|O_NOFOLLOW (beneath the root for --root) and its
+// - the temp dir is opened as observation opened it (platform/posix/safe_path_posix.hpp: the
+//   one path walk, no link of another user's followed on the way and the temp dir itself
+//   never; beneath the root for --root, the root itself reached by the same walk) and its
 //   (dev, ino) compared with what observation saw; everything else is relative to that fd;
 // - a namespace is made with mkdirat(0700) (nothing can be planted in it before it is
 //   finished), opened O_DIRECTORY|O_NOFOLLOW, fstat-checked (a directory, ours, on the temp

@@ -4,7 +4,8 @@
 // only refuses to act when what it finds is no longer what was judged.
 //
 // POSIX (platform/posix/reap_posix.cpp), for each namespace with something to remove:
-// - the temp dir is reopened and compared (dev, ino) with the plan; the namespace is
+// - the temp dir is reopened the way observation opened it (the one path walk of
+//   safe_path_posix.hpp, or beneath its root) and compared (dev, ino) with the plan; the namespace is
 //   reopened beneath it O_DIRECTORY|O_NOFOLLOW and its fstat compared (dev, ino, owner,
 //   mode); it must be on the temp dir's mount;
 // - as root, the acting thread takes the namespace owner's file-system identity (setfsuid,

@@ -36,8 +36,9 @@ class UserDatabase {
 // found; Windows: the local and domain account lookups.
 std::unique_ptr<UserDatabase> host_user_database();
 
-// The accounts of the system whose root directory is `root` ("DIR", "/proc/123/root"),
-// read from that root's own etc/passwd, resolved beneath the root.
+// The accounts of the system whose root directory is `root` (--root DIR: reached, on POSIX,
+// by the one path walk of the paths the user gives), read from that root's own etc/passwd,
+// resolved beneath the root.
 std::unique_ptr<UserDatabase> root_user_database(const std::string& root);
 
 #ifndef _WIN32

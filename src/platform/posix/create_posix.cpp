@@ -23,8 +23,8 @@
 #include <utility>
 
 #include "platform/create.hpp"
-#include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
+#include "platform/posix/safe_path_posix.hpp"
 
 namespace hsperfguard::platform {
 namespace {
@@ -51,22 +51,11 @@ bool matches(const struct stat& st, const ExpectedInode& want) {
 
 ExpectedInode expected_of(const struct stat& st) { return expected_from(to_inode_facts(st)); }
 
-// The temp dir, opened the way observation opened it, and checked against what it saw.
-UniqueFd open_temp_dir(const TempDirLocation& where, CreateResult& result, struct stat& st) {
-  UniqueFd temp;
+// The temp dir, opened the way observation opened it (platform::open_temp_dir), and checked
+// against what it saw.
+UniqueFd open_checked_temp_dir(const TempDirLocation& where, CreateResult& result, struct stat& st) {
   ObservationError err;
-  if (where.kind == RootKind::root || where.kind == RootKind::container) {
-    UniqueFd root_fd(::open(where.root_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!root_fd.valid()) {
-      result.failure = CreateFailure::failed;
-      result.error = make_error(where.root_dir, "open", errno);
-      return temp;
-    }
-    temp = open_beneath(root_fd.get(), where.temp_dir, kDirFlags, &err);
-  } else {
-    temp.reset(::open(where.temp_dir.c_str(), kDirFlags));
-    if (!temp.valid()) err = make_error(where.temp_dir, "open", errno);
-  }
+  UniqueFd temp = open_temp_dir(where.kind, where.root_dir, where.temp_dir, kDirFlags, err);
   if (!temp.valid()) {
     result.failure = CreateFailure::failed;
     result.error = err;
@@ -191,7 +180,7 @@ std::size_t page_size() {
 CreateResult make_namespace(const NamespaceRequest& request) {
   CreateResult result;
   struct stat temp_st {};
-  UniqueFd temp = open_temp_dir(request.where, result, temp_st);
+  UniqueFd temp = open_checked_temp_dir(request.where, result, temp_st);
   if (!temp.valid()) return result;
   const std::string path = join(request.where.temp_dir, request.name);
   const char* name = request.name.c_str();
@@ -255,7 +244,7 @@ CreateResult make_namespace(const NamespaceRequest& request) {
 CreateResult make_backing_file(const BackingFileRequest& request) {
   CreateResult result;
   struct stat temp_st {};
-  UniqueFd temp = open_temp_dir(request.where, result, temp_st);
+  UniqueFd temp = open_checked_temp_dir(request.where, result, temp_st);
   if (!temp.valid()) return result;
   const std::string ns_path = join(request.where.temp_dir, request.namespace_name);
   const std::string path = join(ns_path, request.name);
@@ -340,7 +329,7 @@ class RepairExecutor {
     const RepairRoot& r = plan_.roots.at(root);
     TempDirLocation where{r.kind, r.root_dir, r.temp_dir, r.expected};
     CreateResult result;
-    t.fd = open_temp_dir(where, result, t.st);
+    t.fd = open_checked_temp_dir(where, result, t.st);
     if (!r.expected) {
       t.fd.reset();
       result.error = ObservationError{r.temp_dir, "open", 0, "never observed"};
@@ -405,13 +394,11 @@ class RepairExecutor {
                     ObservationError{target.path, "openat", 0,
                                      "not the file that was judged (dev, ino, kind, owner, mode or links changed)"});
     }
-    const std::string proc = "/proc/self/fd/" + std::to_string(held.get());
-    UniqueFd file(open_noatime(AT_FDCWD, proc.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-    if (!file.valid()) return settle_errno(record, target.path, "open", errno);
-    struct stat again {};
-    if (::fstat(file.get(), &again) != 0 || again.st_dev != st.st_dev || again.st_ino != st.st_ino) {
-      return settle(record, RepairOutcome::changed, "identity-changed",
-                    ObservationError{target.path, "open", 0, "reopening gave another inode"});
+    ObservationError reopened;
+    UniqueFd file = reopen_held(held.get(), st, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOATIME, target.path, reopened);
+    if (!file.valid()) {
+      if (reopened.code == EAGAIN) return settle(record, RepairOutcome::changed, "identity-changed", reopened);
+      return settle_errno(record, target.path, "open", reopened.code);
     }
     if (!change(file.get(), target, target.path, record)) return;
     settle(record, RepairOutcome::fixed, describe_target_changes(target));

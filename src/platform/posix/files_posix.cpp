@@ -13,6 +13,7 @@
 #include "platform/posix/dirents_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
+#include "platform/posix/safe_path_posix.hpp"
 
 namespace hsperfguard::platform {
 
@@ -49,9 +50,21 @@ void read_opened(int fd_raw, const std::string& path, std::size_t max_bytes, Fil
 
 FileRead read_regular_file(const std::string& path, std::size_t max_bytes) {
   FileRead out;
-  UniqueFd fd(open_noatime(AT_FDCWD, path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  ObservationError error;
+  // The one path walk; the file itself is judged by its type before it is opened.
+  const std::optional<WalkedPath> held = walk_path(path, WalkRules{}, error);
+  if (!held) {
+    out.error = std::move(error);
+    return out;
+  }
+  if (!S_ISREG(held->st.st_mode)) {
+    out.stat = to_inode_facts(held->st);
+    out.error = ObservationError{path, "fstat", 0, std::string("is ") + kind_name(held->st.st_mode) + ", not a regular file"};
+    return out;
+  }
+  UniqueFd fd = reopen_held(held->fd.get(), held->st, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOATIME, path, error);
   if (!fd.valid()) {
-    out.error = make_error(path, "open", errno);
+    out.error = std::move(error);
     return out;
   }
   struct stat st {};
@@ -95,7 +108,8 @@ std::string default_temp_dir() { return "/tmp"; }
 
 std::vector<BackingFileCandidate> find_backing_files(const std::string& temp_dir, std::int32_t pid) {
   std::vector<BackingFileCandidate> found;
-  UniqueFd tmp(::open(temp_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ObservationError error;
+  UniqueFd tmp = open_temp_dir(RootKind::tmpdir, "", temp_dir, O_RDONLY | O_DIRECTORY, error);
   if (!tmp.valid()) return {};
   std::vector<char> buffer;
   DirentReader entries(tmp.get(), buffer);

@@ -10,6 +10,7 @@
 
 #include "platform/host.hpp"
 #include "platform/posix/posix_util.hpp"
+#include "platform/posix/safe_path_posix.hpp"
 
 namespace hsperfguard::platform {
 
@@ -34,14 +35,18 @@ std::int64_t now_epoch_ms() {
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
 
 std::optional<std::string> read_config_file(const std::string& path, ObservationError* error) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0) {
-    if (error) *error = make_error(path, "open", errno);
-    return std::nullopt;
+  // The one path walk (a link of root's or ours is followed, the last component too), the
+  // file judged by its type before it is opened.
+  ObservationError failed;
+  const std::optional<WalkedPath> held = walk_path(path, WalkRules{.follow_last = true}, failed);
+  UniqueFd fd;
+  if (held && S_ISREG(held->st.st_mode) && held->st.st_size <= 16 * 1024 * 1024) {
+    fd = reopen_held(held->fd.get(), held->st, O_RDONLY | O_NONBLOCK | O_NOCTTY, path, failed);
+  } else if (held) {
+    failed = ObservationError{path, "fstat", 0, "not a regular file of at most 16 MiB"};
   }
-  if (!S_ISREG(st.st_mode) || st.st_size > 16 * 1024 * 1024) {
-    if (error) *error = ObservationError{path, "fstat", 0, "not a regular file of at most 16 MiB"};
+  if (!fd.valid()) {
+    if (error) *error = std::move(failed);
     return std::nullopt;
   }
   std::string content;

@@ -51,6 +51,7 @@
 #include "platform/posix/acl_posix.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/condition_posix.hpp"
+#include "platform/posix/safe_path_posix.hpp"
 #include "platform/posix/dirents_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
@@ -481,46 +482,30 @@ class Observer {
   mutable std::atomic<bool> noatime_refused_{false};
 };
 
-// Opens the temp dir; fills lstat and the error list. Foreign roots resolve beneath root_fd.
+// Opens the temp dir; fills lstat and the error list. Held first as itself (hold_temp_dir: a
+// host temp dir by the one path walk, a foreign root's beneath root_fd), then opened as the
+// directory it was seen to be.
 UniqueFd open_temp_dir(const RootSpec& spec, int root_fd, const std::string& display,
                        TempRootFacts& facts) {
-  Stat lst;
-  int lstat_err = 0;
-  UniqueFd fd;
   ObservationError err;
-  if (root_fd < 0) {
-    lstat_err = stat_at(AT_FDCWD, spec.temp_dir.c_str(), AT_SYMLINK_NOFOLLOW, lst);
-    fd.reset(open_noatime(AT_FDCWD, spec.temp_dir.c_str(), kDirOpenFlags));
-    if (!fd.valid()) err = make_error(display, "open", errno);
-  } else {
-    std::string_view path = spec.temp_dir;
-    while (path.starts_with('/')) path.remove_prefix(1);
-    while (path.ends_with('/')) path.remove_suffix(1);
-    const auto slash = path.rfind('/');
-    const std::string_view parent =
-        slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
-    const std::string base(slash == std::string_view::npos ? path : path.substr(slash + 1));
-    UniqueFd parent_fd = open_beneath(root_fd, parent, O_PATH | O_DIRECTORY, &err);
-    if (!parent_fd.valid()) {
-      lstat_err = err.code;
-    } else {
-      lstat_err = stat_at(parent_fd.get(), base.c_str(),
-                          base.empty() ? AT_EMPTY_PATH : AT_SYMLINK_NOFOLLOW, lst);
-    }
-    fd = open_beneath(root_fd, path, kDirOpenFlags | O_NOATIME, &err);
-    if (!fd.valid() && err.code == EPERM) fd = open_beneath(root_fd, path, kDirOpenFlags, &err);
-    if (!fd.valid()) err.path = display;
+  std::optional<WalkedPath> held = hold_temp_dir(root_fd, spec.temp_dir, err);
+  if (!held) {
+    err.path = display;
+    facts.errors.push_back(std::move(err));
+    return {};
   }
-  if (lstat_err == 0) {
-    facts.lstat = lst.inode;
-  } else {
-    facts.errors.push_back(make_error(display, "statx", lstat_err));
+  Stat lst;
+  if (const int code = stat_at(held->fd.get(), "", AT_EMPTY_PATH, lst); code != 0) {
+    facts.errors.push_back(make_error(display, "statx", code));
+    return {};
   }
-  if (!fd.valid() && lstat_err == 0 && lst.inode.kind == FileKind::symlink) {
-    // O_NOFOLLOW | O_DIRECTORY says ENOTDIR or ELOOP; say what it is.
-    err.message = "is a symbolic link: a temp dir is never followed (give the directory it names)";
+  facts.lstat = lst.inode;
+  if (!S_ISDIR(held->st.st_mode)) {
+    facts.errors.push_back(not_a_temp_dir(display, held->st.st_mode));
+    return {};
   }
-  if (!fd.valid()) facts.errors.push_back(err);
+  UniqueFd fd = reopen_walked(*held, kDirOpenFlags | O_NOATIME, display, err);
+  if (!fd.valid()) facts.errors.push_back(std::move(err));
   return fd;
 }
 
@@ -822,10 +807,10 @@ UniqueFd open_spec_temp_dir(const RootSpec& spec, UniqueFd& root_fd, std::string
                             TempRootFacts& facts) {
   display = spec.temp_dir;
   if (spec.kind == RootKind::root || spec.kind == RootKind::container) {
-    // The root itself is followed: /proc/<pid>/root is a link by design.
-    root_fd.reset(::open(spec.root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    ObservationError err;
+    root_fd = open_system_root(spec.root, spec.kind == RootKind::container, err);
     if (!root_fd.valid()) {
-      facts.errors.push_back(make_error(spec.root, "open", errno));
+      facts.errors.push_back(std::move(err));
       return {};
     }
     std::string_view root = spec.root;

@@ -34,8 +34,8 @@
 #include <string>
 
 #include "model/perfdata.hpp"
-#include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
+#include "platform/posix/safe_path_posix.hpp"
 #include "platform/posix/stat_posix.hpp"
 #include "platform/reap.hpp"
 #include "platform/reap_ledger.hpp"
@@ -61,25 +61,6 @@ struct Place {
     return s.inode.dev == dev && (!mount_id || !s.mount_id || *mount_id == *s.mount_id);
   }
 };
-
-// The temp dir of a root, opened the way observation opened it: a foreign root's beneath
-// its root (which is itself followed: /proc/<pid>/root is a link by design).
-UniqueFd open_temp_dir_of(RootKind kind, const std::string& root_dir, const std::string& temp_dir,
-                          ObservationError& err) {
-  UniqueFd temp;
-  if (kind == RootKind::root || kind == RootKind::container) {
-    UniqueFd root_fd(::open(root_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!root_fd.valid()) {
-      err = make_error(root_dir, "open", errno);
-      return temp;
-    }
-    temp = open_beneath(root_fd.get(), temp_dir, kDirFlags, &err);
-  } else {
-    temp.reset(::open(temp_dir.c_str(), kDirFlags));
-    if (!temp.valid()) err = make_error(temp_dir, "open", errno);
-  }
-  return temp;
-}
 
 bool same_dir(int fd, const std::optional<InodeFacts>& want) {
   struct stat st {};
@@ -201,7 +182,7 @@ class Executor {
 
   UniqueFd open_temp_dir(const RootPlan& root) {
     ObservationError err;
-    UniqueFd temp = open_temp_dir_of(root.kind, root.root_dir, root.temp_dir, err);
+    UniqueFd temp = platform::open_temp_dir(root.kind, root.root_dir, root.temp_dir, kDirFlags, err);
     if (!temp.valid()) fail_root(root, err, "temp-dir-changed");
     return temp;
   }
@@ -420,7 +401,7 @@ void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespace
       namespaces, wanted,
       [&] {
         ObservationError err;
-        temp = open_temp_dir_of(root.kind, root.root, root.temp_dir, err);
+        temp = platform::open_temp_dir(root.kind, root.root, root.temp_dir, kDirFlags, err);
         if (temp.valid() && !same_dir(temp.get(), root.opened)) {
           err = ObservationError{root.temp_dir, "open", 0, "replaced while being observed"};
           temp.reset();

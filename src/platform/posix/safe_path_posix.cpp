@@ -8,6 +8,8 @@
 #include <deque>
 #include <string_view>
 
+#include "platform/posix/beneath_posix.hpp"
+
 namespace hsperfguard::platform {
 namespace {
 
@@ -276,6 +278,77 @@ std::optional<WalkedPath> hold_entry(const ParentDir& dir, const std::string& pa
   }
   held.reached = path;
   return held;
+}
+
+UniqueFd open_system_root(const std::string& root, bool container, ObservationError& error) {
+  if (container) {
+    UniqueFd fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!fd.valid()) error = make_error(root, "open", errno);
+    return fd;
+  }
+  std::optional<WalkedPath> walked = walk_path(root, WalkRules{.follow_last = true}, error);
+  if (!walked) return {};
+  if (!S_ISDIR(walked->st.st_mode)) {
+    error = ObservationError{root, "open", ENOTDIR,
+                             walked->reached + " is " + kind_name(walked->st.st_mode) + ", not a directory"};
+    return {};
+  }
+  return std::move(walked->fd);
+}
+
+ObservationError not_a_temp_dir(const std::string& path, mode_t mode) {
+  if (S_ISLNK(mode)) {
+    return ObservationError{path, "open", ELOOP,
+                            "is a symbolic link: a temp dir is never followed (give the directory it names)"};
+  }
+  return ObservationError{path, "open", ENOTDIR, std::string("is ") + kind_name(mode) + ", not a directory"};
+}
+
+std::optional<WalkedPath> hold_temp_dir(int root_fd, const std::string& temp_dir,
+                                        ObservationError& error) {
+  if (root_fd < 0) return walk_path(temp_dir, WalkRules{}, error);
+  // Its directory beneath the root, then the last component held as itself by openat (a
+  // trailing slash would make the kernel follow a link there); "." and ".." only beneath.
+  std::string_view inside = temp_dir;
+  while (inside.starts_with('/')) inside.remove_prefix(1);
+  while (inside.ends_with('/')) inside.remove_suffix(1);
+  const auto slash = inside.rfind('/');
+  const std::string base(slash == std::string_view::npos ? inside : inside.substr(slash + 1));
+  const bool by_name = !base.empty() && base != "." && base != "..";
+  const std::string_view parent =
+      !by_name ? inside : slash == std::string_view::npos ? std::string_view{} : inside.substr(0, slash);
+  WalkedPath held;
+  held.fd = open_beneath(root_fd, parent, O_PATH | O_DIRECTORY, &error);
+  if (held.fd.valid() && by_name) {
+    held.fd.reset(::openat(held.fd.get(), base.c_str(), kHold));
+    if (!held.fd.valid()) error = make_error(temp_dir, "openat", errno);
+  }
+  if (!held.fd.valid()) {
+    error.path = temp_dir;
+    return std::nullopt;
+  }
+  if (::fstat(held.fd.get(), &held.st) != 0) {
+    error = make_error(temp_dir, "fstat", errno);
+    return std::nullopt;
+  }
+  held.reached = temp_dir;
+  return held;
+}
+
+UniqueFd open_temp_dir(RootKind kind, const std::string& root, const std::string& temp_dir,
+                       int flags, ObservationError& error) {
+  UniqueFd root_fd;
+  if (kind == RootKind::root || kind == RootKind::container) {
+    root_fd = open_system_root(root, kind == RootKind::container, error);
+    if (!root_fd.valid()) return {};
+  }
+  std::optional<WalkedPath> held = hold_temp_dir(root_fd.get(), temp_dir, error);
+  if (!held) return {};
+  if (!S_ISDIR(held->st.st_mode)) {
+    error = not_a_temp_dir(temp_dir, held->st.st_mode);
+    return {};
+  }
+  return reopen_walked(*held, flags, temp_dir, error);
 }
 
 }  // namespace hsperfguard::platform

@@ -1,5 +1,6 @@
-// The paths the tool is given, reached by one walk that another user cannot redirect (here:
-// the files it writes, --output, --metrics, --journal, --lock-file).
+// Every path the tool is given (--tmpdir, --root, --policy, --output, --metrics and the
+// previous metrics file, --journal, --lock-file, inspect PATH), reached by one walk that
+// another user cannot redirect.
 //
 // walk_path goes from "/" (or the working directory, for a relative path) one component at a
 // time with openat(O_PATH | O_NOFOLLOW), so that the kernel resolves nothing on our behalf,
@@ -12,6 +13,9 @@
 // or ours. What comes back is an O_PATH descriptor and its stat: the caller decides by the
 // type before anything is opened for reading or writing, then reopens that descriptor
 // (reopen_held), never the name.
+//
+// Paths beneath a foreign root (a container's /proc/<pid>/root, the temp dir of --root) are
+// resolved beneath that root instead (beneath_posix.hpp); only the root itself is walked here.
 #pragma once
 
 #include <sys/stat.h>
@@ -106,5 +110,28 @@ std::optional<ParentDir> open_parent_dir(const std::string& path, const ParentPo
 // `error.code` when there is nothing by that name.
 std::optional<WalkedPath> hold_entry(const ParentDir& dir, const std::string& path,
                                      ObservationError& error);
+
+// ---- temp dirs and system roots ----------------------------------------------------------------
+
+// The root of a foreign system, O_PATH: --root DIR walked by walk_path (a link of root's or
+// ours as its last component is followed like any other); a container's /proc/<pid>/root
+// (container = true) opened as the link it is by design (the path is ours, not the user's).
+UniqueFd open_system_root(const std::string& root, bool container, ObservationError& error);
+
+// A temp dir held as itself (O_PATH, a link there is handed back, never followed) with its
+// stat: beneath `root_fd` when it is valid (openat2 RESOLVE_IN_ROOT, or the walk of
+// beneath_posix), else a temp dir of this host walked by walk_path (--tmpdir, /tmp).
+std::optional<WalkedPath> hold_temp_dir(int root_fd, const std::string& temp_dir,
+                                        ObservationError& error);
+
+// hold_temp_dir (through open_system_root for a foreign root), then the directory opened with
+// `flags` (O_RDONLY | O_DIRECTORY ...): a link or anything but a directory is refused, named
+// as what it is.
+UniqueFd open_temp_dir(RootKind kind, const std::string& root, const std::string& temp_dir,
+                       int flags, ObservationError& error);
+
+// The refusal of a temp dir that is not a directory ("is a symbolic link: a temp dir is never
+// followed").
+ObservationError not_a_temp_dir(const std::string& path, mode_t mode);
 
 }  // namespace hsperfguard::platform

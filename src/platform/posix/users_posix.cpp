@@ -11,6 +11,7 @@
 #include "model/passwd.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
+#include "platform/posix/safe_path_posix.hpp"
 #include "platform/users.hpp"
 
 namespace hsperfguard::platform {
@@ -171,8 +172,9 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
 }
 
 std::unique_ptr<UserDatabase> root_user_database(const std::string& root) {
-  UniqueFd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!root_fd.valid()) return failed_database(make_error(root, "open", errno));
+  ObservationError error;
+  UniqueFd root_fd = open_system_root(root, false, error);
+  if (!root_fd.valid()) return failed_database(std::move(error));
   return root_user_database_at(root_fd.get(), root);
 }
 
