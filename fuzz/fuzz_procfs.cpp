@@ -4,8 +4,8 @@
 // The first byte chooses the parser, the rest is its text. Beyond "no crash, leak, UB":
 // every view a parser returns lies inside the text it was given; counts add up; a maps
 // summary's files are distinct, sorted and never anonymous; NSpid lists are never empty
-// when a tgid was read from them alone; the lock-file holder parser accepts exactly the
-// canonical decimal pids 1..INT32_MAX, with or without one trailing newline.
+// when a tgid was read from them alone; the lock-file holder parser accepts exactly what
+// lock_file_content writes: a canonical decimal pid 1..INT32_MAX, then the marker line.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -99,15 +99,21 @@ void check_passwd(std::string_view text) {
 
 void check_lock_holder(std::string_view text) {
   const auto pid = parse_lock_holder(text);
-  std::string_view digits = text;
-  if (digits.ends_with('\n')) digits.remove_suffix(1);
+  // Ours: a canonical pid, a newline, the marker, a newline; nothing more, nothing less.
+  const auto newline = text.find('\n');
+  const std::string_view digits = text.substr(0, newline);
   const auto value = digits.size() <= 10 ? parse_number<std::int64_t>(digits) : std::nullopt;
   const bool canonical = value && *value >= 1 &&
                          *value <= std::numeric_limits<std::int32_t>::max() &&
                          std::to_string(*value) == digits;
-  FUZZ_CHECK(pid.has_value() == canonical);
-  if (pid) FUZZ_CHECK(*pid == *value);
-  FUZZ_CHECK(is_lock_file_content(text) == (text.empty() || canonical));
+  const bool ours = canonical && newline != std::string_view::npos &&
+                    text.substr(newline + 1) == std::string(kLockFileMarker) + "\n";
+  FUZZ_CHECK(pid.has_value() == ours);
+  if (pid) {
+    FUZZ_CHECK(*pid == *value);
+    FUZZ_CHECK(lock_file_content(*pid) == text);
+  }
+  FUZZ_CHECK(is_lock_file_content(text) == ours);
 }
 
 }  // namespace

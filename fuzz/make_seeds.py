@@ -278,9 +278,11 @@ def procfs_seeds():
                          b"27 1 fe:00 / / ro shared:1 - ext4 /dev/vda1 rw\n"),
         "passwd": (5, b"root:x:0:0:root:/root:/bin/bash\n+nis\nalice:x:1000:1000::/home/alice:/bin/sh\n"
                       b"bad:x:4294967295:1::/:\n# comment\n  bob:x:1001:1001:::\r\n"),
-        "lock-holder": (6, b"4242\n"),
-        "lock-holder-zero": (6, b"0042"),
-        "lock-holder-big": (6, b"2147483648"),
+        "lock-holder": (6, b"4242\nhsperfguard reap lock\n"),
+        "lock-holder-bare-pid": (6, b"4242\n"),
+        "lock-holder-zero": (6, b"0042\nhsperfguard reap lock\n"),
+        "lock-holder-big": (6, b"2147483648\nhsperfguard reap lock\n"),
+        "lock-holder-marker-only": (6, b"hsperfguard reap lock\n"),
     }
     return {"seed-" + key: bytes([selector]) + text for key, (selector, text) in texts.items()}
 

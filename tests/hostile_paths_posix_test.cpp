@@ -183,5 +183,46 @@ echo carried=$(grep '^hsperfguard_reap_files_total{outcome="removed"}' /tmp/out.
   EXPECT_EQ(o.at("carried"), "0") << "a counter carried over from what stdout was redirected to";
 }
 
+// ---- case 8: a lock file is ours only with our marker -------------------------------------
+
+// An empty file or one holding a number passed for a lock file of ours: /etc/.pwd.lock,
+// /var/lib/dpkg/lock and a state file holding 42 were overwritten with the pid. Each is left
+// byte for byte now, exit 3, nothing reaped; so is a lock of the previous format (a bare pid)
+// at the default path, which a reboot (/run is a tmpfs) or its removal clears.
+TEST(HostileInput, LockFileDecoysAreLeftByteForByte) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+mkdir -p /run/etc /run/var/lib/dpkg /run/state /run/hsperfguard
+: > /run/etc/.pwd.lock && chmod 0600 /run/etc/.pwd.lock
+: > /run/var/lib/dpkg/lock && chmod 0640 /run/var/lib/dpkg/lock
+printf '42\n' > /run/state/counter && chmod 0600 /run/state/counter
+printf '4242\n' > /run/hsperfguard/reap.lock && chmod 0600 /run/hsperfguard/reap.lock
+n=0
+for f in /run/etc/.pwd.lock /run/var/lib/dpkg/lock /run/state/counter /run/hsperfguard/reap.lock; do
+  before=$(sha256sum < $f)
+  $H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file $f --format json > /dev/null 2> /tmp/err.$n; echo "rc_$n=$?"
+  [ "$before" = "$(sha256sum < $f)" ] && echo "same_$n=yes" || echo "same_$n=no"
+  echo "named_$n=$(grep -c "$f" /tmp/err.$n)"
+  echo "advice_$n=$(grep -c 'not a lock file of ours.*remove it.*--lock-file' /tmp/err.$n)"
+  n=$((n+1))
+done
+echo stale=$(stale_left)
+rm /run/hsperfguard/reap.lock
+$H reap --tmpdir /tmp/t --no-containers --min-age 0 --format json > /dev/null; echo after_rm_rc=$?
+echo after_rm=$(stale_left) lock=$(head -c 64 /run/hsperfguard/reap.lock | tr '\n' '|' | sed 's/^[0-9]*|/PID|/')
+)SH");
+  for (int n = 0; n < 4; ++n) {
+    const std::string k = std::to_string(n);
+    EXPECT_EQ(o.at("rc_" + k), "3") << n << ": " << o.result.err;
+    EXPECT_EQ(o.at("same_" + k), "yes") << n;
+    EXPECT_EQ(o.at("named_" + k), "1") << n << ": the message names the file";
+    EXPECT_EQ(o.at("advice_" + k), "1") << n << ": the message says what to do";
+  }
+  EXPECT_EQ(o.at("stale"), "yes") << "no lock, no reaping";
+  EXPECT_EQ(o.at("after_rm_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("after_rm"), "no");
+  EXPECT_EQ(o.at("lock"), "PID|hsperfguard reap lock|") << "the holder's pid, then the marker";
+}
+
 }  // namespace
 }  // namespace hsperfguard

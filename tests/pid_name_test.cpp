@@ -95,5 +95,24 @@ TEST(PidName, EveryCanonicalNameRoundTrips) {
   }
 }
 
+// The reaper's lock file is ours only with its marker: an empty file, a bare pid (the format
+// before the marker), a pid file of another program or a bent marker is not.
+TEST(LockFileContent, OnlyAPidAndTheMarkerAreOurs) {
+  EXPECT_EQ(lock_file_content(4242), "4242\nhsperfguard reap lock\n");
+  for (const std::int32_t pid : {1, 4242, 2147483647}) {
+    EXPECT_EQ(parse_lock_holder(lock_file_content(pid)), pid);
+    EXPECT_TRUE(is_lock_file_content(lock_file_content(pid)));
+  }
+  for (const std::string other :
+       {"", "4242", "4242\n", "42\n", "hsperfguard reap lock\n", "\nhsperfguard reap lock\n",
+        "0\nhsperfguard reap lock\n", "0042\nhsperfguard reap lock\n", "+42\nhsperfguard reap lock\n",
+        "2147483648\nhsperfguard reap lock\n", "4242\nhsperfguard reap lock",
+        "4242\nhsperfguard reap lock\n\n", "4242\nhsperfguard reap lock\nmore\n",
+        "4242 \nhsperfguard reap lock\n", "4242\nHSPERFGUARD REAP LOCK\n"}) {
+    EXPECT_FALSE(parse_lock_holder(other).has_value()) << other;
+    EXPECT_FALSE(is_lock_file_content(other)) << other;
+  }
+}
+
 }  // namespace
 }  // namespace hsperfguard

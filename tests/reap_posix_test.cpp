@@ -41,6 +41,7 @@
 #include "commands/reap_command.hpp"
 #include "jvm_support.hpp"
 #include "model/perfdata.hpp"
+#include "model/pid_name.hpp"
 #include "platform/observe.hpp"
 #include "platform/reap.hpp"
 #include "reap_test_support.hpp"
@@ -54,6 +55,11 @@ using nlohmann::json;
 using test::run;
 using test::run_tool;
 using namespace reaptest;
+
+std::string text_of(const std::string& path) {
+  const std::vector<std::byte> bytes = test::read_file(path);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
 
 // ---- The executor ---------------------------------------------------------------------------
 
@@ -512,13 +518,16 @@ TEST(ReapCli, SingleInstanceLockWaitOrExitCleanly) {
   const std::string file = tree.stale_file(ns);
   const std::string lock_file = tree.scratch / "run/reap.lock";
   {
-    // Another reap holds the lock.
+    // Another reap holds the lock (a file it made: its pid and the marker).
     ASSERT_EQ(::mkdir((tree.scratch / "run").c_str(), 0755), 0);
-    HeldLock other(lock_file, /*create=*/true);
+    test::write_file(lock_file, test::to_bytes(lock_file_content(4242)));
+    ASSERT_EQ(::chmod(lock_file.c_str(), 0600), 0);
+    HeldLock other(lock_file);
+    ASSERT_TRUE(other.held());
     const auto busy = run_tool({"reap", "--tmpdir", tree.tmp, "--min-age", "0", "--lock-file",
                                 lock_file, "--format", "json"});
     EXPECT_EQ(busy.exit_code, 0) << busy.err;
-    EXPECT_NE(busy.err.find("another reap holds"), std::string::npos) << busy.err;
+    EXPECT_NE(busy.err.find("another reap holds " + lock_file + " (pid 4242)"), std::string::npos) << busy.err;
     EXPECT_TRUE(busy.out.empty());
     const auto t0 = std::chrono::steady_clock::now();
     const auto waited = run_tool({"reap", "--tmpdir", tree.tmp, "--min-age", "0", "--lock-file",
@@ -538,6 +547,7 @@ TEST(ReapCli, SingleInstanceLockWaitOrExitCleanly) {
   EXPECT_EQ(doc.at("reap").at("lock").at("acquired"), true);
   HeldLock after(lock_file);
   EXPECT_TRUE(after.held());
+  EXPECT_TRUE(is_lock_file_content(text_of(lock_file))) << text_of(lock_file);
 
   if (test::is_root()) {
     // A lock file someone else owns could be held forever: refused.
@@ -545,6 +555,32 @@ TEST(ReapCli, SingleInstanceLockWaitOrExitCleanly) {
     const auto refused = run_tool({"reap", "--tmpdir", tree.tmp, "--lock-file", lock_file});
     EXPECT_EQ(refused.exit_code, 3) << refused.err;
   }
+}
+
+// The lock file of a version before the marker holds just a pid. While the older run holds it
+// (an upgrade during a reap), the new run finds it busy and writes nothing; once it is free,
+// the file is not ours: refused, left as it is, with what to do.
+TEST(ReapCli, LockFileOfAnOlderVersionIsBusyWhileHeldThenRefused) {
+  ReapTree tree;
+  const std::string file = tree.stale_file(tree.make_namespace("nobody", kNobody, kNogroup));
+  ASSERT_EQ(::mkdir((tree.scratch / "run").c_str(), 0755), 0);
+  const std::string lock_file = tree.scratch / "run/reap.lock";
+  test::write_file(lock_file, test::to_bytes("4242\n"));
+  ASSERT_EQ(::chmod(lock_file.c_str(), 0600), 0);
+  {
+    HeldLock older(lock_file);
+    ASSERT_TRUE(older.held());
+    const auto busy = run_tool({"reap", "--tmpdir", tree.tmp, "--min-age", "0", "--lock-file", lock_file});
+    EXPECT_EQ(busy.exit_code, 0) << busy.err;
+    EXPECT_NE(busy.err.find("another reap holds " + lock_file + ";"), std::string::npos)
+        << "no pid is read from a file that is not ours: " << busy.err;
+  }
+  const auto refused = run_tool({"reap", "--tmpdir", tree.tmp, "--min-age", "0", "--lock-file", lock_file});
+  EXPECT_EQ(refused.exit_code, 3) << refused.err;
+  EXPECT_NE(refused.err.find(lock_file), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("remove it"), std::string::npos) << refused.err;
+  EXPECT_EQ(text_of(lock_file), "4242\n");
+  EXPECT_TRUE(exists(file));
 }
 
 TEST(ReapCli, JournalRecordsEachUnlinkBeforeAndAfter) {

@@ -72,16 +72,24 @@ std::string_view to_string(PidNameKind kind) {
 
 std::string pid_to_filename(std::int32_t pid) { return std::to_string(pid); }
 
-std::optional<std::int32_t> parse_lock_holder(std::string_view content) {
-  if (content.ends_with('\n')) content.remove_suffix(1);
-  if (content.size() > 10 || content.starts_with('0')) return std::nullopt;
-  const auto pid = parse_number<std::int64_t>(content);
-  if (!pid || *pid > INT32_MAX) return std::nullopt;
-  return static_cast<std::int32_t>(*pid);
+std::string lock_file_content(std::int32_t holder) {
+  return std::to_string(holder) + "\n" + std::string(kLockFileMarker) + "\n";
 }
 
-bool is_lock_file_content(std::string_view content) {
-  return content.empty() || parse_lock_holder(content).has_value();
+std::optional<std::int32_t> parse_lock_holder(std::string_view content) {
+  const auto newline = content.find('\n');
+  if (newline == std::string_view::npos) return std::nullopt;
+  const std::string_view pid = content.substr(0, newline);
+  const std::string_view rest = content.substr(newline + 1);
+  if (rest.size() != kLockFileMarker.size() + 1 || !rest.starts_with(kLockFileMarker) || !rest.ends_with('\n')) {
+    return std::nullopt;
+  }
+  if (pid.empty() || pid.size() > 10 || pid.starts_with('0')) return std::nullopt;
+  const auto value = parse_number<std::int64_t>(pid);
+  if (!value || *value > INT32_MAX) return std::nullopt;
+  return static_cast<std::int32_t>(*value);
 }
+
+bool is_lock_file_content(std::string_view content) { return parse_lock_holder(content).has_value(); }
 
 }  // namespace hsperfguard

@@ -44,11 +44,16 @@ std::string_view to_string(PidNameKind kind);
 // The name HotSpot gives a backing file: decimal, no padding.
 std::string pid_to_filename(std::int32_t pid);
 
-// The reaper's single-instance lock file holds its holder's pid: decimal, no sign, 1 to
-// INT32_MAX, then a newline. The pid, or nullopt for anything else.
+// The reaper's single-instance lock file: its holder's pid (decimal, no sign, 1 to INT32_MAX)
+// on the first line, as a pid file has it, then the marker line that says the file is ours:
+// "12345\nhsperfguard reap lock\n". The file is made with this content and rewritten whole.
+inline constexpr std::string_view kLockFileMarker = "hsperfguard reap lock";
+std::string lock_file_content(std::int32_t holder);
+// The holder's pid of a lock file of ours, or nullopt for anything else: an empty file, a bare
+// pid (what versions before the marker wrote), any other file the path may name.
 std::optional<std::int32_t> parse_lock_holder(std::string_view content);
-// What a lock file of ours may hold: nothing (just created) or a holder's pid. Anything else
-// means the path names some other file, which the reaper must never truncate.
+// Whether `content` is exactly a lock file of ours (lock_file_content of some pid). Anything
+// else means the path names some other file, which the reaper must never write.
 bool is_lock_file_content(std::string_view content);
 
 }  // namespace hsperfguard

@@ -23,12 +23,12 @@ InstanceLock& InstanceLock::operator=(InstanceLock&&) noexcept = default;
 
 namespace {
 
-// A lock file of ours holds nothing or a pid; anything longer is some other file.
-constexpr std::size_t kMaxLockContent = 16;
+// A lock file of ours is a pid and the marker line; anything longer is some other file.
+constexpr std::size_t kMaxLockContent = 64;
 // How often a waiting run tries again.
 constexpr std::chrono::milliseconds kLockRetry{50};
 
-// The pid the file names, if it can be read.
+// The pid the file names, if it is a lock file of ours and can be read.
 std::optional<std::int32_t> holder_of(const PrivateFile& file) {
   ObservationError ignored;
   const auto content = file.read(0, kMaxLockContent, ignored);
@@ -46,18 +46,14 @@ InstanceLock InstanceLock::acquire(const std::string& path, bool wait,
     lock.error_ = std::move(e);
     return std::move(lock);
   };
+  const std::int32_t self = current_pid();
+  const std::string content = lock_file_content(self);
   ObservationError error;
-  std::optional<PrivateFile> file = PrivateFile::open(path, PrivateFile::Use::lock, error);
+  std::optional<PrivateFile> file = PrivateFile::open(path, PrivateFile::Use::lock, content, error);
   if (!file) return fail(std::move(error));
-  if (!file->created()) {
-    const auto content = file->read(0, kMaxLockContent + 1, error);
-    if (!content) return fail(std::move(error));
-    if (content->size() > kMaxLockContent || !is_lock_file_content(*content)) {
-      return fail(
-          file->not_ours("holds something other than a process id: not a lock file of ours, "
-                         "left untouched"));
-    }
-  }
+  // The lock first: a file another process holds locked is busy whatever it holds (the run of
+  // an older version, during an upgrade, holds a lock file without the marker), and nothing is
+  // written to it. Only a file we hold is judged, before anything is written to it.
   for (;;) {
     const PrivateFile::LockResult taken = file->try_lock(error);
     if (taken == PrivateFile::LockResult::taken) break;
@@ -71,9 +67,16 @@ InstanceLock InstanceLock::acquire(const std::string& path, bool wait,
     }
     std::this_thread::sleep_for(kLockRetry);
   }
+  const auto held = file->read(0, kMaxLockContent + 1, error);
+  if (!held) return fail(std::move(error));
+  if (!is_lock_file_content(*held)) {
+    return fail(file->not_ours(
+        "not a lock file of ours (it does not hold a pid and the line \"" + std::string(kLockFileMarker) +
+        "\"; a lock file of a version before that line holds just a pid): left untouched; if it is "
+        "an old lock of hsperfguard and no reap is running, remove it, or choose another --lock-file"));
+  }
   // Who holds it, for the next run's message.
-  const std::int32_t self = current_pid();
-  file->rewrite(std::to_string(self) + "\n");
+  if (*held != content) file->rewrite(content);
   lock.holder_pid_ = self;
   lock.impl_->file = std::move(file);
   lock.status_ = Status::acquired;
@@ -94,7 +97,7 @@ AppendLog& AppendLog::operator=(AppendLog&&) noexcept = default;
 
 std::optional<AppendLog> AppendLog::open(const std::string& path, ObservationError* error) {
   ObservationError e;
-  std::optional<PrivateFile> file = PrivateFile::open(path, PrivateFile::Use::journal, e);
+  std::optional<PrivateFile> file = PrivateFile::open(path, PrivateFile::Use::journal, {}, e);
   if (!file) {
     if (error != nullptr) *error = std::move(e);
     return std::nullopt;

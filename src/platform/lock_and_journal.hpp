@@ -15,12 +15,15 @@
 namespace hsperfguard::platform {
 
 // One reap at a time per host: an exclusive flock on a lock file, created 0600 exclusively
-// when missing (its parent directory too, one level, 0755). An existing file is reused only
+// when missing (its parent directory too, one level, 0755) holding the pid and a marker line
+// (lock_file_content), whole from the moment it has a name. An existing file is reused only
 // when it is a regular file owned by us, with one link, that nobody else may write, and holds
-// nothing or a pid (is_lock_file_content): any other file the path may name is left untouched.
-// POSIX: the directory is reached without following any link and may be written by nobody
-// but its owner. The lock is released when the object is destroyed, or by the kernel when the
-// process dies.
+// exactly that format (is_lock_file_content): an empty file, a bare number or anything else
+// the path may name is left untouched. A file that another process holds locked is busy,
+// whatever it holds, and is not written. POSIX: the directory is reached without following
+// any link, every directory on the way is root's or ours and the last one may be written by
+// nobody but its owner; the file is judged by its type before it is opened. The lock is
+// released when the object is destroyed, or by the kernel when the process dies.
 class InstanceLock {
  public:
   enum class Status { acquired, busy, error };

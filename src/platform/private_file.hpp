@@ -23,11 +23,16 @@ class PrivateFile {
   enum class LockResult { taken, busy, failed };
 
   // Creates `path` exclusively, private to this user (POSIX 0600, Windows a protected DACL of
-  // the owner, SYSTEM and Administrators), or opens the file that is there and keeps it only
-  // when it is a regular file owned by us with one link that nobody else may write. Never
-  // follows a link or reparse point in the last component (POSIX: nor in the directory, which
-  // may be written by nobody but its owner) and never blocks (a FIFO is refused).
-  static std::optional<PrivateFile> open(const std::string& path, Use use, ObservationError& error);
+  // the owner, SYSTEM and Administrators), holding `content_if_created` (POSIX: written before
+  // the file has a name, so that no other run sees it empty), or opens the file that is there
+  // and keeps it only when it is a regular file owned by us with one link that nobody else
+  // may write. Never follows a link or reparse point in the last component (POSIX: nor in the
+  // directory part, whose directories are root's or ours, the last one writable by its owner
+  // only) and never opens what it refuses (POSIX: a device, FIFO, socket or directory is
+  // judged by its type through an O_PATH descriptor first).
+  static std::optional<PrivateFile> open(const std::string& path, Use use,
+                                         std::string_view content_if_created,
+                                         ObservationError& error);
 
   PrivateFile(PrivateFile&&) noexcept;
   PrivateFile& operator=(PrivateFile&&) noexcept;

@@ -97,6 +97,7 @@ std::optional<ObservationError> create_whole(const ParentDir& dir, const std::st
 }  // namespace
 
 std::optional<PrivateFile> PrivateFile::open(const std::string& path, Use use,
+                                             std::string_view content_if_created,
                                              ObservationError& error) {
   // The lock's directory is made when missing (/run/hsperfguard after a reboot): one level.
   const ParentPolicy policy{.follow_owned_symlinks = false,
@@ -112,7 +113,7 @@ std::optional<PrivateFile> PrivateFile::open(const std::string& path, Use use,
     std::optional<WalkedPath> held = hold_entry(*dir, path, error);
     if (!held) {
       if (error.code != ENOENT) return std::nullopt;
-      auto failed = create_whole(*dir, path, flags, {}, impl->fd);
+      auto failed = create_whole(*dir, path, flags, content_if_created, impl->fd);
       if (failed && failed->code != EEXIST) {
         error = std::move(*failed);
         return std::nullopt;

@@ -151,6 +151,7 @@ UniqueHandle open_private_file(const std::string& path, DWORD access, DWORD shar
 }  // namespace
 
 std::optional<PrivateFile> PrivateFile::open(const std::string& path, Use use,
+                                             std::string_view content_if_created,
                                              ObservationError& error) {
   // The lock's directory, if missing: one level only, private.
   if (const std::string parent = parent_of(path); use == Use::lock && !parent.empty()) {
@@ -171,6 +172,18 @@ std::optional<PrivateFile> PrivateFile::open(const std::string& path, Use use,
   const DWORD share = use == Use::lock ? FILE_SHARE_READ | FILE_SHARE_WRITE : FILE_SHARE_READ;
   impl->file = open_private_file(path, access, share, impl->created, error);
   if (!impl->file.valid()) return std::nullopt;
+  if (impl->created && !content_if_created.empty()) {
+    // Written at once (Windows has no unnamed file to write first): the window in which
+    // another run could see it empty is this one call.
+    DWORD written = 0;
+    OVERLAPPED at{};
+    if (!::WriteFile(impl->file.get(), content_if_created.data(),
+                     static_cast<DWORD>(content_if_created.size()), &written, &at) ||
+        written != content_if_created.size()) {
+      error = win::make_error(path, "WriteFile", ::GetLastError());
+      return std::nullopt;
+    }
+  }
   LARGE_INTEGER size{};
   if (!::GetFileSizeEx(impl->file.get(), &size)) {
     error = win::make_error(path, "GetFileSizeEx", ::GetLastError());
