@@ -1,5 +1,7 @@
 // IoBatch: each batched operation returns what its system call returns (value or -errno), a
-// full queue runs itself, and every fd a batch opens reaches the caller.
+// full queue runs itself, and every fd a batch opens reaches the caller. Where the kernel
+// refuses io_uring (a seccomp filter: the suite runs a second time under seccomp_refuse), no
+// batch is made and callers make the same calls one at a time.
 #include "platform/posix/uring_posix.hpp"
 
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include "platform/posix/acl_posix.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
+#include "refusals_posix.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard::platform {
@@ -29,8 +32,17 @@ class IoBatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     batch_ = IoBatch::create(8);
-    if (!batch_)
-      GTEST_SKIP() << "io_uring is not available here (observation makes one call at a time)";
+    refusal_ = test::io_uring_refusal();
+    // The kernel's own answer decides, not the probe under test: a batch exactly where
+    // io_uring works. Where it is refused, the tests below have no batch to run and end here,
+    // having checked that none was made (observation then makes one call at a time, which
+    // ObserveTree.*/Batched checks gives the same facts).
+    if (refusal_ != 0) {
+      ASSERT_EQ(batch_, nullptr) << "a batch was made where the kernel refuses io_uring with "
+                                 << refusal_;
+    } else {
+      ASSERT_NE(batch_, nullptr) << "no batch where the kernel allows io_uring";
+    }
     write_file(scratch_ / "file", to_bytes("region bytes"));
     ASSERT_EQ(::symlink((scratch_ / "file").c_str(), (scratch_ / "link").c_str()), 0);
     dir_.reset(::open(scratch_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -45,9 +57,17 @@ class IoBatchTest : public ::testing::Test {
   UniqueFd dir_;
   open_how how_{};
   std::unique_ptr<IoBatch> batch_;
+  int refusal_ = 0;  // the kernel's answer to io_uring_setup: 0, or the errno
 };
 
+TEST_F(IoBatchTest, MadeExactlyWhereTheKernelAllowsIoUring) {
+  // SetUp compared the batch with the kernel's answer; a second ring, after the first, too.
+  EXPECT_EQ(IoBatch::create(4) != nullptr, refusal_ == 0);
+  EXPECT_EQ(IoBatch::create(0), nullptr);
+}
+
 TEST_F(IoBatchTest, OperationsReturnWhatTheSystemCallsReturn) {
+  if (refusal_ != 0) return;  // refused: SetUp checked that no batch was made
   int file = 0, link = 0, missing = 0;
   batch_->openat2(dir_.get(), "file", how_, file);
   batch_->openat2(dir_.get(), "link", how_, link);
@@ -88,6 +108,7 @@ TEST_F(IoBatchTest, OperationsReturnWhatTheSystemCallsReturn) {
 }
 
 TEST_F(IoBatchTest, AFullQueueRunsItselfAndEveryResultArrives) {
+  if (refusal_ != 0) return;  // refused: SetUp checked that no batch was made
   std::vector<int> fds(21, 0);  // capacity 8: runs itself twice before run() is called
   for (int& fd : fds) batch_->openat2(dir_.get(), "file", how_, fd);
   batch_->run();
@@ -105,6 +126,7 @@ TEST_F(IoBatchTest, AFullQueueRunsItselfAndEveryResultArrives) {
 }
 
 TEST_F(IoBatchTest, RunWithNothingQueuedReturns) {
+  if (refusal_ != 0) return;  // refused: SetUp checked that no batch was made
   batch_->run();
   int fd = 0;
   batch_->openat2(dir_.get(), "file", how_, fd);
