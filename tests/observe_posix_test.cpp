@@ -795,31 +795,62 @@ TEST_P(ObserveTree, StageRunsOnceForEveryNamespaceBeforeItIsConsumed) {
 
 // Without worker threads (ps) every namespace is entered on the calling thread: the same
 // facts, in the same order.
+// The facts of a tree in a line per namespace: what each file's observation found (its inode
+// as opened, the bytes of its region read, whether the region is valid, its errors).
+std::string digest(const TempRootFacts& facts) {
+  std::string out = describe(facts.errors) + "\n";
+  for (const NamespaceFacts& n : facts.namespaces) {
+    out += n.name + (n.lstat ? " lstat" : "") + (n.opened ? " opened" : "") + ":";
+    for (const FileFacts& f : n.files) {
+      out += " " + f.name + "/" + std::to_string(f.opened ? f.opened->ino : 0) + "/" +
+             std::to_string(f.region ? f.region->bytes_read : 0) + "/" +
+             (f.region && f.region->region.valid() ? "valid" : "-") +
+             (f.errors.empty() ? "" : "/errors: " + describe(f.errors));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 TEST_P(ObserveTree, WithoutWorkerThreadsTheFactsAreTheSame) {
   for (const char* user : {"alice", "bob", "root"}) {
     make_dir(ns(user));
     for (int pid : {100, 200}) put(ns(user) + "/" + std::to_string(pid), small_region(user));
   }
   ASSERT_EQ(::symlink(outside_.c_str(), ns("link").c_str()), 0);
-  auto digest = [](const TempRootFacts& facts) {
-    std::string out = describe(facts.errors) + "\n";
-    for (const NamespaceFacts& n : facts.namespaces) {
-      out += n.name + (n.lstat ? " lstat" : "") + (n.opened ? " opened" : "") + ":";
-      for (const FileFacts& f : n.files) {
-        out += " " + f.name + "/" + std::to_string(f.opened ? f.opened->ino : 0) + "/" +
-               std::to_string(f.region ? f.region->bytes_read : 0) + "/" +
-               (f.region && f.region->region.valid() ? "valid" : "-");
-      }
-      out += "\n";
-    }
-    return out;
-  };
   ObserveOptions inline_options;
   inline_options.worker_threads = false;
   const std::string threaded = digest(observe());
   EXPECT_EQ(digest(observe(inline_options)), threaded);
   EXPECT_NE(threaded.find("hsperfdata_bob lstat opened: 100/"), std::string::npos) << threaded;
   EXPECT_NE(threaded.find("/valid"), std::string::npos) << threaded;
+}
+
+// A ring that is made and then refused its work (io_uring_enter refused by a seccomp filter
+// made in a child, after io_uring_setup and the probe of its operations were allowed): every
+// batched call comes back cancelled, and each file is then observed one call at a time, with
+// the same facts as a run that never batched. Where io_uring is refused outright (the suite
+// under seccomp_refuse) no ring is made, and the facts are the same too.
+TEST_P(ObserveTree, RingThatRefusesItsWorkGivesTheSameFacts) {
+  for (const char* user : {"alice", "bob"}) {
+    make_dir(ns(user));
+    for (int pid : {100, 200, 300}) put(ns(user) + "/" + std::to_string(pid), small_region(user));
+  }
+  ASSERT_EQ(::symlink((outside_ + "/secret").c_str(), (ns("alice") + "/400").c_str()), 0);
+  ObserveOptions one_at_a_time;
+  one_at_a_time.batched_io = false;
+  RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = tmp_;
+  const std::string expected = digest(observe_temp_root(spec, one_at_a_time));
+  const ChildResult child = run_in_child([&]() -> std::string {
+    if (!test::refuse_system_calls({SYS_io_uring_enter}, EPERM)) return "filter refused";
+    return digest(observe());  // batched where this run's parameter says so
+  });
+  ASSERT_TRUE(child.finished);
+  EXPECT_EQ(child.out, expected);
+  EXPECT_NE(expected.find("hsperfdata_alice lstat opened: 100/"), std::string::npos) << expected;
+  EXPECT_NE(expected.find("/valid"), std::string::npos) << expected;
 }
 
 // A namespace listing more entries than files_per_part comes in parts, in order, each staged

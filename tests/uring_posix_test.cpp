@@ -12,9 +12,11 @@
 
 #include <array>
 #include <cerrno>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "child_posix.hpp"
 #include "platform/posix/acl_posix.hpp"
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
@@ -123,6 +125,39 @@ TEST_F(IoBatchTest, AFullQueueRunsItselfAndEveryResultArrives) {
     EXPECT_EQ(closed[i], 0);
     EXPECT_FALSE(fd_open(fds[i]));
   }
+}
+
+// A ring made, then refused its work (io_uring_enter refused by a seccomp filter made after the
+// ring, in a child): every operation queued comes back -ECANCELED, nothing was done (no fd
+// opened), and later batches are not handed to the ring at all. Callers then make each call
+// themselves (ObserveTree.RingThatRefusesItsWorkGivesTheSameFacts).
+TEST_F(IoBatchTest, RingRefusedItsWorkCancelsEveryOperation) {
+  if (refusal_ != 0) return;  // refused: SetUp checked that no batch was made
+  const test::ChildResult child = test::run_in_child([&]() -> std::string {
+    if (!test::refuse_system_calls({SYS_io_uring_enter}, EPERM)) return "filter refused";
+    std::ostringstream out;
+    std::vector<int> opened(3, 0);
+    for (int& fd : opened) batch_->openat2(dir_.get(), "file", how_, fd);
+    batch_->run();
+    for (const int fd : opened) out << fd << " ";
+    int again = 0;
+    batch_->openat2(dir_.get(), "file", how_, again);
+    batch_->run();
+    out << "again=" << again;
+    for (int fd = 3; fd < 64; ++fd) {
+      if (fd != dir_.get() && fd_open(fd)) {
+        struct stat st {}, file {};
+        if (::fstat(fd, &st) == 0 && ::stat((scratch_ / "file").c_str(), &file) == 0 &&
+            st.st_ino == file.st_ino && st.st_dev == file.st_dev) {
+          out << " opened-fd=" << fd;
+        }
+      }
+    }
+    return out.str();
+  });
+  ASSERT_TRUE(child.finished);
+  const std::string cancelled = std::to_string(-ECANCELED);
+  EXPECT_EQ(child.out, cancelled + " " + cancelled + " " + cancelled + " again=" + cancelled);
 }
 
 TEST_F(IoBatchTest, RunWithNothingQueuedReturns) {
