@@ -421,13 +421,6 @@ int run_reading_stderr(const std::vector<std::string>& argv, const std::string& 
   return ended ? status : -1;
 }
 
-// The environment entry that lets a sanitizer build of the tool run traced: LeakSanitizer
-// ptraces the process at exit, which a traced process refuses.
-std::string traced_asan_options() {
-  const char* set = std::getenv("ASAN_OPTIONS");
-  return std::string("ASAN_OPTIONS=") + (set ? std::string(set) + ":" : "") + "detect_leaks=0";
-}
-
 // The reaper's `hsperfguard reap` on `tree`, traced: every flock on `file` is held 2 s after it
 // returns, and `at_flock` runs as soon as strace prints it (before the reaper goes on). Returns
 // the report.
@@ -437,7 +430,7 @@ nlohmann::json reap_pausing_after_flock(const ReapTree& tree, const std::string&
   *flocks = 0;
   const int status = run_reading_stderr(
       {"env",
-       traced_asan_options(),
+       test::traced_asan_options(),
        "strace",
        "-f",
        "-qq",
@@ -685,7 +678,7 @@ TEST(ReapRace, SystemCallsOnTheEntryComeInTheOrderOfTheModel) {
   const std::string stale = tree.stale_file(ns);
   const std::string trace_file = tree.scratch / "trace";
   const auto traced =
-      test::run({"env", traced_asan_options(), "strace", "-f", "-qq", "-o", trace_file, "-e",
+      test::run({"env", test::traced_asan_options(), "strace", "-f", "-qq", "-o", trace_file, "-e",
                  "trace=%file,flock,setfsuid,close", test::tool_path(), "reap", "--tmpdir",
                  tree.tmp, "--no-lock", "--no-containers", "--min-age", "0s", "--format", "json"});
   ASSERT_EQ(traced.exit_code, 0) << traced.err;

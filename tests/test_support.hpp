@@ -57,6 +57,10 @@ bool is_root();
 bool have_program(const std::string& name);
 
 #ifndef _WIN32
+// The environment entry (for `env`) that lets a sanitizer build of the tool run under strace:
+// LeakSanitizer ptraces the process at exit, which a traced process refuses.
+std::string traced_asan_options();
+
 // Runs `script` with sh, as root, in a private mount namespace whose /tmp, /run and /dev are
 // fresh tmpfs mounts (/dev with null, zero, full and the fd links), so that whatever the tool
 // does to those paths never reaches the host. $H is the binary under test (reachable even

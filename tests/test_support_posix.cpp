@@ -10,6 +10,7 @@
 
 #include <array>
 #include <boost/filesystem.hpp>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -19,6 +20,11 @@ extern char** environ;
 namespace hsperfguard::test {
 
 std::string tool_path() { return HSPERFGUARD_BINARY; }
+
+std::string traced_asan_options() {
+  const char* set = std::getenv("ASAN_OPTIONS");
+  return std::string("ASAN_OPTIONS=") + (set ? std::string(set) + ":" : "") + "detect_leaks=0";
+}
 
 ::testing::AssertionResult schema_valid(const std::string& document, const std::string& schema) {
   ScratchDir dir;
