@@ -101,6 +101,24 @@ TEST_P(BeneathTest, OrdinaryPathsResolveInsideTheRoot) {
   EXPECT_EQ(identity_of(root.get()), identity_of(root_));
 }
 
+// A trailing "/" or "/." names a directory: a file there is ENOTDIR, as openat2 says, never the
+// file itself.
+TEST_P(BeneathTest, TrailingSlashNamesADirectoryOnly) {
+  for (const char* path : {"etc/passwd/", "etc/passwd/.", "/etc/passwd//"}) {
+    ObservationError err;
+    UniqueFd fd = open(path, O_RDONLY, &err);
+    EXPECT_FALSE(fd.valid()) << path;
+    EXPECT_EQ(err.code, ENOTDIR) << path;
+  }
+  for (const char* path : {"etc/", "etc/.", "etc//", "/"}) {
+    ObservationError err;
+    UniqueFd fd = open(path, O_RDONLY, &err);
+    ASSERT_TRUE(fd.valid()) << path << ": " << err.message;
+    EXPECT_EQ(identity_of(fd.get()), identity_of(path == std::string("/") ? root_ : root_ + "/etc"))
+        << path;
+  }
+}
+
 TEST_P(BeneathTest, AbsoluteSymlinkToHostDirectoryNeverReachesIt) {
   // var -> /<scratch>/outside: on the host that is the sentinel; inside the root it is not.
   // (Not named "tmp": the scratch dir itself may live under /tmp, and the decoy below

@@ -66,9 +66,18 @@ bool is_symlink_at(int dirfd, const std::string& name) {
   return ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
 }
 
+// Whether the path, as the kernel reads it, names a directory only: it ends in "/" or "/."
+// ("a/file/" and "a/file/." are ENOTDIR, not the file, which components() alone would give).
+bool names_a_directory(std::string_view path) {
+  const auto slash = path.rfind('/');
+  const std::string_view last = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return slash != std::string_view::npos && (last.empty() || last == ".");
+}
+
 UniqueFd open_with_walk(int root_fd, std::string_view relative_path, int flags,
                         ObservationError* err) {
   const auto parts = components(relative_path);
+  if (names_a_directory(relative_path)) flags |= O_DIRECTORY;
   // Directories entered so far; empty means "at the root". ".." pops, never past the root.
   std::vector<UniqueFd> stack;
   auto current = [&] { return stack.empty() ? root_fd : stack.back().get(); };
