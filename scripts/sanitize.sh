@@ -96,6 +96,12 @@ if [ "$count" -gt 0 ]; then
   rc=1
 fi
 bash scripts/check_no_skips.sh "$log" || rc=1
+# Under scripts/test.sh: the failed tests' names, which it prints again at the end.
+if [ -n "${HSPERFGUARD_FAILURES:-}" ]; then
+  grep -E '^[[:space:]]*[0-9]+ - .* \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Not Run)\)' "$log" \
+    | sed "s/^[[:space:]]*/  $preset: /" >>"$HSPERFGUARD_FAILURES" || true
+  [ "$count" -eq 0 ] || echo "  $preset: $count sanitizer reports" >>"$HSPERFGUARD_FAILURES"
+fi
 summary=$(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 || true)
 total=$(sed -nE 's/.* tests failed out of ([0-9]+).*/\1/p' <<<"$summary")
 failed=$(sed -nE 's/.*, ([0-9]+) tests failed out of.*/\1/p' <<<"$summary")

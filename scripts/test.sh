@@ -10,9 +10,20 @@ cd "$(dirname "$0")/.."
 status=0
 times=()
 # stage NAME COMMAND...: runs one stage, records its time and whether it passed.
+# Tests that failed, by stage, printed again at the very end: the end of a long log is what
+# a reader (and a CI page that keeps only the tail) sees first.
+failures=$(mktemp)
+trap 'rm -f "$failures"' EXIT
+export HSPERFGUARD_FAILURES=$failures
+# failed_tests CTEST-LOG: appends the names of the tests ctest said failed to $failures.
+failed_tests() {
+  grep -E '^[[:space:]]*[0-9]+ - .* \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Not Run)\)' "$1" \
+    | sed "s/^[[:space:]]*/  $current_stage: /" >>"$failures" || true
+}
 stage() {
   local name=$1 started=$SECONDS rc=0
   shift
+  current_stage=$name
   echo "==> stage: $name"
   "$@" || rc=$?
   times+=("$(printf '%-46s %5d s  %s' "$name" $((SECONDS - started)) "$([ "$rc" = 0 ] && echo ok || echo "FAILED ($rc)")")")
@@ -29,6 +40,7 @@ linux_tests() {
   log=$(mktemp)
   "$@" ctest --preset "$preset" -j"$(nproc)" 2>&1 | tee "$log" || rc=1
   bash scripts/check_no_skips.sh "$log" || rc=1
+  failed_tests "$log"
   rm -f "$log"
   return "$rc"
 }
@@ -51,6 +63,10 @@ stage "TSan (g++): build, tests" bash scripts/sanitize.sh tsan
 stage "Windows build and tests" bash scripts/windows.sh
 if [ -f scripts/fuzz.sh ]; then
   stage "fuzzing" bash scripts/fuzz.sh "${HSPERFGUARD_FUZZ_SECONDS:-20}"
+fi
+if [ -s "$failures" ]; then
+  echo "==> tests that failed"
+  cat "$failures"
 fi
 echo "==> stage times"
 printf '%s\n' "${times[@]}"

@@ -135,7 +135,8 @@ TEST(HostileInput, JournalOrLockFileNamingACharacterDeviceIsNeverOpened) {
   if (!test::have_program("strace")) GTEST_FAIL() << "strace is needed (apt-get install strace)";
   const Outcome o = run_case(R"SH(
 mkdir /run/d && mknod -m 0600 /run/d/watchdog c 1 3
-trace() { out=$1; shift; strace -f -qq -e trace=open,openat,openat2,creat -o $out "$@"; }
+# LeakSanitizer cannot run under ptrace (the sanitizer builds): leaks are not this test's question.
+trace() { out=$1; shift; ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -e trace=open,openat,openat2,creat -o $out "$@"; }
 trace /tmp/lock.trace $H reap --tmpdir /tmp/t --no-containers --min-age 0 --lock-file /run/d/watchdog --format json > /dev/null 2> /tmp/lock.err; echo lock_rc=$?
 trace /tmp/journal.trace $H reap --tmpdir /tmp/t --no-containers --min-age 0 --no-lock --journal /run/d/watchdog --format json > /dev/null 2> /tmp/journal.err; echo journal_rc=$?
 echo lock_looked=$(grep -c watchdog /tmp/lock.trace) journal_looked=$(grep -c watchdog /tmp/journal.trace)
