@@ -48,10 +48,40 @@ void check_maps(std::string_view text) {
   FUZZ_CHECK(m.malformed <= m.lines);
   if (m.backing) {
     FUZZ_CHECK(m.hsperfdata);
-    FUZZ_CHECK(inside(m.backing->range, text));
-    FUZZ_CHECK(inside(m.backing->path, text));
+    FUZZ_CHECK(text.find(m.backing->range) != std::string_view::npos);
+    FUZZ_CHECK(text.find(m.backing->path) != std::string_view::npos);
     FUZZ_CHECK(procfs::match_file(m.files, m.backing->file) != procfs::Match::none ||
                m.backing->file.ino == 0);
+  }
+  FUZZ_CHECK(!m.truncated && m.long_lines == 0);
+  FUZZ_CHECK(m.files_complete() == (m.malformed == 0));
+  // Fed in three pieces, cut anywhere, the text says the same; with a short line buffer,
+  // only what long lines' paths would say may be missing.
+  const std::size_t a = text.size() / 3, b = text.size() - text.size() / 5;
+  for (const std::size_t max_line : {std::max(procfs::kMaxMapsLine, text.size()), std::size_t{256}}) {
+    procfs::MapsParser parser(max_line);
+    parser.feed(text.substr(0, a));
+    parser.feed(text.substr(a, b - a));
+    parser.feed(text.substr(b));
+    const procfs::MapsSummary fed = parser.finish();
+    FUZZ_CHECK(fed.lines == m.lines);
+    FUZZ_CHECK(fed.long_lines <= fed.lines);
+    if (fed.long_lines == 0) {
+      FUZZ_CHECK(fed.files == m.files && fed.malformed == m.malformed);
+      FUZZ_CHECK(fed.libjvm == m.libjvm && fed.hsperfdata == m.hsperfdata);
+    } else {
+      // A long line's file is kept, or the line is malformed and the files not complete.
+      FUZZ_CHECK(!fed.paths_complete());
+      FUZZ_CHECK(std::includes(m.files.begin(), m.files.end(), fed.files.begin(), fed.files.end()));
+      FUZZ_CHECK(fed.files == m.files || !fed.files_complete());
+      FUZZ_CHECK(!fed.libjvm || m.libjvm);
+      FUZZ_CHECK(!fed.hsperfdata || m.hsperfdata);
+    }
+    // Stopped before the end, the last line (without its newline) is not parsed.
+    procfs::MapsParser cut(max_line);
+    cut.feed(text);
+    const procfs::MapsSummary partial = cut.finish(true);
+    FUZZ_CHECK(partial.truncated && !partial.files_complete() && partial.lines <= m.lines);
   }
 }
 

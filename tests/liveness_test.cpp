@@ -1086,6 +1086,122 @@ TEST(ProcfsParse, MapsFilesAndLibjvm) {
   EXPECT_TRUE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/libjvm.so (deleted)\n").libjvm);
   EXPECT_EQ(procfs::parse_maps("").lines, 0u);
   EXPECT_EQ(procfs::parse_maps("7f-8f r--p 0 nodevice 5 /x\n").malformed, 1u);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 nodevice 5 /x\n").files_complete());
+  EXPECT_TRUE(procfs::parse_maps(maps).files_complete());
+}
+
+// The streaming parser: maps are fed as the kernel hands them over, cut anywhere.
+std::string repeat(char c, std::size_t n) { return std::string(n, c); }
+
+procfs::MapsSummary parse_in_chunks(std::string_view text, std::size_t chunk,
+                                    std::size_t max_line = procfs::kMaxMapsLine,
+                                    bool truncated = false) {
+  procfs::MapsParser parser(max_line);
+  for (std::size_t at = 0; at < text.size(); at += chunk) parser.feed(text.substr(at, chunk));
+  return parser.finish(truncated);
+}
+
+TEST(ProcfsParse, MapsFedInChunksOfAnySizeAreParsedAsWhole) {
+  const std::string maps =
+      "55d0c0a00000-55d0c0a01000 r--p 00000000 fe:00 3944023    /usr/lib/jvm/bin/java\n"
+      "7f0000000000-7f0000001000 rw-s 00000000 00:1a 2          /tmp/hsperfdata_a/42\n"
+      "7f0000001000-7f0000002000 r-xp 00000000 fe:00 3944100    /usr/lib/jvm/lib/server/libjvm.so\n"
+      "7f0000002000-7f0000003000 rw-p 00000000 00:00 0 \n"
+      "7ffd00000000-7ffd00001000 rw-p 00000000 00:00 0          [stack]";  // no last newline
+  const procfs::MapsSummary whole = procfs::parse_maps(maps);
+  ASSERT_EQ(whole.lines, 5u);
+  ASSERT_EQ(whole.files.size(), 3u);
+  for (std::size_t chunk = 1; chunk <= maps.size(); ++chunk) {
+    const procfs::MapsSummary m = parse_in_chunks(maps, chunk);
+    EXPECT_EQ(m.files, whole.files) << chunk;
+    EXPECT_EQ(m.lines, whole.lines) << chunk;
+    EXPECT_TRUE(m.libjvm) << chunk;
+    ASSERT_TRUE(m.backing) << chunk;
+    EXPECT_EQ(m.backing->path, "/tmp/hsperfdata_a/42");
+    EXPECT_EQ(m.backing->range, "7f0000000000-7f0000001000");
+    EXPECT_TRUE(m.files_complete() && m.paths_complete()) << chunk;
+  }
+}
+
+// A line longer than the parser keeps: its device and inode still count (they come first),
+// its path is not judged, and the summary says that the paths are not known whole.
+TEST(ProcfsParse, MapsLineLongerThanTheBufferKeepsItsFileButNotItsPath) {
+  const std::string long_path = "/" + repeat('d', 900) + "/lib/server/libjvm.so";
+  const std::string maps = "7f10-7f20 r-xp 0 fe:00 77 " + long_path +
+                           "\n"
+                           "7f30-7f40 rw-s 0 00:2a 12 /tmp/hsperfdata_app/42\n";
+  for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{300}, maps.size()}) {
+    const procfs::MapsSummary m = parse_in_chunks(maps, chunk, 256);
+    EXPECT_EQ(m.lines, 2u) << chunk;
+    EXPECT_EQ(m.long_lines, 1u) << chunk;
+    EXPECT_EQ(m.malformed, 0u) << chunk;
+    EXPECT_EQ(procfs::match_file(m.files, {0xfe, 0, 77}), procfs::Match::exact) << chunk;
+    EXPECT_FALSE(m.libjvm) << "a cut path is not judged";
+    EXPECT_TRUE(m.hsperfdata) << "the next line is whole again";
+    EXPECT_TRUE(m.files_complete());
+    EXPECT_FALSE(m.paths_complete());
+  }
+  // Kept whole, the same line names libjvm.
+  EXPECT_TRUE(parse_in_chunks(maps, 64, 4096).libjvm);
+  // A line whose inode runs to the end of what is kept may have lost digits: malformed.
+  const std::string cut_inode = "7f10-7f20 r-xp 0 fe:00 " + repeat(' ', 229) + "123456789 /x\n";
+  const procfs::MapsSummary m = parse_in_chunks(cut_inode, 16, 256);
+  EXPECT_EQ(m.malformed, 1u);
+  EXPECT_TRUE(m.files.empty());
+  EXPECT_FALSE(m.files_complete()) << "the line it could not parse may have mapped any file";
+}
+
+// The reader stopped within a line (the cap, or the run limits): that line is not parsed, its
+// inode may be cut short ("12" of "123456"), and the summary proves no file unmapped.
+TEST(ProcfsParse, MapsLineCutAtTheCapIsNotParsed) {
+  const std::string maps = "7f10-7f20 r--p 0 fe:00 5 /a\n7f30-7f40 r--p 0 fe:00 123456 /b\n";
+  const std::string cut = maps.substr(0, maps.find("123456") + 2);
+  const procfs::MapsSummary m = parse_in_chunks(cut, 5, procfs::kMaxMapsLine, true);
+  EXPECT_EQ(m.lines, 1u);
+  ASSERT_EQ(m.files.size(), 1u);
+  EXPECT_EQ(m.files[0].ino, 5u);
+  EXPECT_TRUE(m.truncated);
+  EXPECT_FALSE(m.files_complete());
+  EXPECT_FALSE(m.paths_complete());
+  // Cut right after a newline: every line read is whole, but the file went on.
+  const procfs::MapsSummary at_newline =
+      parse_in_chunks(maps.substr(0, maps.find('\n') + 1), 3, procfs::kMaxMapsLine, true);
+  EXPECT_EQ(at_newline.lines, 1u);
+  EXPECT_FALSE(at_newline.files_complete());
+  // The same text, the whole file: its last line, even without a newline, is parsed.
+  EXPECT_EQ(parse_in_chunks(maps.substr(0, maps.size() - 1), 5).files.size(), 2u);
+}
+
+// Paths are bytes: neither UTF-8 nor anything else is assumed of them; " (deleted)" is cut
+// off a path wherever the line was split.
+TEST(ProcfsParse, MapsPathsThatAreNotUtf8AndDeletedSuffixes) {
+  const std::string odd = "/tmp/\xff\xfe\x80/hsperfdata_\xc3\x28/42";
+  const std::string maps = "7f10-7f20 r-xp 0 fe:00 5 /opt/\xe9t\xe9/libjvm.so (deleted)\n"
+                           "7f30-7f40 rw-s 0 00:2a 12 " + odd + " (deleted)\n";
+  for (const std::size_t chunk : {std::size_t{1}, std::size_t{4}, maps.size()}) {
+    const procfs::MapsSummary m = parse_in_chunks(maps, chunk);
+    EXPECT_TRUE(m.libjvm) << chunk;
+    ASSERT_TRUE(m.backing) << chunk;
+    EXPECT_EQ(m.backing->path, odd);
+    EXPECT_TRUE(m.backing->deleted);
+    EXPECT_EQ(m.backing->file, (procfs::FileId{0, 0x2a, 12}));
+  }
+  // A suffix in the middle of a path is part of the name.
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/libjvm.so (deleted)/x\n").libjvm);
+}
+
+// One file mapped a page at a time, tens of thousands of times: the parser's list of files
+// stays near the number of distinct files.
+TEST(ProcfsParse, MapsOfFewFilesMappedManyTimesNameEachOnce) {
+  std::string maps;
+  for (int i = 0; i < 20000; ++i) {
+    maps += "7f10-7f20 r--s 0 00:2a " + std::string(i % 2 ? "12" : "13") + " /f\n";
+  }
+  procfs::MapsParser parser;
+  parser.feed(maps);
+  const procfs::MapsSummary m = parser.finish();
+  EXPECT_EQ(m.lines, 20000u);
+  EXPECT_EQ(m.files.size(), 2u);
 }
 
 }  // namespace

@@ -212,44 +212,96 @@ StatusFields parse_status(std::string_view text) {
   return out;
 }
 
-MapsSummary parse_maps(std::string_view text) {
-  MapsSummary out;
-  constexpr std::string_view kLibjvm = "/libjvm.so";
-  for_each_line(text, [&](std::string_view line) {
-    if (line.empty()) return;
-    ++out.lines;
-    // address perms offset dev inode [path]: skip three fields to reach the device.
-    std::string_view rest = line;
-    const std::string_view range = next_token(rest);
-    next_token(rest);
-    next_token(rest);
-    FileId id;
-    if (!parse_device(next_token(rest), id)) {
-      ++out.malformed;
-      return;
-    }
-    const auto ino = parse_unsigned(next_token(rest), 10);
-    if (!ino) {
-      ++out.malformed;
-      return;
-    }
-    if (*ino == 0) return;  // anonymous, heap, stack, vdso
-    id.ino = *ino;
-    if (out.files.empty() || !(out.files.back() == id)) out.files.push_back(id);
-    if (!out.libjvm || !out.hsperfdata) {
-      std::string_view path = skip_spaces(rest);
-      const bool deleted = path.ends_with(" (deleted)");
-      if (deleted) path.remove_suffix(10);
-      if (!out.libjvm) out.libjvm = path.ends_with(kLibjvm);
-      if (!out.hsperfdata && is_backing_file_path(path)) {
-        out.hsperfdata = true;
-        out.backing = BackingMapping{range, path, deleted, id};
+MapsParser::MapsParser(std::size_t max_line) : max_line_(std::max<std::size_t>(max_line, 256)) {}
+
+void MapsParser::feed(std::string_view chunk) {
+  while (!chunk.empty()) {
+    const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
+    const std::size_t len =
+        nl == nullptr ? chunk.size()
+                      : static_cast<std::size_t>(static_cast<const char*>(nl) - chunk.data());
+    if (!long_line_) {
+      const std::size_t room = max_line_ - line_.size();
+      if (nl != nullptr && line_.empty() && len <= room) {
+        parse_line(chunk.substr(0, len), false);  // a whole line within the chunk: no copy
+      } else {
+        line_.append(chunk.data(), std::min(len, room));
+        long_line_ = len > room;
       }
     }
-  });
-  std::sort(out.files.begin(), out.files.end());
-  out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
-  return out;
+    if (nl == nullptr) return;  // the line goes on in the next chunk
+    if (!line_.empty() || long_line_) {
+      parse_line(line_, long_line_);
+      line_.clear();
+      long_line_ = false;
+    }
+    chunk.remove_prefix(len + 1);
+  }
+}
+
+MapsSummary MapsParser::finish(bool truncated) {
+  // A last line without its newline is whole only when the file ended there.
+  if (!truncated && (!line_.empty() || long_line_)) parse_line(line_, long_line_);
+  line_.clear();
+  long_line_ = false;
+  out_.truncated = truncated;
+  std::sort(out_.files.begin(), out_.files.end());
+  out_.files.erase(std::unique(out_.files.begin(), out_.files.end()), out_.files.end());
+  sorted_ = 0;
+  return std::move(out_);
+}
+
+void MapsParser::parse_line(std::string_view line, bool long_line) {
+  constexpr std::string_view kLibjvm = "/libjvm.so";
+  if (line.empty()) return;
+  ++out_.lines;
+  if (long_line) ++out_.long_lines;
+  // address perms offset dev inode [path]: skip three fields to reach the device.
+  std::string_view rest = line;
+  const std::string_view range = next_token(rest);
+  next_token(rest);
+  next_token(rest);
+  FileId id;
+  if (!parse_device(next_token(rest), id)) {
+    ++out_.malformed;
+    return;
+  }
+  const std::string_view ino_text = next_token(rest);
+  // In a long line the inode must end before the kept bytes do, or its digits may be cut.
+  const auto ino = long_line && rest.empty() ? std::nullopt : parse_unsigned(ino_text, 10);
+  if (!ino) {
+    ++out_.malformed;
+    return;
+  }
+  if (*ino == 0) return;  // anonymous, heap, stack, vdso
+  id.ino = *ino;
+  if (out_.files.empty() || !(out_.files.back() == id)) {
+    out_.files.push_back(id);
+    // Many mappings of a few files (a file mapped a page at a time, alternately): the list
+    // is made distinct again whenever it has doubled, so it stays near the distinct count.
+    if (out_.files.size() >= 2 * sorted_ + 4096) {
+      std::sort(out_.files.begin(), out_.files.end());
+      out_.files.erase(std::unique(out_.files.begin(), out_.files.end()), out_.files.end());
+      sorted_ = out_.files.size();
+    }
+  }
+  if (long_line) return;  // its path was not kept whole: nothing is said of it
+  if (!out_.libjvm || !out_.hsperfdata) {
+    std::string_view path = skip_spaces(rest);
+    const bool deleted = path.ends_with(" (deleted)");
+    if (deleted) path.remove_suffix(10);
+    if (!out_.libjvm) out_.libjvm = path.ends_with(kLibjvm);
+    if (!out_.hsperfdata && is_backing_file_path(path)) {
+      out_.hsperfdata = true;
+      out_.backing = BackingMapping{std::string(range), std::string(path), deleted, id};
+    }
+  }
+}
+
+MapsSummary parse_maps(std::string_view text) {
+  MapsParser parser(std::max(kMaxMapsLine, text.size()));
+  parser.feed(text);
+  return parser.finish();
 }
 
 std::optional<std::string_view> parse_cgroup(std::string_view text) {

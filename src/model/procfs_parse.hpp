@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -66,10 +67,10 @@ struct StatusFields {
 };
 StatusFields parse_status(std::string_view text);
 
-// A mapping of a backing file, as /proc/<pid>/maps shows it. The views point into the text.
+// A mapping of a backing file, as /proc/<pid>/maps shows it.
 struct BackingMapping {
-  std::string_view range;  // "7f3c...-7f3c...": its name under /proc/<pid>/map_files/
-  std::string_view path;   // as the kernel names it from the reader's root, " (deleted)" cut off
+  std::string range;  // "7f3c...-7f3c...": its name under /proc/<pid>/map_files/
+  std::string path;   // as the kernel names it from the reader's root, " (deleted)" cut off
   // The kernel appended " (deleted)": the file has no name left. A file literally named so
   // reads the same; a reader that can open the mapping checks the link count instead.
   bool deleted = false;
@@ -87,8 +88,51 @@ struct MapsSummary {
   std::optional<BackingMapping> backing;  // the first such mapping
   std::size_t lines = 0;      // 0: no address space (a zombie or a kernel thread)
   std::size_t malformed = 0;
+  // Lines longer than the parser keeps (MapsParser's max_line): their device and inode were
+  // read from the start of the line, their path was not looked at.
+  std::size_t long_lines = 0;
+  // The text was not read to its end (a cap on its size, or the run was stopped): a file
+  // missing from `files` may still be mapped, and libjvm or hsperfdata false prove nothing.
+  bool truncated = false;
+
+  // Whether a file missing from `files` is not mapped: the whole text was read and every
+  // line parsed (the kernel writes none that does not parse; one that did not may have been
+  // a mapping of any file).
+  bool files_complete() const { return !truncated && malformed == 0; }
+  // Whether libjvm and hsperfdata false mean that no mapping's path is such a file.
+  bool paths_complete() const { return files_complete() && long_lines == 0; }
 };
 MapsSummary parse_maps(std::string_view text);
+
+// A line of /proc/<pid>/maps is a few fields and a path: PATH_MAX (4,096) bytes at most for
+// any file a process can open by name, so 8 KiB keeps every line the kernel prints for a
+// real process whole.
+inline constexpr std::size_t kMaxMapsLine = 8192;
+
+// /proc/<pid>/maps parsed as it is read, a chunk at a time, so that maps of any size cost a
+// line's memory (and the summary), never the text: a process can map a file with a long
+// path 65,000 times (260 MB of maps). parse_maps(text) is feed(text), then finish().
+class MapsParser {
+ public:
+  // `max_line`: the bytes of one line kept (at least 256, enough for every field before the
+  // path); the rest of a longer line is skipped and the line counted in long_lines.
+  explicit MapsParser(std::size_t max_line = kMaxMapsLine);
+  // The next bytes of the text, cut anywhere (within a line, a field, a number).
+  void feed(std::string_view chunk);
+  // After the last chunk. `truncated`: the reader stopped before the end of the file; a
+  // last line without its newline is then not parsed (its inode may be cut short), and the
+  // summary says it is not the whole file.
+  MapsSummary finish(bool truncated = false);
+
+ private:
+  void parse_line(std::string_view line, bool long_line);
+
+  std::size_t max_line_;
+  std::string line_;       // the current line so far (at most max_line_ bytes)
+  bool long_line_ = false;  // the current line is longer than max_line_
+  std::size_t sorted_ = 0;  // files_[0, sorted_) are sorted and distinct
+  MapsSummary out_;
+};
 
 // /proc/<pid>/cgroup: the process's cgroup path, the most telling one. cgroup v2 ("0::/path")
 // when it is not the root; otherwise the first cgroup v1 hierarchy whose path is not "/"
