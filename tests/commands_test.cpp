@@ -128,10 +128,12 @@ class FakeEnvironment final : public Environment {
       }
     }
   }
-  std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>&) override {
+  std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>&,
+                                                     const RunLimits&,
+                                                     std::vector<ObservationError>*) override {
     return {};
   }
-  std::unique_ptr<LivenessSource> liveness() override {
+  std::unique_ptr<LivenessSource> liveness(const RunLimits&) override {
     return std::make_unique<FakeLiveness>(processes, locked, gathered);
   }
 

@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -602,6 +604,74 @@ TEST(LivenessPosix, ZombieMapsAreUnknownNotEmpty) {
   EXPECT_FALSE(zombie.maps_libjvm.has_value());
   ASSERT_TRUE(zombie.error.has_value());
   EXPECT_EQ(zombie.error->message, "no address space");
+}
+
+// ---- Reading maps: a chunk at a time, up to a cap ------------------------------------------
+
+// Maps-like text of `lines` lines (about 100 bytes each), each line its own file.
+std::string maps_text(int lines) {
+  std::string text;
+  for (int i = 0; i < lines; ++i) {
+    text += "7f0000000000-7f0000001000 r--p 00000000 fe:01 " + std::to_string(1000 + i) +
+            "                    /usr/lib/x86_64-linux-gnu/libsome" + std::to_string(i) + ".so\n";
+  }
+  return text;
+}
+
+// The reader reads in chunks of 64 KiB and parses each as it comes: 3,000 lines cross
+// several chunks. At a cap equal to the file's size it is the whole file (one byte more is
+// asked for to tell); one byte less, it is cut: the line in two is dropped and the summary
+// proves nothing unmapped.
+TEST(ProcfsRead, MapsAreReadUpToTheCapAndACapExactlyHitIsTheWholeFile) {
+  const ScratchDir dir;
+  const std::string text = maps_text(3000);
+  ASSERT_GT(text.size(), 3 * 64 * 1024u);
+  std::ofstream(dir / "maps", std::ios::binary) << text;
+  std::vector<char> buffer;
+  const procfs::MapsSummary whole = procfs::parse_maps(text);
+
+  const platform::MapsReading exact = platform::read_maps(AT_FDCWD, (dir / "maps").c_str(), buffer, nullptr, text.size());
+  EXPECT_EQ(exact.error, 0);
+  EXPECT_FALSE(exact.summary.truncated);
+  EXPECT_EQ(exact.summary.files, whole.files);
+  EXPECT_EQ(exact.summary.lines, 3000u);
+
+  const platform::MapsReading cut = platform::read_maps(AT_FDCWD, (dir / "maps").c_str(), buffer, nullptr, text.size() - 1);
+  EXPECT_TRUE(cut.summary.truncated);
+  EXPECT_FALSE(cut.summary.files_complete());
+  EXPECT_EQ(cut.summary.lines, 2999u) << "the line cut at the cap is not parsed";
+  EXPECT_EQ(cut.summary.files.size(), 2999u);
+  EXPECT_EQ(cut.stopped, nullptr);
+  EXPECT_NE(platform::partial_maps_error("maps", cut).message.find("MiB"), std::string::npos);
+
+  const platform::MapsReading small = platform::read_maps(AT_FDCWD, (dir / "maps").c_str(), buffer, nullptr, 1000);
+  EXPECT_TRUE(small.summary.truncated);
+  EXPECT_EQ(small.summary.lines,
+            static_cast<std::size_t>(std::count(text.begin(), text.begin() + 1000, '\n')));
+}
+
+// A stop signal or the deadline ends a reading before its next chunk: the reading says so
+// and is partial.
+TEST(ProcfsRead, MapsReadingStopsOnceTheRunLimitsAreReached) {
+  const ScratchDir dir;
+  std::ofstream(dir / "maps", std::ios::binary) << maps_text(10);
+  std::vector<char> buffer;
+  const std::atomic<bool> stop{true};
+  RunLimits interrupted;
+  interrupted.stop = &stop;
+  const platform::MapsReading a = platform::read_maps(AT_FDCWD, (dir / "maps").c_str(), buffer, &interrupted);
+  EXPECT_STREQ(a.stopped, "interrupted");
+  EXPECT_TRUE(a.summary.truncated);
+  EXPECT_EQ(a.summary.lines, 0u);
+  RunLimits past;
+  past.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  const platform::MapsReading b = platform::read_maps(AT_FDCWD, (dir / "maps").c_str(), buffer, &past);
+  EXPECT_STREQ(b.stopped, "deadline");
+  EXPECT_NE(platform::partial_maps_error("maps", b).message.find("stopped (deadline)"), std::string::npos);
+  const RunLimits none;
+  const platform::MapsReading c = platform::read_maps(AT_FDCWD, (dir / "maps").c_str(), buffer, &none);
+  EXPECT_EQ(c.stopped, nullptr);
+  EXPECT_EQ(c.summary.lines, 10u);
 }
 
 // ---- Containers: names are pids inside the container's pid namespace -------------------------

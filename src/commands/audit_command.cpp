@@ -104,7 +104,7 @@ class StagedNamespaces {
 // thread at a time; a worker borrows one for a namespace.
 class GathererPool {
  public:
-  explicit GathererPool(Environment& env) : env_(env) {}
+  GathererPool(Environment& env, const RunLimits& limits) : env_(env), limits_(limits) {}
   void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) {
     std::unique_ptr<LivenessSource> gatherer;
     {
@@ -114,7 +114,7 @@ class GathererPool {
         idle_.pop_back();
       }
     }
-    if (!gatherer) gatherer = env_.liveness();
+    if (!gatherer) gatherer = env_.liveness(limits_);
     gatherer->gather(ns, scope);
     const std::lock_guard lock(mutex_);
     idle_.push_back(std::move(gatherer));
@@ -122,6 +122,7 @@ class GathererPool {
 
  private:
   Environment& env_;
+  const RunLimits& limits_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<LivenessSource>> idle_;
 };
@@ -182,9 +183,11 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     // Invisible JVMs (libjvm mapped, no backing file or a deleted one) go to the namespace
     // HotSpot would have used, or to its temp dir when there is none.
     std::vector<ObservationError> ignored;  // a process that exited or hides its maps
-    const auto jvms = env.observe_jvm_processes(ignored);
-    std::vector<ObservationError> discovery_errors;  // containers we could not look into
-    GathererPool gatherers(env);
+    // Processes whose maps were read only in part (whether they are JVMs is not known) and
+    // a stop while reading them are the host's errors, with the containers'.
+    std::vector<ObservationError> discovery_errors;
+    const auto jvms = env.observe_jvm_processes(ignored, limits, &discovery_errors);
+    GathererPool gatherers(env, limits);
     const auto specs = env.discover(discover, &discovery_errors, limits);
     for (const auto& spec : specs) {
       if (limits.reached() != nullptr) break;

@@ -13,6 +13,8 @@ namespace {
 
 class SystemLiveness final : public LivenessSource {
  public:
+  explicit SystemLiveness(const RunLimits& limits)
+      : gatherer_(platform::LivenessOptions{.limits = limits}) {}
   void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) override {
     gatherer_.gather(ns, scope);
   }
@@ -44,11 +46,14 @@ class SystemEnvironment final : public Environment {
                     std::vector<ObservationError>& errors) override {
     platform::read_regions(root, namespaces, wanted, max_bytes, errors);
   }
-  std::vector<JvmProcessFacts> observe_jvm_processes(
-      std::vector<ObservationError>& errors) override {
-    return platform::observe_jvm_processes(errors);
+  std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors,
+                                                     const RunLimits& limits,
+                                                     std::vector<ObservationError>* partial) override {
+    return platform::observe_jvm_processes(errors, limits, partial);
   }
-  std::unique_ptr<LivenessSource> liveness() override { return std::make_unique<SystemLiveness>(); }
+  std::unique_ptr<LivenessSource> liveness(const RunLimits& limits) override {
+    return std::make_unique<SystemLiveness>(limits);
+  }
 
   ExecutionResult execute_plan(const Plan& plan, const platform::ExecuteOptions& options) override {
     return platform::execute_plan(plan, options);

@@ -66,11 +66,14 @@ class Environment {
   virtual void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespaces,
                             const std::function<bool(const FileFacts&)>& wanted,
                             std::size_t max_bytes, std::vector<ObservationError>& errors) = 0;
-  // Processes that map a libjvm (ps, and the audit's invisible JVMs).
+  // Processes that map a libjvm (ps, and the audit's invisible JVMs):
+  // platform::observe_jvm_processes.
   virtual std::vector<JvmProcessFacts> observe_jvm_processes(
-      std::vector<ObservationError>& errors) = 0;
-  // A fresh liveness source (one per gathering thread).
-  virtual std::unique_ptr<LivenessSource> liveness() = 0;
+      std::vector<ObservationError>& errors, const RunLimits& limits,
+      std::vector<ObservationError>* partial) = 0;
+  // A fresh liveness source (one per gathering thread), whose reads of /proc stop once
+  // `limits` are reached.
+  virtual std::unique_ptr<LivenessSource> liveness(const RunLimits& limits) = 0;
 
   // ---- Acting
   virtual ExecutionResult execute_plan(const Plan& plan,

@@ -149,7 +149,7 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
   observe.open_files = false;  // planned from lstat; the executor re-checks each entry
   observe.limits = limits;
   const std::size_t region_bytes = platform::ObserveOptions{}.max_region_bytes;
-  const std::unique_ptr<LivenessSource> liveness = env.liveness();
+  const std::unique_ptr<LivenessSource> liveness = env.liveness(limits);
   ReapPlanner planner(run.plan, run.options, env.host().euid);
   std::vector<ObservationError> discovery_errors;  // containers we could not look into
   for (const auto& spec : env.discover(discover, &discovery_errors, limits)) {

@@ -191,6 +191,11 @@ std::string_view lock_state_name(LockState s) {
 
 
 
+// Why a process's maps proved nothing: unreadable, or read only in part.
+std::string maps_state(const ProcessFacts& p) {
+  return p.maps_cut ? "too long to read whole (this file may be mapped beyond)" : "unreadable";
+}
+
 std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& in) {
   const std::string pid = o.subject ? "pid " + std::to_string(o.subject->pid) : "the pid";
   switch (o.reason) {
@@ -238,9 +243,13 @@ std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& i
              " does not map this file, which has no VM begin time yet: it may belong to a "
              "JVM that is still starting";
     case Reason::no_vm_begin_time:
-      return pid + " is alive, its maps are unreadable and the region has no VM begin time";
+      return pid + " is alive, its maps are " + maps_state(*o.subject) +
+             " and the region has no VM begin time";
     case Reason::process_unreadable:
-      return pid + " is alive but neither its start time nor its maps could be read";
+      return pid + (o.subject->maps_cut
+                        ? " is alive, its start time could not be read and its maps are too long "
+                          "to read whole"
+                        : " is alive but neither its start time nor its maps could be read");
     case Reason::process_alive:
       return pid + " is alive and started before the VM that wrote this file began";
   }
@@ -265,6 +274,7 @@ void append_process(std::string& out, const ProcessFacts& p, const Inputs& in,
   j.string("judgement",
            info(judge_candidate(p, in.begin, ctime_ms, settings.start_time_tolerance_ms).reason).code);
   if (p.maps_backing_file) j.boolean("maps_backing_file", *p.maps_backing_file);
+  if (p.maps_cut) j.boolean("maps_cut", true);
   if (p.maps_backing_file.value_or(false) && p.maps_inode_only) j.boolean("maps_inode_only", true);
   if (p.maps_libjvm) j.boolean("maps_libjvm", *p.maps_libjvm);
   if (p.mount_namespace) j.utf8("mount_namespace", *p.mount_namespace);

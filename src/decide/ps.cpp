@@ -173,6 +173,11 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
                           "publishes there";
       }
       rows.push_back(std::move(row));
+    } else if (jvm.process.maps_cut) {
+      // Its maps were read only up to their cap: the backing file may be mapped beyond.
+      PsRow row = process_row(jvm, "unknown", "maps-cut");
+      row.explanation = "its maps are too long to read whole; whether it maps a backing file is not known";
+      rows.push_back(std::move(row));
     } else {
       rows.push_back(process_row(jvm, "unknown", "maps-unreadable"));
     }
@@ -191,7 +196,8 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
 bool ps_rows_depend_on_locks(const std::vector<PsRow>& rows) {
   return std::any_of(rows.begin(), rows.end(), [](const PsRow& row) {
     if (row.state == "blind" || row.state == "deleted") return true;
-    if (row.state == "unlisted" || (row.state == "unknown" && row.reason == "maps-unreadable")) {
+    if (row.state == "unlisted" ||
+        (row.state == "unknown" && (row.reason == "maps-unreadable" || row.reason == "maps-cut"))) {
       return false;  // a process's row: no file of ours decided it
     }
     return row.reason != "mapped";

@@ -128,6 +128,10 @@ struct ProcessFacts {
   // upper layer's file and btrfs reports the superblock's device, not stat's st_dev.
   bool maps_inode_only = false;
   std::optional<bool> maps_libjvm;
+  // Its maps were not read whole (longer than the reader's cap, the run was stopped, or a
+  // line too long to keep): a file missing from them may still be mapped, and whether it
+  // maps libjvm or a backing file is known only when they show it.
+  bool maps_cut = false;
   std::optional<ObservationError> error;
 };
 

@@ -34,7 +34,7 @@ std::vector<BackingFileCandidate> find_backing_files(const std::string& temp_dir
 // The backing file a process maps, read through its mapping: on Linux
 // /proc/<pid>/map_files/<range>, which still opens when the file's name was deleted (a tmp
 // cleaner) and needs root (CAP_SYS_ADMIN). nullopt: the process maps no backing file, or
-// its maps cannot be read. `read.error` says why a mapping that exists could not be read.
+// its maps cannot be read (or, read only up to their cap, show none). `read.error` says why a mapping that exists could not be read.
 struct MappedBackingFile {
   std::string path;      // as the process's maps name it (from our root)
   bool deleted = false;  // no name left: its link count when read, else the maps' " (deleted)"

@@ -15,6 +15,7 @@
 
 #include "model/facts.hpp"
 #include "model/roots.hpp"
+#include "model/run_limits.hpp"
 
 namespace hsperfguard::platform {
 
@@ -30,6 +31,9 @@ struct LivenessOptions {
   // lock rwsem for writing): milliseconds, more than the rest of a `ps`. Windows ignores
   // this: its lock evidence (a named mapping) is always gathered.
   bool lock_state = true;
+  // Checked while a process's maps are read (POSIX: up to 16 MiB each): once reached, what
+  // is left of them is not read, and they prove no file unmapped.
+  RunLimits limits{};
 };
 
 // How the names of a namespace map to processes.

@@ -74,9 +74,10 @@ FileRead read_regular_file(const std::string& path, std::size_t max_bytes) {
 
 std::optional<MappedBackingFile> read_mapped_backing_file(std::int32_t pid, std::size_t max_bytes) {
   const std::string dir = "/proc/" + std::to_string(pid);
-  std::string maps;
-  if (read_proc_file(AT_FDCWD, (dir + "/maps").c_str(), maps) != 0) return std::nullopt;
-  const procfs::MapsSummary summary = procfs::parse_maps(maps);
+  std::vector<char> buffer;
+  const MapsReading maps = read_maps(AT_FDCWD, (dir + "/maps").c_str(), buffer);
+  if (maps.error != 0) return std::nullopt;
+  const procfs::MapsSummary& summary = maps.summary;
   if (!summary.backing) return std::nullopt;
   MappedBackingFile out;
   out.path = std::string(summary.backing->path);

@@ -66,6 +66,8 @@ std::optional<bool> probe_lock_at(int dirfd, const char* name, std::uint64_t dev
 ProcessFacts observe_process(std::int32_t pid) { return ProcReader().read(pid).facts; }
 
 struct LivenessGatherer::Impl {
+  explicit Impl(LivenessOptions o) : options(std::move(o)), reader("/proc", &options.limits) {}
+
   LivenessOptions options;
   bool locks_read = false;
   std::optional<LockTable> locks;
@@ -137,16 +139,18 @@ struct LivenessGatherer::Impl {
     ProcessFacts p = r->facts;
     if (r->mapped) {
       const procfs::Match m = procfs::match_file(*r->mapped, file);
-      p.maps_backing_file = m != procfs::Match::none;
-      p.maps_inode_only = m == procfs::Match::inode_only;
+      // Maps read in part prove a mapping they show, never the absence of one.
+      if (m != procfs::Match::none || r->mapped_complete) {
+        p.maps_backing_file = m != procfs::Match::none;
+        p.maps_inode_only = m == procfs::Match::inode_only;
+      }
     }
     return p;
   }
 };
 
-LivenessGatherer::LivenessGatherer(LivenessOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->options = options;
-}
+LivenessGatherer::LivenessGatherer(LivenessOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
 
 LivenessGatherer::~LivenessGatherer() = default;
 
@@ -167,6 +171,7 @@ void LivenessGatherer::adopt(const std::vector<JvmProcessFacts>& jvms) {
     r.facts.maps_backing_file.reset();  // a per-file question
     r.facts.maps_inode_only = false;
     r.mapped = jvm.mapped_files;
+    r.mapped_complete = !jvm.process.maps_cut;
     r.maps_hsperfdata = jvm.maps_backing_file;
     impl_->processes.try_emplace(jvm.process.pid, std::move(r));
   }

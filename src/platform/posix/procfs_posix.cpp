@@ -53,6 +53,61 @@ int read_proc_file(int dirfd, const char* name, std::string& out) {
   return 0;
 }
 
+MapsReading read_maps(int dirfd, const char* name, std::vector<char>& buffer,
+                      const RunLimits* limits, std::size_t max_bytes) {
+  MapsReading reading;
+  UniqueFd fd(::openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) {
+    reading.error = errno;
+    return reading;
+  }
+  constexpr std::size_t kChunk = 64 * 1024;
+  if (buffer.size() < kChunk) buffer.resize(kChunk);
+  procfs::MapsParser parser;
+  std::size_t got = 0;
+  bool truncated = false;
+  for (;;) {
+    if (limits != nullptr && (reading.stopped = limits->reached()) != nullptr) {
+      truncated = true;
+      break;
+    }
+    // At the cap, one byte more says whether the file ended exactly there.
+    const std::size_t want = got < max_bytes ? std::min(kChunk, max_bytes - got) : 1;
+    const ssize_t n = ::read(fd.get(), buffer.data(), want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      reading.error = errno;
+      return reading;
+    }
+    if (n == 0) break;
+    if (got >= max_bytes) {
+      truncated = true;
+      break;
+    }
+    got += static_cast<std::size_t>(n);
+    parser.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  reading.summary = parser.finish(truncated);
+  return reading;
+}
+
+ObservationError partial_maps_error(const std::string& path, const MapsReading& reading) {
+  if (reading.stopped != nullptr) {
+    return ObservationError{path, "read", EINTR,
+                            std::string("stopped (") + reading.stopped +
+                                ") before the end: what it maps is not known whole"};
+  }
+  if (reading.summary.truncated) {
+    return ObservationError{path, "read", EFBIG,
+                            "longer than " + std::to_string(kMaxMapsBytes >> 20) +
+                                " MiB, read that far: what it maps is not known whole"};
+  }
+  return ObservationError{path, "read", 0,
+                          std::to_string(reading.summary.long_lines) +
+                              " line(s) longer than " + std::to_string(procfs::kMaxMapsLine) +
+                              " bytes: the paths they map were not read"};
+}
+
 procfs::FileId file_id(std::uint64_t dev, std::uint64_t ino) {
   const auto d = static_cast<dev_t>(dev);
   return {static_cast<std::uint32_t>(major(d)), static_cast<std::uint32_t>(minor(d)), ino};
@@ -87,7 +142,8 @@ LockTable::Lookup LockTable::find(std::uint64_t dev, std::uint64_t ino, bool ino
   return {};
 }
 
-ProcReader::ProcReader(std::string proc) : proc_(std::move(proc)) {
+ProcReader::ProcReader(std::string proc, const RunLimits* limits)
+    : proc_(std::move(proc)), limits_(limits) {
   clk_tck_ = ::sysconf(_SC_CLK_TCK);
   if (read_proc_file(AT_FDCWD, (proc_ + "/stat").c_str(), buffer_) == 0) {
     btime_sec_ = procfs::parse_btime(buffer_);
@@ -96,11 +152,11 @@ ProcReader::ProcReader(std::string proc) : proc_(std::move(proc)) {
 
 ProcessRecord ProcReader::read(std::int32_t pid) { return read_process(pid, nullptr); }
 
-ProcessRecord ProcReader::read(std::int32_t pid, procfs::MapsSummary& maps) {
+ProcessRecord ProcReader::read(std::int32_t pid, MapsReading& maps) {
   return read_process(pid, &maps);
 }
 
-ProcessRecord ProcReader::read_process(std::int32_t pid, procfs::MapsSummary* given_maps) {
+ProcessRecord ProcReader::read_process(std::int32_t pid, MapsReading* given_maps) {
   using Existence = ProcessFacts::Existence;
   ProcessRecord record;
   ProcessFacts& f = record.facts;
@@ -161,21 +217,24 @@ ProcessRecord ProcReader::read_process(std::int32_t pid, procfs::MapsSummary* gi
     }
 
     // Another user's maps need ptrace read access: EACCES is the usual answer for non-root.
-    const int e = given_maps != nullptr ? 0 : read_proc_file(d.get(), "maps", buffer_);
-    if (e != 0) {
-      exited = exited || vanished(e);
-      maps_error = make_error(dir + "/maps", "read", e);
+    MapsReading reading = given_maps != nullptr ? std::move(*given_maps)
+                                                : read_maps(d.get(), "maps", maps_buffer_, limits_);
+    if (reading.error != 0) {
+      exited = exited || vanished(reading.error);
+      maps_error = make_error(dir + "/maps", "read", reading.error);
+    } else if (reading.summary.lines == 0 && !reading.summary.truncated) {
+      // A zombie or a kernel thread has no address space: "maps nothing" proves nothing.
+      maps_error = ObservationError{dir + "/maps", "read", 0, "no address space"};
     } else {
-      procfs::MapsSummary maps =
-          given_maps != nullptr ? std::move(*given_maps) : procfs::parse_maps(buffer_);
-      if (maps.lines == 0) {
-        // A zombie or a kernel thread has no address space: "maps nothing" proves nothing.
-        maps_error = ObservationError{dir + "/maps", "read", 0, "no address space"};
-      } else {
-        f.maps_libjvm = maps.libjvm;
-        record.maps_hsperfdata = maps.hsperfdata;
-        record.mapped = std::move(maps.files);
-      }
+      const procfs::MapsSummary& maps = reading.summary;
+      // Only what was seen is proof: a file, libjvm or a backing file missing from a
+      // partial reading may still be mapped.
+      if (maps.libjvm || maps.paths_complete()) f.maps_libjvm = maps.libjvm;
+      if (maps.hsperfdata || maps.paths_complete()) record.maps_hsperfdata = maps.hsperfdata;
+      f.maps_cut = !maps.paths_complete();
+      record.mapped_complete = maps.files_complete();
+      if (!maps.paths_complete()) maps_error = partial_maps_error(dir + "/maps", reading);
+      record.mapped = std::move(reading.summary.files);
     }
   }
   if (exited && ::kill(pid, 0) != 0 && errno == ESRCH) {

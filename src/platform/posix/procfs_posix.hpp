@@ -22,11 +22,34 @@
 #include "model/facts.hpp"
 #include "model/procfs_parse.hpp"
 #include "model/roots.hpp"
+#include "model/run_limits.hpp"
 
 namespace hsperfguard::platform {
 
 // Reads all of `name` (relative to `dirfd`) into `out`. Returns 0 or an errno.
 int read_proc_file(int dirfd, const char* name, std::string& out);
+
+// At most this much of one process's /proc/<pid>/maps is read. Real JVMs have far less (a
+// JDK 17 or 25 JVM sleeping: 15 KB, 200 lines; with 2,000 threads and a 4 GB heap: 210 KB,
+// 4,200 lines; at the kernel's default limit of 65,530 mappings, lines of 50 to 130 bytes
+// make 3 to 9 MB), while any process can make its maps 260 MB (a file with a 3,900-byte
+// path mapped 65,000 times), which the kernel takes about a second to print.
+inline constexpr std::size_t kMaxMapsBytes = 16 * 1024 * 1024;
+
+// One reading of a process's maps through read_maps.
+struct MapsReading {
+  int error = 0;                // errno of the open or a read; 0 when read (whole or not)
+  procfs::MapsSummary summary;  // summary.truncated: cut at the cap, or stopped
+  const char* stopped = nullptr;  // RunLimits::reached() when the run limits cut it short
+};
+
+// Reads `name` (relative to `dirfd`, a process's maps) a chunk at a time into `buffer` (its
+// memory reused, 64 KiB), parsing each chunk as it comes, and stops after `max_bytes` or
+// once `limits` (if any) are reached, which are checked before every chunk.
+MapsReading read_maps(int dirfd, const char* name, std::vector<char>& buffer,
+                      const RunLimits* limits = nullptr, std::size_t max_bytes = kMaxMapsBytes);
+// Why a reading that is not the whole file is partial, as an error of `path` (the maps).
+ObservationError partial_maps_error(const std::string& path, const MapsReading& reading);
 
 // The process exited while we read it: its /proc files answer ESRCH or vanish.
 bool vanished(int err);
@@ -77,6 +100,9 @@ class LockTable {
 struct ProcessRecord {
   ProcessFacts facts;  // maps_backing_file left unset: that is a per-file question
   std::optional<std::vector<procfs::FileId>> mapped;  // nullopt: maps unreadable or empty
+  // `mapped` is every file it maps; false when its maps were read only in part
+  // (facts.maps_cut): a file missing from them proves nothing.
+  bool mapped_complete = true;
   // Whether a mapping's path is a hsperfdata backing file (nullopt: maps unreadable or empty).
   std::optional<bool> maps_hsperfdata;
 };
@@ -114,13 +140,14 @@ NamespaceIndex index_mount_namespace(const std::vector<ProcessPlacement>& placed
 class ProcReader {
  public:
   // Reads btime and the clock tick rate; errors show up in each record's start time.
-  explicit ProcReader(std::string proc = "/proc");
+  // `limits`: checked while a process's maps are read (it may be 16 MiB of them).
+  explicit ProcReader(std::string proc = "/proc", const RunLimits* limits = nullptr);
 
   // kill(pid, 0), then /proc/<pid>/{stat,status,ns/mnt,maps} through one directory fd.
   ProcessRecord read(std::int32_t pid);
   // The same with its maps as the caller just read and parsed them (a pass over /proc that
   // looks for libjvm): they are not read again. `maps` is moved from.
-  ProcessRecord read(std::int32_t pid, procfs::MapsSummary& maps);
+  ProcessRecord read(std::int32_t pid, MapsReading& maps);
   // One pass over /proc: readlink <pid>/ns/mnt, and status of those that match.
   NamespaceIndex scan_mount_namespace(const std::string& mount_namespace);
   // /proc/<pid>/cgroup, reduced by procfs::parse_cgroup; nullopt when unreadable.
@@ -133,12 +160,14 @@ class ProcReader {
   std::optional<std::string> read_raw(std::int32_t pid, const char* name);
 
  private:
-  ProcessRecord read_process(std::int32_t pid, procfs::MapsSummary* given_maps);
+  ProcessRecord read_process(std::int32_t pid, MapsReading* given_maps);
 
   std::string proc_;
   std::optional<std::int64_t> btime_sec_;
   std::int64_t clk_tck_ = 0;
+  const RunLimits* limits_ = nullptr;
   std::string buffer_;  // reused for every file read
+  std::vector<char> maps_buffer_;
 };
 
 }  // namespace hsperfguard::platform

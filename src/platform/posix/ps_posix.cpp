@@ -59,11 +59,9 @@ class JvmObserver {
   }
 
   // `pid` maps libjvm (`maps`, just read and parsed): its facts join `out`, unless it exited.
-  void observe(std::int32_t pid, procfs::MapsSummary& maps, std::vector<JvmProcessFacts>& out) {
+  void observe(std::int32_t pid, MapsReading& maps, std::vector<JvmProcessFacts>& out) {
     const std::string dir = "/proc/" + std::to_string(pid);
-    std::optional<procfs::BackingMapping> backing = maps.backing;
-    std::string backing_path = backing ? std::string(backing->path) : std::string();
-    std::string backing_range = backing ? std::string(backing->range) : std::string();
+    std::optional<procfs::BackingMapping> backing = std::move(maps.summary.backing);
 
     ProcessRecord record = reader_.read(pid, maps);
     if (record.facts.existence == ProcessFacts::Existence::gone) return;
@@ -75,8 +73,8 @@ class JvmObserver {
     jvm.process.cgroup = reader_.read_cgroup(pid);
     jvm.command_line = reader_.read_cmdline(pid);
     if (backing) {
-      jvm.mapped_backing_file = std::move(backing_path);
-      jvm.backing_file_mapping = std::move(backing_range);
+      jvm.mapped_backing_file = std::move(backing->path);
+      jvm.backing_file_mapping = std::move(backing->range);
       jvm.backing_file_deleted = backing->deleted;
       if (backing->deleted) read_deleted_region(pid, jvm);
     } else if (jvm.maps_backing_file == false) {
@@ -123,60 +121,87 @@ class JvmObserver {
   std::string own_mnt_;
 };
 
-// Every process's maps, read through `dirfd` (its /proc directory) and handed to `observer`
-// when they map libjvm. The first few failures other than "exited" go into `errors`.
+// Every process's maps, read through `dirfd` (its /proc directory) a chunk at a time (at most
+// kMaxMapsBytes of each) and handed to `observer` when they map libjvm. The first few failures
+// other than "exited" go into `errors`, the first few maps read only in part (whether the
+// process is a JVM is then not known) into `partial`.
 class MapsPass {
  public:
-  MapsPass(std::vector<JvmProcessFacts>& out, std::vector<ObservationError>& errors)
-      : out_(out), errors_(errors), self_(static_cast<std::int32_t>(::getpid())) {}
+  MapsPass(std::vector<JvmProcessFacts>& out, std::vector<ObservationError>& errors,
+           std::vector<ObservationError>& partial, const RunLimits& limits)
+      : out_(out),
+        errors_(errors),
+        partial_(partial),
+        limits_(limits),
+        self_(static_cast<std::int32_t>(::getpid())) {}
 
   // `dirfd`: the process's /proc directory, or -1 to name it by its path.
   void visit(std::int32_t pid, int dirfd) {
-    if (pid == self_) return;
+    if (pid == self_ || limits_.reached() != nullptr) return;
     if (dirfd >= 0 && readlink_at(dirfd, "exe", exe_) == ENOENT) {
       return;  // no address space (a kernel thread, a zombie) or exited: nothing maps libjvm
     }
-    const std::string path = dirfd >= 0 ? "maps" : "/proc/" + std::to_string(pid) + "/maps";
-    const int e = read_proc_file(dirfd >= 0 ? dirfd : AT_FDCWD, path.c_str(), maps_);
-    if (e != 0) {
-      if (!vanished(e) && noted_++ < kMaxErrors) {
-        errors_.push_back(make_error("/proc/" + std::to_string(pid) + "/maps", "read", e));
+    const std::string path = "/proc/" + std::to_string(pid) + "/maps";
+    MapsReading maps =
+        read_maps(dirfd >= 0 ? dirfd : AT_FDCWD, dirfd >= 0 ? "maps" : path.c_str(), buffer_, &limits_);
+    if (maps.error != 0) {
+      if (!vanished(maps.error) && noted_++ < kMaxErrors) {
+        errors_.push_back(make_error(path, "read", maps.error));
       }
       return;
     }
-    // Without the name anywhere no mapping can be libjvm: not worth parsing.
-    if (maps_.find("/libjvm.so") == std::string::npos) return;
-    procfs::MapsSummary summary = procfs::parse_maps(maps_);
-    if (summary.libjvm) observer_.observe(pid, summary, out_);
+    if (maps.summary.libjvm) {
+      observer_.observe(pid, maps, out_);
+    } else if (!maps.summary.paths_complete() && partial_noted_++ < kMaxErrors) {
+      ObservationError e = partial_maps_error(path, maps);
+      e.message += "; whether it maps libjvm.so is not known";
+      partial_.push_back(std::move(e));
+    }
   }
 
  private:
   std::vector<JvmProcessFacts>& out_;
   std::vector<ObservationError>& errors_;
+  std::vector<ObservationError>& partial_;
+  const RunLimits& limits_;
   const std::int32_t self_;
   JvmObserver observer_;
-  std::string maps_;
+  std::vector<char> buffer_;
   std::string exe_;
   std::size_t noted_ = 0;
+  std::size_t partial_noted_ = 0;
 };
 
 }  // namespace
 
-std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors) {
+std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors,
+                                                   const RunLimits& limits,
+                                                   std::vector<ObservationError>* partial) {
   std::vector<JvmProcessFacts> out;
   int err = 0;
   std::vector<std::int32_t> pids = list_pids("/proc", &err);
   if (err != 0) errors.push_back(make_error("/proc", "getdents64", err));
   std::sort(pids.begin(), pids.end());
-  MapsPass pass(out, errors);
-  for (const std::int32_t pid : pids) pass.visit(pid, -1);
+  MapsPass pass(out, errors, partial != nullptr ? *partial : errors, limits);
+  for (const std::int32_t pid : pids) {
+    if (const char* why = limits.reached()) {
+      (partial != nullptr ? *partial : errors)
+          .push_back(ObservationError{"/proc", "scan", EINTR,
+                                      std::string("stopped (") + why + "): the maps of " +
+                                          std::to_string(&pid - pids.data()) + " of " +
+                                          std::to_string(pids.size()) +
+                                          " processes looked at for libjvm.so"});
+      break;
+    }
+    pass.visit(pid, -1);
+  }
   return out;
 }
 
 HostProcesses scan_host_processes(const ContainerScanOptions& options,
                                   std::vector<ObservationError>& errors) {
   HostProcesses host;
-  MapsPass pass(host.jvms, errors);
+  MapsPass pass(host.jvms, errors, errors, options.limits);
   host.containers = scan_container_temp_dirs(
       options, [&pass](std::int32_t pid, int dirfd) { pass.visit(pid, dirfd); });
   return host;

@@ -105,7 +105,9 @@ std::wstring parent_of(const std::wstring& path) {
 
 }  // namespace
 
-std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors) {
+std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors,
+                                                   const RunLimits& limits,
+                                                   std::vector<ObservationError>* partial) {
   std::vector<JvmProcessFacts> jvms;
   const UniqueHandle snapshot(::CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0));
   if (!snapshot.valid()) {
@@ -121,6 +123,13 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
   for (BOOL more = ::Process32FirstW(snapshot.get(), &entry); more;
        more = ::Process32NextW(snapshot.get(), &entry)) {
     const DWORD pid = entry.th32ProcessID;
+    if (const char* why = limits.reached()) {
+      (partial != nullptr ? *partial : errors)
+          .push_back(ObservationError{"processes", "scan", ERROR_OPERATION_ABORTED,
+                                      std::string("stopped (") + why +
+                                          "): not every process was looked at for jvm.dll"});
+      break;
+    }
     if (pid == 0 || pid == 4 || pid == self) continue;  // the idle and system processes, and us
     const UniqueHandle process(
         ::OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, pid));
@@ -193,7 +202,7 @@ HostProcesses scan_host_processes(const ContainerScanOptions& options,
                                   std::vector<ObservationError>& errors) {
   HostProcesses host;
   host.containers = scan_container_temp_dirs(options);
-  host.jvms = observe_jvm_processes(errors);
+  host.jvms = observe_jvm_processes(errors, options.limits);
   return host;
 }
 

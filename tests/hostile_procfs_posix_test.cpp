@@ -1,0 +1,142 @@
+// Hostile input through /proc and beside the namespaces: what an unprivileged user's processes
+// and files can make a root run read (issue 35, cases 4 and 5). Each case runs the binary as
+// root in a private mount namespace with its own /tmp, /run and /dev (hostile_support.hpp),
+// with the attacker's processes run as nobody; the scripts print key=value lines.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "hostile_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using hostile::Outcome;
+using hostile::run_case;
+
+bool can_spam() { return test::have_program("setpriv") && test::have_program("python3"); }
+
+// `spam N NAME FIRST...` starts, as nobody, a process that maps each FIRST file (a path, or
+// PID for /tmp/t/hsperfdata_nobody/<its pid>) one page, then one page of a file with a
+// 3,900-byte path N times (offsets alternate, so the kernel merges none): N = 65,000 makes its
+// maps 258 MB, and the FIRST files come after all of it (mappings are placed downwards, maps
+// list them upwards). Its pid goes to $SPAM_PID; spam_wait waits until every one is ready.
+const char* kSpammer = R"SH(
+mkdir -p /tmp/s && chown 65534:65534 /tmp/s
+cat > /tmp/s/spam.py <<'EOF'
+import ctypes, os, sys, time
+n, name, first = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+def map_page(fd, offset):
+    if libc.mmap(None, 4096, 1, 1, fd, offset) in (None, ctypes.c_void_p(-1).value):
+        sys.exit("mmap: " + os.strerror(ctypes.get_errno()))
+for f in first:
+    if f == "PID": f = "/tmp/t/hsperfdata_nobody/%d" % os.getpid()
+    os.makedirs(os.path.dirname(f), exist_ok=True)
+    with open(f, "wb") as out: out.write(b"\0" * 32768)
+    fd = os.open(f, os.O_RDONLY); map_page(fd, 0); os.close(fd)
+d = "/tmp/s/" + name
+while len(d) < 3700: d += "/" + "d" * 200
+os.makedirs(d, exist_ok=True)
+path = d + "/" + "f" * (3900 - len(d) - 1)
+with open(path, "wb") as out: out.write(b"\0" * 12288)
+fd = os.open(path, os.O_RDONLY)
+for i in range(n): map_page(fd, (i % 2) * 8192)
+open("/tmp/s/" + name + ".ready", "w").close()
+time.sleep(300)
+EOF
+SPAMMERS=""
+spam() { n=$1; name=$2; shift 2
+  setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 /tmp/s/spam.py $n $name "$@" &
+  SPAM_PID=$!; SPAMMERS="$SPAMMERS $SPAM_PID"; }
+spam_wait() { i=0; while [ $i -lt 600 ]; do
+    ready=yes; for f in "$@"; do [ -e /tmp/s/$f.ready ] || ready=no; done
+    [ $ready = yes ] && break; sleep 0.1; i=$((i+1)); done
+  echo spammers_ready=$ready; }
+trap 'kill $SPAMMERS 2>/dev/null' EXIT
+# Seconds since T0, to 0.01 s.
+now() { date +%s.%N; }
+since() { python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(now)"; }
+)SH";
+
+// ---- case 4: huge /proc/<pid>/maps ---------------------------------------------------------
+
+// A process maps one page of a file with a 3,900-byte path 40,000 times: its maps are 159 MB,
+// which audit, ps and the reaper's liveness gathering read whole into memory (and twice in
+// the audit: once looking for JVMs, once for the file named after its pid). The maps are now
+// read 64 KiB at a time, parsed as they come, and at most 16 MiB of them: memory is a line's.
+// What lies beyond the cap is not known, and a truncated read proves nothing: the file it
+// maps after the cut (named after its pid, so liveness reads it) is never judged unmapped
+// (pid-reused), and ps says it cannot tell whether the process maps libjvm.so (a file of
+// that name is mapped beyond the cut too).
+TEST(HostileInput, ProcessWithHugeMapsCostsBoundedMemory) {
+  SKIP_UNLESS_ROOT();
+  if (!can_spam()) GTEST_SKIP() << "needs setpriv, python3";
+  const Outcome o = run_case(std::string(kSpammer) + R"SH(
+spam 40000 a /tmp/s/lib/libjvm.so PID; S=$SPAM_PID
+spam_wait a
+echo maps_mb=$(( $(wc -c < /proc/$S/maps) / 1048576 ))
+peak_rss $H audit --tmpdir /tmp/t --no-containers --format json --output /tmp/a.json | sed 's/^rss_kb=/audit_rss_kb=/'
+peak_rss sh -c "$H ps --no-containers --format json > /tmp/ps.json" | sed 's/^rss_kb=/ps_rss_kb=/'
+peak_rss sh -c "$H reap --tmpdir /tmp/t --no-containers --dry-run --min-age 0 --format json > /tmp/r.json" | sed 's/^rss_kb=/reap_rss_kb=/'
+python3 - "$S" <<'EOF'
+import json, sys
+pid = sys.argv[1]
+a = json.load(open("/tmp/a.json"))
+f = [f for n in a["namespaces"] for f in n["files"] if f["name"] == pid][0]
+print("verdict=%s" % f["verdict"]["verdict"])
+cand = f["verdict"]["evidence"]["candidates"][0]
+print("maps_cut=%s" % cand.get("maps_cut"))
+print("audit_says_partial=%s" % any(e["path"] == "/proc/%s/maps" % pid and "not known" in e["message"] for e in a["errors"]))
+p = json.load(open("/tmp/ps.json"))
+print("ps_says_partial=%s" % any(e["path"] == "/proc/%s/maps" % pid and "libjvm.so is not known" in e["message"] for e in p["errors"]))
+r = json.load(open("/tmp/r.json"))
+print("reap_action=%s" % [i["action"] for i in r["plan"] if i["name"] == pid][0])
+EOF
+)SH");
+  ASSERT_EQ(o.at("spammers_ready"), "yes") << o.result.err;
+  ASSERT_GE(std::stol(o.at("maps_mb")), 150) << "the attack needs maps far beyond the cap";
+  EXPECT_LT(std::stol(o.at("audit_rss_kb")), 40 * 1024) << "peak RSS of the audit";
+  EXPECT_LT(std::stol(o.at("ps_rss_kb")), 40 * 1024) << "peak RSS of ps";
+  EXPECT_LT(std::stol(o.at("reap_rss_kb")), 40 * 1024) << "peak RSS of reap --dry-run";
+  // Read only in part, its maps prove nothing: never pid-reused, never reaped.
+  EXPECT_EQ(o.at("verdict"), "unknown") << o.result.err;
+  EXPECT_EQ(o.at("maps_cut"), "True");
+  EXPECT_EQ(o.at("audit_says_partial"), "True");
+  EXPECT_EQ(o.at("ps_says_partial"), "True");
+  EXPECT_EQ(o.at("reap_action"), "keep");
+}
+
+// Six such processes of 258 MB of maps each: --max-runtime 1s ran 20 s, and SIGTERM at 1 s
+// was honoured 14 s later, since the deadline and stop signals were looked at only between
+// processes. They are now also looked at before every 64 KiB of maps read.
+TEST(HostileInput, ProcessesWithHugeMapsCannotHoldOffMaxRuntimeOrSigterm) {
+  SKIP_UNLESS_ROOT();
+  if (!can_spam()) GTEST_SKIP() << "needs setpriv, python3";
+  const Outcome o = run_case(std::string(kSpammer) + R"SH(
+for k in 1 2 3 4 5 6; do spam 65000 p$k; done
+spam_wait p1 p2 p3 p4 p5 p6
+T0=$(now)
+timeout -s KILL 15 $H audit --tmpdir /tmp/t --no-containers --format json --max-runtime 1s > /tmp/d.json 2>/dev/null
+echo deadline_rc=$? deadline_s=$(since $T0)
+python3 -c 'import json; d = json.load(open("/tmp/d.json")); print("stopped=%s" % d["stopped"])'
+$H audit --tmpdir /tmp/t --no-containers --format json > /dev/null 2>&1 & A=$!
+sleep 0.5
+T0=$(now); kill -TERM $A
+i=0; while [ -d /proc/$A ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+echo term_s=$(since $T0)
+[ -d /proc/$A ] && kill -KILL $A
+wait $A; echo term_rc=$?
+)SH");
+  ASSERT_EQ(o.at("spammers_ready"), "yes") << o.result.err;
+  EXPECT_EQ(o.at("deadline_rc"), "3");
+  EXPECT_LT(std::stod(o.at("deadline_s")), 2.5) << "--max-runtime 1s";
+  EXPECT_EQ(o.at("stopped"), "deadline");
+  EXPECT_LT(std::stod(o.at("term_s")), 1.0) << "from SIGTERM to exit";
+  EXPECT_EQ(o.at("term_rc"), "3");
+}
+
+}  // namespace
+}  // namespace hsperfguard
