@@ -983,6 +983,68 @@ TEST_P(ObserveTree, AttachFilesBesideTheNamespaces) {
   EXPECT_FALSE(bad->pid.has_value());
 }
 
+// Left out of the namespaces' observation (ObserveOptions::attach_files false), the attach
+// files are observed afterwards, a part at a time, each part sorted; they are the same facts.
+// The temp dir opened again must be the one observed, and the run limits stop the listing.
+TEST_P(ObserveTree, AttachFilesObservedApartComeInPartsOfTheTempDirObserved) {
+  make_dir(ns("alice"));
+  for (int i = 0; i < 10; ++i) put(tmp_ + "/.attach_pid" + std::to_string(200 + i), {}, 0644);
+  make_socket(tmp_ + "/.java_pid123");
+  ObserveOptions without;
+  without.attach_files = false;
+  const TempRootFacts root = observe(without);
+  EXPECT_EQ(root.namespaces.size(), 1u);
+  EXPECT_TRUE(root.attach_files.empty());
+  const TempRootFacts whole = observe();
+  ASSERT_EQ(whole.attach_files.size(), 11u);
+
+  RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = tmp_;
+  std::vector<std::size_t> parts;
+  std::vector<AttachFacts> seen;
+  std::vector<ObservationError> errors;
+  const std::size_t handed = observe_attach_files(
+      spec, root, 4, RunLimits{},
+      [&](std::vector<AttachFacts>&& part) {
+        parts.push_back(part.size());
+        EXPECT_TRUE(std::is_sorted(part.begin(), part.end(),
+                                   [](const AttachFacts& a, const AttachFacts& b) { return a.name < b.name; }));
+        for (auto& a : part) seen.push_back(std::move(a));
+      },
+      errors);
+  EXPECT_TRUE(errors.empty()) << describe(errors);
+  EXPECT_EQ(handed, 11u);
+  EXPECT_EQ(parts, (std::vector<std::size_t>{4, 4, 3}));
+  for (const AttachFacts& a : seen) {
+    const AttachFacts* same = find_attach(whole, a.name);
+    ASSERT_NE(same, nullptr) << a.name;
+    EXPECT_EQ(a.path, same->path);
+    EXPECT_EQ(a.pid, same->pid);
+    EXPECT_EQ(a.kind, same->kind);
+    ASSERT_TRUE(a.lstat);
+    EXPECT_EQ(a.lstat->ino, same->lstat->ino);
+  }
+
+  // Stopped: nothing more is listed, and the error says how far it got.
+  std::atomic<bool> stop{true};
+  RunLimits limits;
+  limits.stop = &stop;
+  errors.clear();
+  EXPECT_EQ(observe_attach_files(spec, root, 4, limits, [](std::vector<AttachFacts>&&) {}, errors), 0u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("stopped (interrupted) after 0 attach files"), std::string::npos)
+      << errors[0].message;
+
+  // Another directory in its place: its attach files are not taken for the observed one's.
+  TempRootFacts other = root;
+  other.opened->ino += 1;
+  errors.clear();
+  EXPECT_EQ(observe_attach_files(spec, other, 4, RunLimits{}, [](std::vector<AttachFacts>&&) {}, errors), 0u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].message.find("replaced"), std::string::npos) << errors[0].message;
+}
+
 TEST_P(ObserveTree, HostUsersResolveThroughNss) {
   make_dir(ns("root"));
   make_dir(ns("no-such-user-hsperfguard"));

@@ -50,6 +50,11 @@ struct ObserveOptions {
   // Checked before each namespace (and each part): once reached, no further namespace is
   // entered or handed over, and the temp root's errors say how far observation got.
   RunLimits limits;
+  // Whether the `.java_pid<pid>` and `.attach_pid<pid>` entries beside the namespaces are
+  // observed with them, all into TempRootFacts::attach_files. false: they are left out, for a
+  // caller that observes them in parts afterwards (observe_attach_files): any user can make
+  // any number of them in /tmp.
+  bool attach_files = true;
 };
 
 // Observes a temp root whole: its namespaces are in the result. (src/platform/observe.cpp, over the
@@ -78,5 +83,21 @@ using NamespaceStage =
 // Implemented per platform.
 TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
                                 const NamespaceConsumer& consume, const NamespaceStage& stage = {});
+
+// Receives a part of a temp dir's attach entries (sorted by name within the part).
+using AttachConsumer = std::function<void(std::vector<AttachFacts>&& part)>;
+
+// The `.java_pid<pid>` and `.attach_pid<pid>` entries of the temp dir of `spec`, which `root`
+// observed (with ObserveOptions::attach_files false): the temp dir is opened again as for
+// observe_temp_root and must be the same directory (root.opened); its attach entries are
+// listed and stat'ed `per_part` at a time (0: all at once), each part handed to `consume` on
+// the calling thread, so that memory holds one part whatever their number. `limits` are
+// checked before each part; once reached, nothing more is listed and `errors` says how far it
+// got. Errors of the temp dir (replaced, unreadable) go to `errors` too. Returns how many
+// entries were handed over. Windows has no attach files: nothing.
+std::size_t observe_attach_files(const RootSpec& spec, const TempRootFacts& root,
+                                 std::size_t per_part, const RunLimits& limits,
+                                 const AttachConsumer& consume,
+                                 std::vector<ObservationError>& errors);
 
 }  // namespace hsperfguard::platform

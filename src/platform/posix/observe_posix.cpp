@@ -509,10 +509,15 @@ UniqueFd open_temp_dir(const RootSpec& spec, int root_fd, const std::string& dis
   return fd;
 }
 
-bool is_temp_dir_entry_of_interest(std::string_view name) {
-  return name.starts_with(kNamespacePrefix) || name.starts_with(kListenerPrefix) ||
-         name.starts_with(kTriggerPrefix);
+bool is_attach_name(std::string_view name) {
+  return name.starts_with(kListenerPrefix) || name.starts_with(kTriggerPrefix);
 }
+
+bool is_temp_dir_entry_of_interest(std::string_view name) {
+  return name.starts_with(kNamespacePrefix) || is_attach_name(name);
+}
+
+bool is_namespace_name(std::string_view name) { return name.starts_with(kNamespacePrefix); }
 
 unsigned worker_count(std::size_t work_items) {
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
@@ -587,13 +592,13 @@ NamespaceFacts& list_namespace(ListedBatch& batch, std::string&& name, const Ope
   return ns;
 }
 
-void list_attach_file(std::string&& name, const OpenedTempDir& temp, TempRootFacts& facts) {
+AttachFacts observe_attach_entry(std::string&& name, const OpenedTempDir& temp, std::int64_t max_pid) {
   const std::string_view n = name;
-  AttachFacts& a = facts.attach_files.emplace_back();
+  AttachFacts a;
   const bool listener = n.starts_with(kListenerPrefix);
   a.kind = listener ? AttachFacts::Kind::listener_socket : AttachFacts::Kind::trigger_file;
   a.pid = classify_pid_name(n.substr(listener ? kListenerPrefix.size() : kTriggerPrefix.size()),
-                            facts.max_pid)
+                            max_pid)
               .pid;
   a.name = std::move(name);
   a.path = join(temp.display, a.name);
@@ -603,6 +608,7 @@ void list_attach_file(std::string&& name, const OpenedTempDir& temp, TempRootFac
   } else {
     a.lstat = st.inode;
   }
+  return a;
 }
 
 ListedBatch list_batch(std::vector<DirEntry>& listed, const OpenedTempDir& temp, MountTable& mounts,
@@ -613,8 +619,8 @@ ListedBatch list_batch(std::vector<DirEntry>& listed, const OpenedTempDir& temp,
     const std::string_view n = entry.name;
     if (n.starts_with(kNamespacePrefix)) {
       list_namespace(batch, std::move(entry.name), temp, mounts);
-    } else if (n.starts_with(kListenerPrefix) || n.starts_with(kTriggerPrefix)) {
-      list_attach_file(std::move(entry.name), temp, facts);
+    } else if (is_attach_name(n)) {
+      facts.attach_files.push_back(observe_attach_entry(std::move(entry.name), temp, facts.max_pid));
     }
   }
   return batch;
@@ -858,7 +864,8 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   // namespaces in /tmp: with namespaces_per_batch set, memory does not grow with their
   // number), each batch sorted by name.
   Scratch main_scratch;
-  DirectoryReader temp_reader(temp.fd, main_scratch.dirents, is_temp_dir_entry_of_interest);
+  DirectoryReader temp_reader(temp.fd, main_scratch.dirents,
+                              options.attach_files ? is_temp_dir_entry_of_interest : is_namespace_name);
   const std::size_t per_batch = options.namespaces_per_batch > 0
                                     ? options.namespaces_per_batch
                                     : std::numeric_limits<std::size_t>::max();
@@ -903,6 +910,58 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     if (last) break;
   }
   return facts;
+}
+
+std::size_t observe_attach_files(const RootSpec& spec, const TempRootFacts& root,
+                                 std::size_t per_part, const RunLimits& limits,
+                                 const AttachConsumer& consume,
+                                 std::vector<ObservationError>& errors) {
+  if (!root.opened) return 0;  // the temp dir was never observed: nothing to compare with
+  TempRootFacts scratch;       // what opening it again met
+  UniqueFd root_fd;
+  OpenedTempDir temp;
+  const UniqueFd temp_fd = open_spec_temp_dir(spec, root_fd, temp.display, scratch);
+  errors.insert(errors.end(), scratch.errors.begin(), scratch.errors.end());
+  if (!temp_fd.valid()) return 0;
+  temp.fd = temp_fd.get();
+  if (const int err = stat_at(temp.fd, "", AT_EMPTY_PATH, temp.stat); err != 0) {
+    errors.push_back(make_error(temp.display, "statx", err));
+    return 0;
+  }
+  if (temp.stat.inode.dev != root.opened->dev || temp.stat.inode.ino != root.opened->ino) {
+    errors.push_back(ObservationError{temp.display, "open", 0,
+                                      "replaced since its namespaces were observed: its attach "
+                                      "files were not observed"});
+    return 0;
+  }
+  std::vector<char> dirents;
+  DirectoryReader reader(temp.fd, dirents, is_attach_name);
+  const std::size_t per = per_part > 0 ? per_part : std::numeric_limits<std::size_t>::max();
+  std::size_t handed = 0;
+  for (;;) {
+    if (const char* why = limits.reached()) {
+      errors.push_back(ObservationError{temp.display, "observe", EINTR,
+                                        std::string("stopped (") + why + ") after " +
+                                            std::to_string(handed) +
+                                            " attach files: the others were not observed"});
+      break;
+    }
+    std::vector<DirEntry> listed;
+    if (const int err = reader.read(listed, per); err != 0) {
+      errors.push_back(make_error(temp.display, "getdents64", err));
+    }
+    const bool last = listed.size() < per;
+    std::sort(listed.begin(), listed.end());
+    std::vector<AttachFacts> part;
+    part.reserve(listed.size());
+    for (auto& entry : listed) {
+      part.push_back(observe_attach_entry(std::move(entry.name), temp, root.max_pid));
+    }
+    handed += part.size();
+    if (!part.empty()) consume(std::move(part));
+    if (last) break;
+  }
+  return handed;
 }
 
 }  // namespace hsperfguard::platform

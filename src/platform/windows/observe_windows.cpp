@@ -356,4 +356,11 @@ void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespace
       });
 }
 
+// HotSpot's attach files are a POSIX mechanism: a Windows temp dir has none to observe.
+std::size_t observe_attach_files(const RootSpec&, const TempRootFacts&, std::size_t,
+                                 const RunLimits&, const AttachConsumer&,
+                                 std::vector<ObservationError>&) {
+  return 0;
+}
+
 }  // namespace hsperfguard::platform
