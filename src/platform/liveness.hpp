@@ -83,7 +83,8 @@ class LivenessGatherer {
   void adopt(const ContainerScan& placed);
 
   // What observe_process says about `pid`, read once per gatherer. The backing-file
-  // question (maps_backing_file) is answered per file by gather(), not here.
+  // question (maps_backing_file) is answered per file by gather(), not here. Valid until the
+  // next call (the facts of a gone pid are not kept).
   const ProcessFacts& process(std::int32_t pid);
 
  private:

@@ -76,6 +76,7 @@ struct LivenessGatherer::Impl {
   // Processes read so far. Most pids named by files are gone: those are only a bit each.
   std::unordered_map<std::int32_t, ProcessRecord> processes;
   std::vector<bool> gone;
+  ProcessFacts gone_facts;  // what process() last said of a gone pid
   std::unordered_map<std::string, NamespaceIndex> namespaces;
   std::optional<ContainerScan> adopted;  // placements to index namespaces from (ps)
 
@@ -156,11 +157,13 @@ LivenessGatherer::~LivenessGatherer() = default;
 
 const ProcessFacts& LivenessGatherer::process(std::int32_t pid) {
   if (const ProcessRecord* r = impl_->record(pid)) return r->facts;
-  // Gone pids are cached as a bit; materialise their (trivial) facts on request.
-  ProcessRecord& r = impl_->processes[pid];
-  r.facts.pid = pid;
-  r.facts.existence = ProcessFacts::Existence::gone;
-  return r.facts;
+  // Gone pids are cached as a bit; their (trivial) facts are made in one place on request,
+  // not kept: a reaper asks for the pid of every attach file, and anyone can make any number.
+  ProcessFacts& gone = impl_->gone_facts;
+  gone = ProcessFacts{};
+  gone.pid = pid;
+  gone.existence = ProcessFacts::Existence::gone;
+  return gone;
 }
 
 void LivenessGatherer::adopt(const std::vector<JvmProcessFacts>& jvms) {
