@@ -74,6 +74,7 @@ class FakeEnvironment final : public Environment {
   std::vector<std::string> observed;      // temp dirs
   std::vector<std::string> gathered;      // namespaces whose liveness was gathered
   std::vector<std::string> regions_read;  // files whose regions were read
+  std::vector<std::size_t> attach_parts;  // the sizes of the attach parts handed over
   std::optional<Plan> executed;
   std::optional<RepairPlan> repaired;
   // How acting goes.
@@ -104,6 +105,7 @@ class FakeEnvironment final : public Environment {
       return missing;
     }
     TempRootFacts shell = it->second;
+    if (!options.attach_files) shell.attach_files.clear();  // observe_attach_files hands them
     std::vector<NamespaceFacts> namespaces = std::move(shell.namespaces);
     shell.namespaces.clear();
     for (std::size_t n = 0; n < namespaces.size(); ++n) {
@@ -127,6 +129,28 @@ class FakeEnvironment final : public Environment {
         file.region = valid_region();
       }
     }
+  }
+  // The attach files of a temp root, in parts, as platform::observe_attach_files hands them
+  // to a caller that observed the root without them.
+  std::size_t observe_attach_files(const RootSpec& spec, const TempRootFacts&, std::size_t per_part,
+                                   const RunLimits& limits, const platform::AttachConsumer& consume,
+                                   std::vector<ObservationError>& errors) override {
+    auto it = roots.find(spec.temp_dir);
+    if (it == roots.end()) return 0;
+    const std::vector<AttachFacts>& all = it->second.attach_files;
+    std::size_t handed = 0;
+    while (handed < all.size()) {
+      if (const char* why = limits.reached()) {
+        errors.push_back(ObservationError{spec.temp_dir, "observe", 4, std::string("stopped (") + why + ")"});
+        break;
+      }
+      const std::size_t n = std::min(per_part == 0 ? all.size() : per_part, all.size() - handed);
+      attach_parts.push_back(n);
+      consume(std::vector<AttachFacts>(all.begin() + static_cast<std::ptrdiff_t>(handed),
+                                       all.begin() + static_cast<std::ptrdiff_t>(handed + n)));
+      handed += n;
+    }
+    return handed;
   }
   std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>&,
                                                      const RunLimits&,
@@ -318,6 +342,33 @@ TEST(CommandSeam, AuditOfATempDirThatCannotBeOpenedIsIncomplete) {
   EXPECT_EQ(ran.exit, kExitIncomplete);
   EXPECT_NE(ran.err.find("/tmp: openat"), std::string::npos) << ran.err;
   EXPECT_FALSE(ran.json().at("complete").get<bool>());
+}
+
+// The attach files come apart from the namespaces, a part at a time: judged, counted and
+// listed after every namespace, in the JSON report and in the text one.
+TEST(CommandSeam, AuditJudgesAttachFilesAPartAtATime) {
+  FakeEnvironment env = alice_world();
+  AttachFacts unsafe = listener(kGonePid);
+  unsafe.lstat->mode = 0777;
+  env.roots.at("/tmp").attach_files = {listener(kLivePid), unsafe, trigger_file(kGonePid)};
+  const Ran ran = audit(env);
+  EXPECT_EQ(env.attach_parts, std::vector<std::size_t>{3}) << "one part of the root's three";
+  const auto report = ran.json();
+  ASSERT_EQ(report.at("attach").size(), 3u) << ran.out;
+  EXPECT_EQ(report.at("attach")[1].at("findings").at(0).at("rule"), "attach.socket-unsafe");
+  EXPECT_EQ(report.at("summary").at("by_rule").value("attach.socket-unsafe", 0), 1) << ran.out;
+
+  AuditCommandOptions text;
+  text.format = ReportFormat::text;
+  text.tmpdir = "/tmp";
+  std::ostringstream out, err;
+  run_audit_command(text, out, err, env);
+  const std::string lines = out.str();
+  const auto attach_line = lines.find("  /tmp/.java_pid" + std::to_string(kGonePid) + "\n");
+  ASSERT_NE(attach_line, std::string::npos) << lines;
+  EXPECT_NE(lines.find("attach.socket-unsafe", attach_line), std::string::npos) << lines;
+  EXPECT_EQ(lines.find("/tmp/.java_pid" + std::to_string(kLivePid)), std::string::npos)
+      << "an attach file without findings is not shown in text";
 }
 
 // ---- reap ------------------------------------------------------------------------------------

@@ -128,13 +128,15 @@ class GathererPool {
 };
 
 // A namespace listing more entries than this is observed, judged and written in parts, and
-// the temp dir's namespaces are taken this many at a time, so that an audit's memory grows
+// the temp dir's namespaces (then its attach files) are taken this many at a time, so that an
+// audit's memory grows
 // neither with what one namespace holds nor with how many there are (any local user can fill
 // their own namespace, and make namespaces in /tmp).
 constexpr std::size_t kFilesPerPart = 4096;
 
 platform::ObserveOptions audit_observe_options(const RunLimits& limits) {
   platform::ObserveOptions observe;
+  observe.attach_files = false;  // observed after the namespaces, in parts (observe_attach)
   observe.kept_counters = kAuditCounters;
   observe.files_per_part = kFilesPerPart;
   observe.namespaces_per_batch = kFilesPerPart;
@@ -189,6 +191,30 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     const auto jvms = env.observe_jvm_processes(ignored, limits, &discovery_errors);
     GathererPool gatherers(env, limits);
     const auto specs = env.discover(discover, &discovery_errors, limits);
+    // The attach files beside a temp dir's namespaces (any user can make any number), judged,
+    // counted and written a part at a time. Their JSON list follows every namespace of every
+    // temp dir, so there each temp dir's are observed (its directory opened again) after all.
+    const auto observe_attach = [&](const RootSpec& spec, std::size_t r, TempRootFacts& root) {
+      std::vector<ObservationError> errors;
+      env.observe_attach_files(
+          spec, root, kFilesPerPart, limits,
+          [&](std::vector<AttachFacts>&& part) {
+            std::string text;
+            for (const AttachFacts& attach : part) {
+              const Findings findings = judge_attach(root, attach, result.policy);
+              tally.add_attach(attach, findings);
+              if (json) {
+                json->add_attach(r, attach, findings);
+              } else {
+                render_audit_attach_text(text, attach, findings);
+              }
+            }
+            if (!text.empty()) write(text);
+          },
+          errors);
+      root.errors.insert(root.errors.end(), errors.begin(), errors.end());
+    };
+    std::vector<const RootSpec*> root_specs;  // of result.roots, whose attach files follow
     for (const auto& spec : specs) {
       if (limits.reached() != nullptr) break;
       const std::size_t r = result.roots.size();
@@ -257,13 +283,21 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
           root.invisible_jvms.push_back(jvm);
         }
       }
-      RootJudgement judgement = judge_root(root, result.policy);
-      if (!json) {
-        if (!opened) write(audit_root_opening_text(root));
-        write(audit_root_closing_text(root, judgement, namespaces));
+      if (json) {
+        result.roots.push_back(std::move(root));
+        root_specs.push_back(&spec);
+        continue;  // judged once its attach files are, after every namespace
       }
+      if (!opened) write(audit_root_opening_text(root));
+      observe_attach(spec, r, root);
+      RootJudgement judgement = judge_root(root, result.policy);
+      write(audit_root_closing_text(root, judgement, namespaces));
       result.roots.push_back(std::move(root));
       result.judgements.push_back(std::move(judgement));
+    }
+    for (std::size_t r = 0; r < root_specs.size(); ++r) {
+      observe_attach(*root_specs[r], r, result.roots[r]);
+      result.judgements.push_back(judge_root(result.roots[r], result.policy));
     }
     if (const char* why = limits.reached()) {
       result.stopped = why;

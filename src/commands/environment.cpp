@@ -41,6 +41,12 @@ class SystemEnvironment final : public Environment {
                                   const platform::NamespaceStage& stage) override {
     return platform::observe_temp_root(spec, options, consume, stage);
   }
+  std::size_t observe_attach_files(const RootSpec& spec, const TempRootFacts& root,
+                                   std::size_t per_part, const RunLimits& limits,
+                                   const platform::AttachConsumer& consume,
+                                   std::vector<ObservationError>& errors) override {
+    return platform::observe_attach_files(spec, root, per_part, limits, consume, errors);
+  }
   void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespaces,
                     const std::function<bool(const FileFacts&)>& wanted, std::size_t max_bytes,
                     std::vector<ObservationError>& errors) override {

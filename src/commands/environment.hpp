@@ -36,7 +36,7 @@ class LivenessSource {
   virtual ~LivenessSource() = default;
   // Fills the liveness of the files of `ns` (platform::LivenessGatherer::gather).
   virtual void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) = 0;
-  // What is known of process `pid` of this host.
+  // What is known of process `pid` of this host (valid until the next call).
   virtual const ProcessFacts& process(std::int32_t pid) = 0;
 };
 
@@ -62,6 +62,12 @@ class Environment {
                                           const platform::ObserveOptions& options,
                                           const platform::NamespaceConsumer& consume,
                                           const platform::NamespaceStage& stage) = 0;
+  // platform::observe_attach_files: the attach files beside the namespaces of `root`, a part
+  // at a time.
+  virtual std::size_t observe_attach_files(const RootSpec& spec, const TempRootFacts& root,
+                                           std::size_t per_part, const RunLimits& limits,
+                                           const platform::AttachConsumer& consume,
+                                           std::vector<ObservationError>& errors) = 0;
   // platform::read_regions: the regions of the files `wanted` accepts.
   virtual void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespaces,
                             const std::function<bool(const FileFacts&)>& wanted,

@@ -16,10 +16,12 @@ RootJudgement judge_root(const TempRootFacts& root, const Policy& policy) {
   RootJudgement rj;
   rj.findings = apply_policy_to_findings(checks::check_temp_root(root), policy);
   rj.attach_files.reserve(root.attach_files.size());
-  for (const auto& attach : root.attach_files) {
-    rj.attach_files.push_back(apply_policy_to_findings(checks::check_attach(root, attach), policy));
-  }
+  for (const auto& attach : root.attach_files) rj.attach_files.push_back(judge_attach(root, attach, policy));
   return rj;
+}
+
+Findings judge_attach(const TempRootFacts& root, const AttachFacts& attach, const Policy& policy) {
+  return apply_policy_to_findings(checks::check_attach(root, attach), policy);
 }
 
 NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
@@ -176,6 +178,13 @@ void AuditTally::add_root(const TempRootFacts& root, const RootJudgement& judgem
   for (const auto& attach : judgement.attach_files) {
     for (const auto& f : attach) count(*this, f);
   }
+}
+
+void AuditTally::add_attach(const AttachFacts& attach, const Findings& judged) {
+  settle_open();
+  ++attach_files;
+  add_errors(attach.errors);
+  for (const auto& f : judged) count(*this, f);
 }
 
 AuditTally tally_result(const AuditResult& result) {

@@ -66,6 +66,9 @@ std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const 
 RootJudgement judge_root(const TempRootFacts& root, const Policy& policy);
 NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
                                    const Policy& policy);
+// One attach file of `root` (a streamed audit judges them a part at a time, apart from the
+// temp dir: observe_attach_files).
+Findings judge_attach(const TempRootFacts& root, const AttachFacts& attach, const Policy& policy);
 
 // The worst namespaces a tally keeps by name (the metrics' per-namespace series), and the
 // observation errors it keeps for the report's list; beyond these it counts.
@@ -112,6 +115,8 @@ struct AuditTally {
   void merge(AuditTally&& other);
   // After its namespaces: the temp dir's own findings and errors and its attach files.
   void add_root(const TempRootFacts& root, const RootJudgement& judgement);
+  // One attach file judged apart from its temp dir (not in TempRootFacts::attach_files).
+  void add_attach(const AttachFacts& attach, const Findings& judged);
 
  private:
   void add_errors(const std::vector<ObservationError>& more);

@@ -338,23 +338,16 @@ json all_errors_json(const AuditTally& tally) {
   return errors;
 }
 
-// The members known when an audit ends: the temp dirs with their own findings, the attach
-// files, the summary and every error. `result` needs its roots and root-level judgements
+// The members known when an audit ends (after "attach", which AuditJsonWriter streams): the
+// temp dirs with their own findings, the summary and every error. `result` needs its roots and root-level judgements
 // only (a streamed audit has dropped the namespaces by then).
 json report_closing_json(const AuditResult& result, const AuditTally& tally) {
   json report;
   json roots = json::array();
-  json attach = json::array();
   for (std::size_t r = 0; r < result.roots.size(); ++r) {
-    const auto& root = result.roots[r];
-    const auto& rj = result.judgements.at(r);
-    roots.push_back(root_json(root, rj));
-    for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
-      attach.push_back(attach_json(r, root.attach_files[a], rj.attach_files.at(a)));
-    }
+    roots.push_back(root_json(result.roots[r], result.judgements.at(r)));
   }
   report["roots"] = std::move(roots);
-  report["attach"] = std::move(attach);
   report["summary"] = summary_json(tally);
   report["errors"] = all_errors_json(tally);
   report["errors_not_listed"] = tally.error_count - tally.errors.size();
@@ -521,9 +514,31 @@ void AuditJsonWriter::add_rendered_namespace(std::string_view text) {
 
 void AuditJsonWriter::add_rendered_continuation(std::string_view text) { out_->pass(text); }
 
+void AuditJsonWriter::open_attach() {
+  if (attach_open_) return;
+  out_->close(']', 1, first_namespace_);
+  out_->key(1, "attach", first_member_);
+  out_->raw("[");
+  attach_open_ = true;
+}
+
+void AuditJsonWriter::add_attach(std::size_t root_index, const AttachFacts& attach,
+                                 const Findings& findings) {
+  open_attach();
+  out_->element(2, first_attach_);
+  out_->value(attach_json(root_index, attach, findings), 2);
+}
+
 void AuditJsonWriter::finish(const AuditResult& result, const AuditTally& tally) {
   StreamingWriter& out = *out_;
-  out.close(']', 1, first_namespace_);
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {  // a result's own (not streamed)
+    const auto& root = result.roots[r];
+    for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
+      add_attach(r, root.attach_files[a], result.judgements.at(r).attach_files.at(a));
+    }
+  }
+  open_attach();
+  out.close(']', 1, first_attach_);
   const json closing = report_closing_json(result, tally);
   for (const auto& [name, member] : closing.items()) {
     out.key(1, name, first_member_);

@@ -28,7 +28,8 @@ nlohmann::json audit_report_json(const AuditResult& result, const ReportContext&
 class StreamingWriter;
 
 // The report written as the audit goes: the members known at the start, then each namespace as it
-// is judged, then the temp dirs, attach files, summary and errors. Pretty-printed as dump_json
+// is judged, then the attach files (as they are judged, or from the result), then the temp
+// dirs, summary and errors. Pretty-printed as dump_json
 // would, except each file's record, which is one compact line. Memory is that of one namespace.
 class AuditJsonWriter {
  public:
@@ -44,13 +45,21 @@ class AuditJsonWriter {
   void add_rendered_namespace(std::string_view text);
   // A later part of a namespace, or what closes it after its last part (render_audit_namespace).
   void add_rendered_continuation(std::string_view text);
+  // An attach file judged apart from its temp dir (observe_attach_files), after every
+  // namespace: the report's "attach" list, one part at a time, in any number.
+  void add_attach(std::size_t root_index, const AttachFacts& attach, const Findings& findings);
   // `result`: every root (namespaces not needed), root-level judgements, times, completeness.
+  // The attach files still in result's roots follow those added.
   void finish(const AuditResult& result, const AuditTally& tally);
 
  private:
+  void open_attach();  // closes the namespaces, opens "attach"
+
   std::unique_ptr<StreamingWriter> out_;
   bool first_member_ = true;
   bool first_namespace_ = true;
+  bool attach_open_ = false;
+  bool first_attach_ = true;
 };
 
 // One namespace's object as AuditJsonWriter writes it among the report's namespaces,

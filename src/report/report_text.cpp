@@ -53,14 +53,18 @@ void render_audit_namespace_text(std::string& out, const NamespaceFacts& ns, con
   }
 }
 
+void render_audit_attach_text(std::string& out, const AttachFacts& attach, const Findings& findings) {
+  if (findings.empty()) return;
+  out.append("  ").append(terminal_safe(attach.path)).append("\n");
+  print_findings(out, findings, "    ");
+}
+
 std::string audit_root_closing_text(const TempRootFacts& root, const RootJudgement& rj, std::size_t namespaces) {
   std::string out;
   print_findings(out, rj.findings, "  ");
   for (const auto& e : root.errors) print_error(out, "  ", e, true);
   for (std::size_t a = 0; a < root.attach_files.size() && a < rj.attach_files.size(); ++a) {
-    if (rj.attach_files[a].empty()) continue;
-    out.append("  ").append(terminal_safe(root.attach_files[a].path)).append("\n");
-    print_findings(out, rj.attach_files[a], "    ");
+    render_audit_attach_text(out, root.attach_files[a], rj.attach_files[a]);
   }
   out.append("  ").append(std::to_string(namespaces)).append(" namespace(s) in ").append(terminal_safe(root.temp_dir));
   return out + "\n";

@@ -16,6 +16,9 @@ namespace hsperfguard {
 std::string audit_root_opening_text(const TempRootFacts& root);
 // One namespace, or one part of a large one, appended to `text`.
 void render_audit_namespace_text(std::string& text, const NamespaceFacts& ns, const NamespaceJudgement& judgement);
+// An attach file judged apart from its temp dir, appended to `text` (nothing when it has no
+// finding): its path and findings, as the closing text shows those of the temp dir's.
+void render_audit_attach_text(std::string& text, const AttachFacts& attach, const Findings& findings);
 // After the namespaces of a temp dir: its findings, errors and attach files, and how many
 // namespaces it holds.
 std::string audit_root_closing_text(const TempRootFacts& root, const RootJudgement& judgement,
