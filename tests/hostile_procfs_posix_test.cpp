@@ -138,5 +138,109 @@ wait $A; echo term_rc=$?
   EXPECT_EQ(o.at("term_rc"), "3");
 }
 
+// ---- case 5: attach files beside the namespaces --------------------------------------------
+
+// `attach F S` makes, as nobody, F empty files /tmp/t/.attach_pid_K (not a pid: never removed)
+// and S named after pids that are not alive (the S before the last pid handed out, which the
+// kernel hands out again only after going round all of pid_max), in $STALE_LIST, and one for
+// a live process of nobody's ($LIVE).
+const char* kAttachFiles = R"SH(
+chmod 1777 /tmp/t
+attach() { python3 - "$1" "$2" <<'PY' > /tmp/attach.names
+import os, sys
+foreign, stale = int(sys.argv[1]), int(sys.argv[2])
+for k in range(foreign): print(".attach_pid_%d" % k)
+pid_max = int(open("/proc/sys/kernel/pid_max").read())
+pid = int(open("/proc/sys/kernel/ns_last_pid").read())
+made = 0
+while made < stale:
+    pid = pid - 1 if pid > 301 else pid_max - 1
+    if not os.path.exists("/proc/%d" % pid):
+        print(".attach_pid%d" % pid); made += 1
+PY
+  grep -v '^.attach_pid_' /tmp/attach.names > /tmp/stale.names
+  (cd /tmp/t && setpriv --reuid=65534 --regid=65534 --clear-groups xargs touch < /tmp/attach.names)
+  setpriv --reuid=65534 --regid=65534 --clear-groups sleep 300 & LIVE=$!
+  trap 'kill $LIVE 2>/dev/null' EXIT
+  setpriv --reuid=65534 --regid=65534 --clear-groups touch /tmp/t/.attach_pid$LIVE
+  echo attach_files=$(ls -A /tmp/t | grep -c '^.attach_pid'); }
+stale_left() { (cd /tmp/t && cat /tmp/stale.names | while read n; do [ -e "$n" ] && echo; done | wc -l); }
+)SH";
+
+// Any user can make any number of .attach_pid files in /tmp: 300,000 cost the audit 956 MB
+// (every one held, and the report's attach list built whole as a document) and reap --dry-run
+// 382 MB. They are now observed after the namespaces a part of 4,096 at a time: the audit
+// judges, counts and writes each part and lets it go (the report still lists every one); the
+// reaper plans each as it comes and keeps at most 4,096 it would remove and 4,096 others,
+// counting the rest: each run removes up to 4,096 of them, the next run the next ones, until
+// none is left, and never the live process's.
+TEST(HostileInput, ManyAttachFilesCostBoundedMemory) {
+  SKIP_UNLESS_ROOT();
+  if (!can_spam()) GTEST_SKIP() << "needs setpriv, python3";
+  const Outcome o = run_case(std::string(kAttachFiles) + R"SH(
+attach 50000 10000
+peak_rss $H audit --tmpdir /tmp/t --no-containers --format json --output /tmp/a.json | sed 's/^rss_kb=/audit_rss_kb=/'
+peak_rss sh -c "$H reap --tmpdir /tmp/t --no-containers --dry-run --min-age 0 --format json > /tmp/r.json" | sed 's/^rss_kb=/reap_rss_kb=/'
+python3 - <<'PY'
+import json
+a = json.load(open("/tmp/a.json"))
+print("listed=%d" % len(a["attach"]))
+r = json.load(open("/tmp/r.json"))
+att = r["reap"]["roots"][0].get("attach_files", {})
+print("judged=%s deferred=%s unlisted=%s" % (att.get("judged"), att.get("deferred"), att.get("unlisted")))
+items = [i for i in r["plan"] if i["subject"] == "attach-file"]
+print("planned_removals=%d planned_others=%d" % (sum(1 for i in items if i["action"] == "remove"),
+                                                  sum(1 for i in items if i["action"] != "remove")))
+PY
+runs=0
+while [ $runs -lt 10 ] && [ $(stale_left) -gt 0 ]; do
+  $H reap --tmpdir /tmp/t --no-containers --no-lock --min-age 0 --quiet; runs=$((runs+1))
+done
+echo runs=$runs stale_left=$(stale_left) foreign_left=$(ls -A /tmp/t | grep -c '^.attach_pid_') live_left=$([ -e /tmp/t/.attach_pid$LIVE ] && echo yes || echo no)
+)SH");
+  ASSERT_EQ(o.at("attach_files"), "60001") << o.result.err;
+  EXPECT_LT(std::stol(o.at("audit_rss_kb")), 40 * 1024) << "peak RSS of the audit";
+  EXPECT_LT(std::stol(o.at("reap_rss_kb")), 40 * 1024) << "peak RSS of reap --dry-run";
+  EXPECT_EQ(o.at("listed"), "60001") << "the audit's report lists every attach file";
+  EXPECT_EQ(o.at("judged"), "60001");
+  EXPECT_EQ(o.at("planned_removals"), "4096");
+  EXPECT_EQ(o.at("deferred"), "5904") << "10,000 stale, 4,096 planned, the rest left for later runs";
+  EXPECT_EQ(o.at("planned_others"), "4096");
+  EXPECT_EQ(o.at("unlisted"), "45905") << "50,000 not pids and the live one, 4,096 listed";
+  EXPECT_EQ(o.at("runs"), "3") << "10,000 stale ones, 4,096 a run";
+  EXPECT_EQ(o.at("stale_left"), "0");
+  EXPECT_EQ(o.at("foreign_left"), "50000");
+  EXPECT_EQ(o.at("live_left"), "yes");
+}
+
+// The same files hold off --max-runtime: 300,000 took the audit 11 s with --max-runtime 1s.
+// The deadline is now looked at before each part of 4,096 attach files, as between namespaces.
+TEST(HostileInput, ManyAttachFilesCannotHoldOffMaxRuntime) {
+  SKIP_UNLESS_ROOT();
+  if (!can_spam()) GTEST_SKIP() << "needs setpriv, python3";
+  const Outcome o = run_case(std::string(kSpammer) + kAttachFiles + R"SH(
+attach 200000 0
+T0=$(now)
+timeout -s KILL 20 $H audit --tmpdir /tmp/t --no-containers --format json --max-runtime 1s > /tmp/d.json 2>/dev/null
+echo audit_rc=$? audit_s=$(since $T0)
+T0=$(now)
+timeout -s KILL 20 $H reap --tmpdir /tmp/t --no-containers --dry-run --format json --max-runtime 1s > /dev/null 2>&1
+echo reap_rc=$? reap_s=$(since $T0)
+python3 - <<'PY'
+import json
+d = json.load(open("/tmp/d.json"))
+print("stopped=%s complete=%s" % (d["stopped"], d["complete"]))
+print("said=%s" % any("attach files" in e["message"] and "stopped (deadline)" in e["message"] for e in d["errors"]))
+PY
+)SH");
+  ASSERT_EQ(o.at("attach_files"), "200001") << o.result.err;
+  EXPECT_EQ(o.at("audit_rc"), "3");
+  EXPECT_LT(std::stod(o.at("audit_s")), 2.0) << "audit --max-runtime 1s";
+  EXPECT_EQ(o.at("stopped"), "deadline");
+  EXPECT_EQ(o.at("complete"), "False");
+  EXPECT_EQ(o.at("said"), "True") << "the report says where it stopped";
+  EXPECT_LT(std::stod(o.at("reap_s")), 2.0) << "reap --dry-run --max-runtime 1s";
+}
+
 }  // namespace
 }  // namespace hsperfguard

@@ -351,6 +351,58 @@ TEST(ReapPlan, AttachFilesOfOthersAreNotAUsersToRemove) {
   EXPECT_TRUE(planned(plan_reap({root}, options(), kNow, 0), ReapAction::remove, "reapable"));
 }
 
+// Any user can make any number of attach files: a run plans at most kAttachItemsPerRun that it
+// would remove and as many others; the reapable ones beyond are left for the next run, the
+// others counted. Which are planned does not depend on the order of removable and kept ones.
+TEST(ReapPlan, AttachFilesBeyondWhatOneRunPlansAreCountedAndLeftForTheNext) {
+  using K = AttachFacts::Kind;
+  const std::size_t n = kAttachItemsPerRun + 10;
+  TempRootFacts root = temp_root({});
+  for (std::size_t i = 0; i < n; ++i) {
+    root.attach_files.push_back(attach(".attach_pid_" + std::to_string(i), K::trigger_file,
+                                       FileKind::regular, std::nullopt));  // not a pid: skipped
+    const auto pid = static_cast<std::int32_t>(10000 + i);
+    root.attach_files.push_back(attach(".attach_pid" + std::to_string(pid), K::trigger_file,
+                                       FileKind::regular, process(pid, Existence::gone)));
+  }
+  const Plan plan = plan_reap({root}, options(), kNow, 0);
+  ASSERT_EQ(plan.roots.size(), 1u);
+  EXPECT_EQ(plan.roots[0].attach_judged, 2 * n);
+  EXPECT_EQ(plan.roots[0].attach_deferred, 10u);
+  EXPECT_EQ(plan.roots[0].attach_unlisted, 10u);
+  const PlanCounts counts = plan.counts();
+  EXPECT_EQ(counts.remove, kAttachItemsPerRun);
+  EXPECT_EQ(counts.skip, kAttachItemsPerRun);
+  // The items planned are the first of each kind, and point at their own facts.
+  for (const PlanItem& item : plan.items) {
+    EXPECT_EQ(item.name, root.attach_files.at(item.index).name);
+    EXPECT_LT(item.index, 2 * kAttachItemsPerRun);
+  }
+
+  // Planned one at a time, a caller keeps the facts of the planned ones only.
+  Plan streamed;
+  ReapOptions o = options();
+  ReapPlanner planner(streamed, o, 0);
+  TempRootFacts shell = temp_root({});
+  planner.begin_root(shell, 0, kNow);
+  std::size_t dropped = 0;
+  for (AttachFacts& a : root.attach_files) {
+    shell.attach_files.push_back(a);
+    if (!planner.add_attach(shell, shell.attach_files.size() - 1)) {
+      shell.attach_files.pop_back();
+      ++dropped;
+    }
+  }
+  planner.end_root(shell);
+  EXPECT_EQ(dropped, 20u);
+  EXPECT_EQ(shell.attach_files.size(), 2 * kAttachItemsPerRun);
+  EXPECT_EQ(streamed.items.size(), plan.items.size());
+  for (const PlanItem& item : streamed.items) {
+    EXPECT_EQ(item.name, shell.attach_files.at(item.index).name);
+  }
+  EXPECT_EQ(streamed.roots[0].attach_deferred, 10u);
+}
+
 TEST(ReapPlan, EmptyNamespaceOfAGoneUserOnlyWhenAskedAndOnlyWhenEverythingGoes) {
   auto plan_with = [](std::vector<FileFacts> files, bool user_exists, bool flag,
                       bool lookup_failed = false) {

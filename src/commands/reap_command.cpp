@@ -123,6 +123,9 @@ std::int64_t elapsed_ms(Clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - since).count();
 }
 
+// The attach files beside the namespaces are listed and planned this many at a time.
+constexpr std::size_t kAttachFilesPerPart = 4096;
+
 }  // namespace
 
 void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits) {
@@ -147,6 +150,7 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
   platform::ObserveOptions observe;
   observe.max_region_bytes = 0;
   observe.open_files = false;  // planned from lstat; the executor re-checks each entry
+  observe.attach_files = false;  // observed after the namespaces, in parts
   observe.limits = limits;
   const std::size_t region_bytes = platform::ObserveOptions{}.max_region_bytes;
   const std::unique_ptr<LivenessSource> liveness = env.liveness(limits);
@@ -177,14 +181,27 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
     if (!root.opened) run.incomplete = true;
     root.namespaces = std::move(namespaces);
     root.errors.insert(root.errors.end(), region_errors.begin(), region_errors.end());
-    // Attach files name host pids, except in a container (left unknown there).
-    if (root.kind != RootKind::container) {
-      for (auto& attach : root.attach_files) {
-        if (attach.pid) attach.process = liveness->process(*attach.pid);
-      }
-    }
-    const auto started = Clock::now();
     if (!begun) planner.begin_root(root, r, env.now_epoch_ms());
+    // The attach files beside the namespaces, a part at a time (any user can make any number):
+    // each planned as it comes, its facts kept only when the plan keeps it. Attach files name
+    // host pids, except in a container (left unknown there).
+    std::vector<ObservationError> attach_errors;
+    env.observe_attach_files(
+        spec, root, kAttachFilesPerPart, limits,
+        [&](std::vector<AttachFacts>&& part) {
+          const auto started = Clock::now();
+          for (AttachFacts& attach : part) {
+            if (root.kind != RootKind::container && attach.pid) {
+              attach.process = liveness->process(*attach.pid);
+            }
+            root.attach_files.push_back(std::move(attach));
+            if (!planner.add_attach(root, root.attach_files.size() - 1)) root.attach_files.pop_back();
+          }
+          planning += Clock::now() - started;
+        },
+        attach_errors);
+    root.errors.insert(root.errors.end(), attach_errors.begin(), attach_errors.end());
+    const auto started = Clock::now();
     planner.end_root(root);
     planning += Clock::now() - started;
     run.roots.push_back(std::move(root));

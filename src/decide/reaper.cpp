@@ -323,6 +323,7 @@ void ReapPlanner::begin_root(const TempRootFacts& root, std::size_t r, std::int6
   if (root.opened) rp.expected = expected_from(*root.opened);
   rp.actionable = root.opened.has_value() && root.opened->kind == FileKind::directory;
   rp.why = rp.actionable ? "ok" : "temp-dir-unobserved";
+  attach_added_ = attach_removals_ = attach_others_ = 0;
 }
 
 void ReapPlanner::add_namespace(const TempRootFacts& root, const NamespaceFacts& ns, std::size_t n) {
@@ -347,11 +348,24 @@ void ReapPlanner::add_namespace(const TempRootFacts& root, const NamespaceFacts&
   }
 }
 
-void ReapPlanner::end_root(const TempRootFacts& root) {
-  const RootPlan& rp = plan_.roots.back();
-  for (std::size_t a = 0; a < root.attach_files.size(); ++a) {
-    plan_.items.push_back(plan_attach(root, rp, a, options_, now_ms_, euid_));
+bool ReapPlanner::add_attach(const TempRootFacts& root, std::size_t a) {
+  RootPlan& rp = plan_.roots.back();
+  ++attach_added_;
+  ++rp.attach_judged;
+  PlanItem item = plan_attach(root, rp, a, options_, now_ms_, euid_);
+  const bool removal = item.action == ReapAction::remove;
+  std::size_t& planned = removal ? attach_removals_ : attach_others_;
+  if (planned >= kAttachItemsPerRun) {
+    ++(removal ? rp.attach_deferred : rp.attach_unlisted);
+    return false;
   }
+  ++planned;
+  plan_.items.push_back(std::move(item));
+  return true;
+}
+
+void ReapPlanner::end_root(const TempRootFacts& root) {
+  for (std::size_t a = attach_added_; a < root.attach_files.size(); ++a) add_attach(root, a);
 }
 
 Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& options,

@@ -36,15 +36,26 @@ struct ReapOptions {
 Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& options,
                std::int64_t now_ms, std::uint32_t euid);
 
+// One run plans at most this many attach files of a temp dir that it would remove, and as many
+// that it would not (kept, skipped): any user can make any number in /tmp, and every planned
+// item is held until the run is reported. The reapable ones beyond are left for the next run
+// (in name order within each part listed, so every run makes progress), the others counted.
+inline constexpr std::size_t kAttachItemsPerRun = 4096;
+
 // plan_reap a piece at a time, for a reaper that plans each namespace as soon as it is
 // observed: begin_root, then add_namespace for each of its namespaces in order (`n`: its
 // index among the root's namespaces; `root` may be the temp dir as observed so far), then
-// end_root with the whole root (its attach files). The same plan as plan_reap.
+// add_attach for its attach files as they are observed, then end_root with the whole root
+// (it plans the attach files not added). The same plan as plan_reap.
 class ReapPlanner {
  public:
   ReapPlanner(Plan& plan, const ReapOptions& options, std::uint32_t euid);
   void begin_root(const TempRootFacts& root, std::size_t r, std::int64_t now_ms);
   void add_namespace(const TempRootFacts& root, const NamespaceFacts& ns, std::size_t n);
+  // Attach file `a` of `root` (its process looked up), judged and counted in the root's plan.
+  // false: it is not in the plan (beyond kAttachItemsPerRun of its kind), and its facts are
+  // not needed (a caller that adds them one at a time may drop them).
+  bool add_attach(const TempRootFacts& root, std::size_t a);
   void end_root(const TempRootFacts& root);
 
  private:
@@ -52,6 +63,9 @@ class ReapPlanner {
   const ReapOptions& options_;
   std::uint32_t euid_;
   std::int64_t now_ms_ = 0;
+  std::size_t attach_added_ = 0;     // attach files of the current root added so far
+  std::size_t attach_removals_ = 0;  // of those, planned for removal
+  std::size_t attach_others_ = 0;    // planned to be kept or skipped
 };
 
 // The verdict on a .java_pid / .attach_pid file: removable only when its pid is known gone.

@@ -44,6 +44,12 @@ struct RootPlan {
   std::optional<ExpectedInode> expected;  // of the opened temp dir
   bool actionable = false;
   std::string why;  // when not actionable: "temp-dir-unobserved"
+  // Its attach files (any user can make any number of them): how many were judged, and of
+  // those beyond what one run plans, the reapable ones left for a later run (deferred) and
+  // the others (kept, skipped) judged and counted but not in the plan (unlisted).
+  std::size_t attach_judged = 0;
+  std::size_t attach_deferred = 0;
+  std::size_t attach_unlisted = 0;
 };
 
 // One namespace directory, as the executor must find it again, and whether it acts there.

@@ -184,6 +184,9 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
     jr["expected"] = expected_json(rp.expected);
     jr["actionable"] = rp.actionable;
     jr["why"] = rp.why;
+    jr["attach_files"] = {{"judged", rp.attach_judged},
+                          {"deferred", rp.attach_deferred},
+                          {"unlisted", rp.attach_unlisted}};
     jr["errors"] = errors_json(facts.errors, all_errors);
     roots.push_back(std::move(jr));
   }
@@ -367,6 +370,12 @@ std::string reap_report_text(const ReapRun& run) {
       if (item.action == ReapAction::skip) out << "; skipped: " << terminal_safe(item.why);
       if (item.why == "too-young" && item.age_ms) out << " (age " << seconds(*item.age_ms) << ")";
       out << "\n";
+    }
+    if (rp.attach_deferred > 0 || rp.attach_unlisted > 0) {
+      out << "  attach files in " << terminal_safe(rp.temp_dir) << ": " << rp.attach_judged
+          << " judged; beyond what one run plans (" << kAttachItemsPerRun << " of each kind), "
+          << rp.attach_deferred << " reapable left for the next run, " << rp.attach_unlisted
+          << " others not listed\n";
     }
     // Namespaces with nothing in them are still worth a line when they are not actionable.
     for (std::size_t n = 0; n < plan.namespaces.size(); ++n) {
