@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <string>
 
 #include "platform/users.hpp"
@@ -266,6 +267,36 @@ TEST_F(ForeignUsersTest, UsersComeFromTheRootsOwnPasswdNotTheHost) {
   // The same through the path-taking entry point.
   auto by_path = root_user_database(root_);
   EXPECT_EQ(by_path->find_name(4242), "alice");
+}
+
+// A parsed passwd is shared by the roots that open the same file (containers bind-mounting
+// one), keyed by the file and what a write changes: a file rewritten in place, even to the
+// same size, is read again, never answered from what it held before.
+TEST_F(ForeignUsersTest, PasswdRewrittenInPlaceIsReadAgain) {
+  const std::string path = root_ + "/etc/passwd";
+  write_file(path, to_bytes("alice:x:4242:4343::/home/alice:/bin/sh\n"));
+  EXPECT_EQ(load()->find_name(4242), "alice");
+  const Identity before = identity_of(path);
+  write_file(path, to_bytes("bob:x:4242:4343::/home/bob:/bin/sh\n"));  // another size
+  ASSERT_EQ(identity_of(path), before) << "the same inode, rewritten";
+  EXPECT_EQ(load()->find_name(4242), "bob");
+  EXPECT_FALSE(load()->find_user("alice").has_value());
+  // The same size: told apart by its times (set here, as a write within one clock tick
+  // might leave them).
+  write_file(path, to_bytes("eve:x:4242:4343::/home/bob:/bin/sh\n"));
+  const struct timespec later[2] = {{0, UTIME_OMIT}, {std::time(nullptr) + 10, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), later, 0), 0);
+  EXPECT_EQ(load()->find_name(4242), "eve");
+  // Another root whose etc/passwd is the same file: the same users.
+  const std::string other = scratch_ / "other";
+  make_dir(other);
+  make_dir(other + "/etc");
+  ASSERT_EQ(::link(path.c_str(), (other + "/etc/passwd").c_str()), 0);
+  UniqueFd other_fd(::open(other.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  const auto users = root_user_database_at(other_fd.get(), other);
+  EXPECT_EQ(users->find_name(4242), "eve");
+  ASSERT_TRUE(users->find_user("eve").has_value());
+  EXPECT_EQ(users->find_user("eve")->gid, 4343u);
 }
 
 TEST_F(ForeignUsersTest, MissingPasswdMakesTheDatabaseFailedNotEmpty) {

@@ -45,7 +45,10 @@ std::unique_ptr<UserDatabase> root_user_database(const std::string& root);
 // The same, for a root directory already opened (by observation, which must use the root it
 // verified). `root_display` names it in errors. Does not take ownership of `root_fd`.
 // With `limits`, indexing a large passwd stops when they are reached: the database is then a
-// failed one (every look-up fails, none says "no such user").
+// failed one (every look-up fails, none says "no such user"). A file another root of this
+// process opened (the same dev, ino, size, mtime and ctime: containers bind-mounting one
+// file) is not read again: its parsed database is shared, a few at a time, from at most
+// 64 MiB of text together with the one being parsed.
 std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::string& root_display,
                                                     const RunLimits* limits = nullptr);
 #endif

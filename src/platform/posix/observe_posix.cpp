@@ -872,9 +872,9 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   MountTable mounts(spec);
   // Owners are looked up on this thread (the user database caches and is not shared between
   // threads), before a batch is entered, so that a stage sees them. A foreign root's passwd is
-  // read and indexed once; the host's cache is started afresh for each batch.
-  std::unique_ptr<UserDatabase> users =
-      foreign ? root_user_database_at(root_fd.get(), spec.root, &options.limits) : nullptr;
+  // read and indexed once, when a namespace is first listed (a root without one costs no
+  // passwd at all); the host's cache is started afresh for each batch.
+  std::unique_ptr<UserDatabase> users;
   bool reported = false;
   const Observer observer(options, facts.max_pid, temp.fd);
   std::size_t observed = 0;  // namespaces handed over so far (the index of the next)
@@ -885,7 +885,11 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     }
     const bool last = listed.size() < per_batch;
     ListedBatch batch = list_batch(listed, temp, mounts, facts);
-    if (!foreign) users = host_user_database();
+    if (!foreign) {
+      users = host_user_database();
+    } else if (!users && !batch.namespaces.empty()) {
+      users = root_user_database_at(root_fd.get(), spec.root, &options.limits);
+    }
     for (NamespaceFacts& ns : batch.namespaces) {
       ns.user = users->find_user(ns.user_suffix);
       ns.user_lookup_failed = users->failed();

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <list>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -98,18 +100,18 @@ class HostUserDatabase final : public UserDatabase {
 
 class PasswdUserDatabase final : public UserDatabase {
  public:
-  explicit PasswdUserDatabase(passwd::Database db) : db_(std::move(db)) {}
+  explicit PasswdUserDatabase(std::shared_ptr<const passwd::Database> db) : db_(std::move(db)) {}
   explicit PasswdUserDatabase(ObservationError error) : error_(std::move(error)) {}
 
   std::optional<UserFacts> find_user(std::string_view name) override {
     if (error_) return std::nullopt;
-    const passwd::Entry* e = db_.find_name(name);
+    const passwd::Entry* e = db_->find_name(name);
     if (e == nullptr) return std::nullopt;
     return UserFacts{e->name, e->uid, e->gid, std::nullopt};
   }
   std::optional<std::string> find_name(std::uint32_t uid) override {
     if (error_) return std::nullopt;
-    const passwd::Entry* e = db_.find_uid(uid);
+    const passwd::Entry* e = db_->find_uid(uid);
     if (e == nullptr) return std::nullopt;
     return e->name;
   }
@@ -117,12 +119,76 @@ class PasswdUserDatabase final : public UserDatabase {
   std::optional<ObservationError> error() const override { return error_; }
 
  private:
-  passwd::Database db_;
+  std::shared_ptr<const passwd::Database> db_;
   std::optional<ObservationError> error_;
 };
 
 std::unique_ptr<UserDatabase> failed_database(ObservationError error) {
   return std::make_unique<PasswdUserDatabase>(std::move(error));
+}
+
+// A passwd file as it was read: the file (dev, ino) and what changes when it is written
+// (size, mtime, ctime: a write moves ctime, and nobody can set ctime back).
+struct PasswdFileKey {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  std::int64_t mtime_sec = 0, mtime_nsec = 0, ctime_sec = 0, ctime_nsec = 0;
+  friend bool operator==(const PasswdFileKey&, const PasswdFileKey&) = default;
+};
+
+PasswdFileKey key_of(const struct stat& st) {
+  return PasswdFileKey{st.st_dev,         st.st_ino,          st.st_size,        st.st_mtim.tv_sec,
+                       st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
+}
+
+// Parsed passwd files of foreign roots, shared between the roots that open the same one. Any
+// user can make a user and mount namespace that a root run scans as a container, with a
+// passwd of up to 64 MiB bind-mounted over its etc/passwd; ten such containers sharing one
+// file were ten parses of it (about a second each). Bounded: the databases kept here and the
+// one being parsed come from at most kMaxPasswdBytes of text together (the least recently
+// used go first), and at most kMaxKept of them are kept.
+class ParsedPasswdFiles {
+ public:
+  std::shared_ptr<const passwd::Database> find(const PasswdFileKey& key) {
+    const std::lock_guard lock(mutex_);
+    for (auto it = kept_.begin(); it != kept_.end(); ++it) {
+      if (it->key != key) continue;
+      kept_.splice(kept_.begin(), kept_, it);  // most recently used first
+      return kept_.front().db;
+    }
+    return nullptr;
+  }
+  // Before `bytes` of text are parsed: what is kept, and those bytes, fit the bound.
+  void make_room(std::size_t bytes) {
+    const std::lock_guard lock(mutex_);
+    while (!kept_.empty() && (bytes_ + bytes > kMaxPasswdBytes || kept_.size() >= kMaxKept)) {
+      bytes_ -= kept_.back().bytes;
+      kept_.pop_back();
+    }
+  }
+  void keep(const PasswdFileKey& key, std::size_t bytes, std::shared_ptr<const passwd::Database> db) {
+    const std::lock_guard lock(mutex_);
+    if (bytes_ + bytes > kMaxPasswdBytes || kept_.size() >= kMaxKept) return;  // made room for by another
+    kept_.push_front(Kept{key, bytes, std::move(db)});
+    bytes_ += bytes;
+  }
+
+ private:
+  static constexpr std::size_t kMaxKept = 16;
+  struct Kept {
+    PasswdFileKey key;
+    std::size_t bytes = 0;
+    std::shared_ptr<const passwd::Database> db;
+  };
+  std::mutex mutex_;
+  std::list<Kept> kept_;
+  std::size_t bytes_ = 0;
+};
+
+ParsedPasswdFiles& parsed_passwd_files() {
+  static ParsedPasswdFiles files;
+  return files;
 }
 
 }  // namespace
@@ -151,6 +217,18 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
   if (static_cast<std::uint64_t>(st.st_size) > kMaxPasswdBytes) {
     return failed_database(make_error(display, "fstat", EFBIG));
   }
+  // The same file, unchanged, as another root opened it (containers bind-mounting one file).
+  ParsedPasswdFiles& parsed = parsed_passwd_files();
+  const PasswdFileKey key = key_of(st);
+  if (auto db = parsed.find(key)) return std::make_unique<PasswdUserDatabase>(std::move(db));
+  const auto stopped = [&](const char* why) {
+    return failed_database(ObservationError{display, "read", EINTR,
+                                            std::string("not indexed: the run was stopped (") + why + ")"});
+  };
+  if (limits != nullptr) {
+    if (const char* why = limits->reached()) return stopped(why);
+  }
+  parsed.make_room(static_cast<std::size_t>(st.st_size));
   std::string text(static_cast<std::size_t>(st.st_size), '\0');
   std::size_t got = 0;
   while (got < text.size()) {
@@ -162,12 +240,11 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
     got += static_cast<std::size_t>(n);
   }
   text.resize(got);
-  passwd::Database db = passwd::parse(text, limits);
-  if (db.stopped != nullptr) {
-    return failed_database(
-        ObservationError{display, "read", EINTR,
-                         std::string("not indexed: the run was stopped (") + db.stopped + ")"});
-  }
+  auto db = std::make_shared<passwd::Database>(passwd::parse(text, limits));
+  if (db->stopped != nullptr) return stopped(db->stopped);
+  // Kept for other roots only when the file did not change while it was read.
+  struct stat after {};
+  if (::fstat(fd.get(), &after) == 0 && key_of(after) == key) parsed.keep(key, got, db);
   return std::make_unique<PasswdUserDatabase>(std::move(db));
 }
 
