@@ -30,4 +30,9 @@ std::vector<RootSpec> discover_roots_scanning(const DiscoverOptions& options,
   return discover_roots(options, &scan);
 }
 
+RunLimits root_limits(const RunLimits& run, std::size_t index, std::size_t count) {
+  if (index == 0 || index >= count) return run;
+  return run.share(count - index);
+}
+
 }  // namespace hsperfguard

@@ -128,12 +128,19 @@ constexpr std::size_t kAttachFilesPerPart = 4096;
 
 }  // namespace
 
-void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits) {
-  observe_and_plan(options, run, limits, system_environment());
-}
+namespace {
 
-void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits,
-                      Environment& env) {
+// Called when a temp root is planned, with the index of its first plan item (its items are
+// the plan's last ones) and the root's run limits. false: the run must stop (the journal
+// failed), and no further temp root is observed.
+using ActOnRoot = std::function<bool(std::size_t first_item, const RunLimits& root_limits)>;
+
+// observe_and_plan, with `act` called for each temp root as soon as it is planned: the host's
+// (or the one --tmpdir, --root or --container names) is discovered, observed, planned and
+// acted on before any container's temp dir is looked at, and each container's gets its share
+// of what is left of the deadline (root_limits).
+void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits,
+                          Environment& env, const ActOnRoot& act) {
   if (run.started_at_ms == 0) run.started_at_ms = env.now_epoch_ms();
   run.options.min_age_ms = options.min_age_ms;
   run.options.include_special = options.include_special;
@@ -143,22 +150,32 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
   // threads), its liveness evidence gathered, the regions that can decide read (a live
   // pid's), and planned, while the next ones are observed. The lock table is read once, when
   // the first namespace is gathered (as the audit does).
-  const auto observing = Clock::now();
-  Clock::duration planning{};
+  Clock::duration planning{}, acting{};
   const DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
                                                     options.containers, options.container_pid);
   platform::ObserveOptions observe;
   observe.max_region_bytes = 0;
   observe.open_files = false;  // planned from lstat; the executor re-checks each entry
   observe.attach_files = false;  // observed after the namespaces, in parts
-  observe.limits = limits;
   const std::size_t region_bytes = platform::ObserveOptions{}.max_region_bytes;
   const std::unique_ptr<LivenessSource> liveness = env.liveness(limits);
   ReapPlanner planner(run.plan, run.options, env.host().euid);
   std::vector<ObservationError> discovery_errors;  // containers we could not look into
-  for (const auto& spec : env.discover(discover, &discovery_errors, limits)) {
+  const auto discovering = Clock::now();
+  const std::vector<RootSpec> specs = env.discover(discover, &discovery_errors, limits);
+  run.timings.discover_ms = elapsed_ms(discovering);
+  const auto observing = Clock::now();
+  std::size_t cut_off = 0;  // temp roots after the first stopped at their share
+  bool halted = false;      // `act` said stop
+  std::size_t begun_roots = 0;
+  for (std::size_t s = 0; s < specs.size() && !halted; ++s) {
     if (limits.reached() != nullptr) break;
+    begun_roots = s + 1;
+    const RootSpec& spec = specs[s];
+    const RunLimits this_root = root_limits(limits, s, specs.size());
+    observe.limits = this_root;
     const std::size_t r = run.roots.size();
+    const std::size_t first_item = run.plan.items.size();
     std::vector<NamespaceFacts> namespaces;
     std::vector<ObservationError> region_errors;
     bool begun = false;
@@ -178,7 +195,8 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
                               {});
     // The container stopped since discovery (nothing of it was seen).
     if (!options.container_pid && namespaces.empty() && container_vanished(root)) continue;
-    if (!root.opened) run.incomplete = true;
+    if (!root.opened || root.stopped) run.incomplete = true;
+    if (root.stopped && s > 0 && limits.reached() == nullptr) ++cut_off;
     root.namespaces = std::move(namespaces);
     root.errors.insert(root.errors.end(), region_errors.begin(), region_errors.end());
     if (!begun) planner.begin_root(root, r, env.now_epoch_ms());
@@ -187,7 +205,7 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
     // host pids, except in a container (left unknown there).
     std::vector<ObservationError> attach_errors;
     env.observe_attach_files(
-        spec, root, kAttachFilesPerPart, limits,
+        spec, root, kAttachFilesPerPart, this_root,
         [&](std::vector<AttachFacts>&& part) {
           const auto started = Clock::now();
           for (AttachFacts& attach : part) {
@@ -205,6 +223,11 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
     planner.end_root(root);
     planning += Clock::now() - started;
     run.roots.push_back(std::move(root));
+    if (act) {
+      const auto acting_started = Clock::now();
+      halted = !act(first_item, this_root);
+      acting += Clock::now() - acting_started;
+    }
   }
   // Containers that could not be looked into are errors of the first root (the host's).
   if (!run.roots.empty()) {
@@ -213,12 +236,43 @@ void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const Run
   }
   if (const char* why = limits.reached()) {
     run.incomplete = true;
+    std::string message =
+        std::string("stopped (") + why + ") before every temp dir and namespace was observed and planned";
+    if (begun_roots < specs.size()) {
+      message += " (" + std::to_string(specs.size() - begun_roots) + " of " + std::to_string(specs.size()) +
+                 " temp dirs were not looked at)";
+    }
+    run.errors.push_back(ObservationError{"reap", "observe", EINTR, std::move(message)});
+  } else if (cut_off > 0) {
     run.errors.push_back(ObservationError{"reap", "observe", EINTR,
-                                          std::string("stopped (") + why +
-                                              ") before every temp dir and namespace was observed and planned"});
+                                          "stopped (deadline) in " + std::to_string(cut_off) + " of " +
+                                              std::to_string(specs.size() - 1) +
+                                              " container temp dirs, each at its share of --max-runtime "
+                                              "(their errors say where)"});
+  } else if (halted) {
+    run.incomplete = true;
+    run.errors.push_back(ObservationError{"reap", "act", 0,
+                                          "stopped when the journal failed: " +
+                                              std::to_string(specs.size() - begun_roots) + " of " +
+                                              std::to_string(specs.size()) + " temp dirs were not looked at"});
   }
-  run.timings.plan_ms = std::chrono::duration_cast<std::chrono::milliseconds>(planning).count();
-  run.timings.observe_ms = elapsed_ms(observing) - run.timings.plan_ms;
+  const auto ms = [](Clock::duration d) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+  };
+  run.timings.plan_ms = ms(planning);
+  run.timings.execute_ms = ms(acting);
+  run.timings.observe_ms = elapsed_ms(observing) - run.timings.plan_ms - run.timings.execute_ms;
+}
+
+}  // namespace
+
+void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits) {
+  observe_and_plan(options, run, limits, system_environment());
+}
+
+void observe_and_plan(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits,
+                      Environment& env) {
+  observe_plan_and_act(options, run, limits, env, {});
 }
 
 int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err) {
@@ -283,40 +337,57 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   RunLimits limits;
   limits.stop = &signals.requested();
   limits.deadline = deadline;
-  observe_and_plan(options, run, limits, env);
-
-  if (!options.dry_run) {
-    const auto executing = Clock::now();
-    std::optional<Journal> journal;
-    if (journal_log) {
-      journal.emplace(std::move(*journal_log), run.plan, env);
-      const PlanCounts counts = run.plan.counts();
-      journal->write({{"event", "start"},
-                      {"at", format_utc_millis(env.now_epoch_ms())},
-                      {"planned_removals", counts.remove},
-                      {"items", run.plan.items.size()}});
+  // Each temp root is acted on as soon as it is planned, within its own limits (the host's
+  // first, before any container's temp dir is looked at).
+  std::optional<Journal> journal;
+  if (journal_log) journal.emplace(std::move(*journal_log), run.plan, env);
+  if (!options.dry_run) run.execution.emplace();
+  const ActOnRoot act = [&](std::size_t first_item, const RunLimits& root_limits) {
+    if (options.dry_run) return true;
+    if (journal) {
+      const RootPlan& root = run.plan.roots.back();
+      PlanCounts counts;
+      for (std::size_t i = first_item; i < run.plan.items.size(); ++i) {
+        const ReapAction a = run.plan.items[i].action;
+        ++(a == ReapAction::remove ? counts.remove : a == ReapAction::keep ? counts.keep : counts.skip);
+      }
+      nlohmann::json start = {{"event", "start"},
+                              {"at", format_utc_millis(env.now_epoch_ms())},
+                              {"root", root.root},
+                              {"planned_removals", counts.remove},
+                              {"items", run.plan.items.size() - first_item}};
+      put_text(start, "temp_dir", root.temp_dir);
+      journal->write(start);
     }
     platform::ExecuteOptions exec;
-    exec.deadline = deadline;
+    exec.deadline = root_limits.deadline;
     exec.stop = &signals.requested();
+    exec.first_item = first_item;
     if (journal) {
       exec.before_unlink = [&](const PlanItem& item) { return journal->before_unlink(item); };
       exec.on_action = [&](const PlanItem&, const ReapActionRecord& r) { journal->on_action(r); };
     }
-    run.execution = env.execute_plan(run.plan, exec);
-    if (journal) {
-      const ReapOutcomeCounts c = count_outcomes(*run.execution);
-      journal->write({{"event", "finish"},
-                      {"at", format_utc_millis(env.now_epoch_ms())},
-                      {"removed", c.removed},
-                      {"vanished", c.vanished},
-                      {"became_live", c.became_live},
-                      {"changed", c.changed},
-                      {"failed", c.failed},
-                      {"not_attempted", c.not_attempted}});
-      if (journal->error()) run.errors.push_back(*journal->error());
-    }
-    run.timings.execute_ms = elapsed_ms(executing);
+    ExecutionResult done = env.execute_plan(run.plan, exec);
+    ExecutionResult& all = *run.execution;
+    all.actions.insert(all.actions.end(), std::make_move_iterator(done.actions.begin()),
+                       std::make_move_iterator(done.actions.end()));
+    all.errors.insert(all.errors.end(), done.errors.begin(), done.errors.end());
+    all.deadline_reached = all.deadline_reached || done.deadline_reached;
+    all.interrupted = all.interrupted || done.interrupted;
+    return !journal || !journal->error();
+  };
+  observe_plan_and_act(options, run, limits, env, act);
+  if (journal) {
+    const ReapOutcomeCounts c = count_outcomes(*run.execution);
+    journal->write({{"event", "finish"},
+                    {"at", format_utc_millis(env.now_epoch_ms())},
+                    {"removed", c.removed},
+                    {"vanished", c.vanished},
+                    {"became_live", c.became_live},
+                    {"changed", c.changed},
+                    {"failed", c.failed},
+                    {"not_attempted", c.not_attempted}});
+    if (journal->error()) run.errors.push_back(*journal->error());
   }
   run.finished_at_ms = env.now_epoch_ms();
 
@@ -378,7 +449,8 @@ SubcommandHook add_reap_command(CLI::App& app) {
       "--max-runtime when given, then exits 0 as well.\n"
       "Exit codes: 0 done or nothing to do (also: --max-runtime reached, lock busy), 1 some\n"
       "removals failed, 2 usage error, 3 could not run (temp dir unreadable, lock or journal\n"
-      "unusable, report not written, interrupted by a signal).");
+      "unusable, report not written, interrupted by a signal, a temp dir not observed to its\n"
+      "end: the report's roots say which).");
   auto* tmpdir_opt =
       cmd->add_option("--tmpdir", p->tmpdir, "Reap this temp dir of this host instead of /tmp")
           ->check(dir_path());
@@ -392,7 +464,8 @@ SubcommandHook add_reap_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-runtime", p->max_runtime,
                   "Stop after this long: no new removal is started (checked between entries; "
-                  "in discovery or observation: exit 3)")
+                  "in discovery or observation: exit 3). The host's temp dir (or --tmpdir, --root) "
+                  "is reaped first; each container's then has an equal share of what is left")
       ->check(duration());
   cmd->add_option("--format", p->format, "json or text (default: text on a terminal)")
       ->check(CLI::IsMember({"json", "text"}));

@@ -294,6 +294,10 @@ struct TempRootFacts {
   std::vector<NamespaceFacts> namespaces;
   std::vector<AttachFacts> attach_files;
   std::vector<ObservationError> errors;
+  // Why observation stopped before the end of this temp dir (its run limits were reached:
+  // "deadline", "interrupted"); its errors say how far it got. nullopt: observed to the end,
+  // or not opened at all (then its errors say why).
+  std::optional<std::string> stopped;
 };
 
 // A file named after a pid in one of a temp dir's namespaces (`inspect PID` chooses among

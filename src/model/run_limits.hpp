@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 
 namespace hsperfguard {
@@ -18,6 +20,18 @@ struct RunLimits {
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return "interrupted";
     if (deadline && std::chrono::steady_clock::now() >= *deadline) return "deadline";
     return nullptr;
+  }
+
+  // The limits of one of `ways` pieces of work still to do (a temp root among those not yet
+  // begun): the same stop signal, and an equal share of the time left before the deadline,
+  // so that one piece that costs much cannot leave nothing to the others.
+  RunLimits share(std::size_t ways) const {
+    RunLimits part = *this;
+    const auto now = std::chrono::steady_clock::now();
+    if (deadline && ways > 1 && now < *deadline) {
+      part.deadline = now + (*deadline - now) / static_cast<std::int64_t>(ways);
+    }
+    return part;
   }
 };
 

@@ -48,7 +48,8 @@ struct ObserveOptions {
   // how many namespaces there are (any user can make them in /tmp).
   std::size_t namespaces_per_batch = 0;
   // Checked before each namespace (and each part): once reached, no further namespace is
-  // entered or handed over, and the temp root's errors say how far observation got.
+  // entered or handed over; the temp root's `stopped` says why and its errors how far
+  // observation got.
   RunLimits limits;
   // Whether the `.java_pid<pid>` and `.attach_pid<pid>` entries beside the namespaces are
   // observed with them, all into TempRootFacts::attach_files. false: they are left out, for a

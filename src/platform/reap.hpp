@@ -57,9 +57,13 @@ struct ExecuteOptions {
   // Called (serialised) once per attempted item, as soon as it is settled.
   std::function<void(const PlanItem&, const ReapActionRecord&)> on_action;
   unsigned max_threads = 2;  // namespaces are shared between this many acting threads
+  // The items before this one are not this call's (a reaper that acts on each temp root as
+  // soon as it is planned hands over the plan's new items): they get no record.
+  std::size_t first_item = 0;
 };
 
-// Carries out every `remove` item of the plan; keeps and skips are not touched.
+// Carries out every `remove` item of the plan from options.first_item on; keeps and skips
+// are not touched.
 ExecutionResult execute_plan(const Plan& plan, const ExecuteOptions& options);
 
 // Observation's complement for the reaper. Reading every region costs most of observing

@@ -13,9 +13,10 @@ ExecutionLedger::ExecutionLedger(const Plan& plan, const ExecuteOptions& options
 
 void ExecutionLedger::run(const std::function<void(const RootPlan&, const RootWork&)>& run_root) {
   slot_of_.assign(plan_.items.size(), kNoSlot);
+  const auto first = plan_.items.begin() + static_cast<std::ptrdiff_t>(std::min(options_.first_item, plan_.items.size()));
   result_.actions.reserve(static_cast<std::size_t>(std::count_if(
-      plan_.items.begin(), plan_.items.end(), [](const PlanItem& item) { return item.action == ReapAction::remove; })));
-  for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+      first, plan_.items.end(), [](const PlanItem& item) { return item.action == ReapAction::remove; })));
+  for (std::size_t i = options_.first_item; i < plan_.items.size(); ++i) {
     if (plan_.items[i].action != ReapAction::remove) continue;
     slot_of_[i] = result_.actions.size();
     ReapActionRecord& r = result_.actions.emplace_back();
@@ -26,7 +27,7 @@ void ExecutionLedger::run(const std::function<void(const RootPlan&, const RootWo
 
   for (const RootPlan& root : plan_.roots) {
     RootWork work;
-    for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+    for (std::size_t i = options_.first_item; i < plan_.items.size(); ++i) {
       const PlanItem& item = plan_.items[i];
       if (item.root != root.root || item.action != ReapAction::remove) continue;
       if (item.subject == ReapSubject::attach_file) {
@@ -98,7 +99,7 @@ bool ExecutionLedger::write_ahead(std::size_t item) {
 
 void ExecutionLedger::fail_root(const RootPlan& root, const ObservationError& e, const char* detail) {
   record_error(e);
-  for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+  for (std::size_t i = options_.first_item; i < plan_.items.size(); ++i) {
     if (plan_.items[i].root == root.root && plan_.items[i].action == ReapAction::remove) {
       settle(i, ReapOutcome::failed, detail, e);
     }

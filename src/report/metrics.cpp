@@ -260,6 +260,7 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
   out.family("hsperfguard_reap_phase_duration_seconds", "gauge",
              "Wall time of each phase of the last reap run.");
   out.sample({{"phase", "lock"}}, seconds(run.timings.lock_ms));
+  out.sample({{"phase", "discover"}}, seconds(run.timings.discover_ms));
   out.sample({{"phase", "observe"}}, seconds(run.timings.observe_ms));
   out.sample({{"phase", "plan"}}, seconds(run.timings.plan_ms));
   out.sample({{"phase", "execute"}}, seconds(run.timings.execute_ms));

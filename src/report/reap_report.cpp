@@ -187,6 +187,7 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
     jr["attach_files"] = {{"judged", rp.attach_judged},
                           {"deferred", rp.attach_deferred},
                           {"unlisted", rp.attach_unlisted}};
+    jr["stopped"] = or_null(facts.stopped);
     jr["errors"] = errors_json(facts.errors, all_errors);
     roots.push_back(std::move(jr));
   }
@@ -261,6 +262,7 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
     reap["interrupted"] = false;
   }
   reap["timings_ms"] = {{"lock", run.timings.lock_ms},
+                        {"discover", run.timings.discover_ms},
                         {"observe", run.timings.observe_ms},
                         {"plan", run.timings.plan_ms},
                         {"execute", run.timings.execute_ms}};
@@ -331,7 +333,9 @@ std::string reap_report_text(const ReapRun& run) {
     if (rp.kind != RootKind::host) {
       out << " (" << to_string(rp.kind) << " " << terminal_safe(rp.root_dir) << ")";
     }
-    out << (rp.actionable ? "" : "  NOT ACTIONABLE: " + terminal_safe(rp.why)) << "\n";
+    out << (rp.actionable ? "" : "  NOT ACTIONABLE: " + terminal_safe(rp.why));
+    if (const auto& stopped = run.roots.at(rp.root).stopped) out << "  STOPPED (" << *stopped << ")";
+    out << "\n";
     for (const auto& e : run.roots.at(rp.root).errors) {
       out << "  error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": " << terminal_safe(e.message) << "\n";
     }

@@ -28,6 +28,7 @@ struct ReapTimings {
   std::int64_t observe_ms = 0;   // listing and stat'ing, liveness, the regions it needed
   std::int64_t plan_ms = 0;
   std::int64_t execute_ms = 0;
+  std::int64_t discover_ms = 0;  // which temp dirs to look at: the container scan over /proc
 };
 
 struct ReapRun {
@@ -42,7 +43,9 @@ struct ReapRun {
   std::vector<ObservationError> errors;  // run-level (the journal, ...)
   std::int64_t started_at_ms = 0;
   std::int64_t finished_at_ms = 0;
-  bool incomplete = false;  // a temp dir could not be observed
+  // A temp dir could not be observed, or was not observed to the end (the run's limits, or
+  // a container's share of them, were reached: its TempRootFacts::stopped says so).
+  bool incomplete = false;
   ReapTimings timings;
 };
 

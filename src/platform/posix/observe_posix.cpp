@@ -903,10 +903,11 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     if (stopped_at) {
       // The namespaces from there on are not observed: the run limits were reached.
       const char* why = options.limits.reached();
+      facts.stopped = why != nullptr ? why : "interrupted";
       facts.errors.push_back(
           ObservationError{temp.display, "observe", EINTR,
-                           std::string("stopped (") + (why != nullptr ? why : "interrupted") +
-                               ") after " + std::to_string(observed + *stopped_at) +
+                           "stopped (" + *facts.stopped + ") after " +
+                               std::to_string(observed + *stopped_at) +
                                " namespaces: the others were not observed"});
       break;
     }

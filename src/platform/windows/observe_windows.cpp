@@ -286,6 +286,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   root.namespaces.clear();
   for (std::size_t i = 0; i < namespaces.size(); ++i) {
     if (const char* why = options.limits.reached()) {
+      root.stopped = why;
       root.errors.push_back(ObservationError{temp_path, "observe", ERROR_OPERATION_ABORTED,
                                              std::string("stopped (") + why + ") after " + std::to_string(i) +
                                                  " namespaces: the others were not handed over"});
