@@ -194,10 +194,11 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     // The attach files beside a temp dir's namespaces (any user can make any number), judged,
     // counted and written a part at a time. Their JSON list follows every namespace of every
     // temp dir, so there each temp dir's are observed (its directory opened again) after all.
-    const auto observe_attach = [&](const RootSpec& spec, std::size_t r, TempRootFacts& root) {
+    const auto observe_attach = [&](const RootSpec& spec, std::size_t r, TempRootFacts& root,
+                                    const RunLimits& attach_limits) {
       std::vector<ObservationError> errors;
       env.observe_attach_files(
-          spec, root, kFilesPerPart, limits,
+          spec, root, kFilesPerPart, attach_limits,
           [&](std::vector<AttachFacts>&& part) {
             std::string text;
             for (const AttachFacts& attach : part) {
@@ -215,8 +216,13 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       root.errors.insert(root.errors.end(), errors.begin(), errors.end());
     };
     std::vector<const RootSpec*> root_specs;  // of result.roots, whose attach files follow
-    for (const auto& spec : specs) {
+    // The first temp dir (the host's, or the one --tmpdir, --root or --container names) has
+    // the run's limits; each container's an equal share of what is left (root_limits).
+    std::size_t cut_off = 0;  // container temp dirs stopped at their share
+    for (std::size_t s = 0; s < specs.size(); ++s) {
       if (limits.reached() != nullptr) break;
+      const RootSpec& spec = specs[s];
+      const RunLimits this_root = root_limits(limits, s, specs.size());
       const std::size_t r = result.roots.size();
       StagedNamespaces staged;
       std::mutex users_mutex;
@@ -249,7 +255,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
         staged.put(key, std::move(done));
       };
       TempRootFacts root = env.observe_temp_root(
-          spec, audit_observe_options(limits),
+          spec, audit_observe_options(this_root),
           [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
             if (ns.part == 0) ++namespaces;
             StagedNamespace done = staged.take({namespaces - 1, ns.part});
@@ -275,8 +281,10 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       if (json && !closing.empty()) json->add_rendered_continuation(closing);
       // The container stopped since discovery (nothing of it was seen).
       if (!options.container_pid && namespaces == 0 && container_vanished(root)) continue;
-      // A temp dir that could not be opened leaves nothing judged beneath it.
-      if (!root.opened) result.incomplete = true;
+      // A temp dir that could not be opened leaves nothing judged beneath it; one stopped
+      // before its end, what comes after.
+      if (!root.opened || root.stopped) result.incomplete = true;
+      if (root.stopped && s > 0 && limits.reached() == nullptr) ++cut_off;
       // Invisible JVMs whose namespace does not exist are the temp dir's.
       for (const auto& jvm : jvms) {
         if (jvm.invisible() && jvm.user && jvm_uses_temp_root(jvm, root) && !users_seen.contains(*jvm.user)) {
@@ -289,19 +297,21 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
         continue;  // judged once its attach files are, after every namespace
       }
       if (!opened) write(audit_root_opening_text(root));
-      observe_attach(spec, r, root);
+      observe_attach(spec, r, root, this_root);
       RootJudgement judgement = judge_root(root, result.policy);
       write(audit_root_closing_text(root, judgement, namespaces));
       result.roots.push_back(std::move(root));
       result.judgements.push_back(std::move(judgement));
     }
     for (std::size_t r = 0; r < root_specs.size(); ++r) {
-      observe_attach(*root_specs[r], r, result.roots[r]);
+      observe_attach(*root_specs[r], r, result.roots[r], limits);
       result.judgements.push_back(judge_root(result.roots[r], result.policy));
     }
     if (const char* why = limits.reached()) {
       result.stopped = why;
       result.incomplete = true;
+    } else if (cut_off > 0) {
+      result.stopped = "deadline";  // some containers' shares of it (each root says which)
     }
     // Containers that could not be looked into are errors of the first root (the host's).
     if (!result.roots.empty()) {

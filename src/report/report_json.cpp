@@ -142,6 +142,7 @@ json root_json(const TempRootFacts& root, const RootJudgement& rj) {
     // JVM is not held back by permissions.)
     jr["new_namespace_prediction"] = prediction_json(checks::predict_new_namespace(root, false));
   }
+  jr["stopped"] = root.stopped ? json(*root.stopped) : json(nullptr);
   if (root.container) {
     jr["container"] = {{"host_pid", root.container->host_pid},
                        {"mount_namespace", root.container->mount_namespace}};

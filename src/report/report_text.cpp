@@ -67,6 +67,7 @@ std::string audit_root_closing_text(const TempRootFacts& root, const RootJudgeme
     render_audit_attach_text(out, root.attach_files[a], rj.attach_files[a]);
   }
   out.append("  ").append(std::to_string(namespaces)).append(" namespace(s) in ").append(terminal_safe(root.temp_dir));
+  if (root.stopped) out.append("; STOPPED (").append(*root.stopped).append(") before its end");
   return out + "\n";
 }
 
