@@ -72,6 +72,44 @@ TEST(Passwd, LimitsStopALargeParseAndLeaveNothingToLookUp) {
   ASSERT_NE(whole.find_name("user19999"), nullptr);
 }
 
+// Each temp root has its share of the run's time: a large passwd that several roots open is
+// parsed on by each from where the last one stopped, and even calls each made after their
+// deadline finish it between them (every call goes on by a step), with the database the
+// whole file gives.
+TEST(Passwd, AParseStoppedGoesOnWhereItStoppedAndEndsWithTheWholeDatabase) {
+  std::string text = "# comment\nbad line\n+nis\n";
+  for (int i = 0; i < 20000; ++i)
+    text += "user" + std::to_string(i) + ":x:" + std::to_string(50000 - i) + ":1:::\n";
+  text += "user7:x:1:1:::\n";  // a second user7: the first one wins
+  const RunLimits late{nullptr, std::chrono::steady_clock::now() - std::chrono::seconds(1)};
+  PartialParse state;
+  int calls = 0;
+  const char* why = "deadline";
+  while (why != nullptr && calls < 100) {
+    const std::size_t offset = state.offset;
+    why = parse_some(text, state, &late);
+    ++calls;
+    if (why != nullptr) {
+      EXPECT_STREQ(why, "deadline");
+      EXPECT_FALSE(state.done);
+      EXPECT_TRUE(state.offset > offset || state.offset == text.size()) << "call " << calls;
+    }
+  }
+  // 20,004 lines: five steps of 4,096 lines, then the indexing.
+  EXPECT_EQ(calls, 6);
+  ASSERT_TRUE(state.done);
+  const Database whole = parse(text);
+  EXPECT_EQ(state.db.entries.size(), whole.entries.size());
+  EXPECT_EQ(state.db.malformed_lines, whole.malformed_lines);
+  EXPECT_EQ(state.db.nis_lines, whole.nis_lines);
+  EXPECT_EQ(state.db.by_name, whole.by_name);
+  EXPECT_EQ(state.db.by_uid, whole.by_uid);
+  ASSERT_NE(state.db.find_name("user7"), nullptr);
+  EXPECT_EQ(state.db.find_name("user7")->uid, 49993u);
+  EXPECT_EQ(state.db.find_uid(1)->name, "user7");
+  EXPECT_EQ(parse_some(text, state, &late), nullptr) << "a finished parse stays finished";
+}
+
 TEST(Passwd, ParsesTheSevenFields) {
   const Database db = parse(
       "root:x:0:0:root:/root:/bin/bash\n"

@@ -33,15 +33,26 @@ const Entry* Database::find_uid(std::uint32_t uid) const {
 }
 
 Database parse(std::string_view text, const RunLimits* limits) {
-  Database db;
-  auto stop = [&](const char* why) {
+  PartialParse state;
+  if (const char* why = parse_some(text, state, limits)) {
     Database stopped;
     stopped.stopped = why;
     return stopped;
-  };
-  for (std::size_t line_number = 0; !text.empty(); ++line_number) {
-    if (limits != nullptr && line_number % 4096 == 0) {
-      if (const char* why = limits->reached()) return stop(why);
+  }
+  return std::move(state.db);
+}
+
+const char* parse_some(std::string_view whole, PartialParse& state, const RunLimits* limits) {
+  if (state.done) return nullptr;
+  Database& db = state.db;
+  std::string_view text = whole.substr(std::min(state.offset, whole.size()));
+  // Every call goes on by one step at least (a few thousand lines, or the indexing), so that
+  // calls each made late still finish the parse between them.
+  const std::size_t first_line = state.line_number;
+  for (; !text.empty(); ++state.line_number) {
+    if (limits != nullptr && state.line_number % 4096 == 0 && state.line_number != first_line) {
+      state.offset = whole.size() - text.size();
+      if (const char* why = limits->reached()) return why;
     }
     const auto newline = text.find('\n');
     std::string_view line = text.substr(0, newline);
@@ -82,8 +93,9 @@ Database parse(std::string_view text, const RunLimits* limits) {
     }
     db.entries.push_back(Entry{std::string(field[0]), *uid, *gid});
   }
-  if (limits != nullptr) {
-    if (const char* why = limits->reached()) return stop(why);
+  state.offset = whole.size();
+  if (limits != nullptr && state.line_number != first_line) {
+    if (const char* why = limits->reached()) return why;
   }
   // Stable: of equal names (or uids), the first in the file comes first.
   db.by_name.resize(db.entries.size());
@@ -93,7 +105,8 @@ Database parse(std::string_view text, const RunLimits* limits) {
                    [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].name < db.entries[b].name; });
   std::stable_sort(db.by_uid.begin(), db.by_uid.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].uid < db.entries[b].uid; });
-  return db;
+  state.done = true;
+  return nullptr;
 }
 
 }  // namespace hsperfguard::passwd

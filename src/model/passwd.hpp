@@ -47,8 +47,24 @@ struct Database {
 // Skipped without counting: blank lines and lines whose first non-blank character is '#'.
 // Malformed: not exactly 7 ':'-separated fields, an empty name, a NUL anywhere, a uid or
 // gid that is not plain decimal in [0, 4294967294] ((uid_t)-1 is never a user).
-// With `limits`, asks them every few thousand lines and before indexing: a passwd of tens of
-// MB must not hold off a stop signal or the deadline (then `stopped` is set).
+// With `limits`, asks them every 4,096 lines and before indexing: a passwd of tens of MB must
+// not hold off a stop signal or the deadline (then `stopped` is set).
 Database parse(std::string_view text, const RunLimits* limits = nullptr);
+
+// A parse that was stopped and can go on: what parse_some keeps between two calls.
+struct PartialParse {
+  Database db;                  // the entries so far; indexed once done
+  std::size_t offset = 0;       // where the next line of the text starts
+  std::size_t line_number = 0;  // lines read so far
+  bool done = false;
+};
+
+// parse, a piece at a time: goes on with `text` (the same text at every call) from where
+// `state` stopped, to its end (then state.done, and state.db is the whole database, indexed)
+// or until `limits` are reached, and returns why ("deadline", "interrupted"; nullptr: done).
+// Each call goes on by 4,096 lines or the indexing at least before it asks the limits.
+// A passwd of tens of MB opened by several roots, each with its own share of the run's time,
+// is parsed once even when no one share is enough for the whole of it.
+const char* parse_some(std::string_view text, PartialParse& state, const RunLimits* limits = nullptr);
 
 }  // namespace hsperfguard::passwd

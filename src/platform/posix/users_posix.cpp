@@ -142,44 +142,63 @@ PasswdFileKey key_of(const struct stat& st) {
                        st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
 }
 
+// One passwd file's parse: its text while it is parsed (a parse stopped by one root's share of
+// the run's time is gone on with by the next root that opens the file), then its database.
+struct PasswdParse {
+  std::size_t bytes = 0;  // of the file: what it counts against the bound below
+  std::string text;
+  passwd::PartialParse state;
+  std::shared_ptr<const passwd::Database> db;  // once done
+};
+
 // Parsed passwd files of foreign roots, shared between the roots that open the same one. Any
-// user can make a user and mount namespace that a root run scans as a container, with a
-// passwd of up to 64 MiB bind-mounted over its etc/passwd; ten such containers sharing one
-// file were ten parses of it (about a second each). Bounded: the databases kept here and the
-// one being parsed come from at most kMaxPasswdBytes of text together (the least recently
-// used go first), and at most kMaxKept of them are kept.
+// user can make user and mount namespaces that a root run scans as containers, with a passwd
+// of up to 64 MiB bind-mounted over their etc/passwd; ten of them sharing one file were ten
+// parses of it (about a second each). Bounded: the parses kept here (done or not) and the one
+// being read come from at most kMaxPasswdBytes of text together (the least recently used go
+// first), and at most kMaxKept are kept.
 class ParsedPasswdFiles {
  public:
-  std::shared_ptr<const passwd::Database> find(const PasswdFileKey& key) {
+  // The parse of the file with this key: a database that stays shared, or a parse that is not
+  // done, taken out to be gone on with (and kept again); nullptr: none.
+  std::shared_ptr<PasswdParse> take(const PasswdFileKey& key) {
     const std::lock_guard lock(mutex_);
     for (auto it = kept_.begin(); it != kept_.end(); ++it) {
       if (it->key != key) continue;
-      kept_.splice(kept_.begin(), kept_, it);  // most recently used first
-      return kept_.front().db;
+      std::shared_ptr<PasswdParse> parse = it->parse;
+      if (parse->db) {
+        kept_.splice(kept_.begin(), kept_, it);  // most recently used first
+      } else {
+        bytes_ -= parse->bytes;
+        kept_.erase(it);
+      }
+      return parse;
     }
     return nullptr;
   }
-  // Before `bytes` of text are parsed: what is kept, and those bytes, fit the bound.
+  // Before `bytes` of text are read: what is kept, and those bytes, fit the bound.
   void make_room(std::size_t bytes) {
     const std::lock_guard lock(mutex_);
     while (!kept_.empty() && (bytes_ + bytes > kMaxPasswdBytes || kept_.size() >= kMaxKept)) {
-      bytes_ -= kept_.back().bytes;
+      bytes_ -= kept_.back().parse->bytes;
       kept_.pop_back();
     }
   }
-  void keep(const PasswdFileKey& key, std::size_t bytes, std::shared_ptr<const passwd::Database> db) {
+  void keep(const PasswdFileKey& key, std::shared_ptr<PasswdParse> parse) {
     const std::lock_guard lock(mutex_);
-    if (bytes_ + bytes > kMaxPasswdBytes || kept_.size() >= kMaxKept) return;  // made room for by another
-    kept_.push_front(Kept{key, bytes, std::move(db)});
-    bytes_ += bytes;
+    for (const Kept& k : kept_) {
+      if (k.key == key) return;  // kept meanwhile (another thread)
+    }
+    if (bytes_ + parse->bytes > kMaxPasswdBytes || kept_.size() >= kMaxKept) return;
+    bytes_ += parse->bytes;
+    kept_.push_front(Kept{key, std::move(parse)});
   }
 
  private:
   static constexpr std::size_t kMaxKept = 16;
   struct Kept {
     PasswdFileKey key;
-    std::size_t bytes = 0;
-    std::shared_ptr<const passwd::Database> db;
+    std::shared_ptr<PasswdParse> parse;
   };
   std::mutex mutex_;
   std::list<Kept> kept_;
@@ -217,35 +236,53 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
   if (static_cast<std::uint64_t>(st.st_size) > kMaxPasswdBytes) {
     return failed_database(make_error(display, "fstat", EFBIG));
   }
-  // The same file, unchanged, as another root opened it (containers bind-mounting one file).
-  ParsedPasswdFiles& parsed = parsed_passwd_files();
+  // The same file, unchanged, as another root opened it (containers bind-mounting one file):
+  // its database, or its parse to go on with.
+  ParsedPasswdFiles& files = parsed_passwd_files();
   const PasswdFileKey key = key_of(st);
-  if (auto db = parsed.find(key)) return std::make_unique<PasswdUserDatabase>(std::move(db));
-  const auto stopped = [&](const char* why) {
-    return failed_database(ObservationError{display, "read", EINTR,
-                                            std::string("not indexed: the run was stopped (") + why + ")"});
-  };
-  if (limits != nullptr) {
-    if (const char* why = limits->reached()) return stopped(why);
+  std::shared_ptr<PasswdParse> parse = files.take(key);
+  if (parse && parse->db) return std::make_unique<PasswdUserDatabase>(parse->db);
+  bool shared = parse != nullptr;  // kept for other roots (the file did not change while read)
+  if (!parse) {
+    if (limits != nullptr) {
+      if (const char* why = limits->reached()) {
+        return failed_database(ObservationError{
+            display, "read", EINTR, std::string("not read: the run was stopped (") + why + ")"});
+      }
+    }
+    files.make_room(static_cast<std::size_t>(st.st_size));
+    parse = std::make_shared<PasswdParse>();
+    std::string& text = parse->text;
+    text.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n =
+          ::pread(fd.get(), text.data() + got, text.size() - got, static_cast<off_t>(got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return failed_database(make_error(display, "pread", errno));
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+    parse->bytes = static_cast<std::size_t>(st.st_size);
+    struct stat after {};
+    shared = ::fstat(fd.get(), &after) == 0 && key_of(after) == key;
   }
-  parsed.make_room(static_cast<std::size_t>(st.st_size));
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n =
-        ::pread(fd.get(), text.data() + got, text.size() - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return failed_database(make_error(display, "pread", errno));
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
+  const char* why = passwd::parse_some(parse->text, parse->state, limits);
+  if (why == nullptr) {
+    parse->db = std::make_shared<const passwd::Database>(std::move(parse->state.db));
+    parse->state = passwd::PartialParse{};
+    parse->text = std::string();
   }
-  text.resize(got);
-  auto db = std::make_shared<passwd::Database>(passwd::parse(text, limits));
-  if (db->stopped != nullptr) return stopped(db->stopped);
-  // Kept for other roots only when the file did not change while it was read.
-  struct stat after {};
-  if (::fstat(fd.get(), &after) == 0 && key_of(after) == key) parsed.keep(key, got, db);
-  return std::make_unique<PasswdUserDatabase>(std::move(db));
+  const std::size_t line = parse->state.line_number;
+  if (shared) files.keep(key, parse);
+  if (why != nullptr) {
+    return failed_database(ObservationError{
+        display, "read", EINTR,
+        std::string("not indexed: the run was stopped (") + why + ") after " + std::to_string(line) +
+            " lines" + (shared ? ", where the next temp dir that opens this file goes on" : "")});
+  }
+  return std::make_unique<PasswdUserDatabase>(parse->db);
 }
 
 std::unique_ptr<UserDatabase> root_user_database(const std::string& root) {
