@@ -4,11 +4,14 @@
 // so these tests run the same on every platform.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "checks_builders.hpp"
@@ -63,15 +66,22 @@ class FakeLiveness final : public LivenessSource {
   std::map<std::int32_t, ProcessFacts> gone_;
 };
 
-// A world of temp roots (by temp dir), processes and held locks; the clock stands still.
+// A world of temp roots (by temp dir; a container's by its root), processes and held locks;
+// the clock stands still.
 class FakeEnvironment final : public Environment {
  public:
   std::map<std::string, TempRootFacts> roots;
   std::map<std::int32_t, ProcessFacts> processes;
   std::set<std::uint64_t> locked;  // inode numbers whose flock is held
   std::uint32_t euid = 0;
+  std::optional<ContainerScan> scan;  // containers discovery finds (as root, by default)
+  // Roots whose observation costs until their run limits are reached (a fake container's
+  // huge passwd): then stopped, as observation stops, before their first namespace.
+  std::set<std::string> costly;
   // What the commands asked.
-  std::vector<std::string> observed;      // temp dirs
+  std::vector<std::string> calls;  // "observe ROOT" and "execute FIRST-ITEM", in order
+  std::map<std::string, std::optional<std::chrono::steady_clock::time_point>> deadlines;  // by root
+  std::vector<std::string> observed;      // temp dirs (a container's: its root)
   std::vector<std::string> gathered;      // namespaces whose liveness was gathered
   std::vector<std::string> regions_read;  // files whose regions were read
   std::vector<std::size_t> attach_parts;  // the sizes of the attach parts handed over
@@ -89,13 +99,25 @@ class FakeEnvironment final : public Environment {
 
   std::vector<RootSpec> discover(const DiscoverOptions& options, std::vector<ObservationError>*,
                                  const RunLimits&) override {
-    return discover_roots(options);
+    return discover_roots(options, scan ? &*scan : nullptr);
   }
   TempRootFacts observe_temp_root(const RootSpec& spec, const platform::ObserveOptions& options,
                                   const platform::NamespaceConsumer& consume,
                                   const platform::NamespaceStage& stage) override {
-    observed.push_back(spec.temp_dir);
-    auto it = roots.find(spec.temp_dir);
+    const std::string key = spec.kind == RootKind::container ? spec.root : spec.temp_dir;
+    observed.push_back(key);
+    calls.push_back("observe " + key);
+    deadlines[key] = options.limits.deadline;
+    auto it = roots.find(key);
+    if (it != roots.end() && costly.contains(key)) {
+      TempRootFacts shell = it->second;
+      shell.namespaces.clear();
+      while (options.limits.reached() == nullptr) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      shell.stopped = options.limits.reached();
+      shell.errors.push_back(ObservationError{key + "/tmp", "observe", 4,
+                                              "stopped (" + *shell.stopped + ") after 0 namespaces"});
+      return shell;
+    }
     if (it == roots.end()) {
       TempRootFacts missing;
       missing.kind = spec.kind;
@@ -163,8 +185,9 @@ class FakeEnvironment final : public Environment {
 
   ExecutionResult execute_plan(const Plan& plan, const platform::ExecuteOptions& options) override {
     executed = plan;
+    calls.push_back("execute " + std::to_string(options.first_item));
     ExecutionResult result;
-    for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    for (std::size_t i = options.first_item; i < plan.items.size(); ++i) {
       if (plan.items[i].action != ReapAction::remove) continue;
       ReapActionRecord record;
       record.item = i;
@@ -371,6 +394,73 @@ TEST(CommandSeam, AuditJudgesAttachFilesAPartAtATime) {
       << "an attach file without findings is not shown in text";
 }
 
+// The host's /tmp (alice's, one stale file) and three containers found by discovery: the
+// first costs whatever time it is given (a fake container with a huge passwd), the second has
+// a stale file of its own, the third nothing. --max-runtime 900ms.
+FakeEnvironment host_and_containers_world() {
+  FakeEnvironment env = alice_world();
+  ContainerScan scan;
+  scan.host_temp_dir = DirIdentity{1, 100};
+  for (std::int32_t pid : {11, 12, 13}) {
+    ProcessTempDir dir;
+    dir.host_pid = pid;
+    dir.mount_namespace = "mnt:[" + std::to_string(4026530000 + pid) + "]";
+    dir.temp_dir = DirIdentity{static_cast<std::uint64_t>(pid), 100};
+    scan.temp_dirs.push_back(dir);
+    TempRootFacts root = temp_root();
+    root.kind = RootKind::container;
+    root.root = "/proc/" + std::to_string(pid) + "/root";
+    root.container = ContainerFacts{};
+    root.container->host_pid = pid;
+    root.container->mount_namespace = dir.mount_namespace;
+    if (pid == 12) {
+      NamespaceFacts ns = namespace_of("bob", 1001);
+      FileFacts stale = backing_file(ns, "77");
+      stale.lstat->ino = stale.opened->ino = 777;
+      ns.files = {stale};
+      root.namespaces.push_back(std::move(ns));
+    }
+    env.roots.emplace(root.root, std::move(root));
+  }
+  env.scan = scan;
+  env.costly.insert("/proc/11/root");
+  return env;
+}
+
+// A container that costs whatever time it is given takes its share of --max-runtime and no
+// more: the host's temp dir has the run's own limits and comes first, each container gets an
+// equal share of what is left, the one cut off is named, the others are audited whole, and
+// the run says it is incomplete.
+TEST(CommandSeam, AuditGivesEachContainerAShareOfMaxRuntimeAndNamesTheOneCutOff) {
+  FakeEnvironment env = host_and_containers_world();
+  AuditCommandOptions options;
+  options.format = ReportFormat::json;
+  options.max_runtime_ms = 900;
+  std::ostringstream out, err;
+  const auto started = std::chrono::steady_clock::now();
+  const int exit = run_audit_command(options, out, err, env);
+  EXPECT_EQ(exit, kExitIncomplete) << err.str();
+  EXPECT_EQ(env.observed,
+            (std::vector<std::string>{"/tmp", "/proc/11/root", "/proc/12/root", "/proc/13/root"}));
+  ASSERT_TRUE(env.deadlines.at("/tmp").has_value());
+  const auto run_deadline = *env.deadlines.at("/tmp");
+  EXPECT_GE(run_deadline - started, std::chrono::milliseconds(900));
+  // A third of the run's time, not all of it.
+  ASSERT_TRUE(env.deadlines.at("/proc/11/root").has_value());
+  EXPECT_LE(*env.deadlines.at("/proc/11/root") - started, std::chrono::milliseconds(320));
+  const auto report = nlohmann::json::parse(out.str());
+  EXPECT_FALSE(report.at("complete").get<bool>());
+  EXPECT_EQ(report.at("stopped"), "deadline");
+  ASSERT_EQ(report.at("roots").size(), 4U) << out.str();
+  EXPECT_TRUE(report.at("roots")[0].at("stopped").is_null());
+  EXPECT_EQ(report.at("roots")[1].at("stopped"), "deadline");
+  EXPECT_TRUE(report.at("roots")[2].at("stopped").is_null());
+  EXPECT_TRUE(report.at("roots")[3].at("stopped").is_null());
+  std::set<std::string> paths;
+  for (const auto& ns : report.at("namespaces")) paths.insert(ns.at("path").get<std::string>());
+  EXPECT_TRUE(paths.contains("/tmp/hsperfdata_bob")) << "the container after the costly one was audited";
+}
+
 // ---- reap ------------------------------------------------------------------------------------
 
 std::map<std::string, std::string> planned_actions(const Plan& plan) {
@@ -426,6 +516,41 @@ TEST(CommandSeam, ReapExitCodesFollowTheOutcomes) {
   FakeEnvironment interrupted = alice_world();
   interrupted.interrupt_execution = true;
   EXPECT_EQ(reap(interrupted, false).exit, kExitIncomplete);
+}
+
+// The reaper acts on the host's temp dir before it looks at any container's, and on each
+// container's as soon as it is planned, within its share; a container cut off at its share
+// leaves the others their turn, and the run exits 3 with the host's stale file removed.
+TEST(CommandSeam, ReapActsOnTheHostFirstAndGivesEachContainerAShareOfMaxRuntime) {
+  FakeEnvironment env = host_and_containers_world();
+  ReapCommandOptions options;
+  options.format = ReportFormat::json;
+  options.lock_file.reset();
+  options.max_runtime_ms = 900;
+  std::ostringstream out, err;
+  const auto started = std::chrono::steady_clock::now();
+  const int exit = run_reap_command(options, out, err, env);
+  EXPECT_EQ(exit, kExitIncomplete) << err.str();
+  ASSERT_GE(env.calls.size(), 2U);
+  EXPECT_EQ(env.calls[0], "observe /tmp");
+  EXPECT_EQ(env.calls[1], "execute 0") << "the host's temp dir is acted on before any container is looked at";
+  EXPECT_EQ(std::count(env.calls.begin(), env.calls.end(), "observe /proc/12/root"), 1);
+  ASSERT_TRUE(env.deadlines.at("/proc/11/root").has_value());
+  EXPECT_LE(*env.deadlines.at("/proc/11/root") - started, std::chrono::milliseconds(320));
+  const auto report = nlohmann::json::parse(out.str());
+  EXPECT_FALSE(report.at("complete").get<bool>());
+  const auto& roots = report.at("reap").at("roots");
+  ASSERT_EQ(roots.size(), 4U) << out.str();
+  EXPECT_TRUE(roots[0].at("stopped").is_null());
+  EXPECT_EQ(roots[1].at("stopped"), "deadline");
+  EXPECT_TRUE(roots[2].at("stopped").is_null());
+  std::map<std::string, std::string> outcomes;
+  for (const auto& a : report.at("actions")) outcomes[a.at("path")] = a.at("outcome");
+  EXPECT_EQ(outcomes, (std::map<std::string, std::string>{
+                          {"/tmp/hsperfdata_alice/" + std::to_string(kGonePid), "removed"},
+                          {"/tmp/hsperfdata_bob/77", "removed"}}))
+      << out.str();
+  EXPECT_NE(err.str().find("stopped (deadline) in 1 of 3 container temp dirs"), std::string::npos) << err.str();
 }
 
 TEST(CommandSeam, ReapRemovesNothingOfALiveJvmWhoseLockIsHeld) {
