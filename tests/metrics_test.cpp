@@ -322,6 +322,39 @@ TEST(Metrics, ReapCountsPlanAndOutcomes) {
   EXPECT_EQ(value_of(text, "hsperfguard_reap_dry_run"), 0);
 }
 
+// When containers were cut off at their share of --max-runtime, the host's temp dir was still
+// done: the metrics tell the two apart (and write every series, 0 included).
+TEST(Metrics, TempDirsByKindAndHowFarTheyWereObserved) {
+  ReapRun run = sample_reap();
+  TempRootFacts host;
+  host.kind = RootKind::host;
+  host.opened = InodeFacts{};
+  TempRootFacts cut = host;
+  cut.kind = RootKind::container;
+  cut.stopped = "deadline";
+  TempRootFacts done = host;
+  done.kind = RootKind::container;
+  TempRootFacts unopened;
+  unopened.kind = RootKind::container;
+  run.roots = {host, cut, cut, done, unopened};
+  const std::string text = reap_metrics_text(run, false, kBuild, {});
+  ASSERT_TRUE(well_formed(text)) << text;
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_temp_dirs_observed{kind=\"host\",state=\"complete\"}"), 1);
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_temp_dirs_observed{kind=\"host\",state=\"stopped\"}"), 0);
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_temp_dirs_observed{kind=\"container\",state=\"stopped\"}"), 2);
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_temp_dirs_observed{kind=\"container\",state=\"complete\"}"), 1);
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_temp_dirs_observed{kind=\"container\",state=\"unobserved\"}"), 1);
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_temp_dirs_observed{kind=\"root\",state=\"complete\"}"), 0);
+
+  AuditResult audit;
+  audit.roots = run.roots;
+  audit.judgements.resize(audit.roots.size());
+  const std::string audit_text = audit_metrics_text(audit, false, kBuild, {});
+  ASSERT_TRUE(well_formed(audit_text)) << audit_text;
+  EXPECT_EQ(value_of(audit_text, "hsperfguard_audit_temp_dirs_observed{kind=\"container\",state=\"stopped\"}"), 2);
+  EXPECT_EQ(value_of(audit_text, "hsperfguard_audit_temp_dirs_observed{kind=\"host\",state=\"complete\"}"), 1);
+}
+
 TEST(Metrics, ReapCountersAddUpAcrossRuns) {
   const ReapRun run = sample_reap();
   std::string text = reap_metrics_text(run, true, kBuild, {});

@@ -114,6 +114,31 @@ void run_outcome(Exposition& out, const std::string& command, bool success,
   out.counter_sample({{"result", "success"}}, success ? 1 : 0);
 }
 
+// Temp dirs of the last run by kind and by how far they were observed: complete; stopped (the
+// run's limits, or a container's share of them, were reached in it); unobserved (not opened).
+// When containers are cut off at their share of --max-runtime, the host's is still complete,
+// and a dashboard can tell the two apart. Every series is written, 0 included.
+void temp_dirs_observed(Exposition& out, const std::string& command, const std::vector<TempRootFacts>& roots) {
+  constexpr std::array<RootKind, 4> kKinds = {RootKind::host, RootKind::tmpdir, RootKind::root,
+                                              RootKind::container};
+  constexpr std::array<std::string_view, 3> kStates = {"complete", "stopped", "unobserved"};
+  std::array<std::array<std::size_t, kStates.size()>, kKinds.size()> counts{};
+  for (const auto& root : roots) {
+    const std::size_t state = root.stopped ? 1 : root.opened ? 0 : 2;
+    ++counts[static_cast<std::size_t>(root.kind)][state];
+  }
+  out.family("hsperfguard_" + command + "_temp_dirs_observed", "gauge",
+             "Temp dirs of the last " + command +
+                 " run by kind and by how far they were observed (complete; stopped at the run's "
+                 "limits or a container's share of them; unobserved: not opened).");
+  for (const RootKind kind : kKinds) {
+    for (std::size_t s = 0; s < kStates.size(); ++s) {
+      out.sample({{"kind", std::string(to_string(kind))}, {"state", std::string(kStates[s])}},
+                 static_cast<double>(counts[static_cast<std::size_t>(kind)][s]));
+    }
+  }
+}
+
 constexpr std::array<Verdict, 5> kVerdicts = {Verdict::live, Verdict::stale, Verdict::pid_reused,
                                               Verdict::foreign, Verdict::unknown};
 constexpr std::array<Severity, 5> kSeverities = {Severity::info, Severity::low, Severity::medium,
@@ -212,6 +237,7 @@ std::string audit_metrics_text(const AuditResult& result, const AuditTally& tall
   const std::size_t temp_dirs = tally.roots, attach_files = tally.attach_files, errors = tally.error_count;
   out.family("hsperfguard_audit_temp_dirs", "gauge", "Temp dirs the last audit looked at.");
   out.sample(static_cast<double>(temp_dirs));
+  temp_dirs_observed(out, "audit", result.roots);
   out.family("hsperfguard_audit_namespaces", "gauge",
              "hsperfdata namespaces by their most severe finding (none: no finding).");
   out.sample({{"worst_severity", "none"}}, static_cast<double>(namespaces[0]));
@@ -266,6 +292,7 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
   out.sample({{"phase", "execute"}}, seconds(run.timings.execute_ms));
   out.family("hsperfguard_reap_dry_run", "gauge", "1 if the last reap run was a dry run.");
   out.sample(run.dry_run ? 1 : 0);
+  temp_dirs_observed(out, "reap", run.roots);
 
   // The plan: namespaces by whether the reaper could act there, entries by verdict and action.
   std::map<std::string, std::size_t> namespaces;
