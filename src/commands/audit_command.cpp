@@ -1,6 +1,7 @@
 #include "commands/audit_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <chrono>
 #include <functional>
 #include <iostream>
@@ -216,13 +217,41 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       root.errors.insert(root.errors.end(), errors.begin(), errors.end());
     };
     std::vector<const RootSpec*> root_specs;  // of result.roots, whose attach files follow
+    // The temp dir judged, its text closed, and added to the result. In JSON its attach files
+    // follow every namespace of every temp dir: it is judged once they are, after the loop.
+    const auto finish_root = [&](TempRootFacts&& root, const RootSpec& spec, const RunLimits& attach_limits,
+                                 std::size_t namespaces, bool opened, const std::set<std::string>& users_seen) {
+      // Invisible JVMs whose namespace does not exist are the temp dir's.
+      for (const auto& jvm : jvms) {
+        if (jvm.invisible() && jvm.user && jvm_uses_temp_root(jvm, root) && !users_seen.contains(*jvm.user)) {
+          root.invisible_jvms.push_back(jvm);
+        }
+      }
+      const std::size_t r = result.roots.size();
+      if (json) {
+        result.roots.push_back(std::move(root));
+        root_specs.push_back(&spec);
+        return;
+      }
+      if (!opened) write(audit_root_opening_text(root));
+      observe_attach(spec, r, root, attach_limits);
+      RootJudgement judgement = judge_root(root, result.policy);
+      write(audit_root_closing_text(root, judgement, namespaces));
+      result.roots.push_back(std::move(root));
+      result.judgements.push_back(std::move(judgement));
+    };
     // The first temp dir (the host's, or the one --tmpdir, --root or --container names) has
-    // the run's limits; each container's an equal share of what is left (root_limits).
+    // the run's limits; each container's an equal share of what is left (RootSchedule).
     std::size_t cut_off = 0;  // container temp dirs stopped at their share
-    for (std::size_t s = 0; s < specs.size(); ++s) {
-      if (limits.reached() != nullptr) break;
-      const RootSpec& spec = specs[s];
-      const RunLimits this_root = root_limits(limits, s, specs.size());
+    // Containers cut off at their share before anything of them was seen, waiting for their
+    // second turn (by their index in specs), as their first turn left them.
+    std::map<std::size_t, TempRootFacts> waiting;
+    RootSchedule schedule(limits, specs.size());
+    std::size_t looked_at = 0;  // temp dirs given a first turn
+    while (const auto turn = schedule.next()) {
+      if (!waiting.contains(turn->index)) ++looked_at;
+      const RootSpec& spec = specs[turn->index];
+      const RunLimits& this_root = turn->limits;
       const std::size_t r = result.roots.size();
       StagedNamespaces staged;
       std::mutex users_mutex;
@@ -281,27 +310,23 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       if (json && !closing.empty()) json->add_rendered_continuation(closing);
       // The container stopped since discovery (nothing of it was seen).
       if (!options.container_pid && namespaces == 0 && container_vanished(root)) continue;
+      // Cut off at its share before anything of it was seen: looked at again at the end.
+      waiting.erase(turn->index);
+      if (root.stopped && namespaces == 0 && schedule.again()) {
+        waiting.emplace(turn->index, std::move(root));
+        continue;
+      }
       // A temp dir that could not be opened leaves nothing judged beneath it; one stopped
       // before its end, what comes after.
       if (!root.opened || root.stopped) result.incomplete = true;
-      if (root.stopped && s > 0 && limits.reached() == nullptr) ++cut_off;
-      // Invisible JVMs whose namespace does not exist are the temp dir's.
-      for (const auto& jvm : jvms) {
-        if (jvm.invisible() && jvm.user && jvm_uses_temp_root(jvm, root) && !users_seen.contains(*jvm.user)) {
-          root.invisible_jvms.push_back(jvm);
-        }
-      }
-      if (json) {
-        result.roots.push_back(std::move(root));
-        root_specs.push_back(&spec);
-        continue;  // judged once its attach files are, after every namespace
-      }
-      if (!opened) write(audit_root_opening_text(root));
-      observe_attach(spec, r, root, this_root);
-      RootJudgement judgement = judge_root(root, result.policy);
-      write(audit_root_closing_text(root, judgement, namespaces));
-      result.roots.push_back(std::move(root));
-      result.judgements.push_back(std::move(judgement));
+      if (root.stopped && turn->index > 0) ++cut_off;
+      finish_root(std::move(root), spec, this_root, namespaces, opened, users_seen);
+    }
+    // Those whose second turn never came (the run was stopped): as their first left them.
+    for (auto& [index, root] : waiting) {
+      result.incomplete = true;
+      ++cut_off;
+      finish_root(std::move(root), specs[index], limits, 0, false, {});
     }
     for (std::size_t r = 0; r < root_specs.size(); ++r) {
       observe_attach(*root_specs[r], r, result.roots[r], limits);
@@ -313,10 +338,17 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     } else if (cut_off > 0) {
       result.stopped = "deadline";  // some containers' shares of it (each root says which)
     }
-    // Containers that could not be looked into are errors of the first root (the host's).
+    // Containers that could not be looked into are errors of the first root (the host's),
+    // and so are those the run stopped before.
     if (!result.roots.empty()) {
       auto& errors = result.roots.front().errors;
       errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
+      if (looked_at < specs.size()) {
+        errors.push_back(ObservationError{"audit", "observe", EINTR,
+                                          "stopped (" + result.stopped.value_or("interrupted") + "): " +
+                                              std::to_string(specs.size() - looked_at) + " of " +
+                                              std::to_string(specs.size()) + " temp dirs not looked at"});
+      }
     }
     for (std::size_t r = 0; r < result.roots.size(); ++r) tally.add_root(result.roots[r], result.judgements[r]);
     result.finished_at_ms = env.now_epoch_ms();

@@ -30,9 +30,25 @@ std::vector<RootSpec> discover_roots_scanning(const DiscoverOptions& options,
   return discover_roots(options, &scan);
 }
 
-RunLimits root_limits(const RunLimits& run, std::size_t index, std::size_t count) {
-  if (index == 0 || index >= count) return run;
-  return run.share(count - index);
+std::optional<RootSchedule::Turn> RootSchedule::next() {
+  current_.reset();
+  if (run_.reached() != nullptr) return std::nullopt;
+  if (next_ < count_) {
+    const std::size_t index = next_++;
+    current_ = index;
+    return Turn{index, index == 0 ? run_ : run_.share(count_ - index)};
+  }
+  second_pass_ = true;
+  if (next_deferred_ >= deferred_.size()) return std::nullopt;
+  const std::size_t left = deferred_.size() - next_deferred_;
+  current_ = deferred_[next_deferred_++];
+  return Turn{*current_, run_.share(left)};
+}
+
+bool RootSchedule::again() {
+  if (!current_ || *current_ == 0 || second_pass_ || run_.reached() != nullptr) return false;
+  deferred_.push_back(*current_);
+  return true;
 }
 
 }  // namespace hsperfguard

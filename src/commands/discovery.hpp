@@ -27,12 +27,38 @@ std::vector<RootSpec> discover_roots_scanning(const DiscoverOptions& options,
                                               std::vector<ObservationError>* errors,
                                               const RunLimits& limits = {});
 
-// The run limits of temp root `index` of the `count` that discovery returned (in its order):
-// the first (the host's, or the one --tmpdir, --root or --container names) has the run's own,
-// so that it is observed, planned and acted on whatever the others would cost; each further
-// one (a container's) an equal share of what is left of the run's deadline among the roots
-// not yet begun, so that no root, however costly, leaves nothing to those after it. A root
-// that uses less leaves the rest to the others.
-RunLimits root_limits(const RunLimits& run, std::size_t index, std::size_t count);
+// The order in which the temp roots discovery returned are looked at, and the run limits of
+// each. The first (the host's, or the one --tmpdir, --root or --container names) has the run's
+// own, so that it is observed, planned and acted on whatever the others would cost; each
+// further one (a container's) an equal share of what is left of the run's deadline among the
+// roots not yet begun, so that no root, however costly, leaves nothing to those after it (a
+// root that needs less leaves the rest to the others). A container cut off at its share
+// before anything of it was observed (its passwd took the share: a parse of it is gone on
+// with by the next root that opens the same file) is looked at once more when every other
+// has been, with an equal share of what is then left among those.
+class RootSchedule {
+ public:
+  RootSchedule(const RunLimits& run, std::size_t count) : run_(run), count_(count) {}
+
+  struct Turn {
+    std::size_t index = 0;  // into discovery's list
+    RunLimits limits;
+  };
+  // The next root to look at; nullopt once every root was, or the run's limits are reached.
+  std::optional<Turn> next();
+  // The root of the last turn was stopped before anything of it was observed: true when it
+  // gets another turn at the end (a container's first, while the run's limits are not
+  // reached); false when its stop is final.
+  bool again();
+
+ private:
+  RunLimits run_;
+  std::size_t count_ = 0;
+  std::size_t next_ = 0;               // first pass: the next index
+  std::vector<std::size_t> deferred_;  // second pass: indices, in order
+  std::size_t next_deferred_ = 0;
+  std::optional<std::size_t> current_;
+  bool second_pass_ = false;
+};
 
 }  // namespace hsperfguard

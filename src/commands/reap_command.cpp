@@ -7,8 +7,10 @@
 #include <chrono>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <span>
 
 #include "commands/cli_checks.hpp"
@@ -138,7 +140,7 @@ using ActOnRoot = std::function<bool(std::size_t first_item, const RunLimits& ro
 // observe_and_plan, with `act` called for each temp root as soon as it is planned: the host's
 // (or the one --tmpdir, --root or --container names) is discovered, observed, planned and
 // acted on before any container's temp dir is looked at, and each container's gets its share
-// of what is left of the deadline (root_limits).
+// of what is left of the deadline (RootSchedule).
 void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits,
                           Environment& env, const ActOnRoot& act) {
   if (run.started_at_ms == 0) run.started_at_ms = env.now_epoch_ms();
@@ -167,18 +169,21 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
   const auto observing = Clock::now();
   std::size_t cut_off = 0;  // temp roots after the first stopped at their share
   bool halted = false;      // `act` said stop
-  std::size_t begun_roots = 0;
-  for (std::size_t s = 0; s < specs.size() && !halted; ++s) {
-    if (limits.reached() != nullptr) break;
-    begun_roots = s + 1;
-    const RootSpec& spec = specs[s];
-    const RunLimits this_root = root_limits(limits, s, specs.size());
+  std::set<std::size_t> looked_at;  // of specs
+  // Containers cut off at their share before anything of them was seen, waiting for their
+  // second turn (by their index in specs), as their first turn left them.
+  std::map<std::size_t, TempRootFacts> waiting;
+  RootSchedule schedule(limits, specs.size());
+  while (const auto turn = halted ? std::nullopt : schedule.next()) {
+    looked_at.insert(turn->index);
+    const RootSpec& spec = specs[turn->index];
+    const RunLimits& this_root = turn->limits;
     observe.limits = this_root;
     const std::size_t r = run.roots.size();
     const std::size_t first_item = run.plan.items.size();
     std::vector<NamespaceFacts> namespaces;
     std::vector<ObservationError> region_errors;
-    bool begun = false;
+    bool begun = false;  // its plan begun (a namespace of it was observed)
     TempRootFacts root =
         env.observe_temp_root(spec, observe,
                               [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
@@ -195,8 +200,14 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
                               {});
     // The container stopped since discovery (nothing of it was seen).
     if (!options.container_pid && namespaces.empty() && container_vanished(root)) continue;
+    // Cut off at its share before anything of it was seen: looked at again at the end.
+    waiting.erase(turn->index);
+    if (root.stopped && !begun && schedule.again()) {
+      waiting.emplace(turn->index, std::move(root));
+      continue;
+    }
     if (!root.opened || root.stopped) run.incomplete = true;
-    if (root.stopped && s > 0 && limits.reached() == nullptr) ++cut_off;
+    if (root.stopped && turn->index > 0) ++cut_off;
     root.namespaces = std::move(namespaces);
     root.errors.insert(root.errors.end(), region_errors.begin(), region_errors.end());
     if (!begun) planner.begin_root(root, r, env.now_epoch_ms());
@@ -229,6 +240,14 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
       acting += Clock::now() - acting_started;
     }
   }
+  // Those whose second turn never came (the run was stopped): as their first left them.
+  for (auto& [index, root] : waiting) {
+    run.incomplete = true;
+    ++cut_off;
+    planner.begin_root(root, run.roots.size(), env.now_epoch_ms());
+    planner.end_root(root);
+    run.roots.push_back(std::move(root));
+  }
   // Containers that could not be looked into are errors of the first root (the host's).
   if (!run.roots.empty()) {
     auto& errors = run.roots.front().errors;
@@ -238,9 +257,13 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
     run.incomplete = true;
     std::string message =
         std::string("stopped (") + why + ") before every temp dir and namespace was observed and planned";
-    if (begun_roots < specs.size()) {
-      message += " (" + std::to_string(specs.size() - begun_roots) + " of " + std::to_string(specs.size()) +
-                 " temp dirs were not looked at)";
+    if (cut_off > 0) {
+      message += "; " + std::to_string(cut_off) + " of " + std::to_string(specs.size() - 1) +
+                 " container temp dirs cut off (their errors say where)";
+    }
+    if (looked_at.size() < specs.size()) {
+      message += "; " + std::to_string(specs.size() - looked_at.size()) + " of " +
+                 std::to_string(specs.size()) + " temp dirs not looked at";
     }
     run.errors.push_back(ObservationError{"reap", "observe", EINTR, std::move(message)});
   } else if (cut_off > 0) {
@@ -253,7 +276,7 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
     run.incomplete = true;
     run.errors.push_back(ObservationError{"reap", "act", 0,
                                           "stopped when the journal failed: " +
-                                              std::to_string(specs.size() - begun_roots) + " of " +
+                                              std::to_string(specs.size() - looked_at.size()) + " of " +
                                               std::to_string(specs.size()) + " temp dirs were not looked at"});
   }
   const auto ms = [](Clock::duration d) {
