@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 
 #include "checks_builders.hpp"
 #include "commands/audit_command.hpp"
+#include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/reap_command.hpp"
@@ -464,6 +466,48 @@ TEST(CommandSeam, AuditGivesEachContainerAShareOfMaxRuntimeAndNamesTheOneCutOff)
   std::set<std::string> paths;
   for (const auto& ns : report.at("namespaces")) paths.insert(ns.at("path").get<std::string>());
   EXPECT_TRUE(paths.contains("/tmp/hsperfdata_bob")) << "the container after the costly one was audited";
+}
+
+// ---- the order and limits of temp roots --------------------------------------------------------
+
+// The first temp root has the run's limits; each further one an equal share of what is left
+// among those still to look at; one cut off before anything of it was seen comes again at the
+// end with what is then left, and counts until then; a stop ends the schedule.
+TEST(RootSchedule, FirstHasTheRunsLimitsFurtherOnesAShareAndACutOffOneASecondTurn) {
+  using namespace std::chrono;
+  const auto start = steady_clock::now();
+  std::atomic<bool> stop{false};
+  const RunLimits run{&stop, start + milliseconds(1200)};
+  RootSchedule schedule(run, 4);
+  const auto first = schedule.next();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->index, 0U);
+  EXPECT_EQ(first->limits.deadline, run.deadline);
+  EXPECT_FALSE(schedule.again()) << "the host's temp dir has no second turn";
+  const auto second = schedule.next();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->index, 1U);
+  ASSERT_TRUE(second->limits.deadline.has_value());
+  EXPECT_LE(*second->limits.deadline - start, milliseconds(401)) << "a third of what is left";
+  EXPECT_EQ(second->limits.stop, &stop);
+  EXPECT_TRUE(schedule.again());
+  EXPECT_EQ(schedule.next()->index, 2U);
+  const auto last = schedule.next();
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->index, 3U);
+  ASSERT_TRUE(last->limits.deadline.has_value());
+  EXPECT_LE(*last->limits.deadline - start, milliseconds(601)) << "half: the one waiting counts";
+  const auto again = schedule.next();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->index, 1U);
+  EXPECT_EQ(again->limits.deadline, run.deadline);
+  EXPECT_FALSE(schedule.again()) << "one second turn only";
+  EXPECT_FALSE(schedule.next().has_value());
+
+  RootSchedule stopped(run, 3);
+  EXPECT_TRUE(stopped.next().has_value());
+  stop = true;
+  EXPECT_FALSE(stopped.next().has_value());
 }
 
 // ---- reap ------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ std::optional<RootSchedule::Turn> RootSchedule::next() {
   if (next_ < count_) {
     const std::size_t index = next_++;
     current_ = index;
-    return Turn{index, index == 0 ? run_ : run_.share(count_ - index)};
+    // The roots not yet begun, and those waiting for their second turn.
+    return Turn{index, index == 0 ? run_ : run_.share(count_ - index + deferred_.size())};
   }
   second_pass_ = true;
   if (next_deferred_ >= deferred_.size()) return std::nullopt;

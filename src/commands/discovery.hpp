@@ -31,11 +31,11 @@ std::vector<RootSpec> discover_roots_scanning(const DiscoverOptions& options,
 // each. The first (the host's, or the one --tmpdir, --root or --container names) has the run's
 // own, so that it is observed, planned and acted on whatever the others would cost; each
 // further one (a container's) an equal share of what is left of the run's deadline among the
-// roots not yet begun, so that no root, however costly, leaves nothing to those after it (a
-// root that needs less leaves the rest to the others). A container cut off at its share
+// roots still to look at, so that no root, however costly, leaves nothing to those after it
+// (a root that needs less leaves the rest to the others). A container cut off at its share
 // before anything of it was observed (its passwd took the share: a parse of it is gone on
 // with by the next root that opens the same file) is looked at once more when every other
-// has been, with an equal share of what is then left among those.
+// has been, and counts among the roots still to look at until then.
 class RootSchedule {
  public:
   RootSchedule(const RunLimits& run, std::size_t count) : run_(run), count_(count) {}
