@@ -179,5 +179,53 @@ print("reap_complete=%s" % r["complete"])'
   EXPECT_LT(std::stol(o.at("reap_rss_kb")), 220 * 1024);
 }
 
+// Six hundred fake containers (a tmpfs /tmp and a namespace each; any user can make thousands):
+// each one's liveness had a pass over /proc of its own to find the processes of its mount
+// namespace, N passes over N processes, 18.7 s for a dry-run reap of 1,000 of them on this
+// machine. One pass now serves every container, taken again only for a namespace with a file
+// changed since it began: the run is linear in the containers. The bound is about three times
+// what 600 cost now and a third of what they cost before.
+TEST(HostileInput, ManyFakeContainersCostOnePassOverProcNotOneEach) {
+  SKIP_UNLESS_ROOT();
+  if (!test::have_program("setpriv")) GTEST_SKIP() << "needs setpriv";
+  const Outcome o = run_case(R"SH(
+cat > /tmp/inner.sh <<'INNER'
+H=/proc/$$/fd/9
+mkdir /tmp/fake
+cat > /tmp/fake/fake.sh <<'EOF'
+mount -t tmpfs none /tmp || exit 1
+mkdir /tmp/hsperfdata_ghost && : > /tmp/ready
+exec sleep 300
+EOF
+PIDS=""
+trap 'for p in $PIDS; do kill $p 2>/dev/null; done' EXIT
+for k in $(seq 600); do
+  setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urm sh /tmp/fake/fake.sh & PIDS="$PIDS $!"
+done
+ready=0
+for p in $PIDS; do
+  i=0; while [ $i -lt 600 ] && ! [ -e /proc/$p/root/tmp/ready ]; do sleep 0.1; i=$((i+1)); done
+  [ -e /proc/$p/root/tmp/ready ] && ready=$((ready+1))
+done
+echo containers_ready=$ready
+python3 -c '
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[1:])
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("rc=%d cpu_s=%.2f" % (rc, r.ru_utime + r.ru_stime))' $H reap --dry-run --format json --output /tmp/r.json
+python3 -c '
+import json
+r = json.load(open("/tmp/r.json"))
+print("complete=%s roots=%d" % (r["complete"], len(r["reap"]["roots"])))'
+INNER
+unshare --pid --fork --mount-proc sh /tmp/inner.sh
+)SH");
+  ASSERT_EQ(o.at("containers_ready"), "600") << o.result.err;
+  EXPECT_EQ(o.at("rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("complete"), "True");
+  EXPECT_EQ(o.at("roots"), "601") << "the host's and every container's";
+  EXPECT_LT(std::stod(o.at("cpu_s")), 1.0) << "user + system CPU seconds of a dry-run reap of 600 containers";
+}
+
 }  // namespace
 }  // namespace hsperfguard

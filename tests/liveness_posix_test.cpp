@@ -740,6 +740,73 @@ TEST(LivenessPosix, ContainerFileIsMatchedByNSpidNotByHostPid) {
   EXPECT_EQ(v2.reason, "no-process-in-namespace");
 }
 
+// The processes of every container come from one pass over /proc, not one per container. A
+// pass proves nothing about a file made after it began (its process may have started since):
+// such a file's search is not complete, so its verdict is never stale, until a new pass, which
+// a gatherer takes at most once a second.
+TEST(LivenessPosix, ContainerFileMadeAfterTheSharedPassIsNotProvenStaleByIt) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root for unshare";
+  const std::string unshare = test::find_program("unshare");
+  if (unshare.empty()) GTEST_SKIP() << "no unshare";
+  Child container;
+  ASSERT_TRUE(container.exec({unshare, "--mount", "--fork", "--kill-child", "sleep", "60"}));
+  pid_t inner = -1;
+  const std::string children = "/proc/" + std::to_string(container.pid()) + "/task/" +
+                               std::to_string(container.pid()) + "/children";
+  for (int i = 0; i < 200 && inner <= 0; ++i) {
+    std::ifstream in(children);
+    if (!(in >> inner)) inner = -1;
+    if (inner > 0) {
+      std::ifstream comm("/proc/" + std::to_string(inner) + "/comm");
+      std::string name;
+      comm >> name;
+      if (name != "sleep") inner = -1;
+    }
+    if (inner <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GT(inner, 0) << "unshare did not start";
+  const ProcessFacts sleeper = platform::observe_process(inner);
+  ASSERT_TRUE(sleeper.mount_namespace.has_value());
+  std::int32_t unused = 30000;
+  while (unused > 2 && !(::kill(unused, 0) != 0 && errno == ESRCH)) --unused;
+  const std::string name = std::to_string(unused);
+  LivenessScope scope;
+  scope.kind = RootKind::container;
+  scope.container = ContainerFacts{inner, *sleeper.mount_namespace, std::nullopt};
+  LivenessSettings settings;
+  settings.container = true;
+
+  ScratchDir scratch;
+  const std::string first_dir = make_namespace(scratch, "first");
+  test::write_file(first_dir + "/" + name, std::vector<std::byte>(4096));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // older than the pass by its margin
+  LivenessGatherer gatherer;
+  NamespaceFacts first = namespace_facts(first_dir, {name});
+  gatherer.gather(first, scope);
+  ASSERT_TRUE(first.files[0].liveness->candidates_complete.value_or(false));
+  EXPECT_EQ(decide_liveness(first.files[0], settings).verdict, Verdict::stale);
+
+  // Made after that pass, judged by the same gatherer within the second: not complete.
+  const std::string later_dir = make_namespace(scratch, "later");
+  test::write_file(later_dir + "/" + name, std::vector<std::byte>(4096));
+  NamespaceFacts later = namespace_facts(later_dir, {name});
+  gatherer.gather(later, scope);
+  EXPECT_FALSE(later.files[0].liveness->candidates_complete.value_or(false));
+  const LivenessVerdict doubt = decide_liveness(later.files[0], settings);
+  EXPECT_FALSE(reapable(doubt.verdict)) << doubt.message;
+  // The first namespace's file is still proven by the pass it is older than.
+  NamespaceFacts again = namespace_facts(first_dir, {name});
+  gatherer.gather(again, scope);
+  EXPECT_TRUE(again.files[0].liveness->candidates_complete.value_or(false));
+
+  // A second later the gatherer takes a new pass, which proves it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  NamespaceFacts retried = namespace_facts(later_dir, {name});
+  gatherer.gather(retried, scope);
+  ASSERT_TRUE(retried.files[0].liveness->candidates_complete.value_or(false));
+  EXPECT_EQ(decide_liveness(retried.files[0], settings).verdict, Verdict::stale);
+}
+
 // ---- File systems where /proc's device is not stat's ------------------------------------
 
 // overlayfs with its upper layer on another file system (a container's /tmp): the JVM's

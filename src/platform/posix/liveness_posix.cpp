@@ -1,6 +1,7 @@
 // Liveness evidence on Linux: held locks from /proc/locks (read once), processes from
 // /proc/<pid> (read once each), and for container roots the host processes of the
-// container's mount namespace (one pass over /proc per namespace). ps hands over what its
+// container's mount namespace (from one pass over /proc that places every process outside
+// ours, taken again only for a namespace with a file changed since it). ps hands over what its
 // own pass over /proc read (adopt): its JVMs and where every process outside our mount
 // namespace is, so that nothing is read twice; and it asks for the lock state only when a
 // row depends on it (gather_locks).
@@ -19,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "platform/host.hpp"
 #include "platform/liveness.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
@@ -80,6 +82,31 @@ struct LivenessGatherer::Impl {
   std::unordered_map<std::string, NamespaceIndex> namespaces;
   std::optional<ContainerScan> adopted;  // placements to index namespaces from (ps)
 
+  // Where every process outside our mount namespace was at one moment, and the indexes of
+  // the mount namespaces asked for so far, made from it. One pass over /proc serves every
+  // container: a pass per container namespace made a run over N containers cost N passes
+  // over N processes (any user can make containers). A pass answers for the files observed
+  // before it began, and for the files a later namespace observed holds that were last changed
+  // before it began (ctime, less kPassMargin: a process that made its file since could be
+  // missing from it). A namespace with a later file gets a new pass, at most one per
+  // kPassInterval; until then such a file's search is not complete (its verdict stays
+  // unknown), so that files changed on purpose cannot make every container cost a pass.
+  struct Placements {
+    std::int64_t began_ms = 0;
+    std::vector<ProcessPlacement> placed;
+    bool listed_all = false;
+    std::vector<ObservationError> errors;
+    // Positions in `placed`: by mount namespace, and those whose namespace is unknown (they
+    // belong to every index).
+    std::unordered_map<std::string, std::vector<std::size_t>> by_namespace;
+    std::vector<std::size_t> unplaced;
+    std::unordered_map<std::string, NamespaceIndex> indexes;
+  };
+  static constexpr std::int64_t kPassMargin = 50;  // file times come from a coarse clock
+  static constexpr std::int64_t kPassInterval = 1000;
+  std::optional<Placements> placements;
+  std::optional<std::string> own_mount_namespace;  // nullopt: not read yet; "": unreadable
+
   const LockTable* lock_table() {
     if (!options.use_lock_table) return nullptr;
     if (!locks_read) {
@@ -111,6 +138,48 @@ struct LivenessGatherer::Impl {
       return nullptr;
     }
     return &processes.emplace(pid, std::move(r)).first->second;
+  }
+
+  // The index of a container's mount namespace for a namespace observed before `gather_began_ms`
+  // whose files were last changed at `newest_change_ms` (epoch ms; 0: none) or before.
+  const NamespaceIndex& namespace_index(const std::string& mount_namespace, std::int64_t gather_began_ms,
+                                        std::int64_t newest_change_ms) {
+    if (!own_mount_namespace) {
+      std::string text;
+      own_mount_namespace = readlink_at(AT_FDCWD, "/proc/self/ns/mnt", text) == 0 ? text : "";
+    }
+    const bool passes = !adopted && !own_mount_namespace->empty() && *own_mount_namespace != mount_namespace;
+    if (!passes) return namespace_index(mount_namespace);
+    const std::int64_t now = now_epoch_ms();
+    if (!placements || (placements->began_ms < gather_began_ms &&
+                        newest_change_ms + kPassMargin >= placements->began_ms &&
+                        now - placements->began_ms >= kPassInterval)) {
+      Placements pass;
+      pass.began_ms = now;
+      pass.placed = reader.place_processes_outside(*own_mount_namespace, pass.listed_all, pass.errors);
+      for (std::size_t i = 0; i < pass.placed.size(); ++i) {
+        const auto& mnt = pass.placed[i].mount_namespace;
+        (mnt ? pass.by_namespace[*mnt] : pass.unplaced).push_back(i);
+      }
+      placements = std::move(pass);
+    }
+    auto it = placements->indexes.find(mount_namespace);
+    if (it == placements->indexes.end()) {
+      // Its processes and the unplaced ones, in the order of the pass.
+      std::vector<std::size_t> positions = placements->unplaced;
+      if (auto in = placements->by_namespace.find(mount_namespace); in != placements->by_namespace.end()) {
+        positions.insert(positions.end(), in->second.begin(), in->second.end());
+        std::sort(positions.begin(), positions.end());
+      }
+      std::vector<ProcessPlacement> relevant;
+      relevant.reserve(positions.size());
+      for (const std::size_t i : positions) relevant.push_back(placements->placed[i]);
+      NamespaceIndex index = index_mount_namespace(relevant, mount_namespace, placements->listed_all);
+      index.errors.insert(index.errors.end(), placements->errors.begin(), placements->errors.end());
+      index.pass_began_ms = placements->began_ms;
+      it = placements->indexes.emplace(mount_namespace, std::move(index)).first;
+    }
+    return it->second;
   }
 
   const NamespaceIndex& namespace_index(const std::string& mount_namespace) {
@@ -287,8 +356,15 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
   // their last NSpid field). A container root without its own namespace is never complete.
   std::vector<const NamespaceIndex*> indexes;
   bool namespace_missing = false;
+  // The last change of the files to judge (ctime: nobody can set it back), for an index made
+  // before this call (one made during it came after their observation).
+  const std::int64_t gather_began_ms = now_epoch_ms();
+  std::int64_t newest_change_ms = 0;
+  for (const FileFacts& file : ns.files) {
+    if (const InodeFacts* inode = identity_of(file)) newest_change_ms = std::max(newest_change_ms, inode->ctime.millis());
+  }
   auto add_index = [&](const std::string& mount_namespace) {
-    const NamespaceIndex* index = &impl.namespace_index(mount_namespace);
+    const NamespaceIndex* index = &impl.namespace_index(mount_namespace, gather_began_ms, newest_change_ms);
     if (std::find(indexes.begin(), indexes.end(), index) != indexes.end()) return;
     indexes.push_back(index);
     for (const auto& e : index->errors) ns.errors.push_back(e);
@@ -326,6 +402,10 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
       lf.candidates_complete =
           !namespace_missing && !indexes.empty() &&
           std::all_of(indexes.begin(), indexes.end(), [&](const NamespaceIndex* index) {
+            if (index->pass_began_ms && *index->pass_began_ms < gather_began_ms &&
+                inode->ctime.millis() + Impl::kPassMargin >= *index->pass_began_ms) {
+              return false;  // changed after a pass made before: its process may be missing
+            }
             return file.pid_name.pid ? index->complete_for(*file.pid_name.pid) : index->complete;
           });
     }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <functional>
 
 #include "model/digits.hpp"
 #include "platform/posix/dirents_posix.hpp"
@@ -348,16 +349,22 @@ NamespaceIndex index_mount_namespace(const std::vector<ProcessPlacement>& placed
   return index;
 }
 
-NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespace) {
-  UniqueFd proc(::open(proc_.c_str(), kProcDirFlags));
+namespace {
+
+// One pass over `proc`: the placement of every process whose mount namespace `wanted`
+// accepts, and of those whose link cannot be read (they could be in any).
+std::vector<ProcessPlacement> place_where(const std::string& proc_path,
+                                          const std::function<bool(const std::string&)>& wanted,
+                                          bool& listed_all, std::vector<ObservationError>& errors) {
+  std::vector<ProcessPlacement> placed;
+  listed_all = false;
+  UniqueFd proc(::open(proc_path.c_str(), kProcDirFlags));
   if (!proc.valid()) {
-    NamespaceIndex index;
-    index.errors.push_back(make_error(proc_, "open", errno));
-    return index;
+    errors.push_back(make_error(proc_path, "open", errno));
+    return placed;
   }
   std::vector<char> buffer;
   DirentReader entries(proc.get(), buffer);
-  std::vector<ProcessPlacement> placed;
   std::string mnt;
   std::string status_text;
   while (const auto entry = entries.next()) {
@@ -366,17 +373,33 @@ NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespa
     const std::string pid_dir(name);
     const int link_err = readlink_at(proc.get(), (pid_dir + "/ns/mnt").c_str(), mnt);
     if (link_err != 0 && vanished(link_err)) continue;  // exited since the listing
-    if (link_err == 0 && mnt != mount_namespace) continue;
+    if (link_err == 0 && !wanted(mnt)) continue;
     auto p = place_process(proc.get(), (pid_dir + "/status").c_str(),
                            parse_number<std::int32_t>(name).value_or(0),
                            link_err == 0 ? &mnt : nullptr, link_err, status_text);
     if (p) placed.push_back(std::move(*p));
   }
-  NamespaceIndex index =
-      index_mount_namespace(placed, mount_namespace, entries.error() == 0, proc_);
-  if (entries.error() != 0)
-    index.errors.push_back(make_error(proc_, "getdents64", entries.error()));
+  listed_all = entries.error() == 0;
+  if (entries.error() != 0) errors.push_back(make_error(proc_path, "getdents64", entries.error()));
+  return placed;
+}
+
+}  // namespace
+
+NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespace) {
+  bool listed_all = false;
+  std::vector<ObservationError> errors;
+  const std::vector<ProcessPlacement> placed = place_where(
+      proc_, [&](const std::string& mnt) { return mnt == mount_namespace; }, listed_all, errors);
+  NamespaceIndex index = index_mount_namespace(placed, mount_namespace, listed_all, proc_);
+  index.errors.insert(index.errors.end(), errors.begin(), errors.end());
   return index;
+}
+
+std::vector<ProcessPlacement> ProcReader::place_processes_outside(const std::string& except,
+                                                                  bool& listed_all,
+                                                                  std::vector<ObservationError>& errors) {
+  return place_where(proc_, [&](const std::string& mnt) { return mnt != except; }, listed_all, errors);
 }
 
 }  // namespace hsperfguard::platform

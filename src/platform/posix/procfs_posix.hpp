@@ -115,6 +115,10 @@ struct NamespaceIndex {
   std::unordered_set<std::int32_t> uncertain_nspids;
   bool complete = false;  // every process was placed, in or out, or at least its NSpid known
   std::vector<ObservationError> errors;
+  // When the pass over /proc it was made from began (epoch ms), if it was made for more than
+  // one moment's files: it proves nothing about a file changed since (its process may have
+  // started after the pass).
+  std::optional<std::int64_t> pass_began_ms;
 
   // Whether "no candidate" proves that no process of the namespace has this innermost pid.
   bool complete_for(std::int32_t nspid) const {
@@ -150,6 +154,12 @@ class ProcReader {
   ProcessRecord read(std::int32_t pid, MapsReading& maps);
   // One pass over /proc: readlink <pid>/ns/mnt, and status of those that match.
   NamespaceIndex scan_mount_namespace(const std::string& mount_namespace);
+  // One pass over /proc placing every process whose mount namespace is not `except` (and
+  // those whose link cannot be read): what index_mount_namespace makes the index of any other
+  // mount namespace from. `listed_all`: /proc was listed to its end; errors of the pass
+  // itself go to `errors`.
+  std::vector<ProcessPlacement> place_processes_outside(const std::string& except, bool& listed_all,
+                                                        std::vector<ObservationError>& errors);
   // /proc/<pid>/cgroup, reduced by procfs::parse_cgroup; nullopt when unreadable.
   std::optional<std::string> read_cgroup(std::int32_t pid);
   // /proc/<pid>/cmdline with its NUL separators turned into spaces (at most `max` bytes);
