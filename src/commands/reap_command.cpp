@@ -1,6 +1,7 @@
 #include "commands/reap_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -369,16 +370,14 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     if (options.dry_run) return true;
     if (journal) {
       const RootPlan& root = run.plan.roots.back();
-      PlanCounts counts;
-      for (std::size_t i = first_item; i < run.plan.items.size(); ++i) {
-        const ReapAction a = run.plan.items[i].action;
-        ++(a == ReapAction::remove ? counts.remove : a == ReapAction::keep ? counts.keep : counts.skip);
-      }
+      const auto items = std::span(run.plan.items).subspan(first_item);
+      const auto removals = std::count_if(items.begin(), items.end(),
+                                          [](const PlanItem& item) { return item.action == ReapAction::remove; });
       nlohmann::json start = {{"event", "start"},
                               {"at", format_utc_millis(env.now_epoch_ms())},
                               {"root", root.root},
-                              {"planned_removals", counts.remove},
-                              {"items", run.plan.items.size() - first_item}};
+                              {"planned_removals", removals},
+                              {"items", items.size()}};
       put_text(start, "temp_dir", root.temp_dir);
       journal->write(start);
     }
