@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "decide/audit.hpp"
@@ -285,14 +286,17 @@ ReapRun sample_reap() {
   NamespacePlan refused;
   refused.why = "not-owner";
   run.plan.namespaces = {ok, refused};
-  for (const auto& [verdict, action] : {std::pair{Verdict::stale, ReapAction::remove},
-                                        std::pair{Verdict::stale, ReapAction::remove},
-                                        std::pair{Verdict::foreign, ReapAction::remove},
-                                        std::pair{Verdict::live, ReapAction::keep},
-                                        std::pair{Verdict::stale, ReapAction::skip}}) {
+  for (const auto& [verdict, action, why] :
+       {std::tuple{Verdict::stale, ReapAction::remove, "reapable"},
+        std::tuple{Verdict::stale, ReapAction::remove, "reapable"},
+        std::tuple{Verdict::foreign, ReapAction::remove, "reapable"},
+        std::tuple{Verdict::live, ReapAction::keep, "live"},
+        std::tuple{Verdict::stale, ReapAction::skip, "too-young"},
+        std::tuple{Verdict::stale, ReapAction::keep, "not-permitted"}}) {
     PlanItem item;
     item.verdict = verdict;
     item.action = action;
+    item.why = why;
     run.plan.items.push_back(item);
   }
   ExecutionResult execution;
@@ -310,6 +314,11 @@ TEST(Metrics, ReapCountsPlanAndOutcomes) {
   EXPECT_EQ(value_of(text, "hsperfguard_reap_entries{verdict=\"foreign\",action=\"remove\"}"), 1);
   EXPECT_EQ(value_of(text, "hsperfguard_reap_entries{verdict=\"live\",action=\"keep\"}"), 1);
   EXPECT_EQ(value_of(text, "hsperfguard_reap_entries{verdict=\"unknown\",action=\"remove\"}"), 0);
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_entries{verdict=\"stale\",action=\"keep\"}"), 1);
+  // Kept entries by why: the one left to a person is not a failed removal.
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_kept_entries{why=\"live\"}"), 1);
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_kept_entries{why=\"unknown\"}"), 0);
+  EXPECT_EQ(value_of(text, "hsperfguard_reap_kept_entries{why=\"not-permitted\"}"), 1);
   EXPECT_EQ(value_of(text, "hsperfguard_reap_namespaces{status=\"ok\"}"), 1);
   EXPECT_EQ(value_of(text, "hsperfguard_reap_namespaces{status=\"not-owner\"}"), 1);
   EXPECT_EQ(value_of(text, "hsperfguard_reap_last_run_files{outcome=\"removed\"}"), 2);

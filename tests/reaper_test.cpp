@@ -257,6 +257,99 @@ TEST(ReapPlan, HardLinkedFilesAreLeftToAnOperator) {
   EXPECT_TRUE(planned(plan, ReapAction::skip, "hard-linked"));
 }
 
+// The executor opens a regular file for reading (to take its lock) and unlinks it with the
+// identity the plan names (root: the namespace owner, fsuid and fsgid, no supplementary
+// groups, no capabilities). What that identity may not do is never planned for removal: it
+// would fail on every run. It is kept, left to a person with a remedy.
+FileFacts owned_entry(std::string name, std::uint32_t uid, std::uint32_t gid, std::uint32_t mode) {
+  FileFacts f = entry(std::move(name));
+  f.lstat->uid = f.opened->uid = uid;
+  f.lstat->gid = f.opened->gid = gid;
+  f.lstat->mode = f.opened->mode = mode;
+  return f;
+}
+
+TEST(ReapPlan, AnotherUsersFileTheNamespaceOwnerMayNotReadIsKeptForAPerson) {
+  constexpr std::uint32_t kNobody = 65534;
+  const Plan plan = plan_of({owned_entry("4250", kNobody, kNobody, 0600),  // nobody's, 0600
+                             owned_entry("4251", kNobody, kNobody, 0644),  // others may read
+                             owned_entry("4252", kNobody, kAliceGroup, 0640),  // alice's group may
+                             owned_entry("4253", kNobody, kNobody, 0640)});
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "not-permitted", 0));
+  EXPECT_EQ(plan.items[0].verdict, Verdict::stale);
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 1));
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 2));
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "not-permitted", 3));
+  EXPECT_EQ(plan.left_to_a_person(), 2u);
+
+  const auto remedy = item_remediation(plan, 0);
+  ASSERT_TRUE(remedy);
+  EXPECT_NE(remedy->find("Owned by uid 65534, not by uid 1000"), std::string::npos) << *remedy;
+  EXPECT_NE(remedy->find("mode 0600"), std::string::npos) << *remedy;
+  EXPECT_NE(remedy->find("rm -- <path>"), std::string::npos) << *remedy;
+  EXPECT_FALSE(item_remediation(plan, 1)) << "only what is left to a person has a remedy";
+
+  // Root's own namespace: root keeps its capabilities there, and may.
+  NamespaceFacts root_ns = alice_namespace({owned_entry("4254", kNobody, kNobody, 0600)});
+  root_ns.lstat->uid = root_ns.opened->uid = 0;
+  EXPECT_TRUE(planned(plan_reap({temp_root({root_ns})}, options(), kNow, 0), ReapAction::remove, "reapable"));
+  // A run as alice herself: her supplementary groups are not known to the plan, so a group's
+  // bits grant her nothing here; her own file she may read.
+  const Plan as_alice = plan_of({owned_entry("4255", kNobody, kAliceGroup, 0640), entry("4256")}, options(), kAlice);
+  EXPECT_TRUE(planned(as_alice, ReapAction::keep, "not-permitted", 0));
+  EXPECT_TRUE(planned(as_alice, ReapAction::remove, "reapable", 1));
+}
+
+TEST(ReapPlan, WhatTheNamespaceOwnerMayNotDoInItIsKeptForAPerson) {
+  // Her own file she may not read.
+  const Plan unreadable = plan_of({owned_entry("4260", kAlice, kAliceGroup, 0200)});
+  EXPECT_TRUE(planned(unreadable, ReapAction::keep, "not-permitted"));
+  EXPECT_NE(item_remediation(unreadable, 0)->find("chmod u+r"), std::string::npos);
+  // A symbolic link or a socket is held with O_PATH: nothing to read.
+  ReapOptions special = options();
+  special.include_special = true;
+  for (const FileKind kind : {FileKind::symlink, FileKind::socket}) {
+    FileFacts held = entry("held", kind);
+    held.lstat->uid = 65534;
+    held.lstat->mode = 0;
+    EXPECT_TRUE(planned(plan_of({held}, special), ReapAction::remove, "reapable")) << to_string(kind);
+  }
+
+  // A namespace its owner may not write to (or search): nothing in it can go.
+  for (const std::uint32_t mode : {0555u, 0644u}) {
+    NamespaceFacts ns = alice_namespace({entry("4262"), entry("4263")});
+    ns.lstat->mode = ns.opened->mode = mode;
+    const Plan plan = plan_reap({temp_root({ns})}, options(), kNow, 0);
+    EXPECT_TRUE(planned(plan, ReapAction::keep, "not-permitted", 0)) << octal_mode(mode);
+    EXPECT_TRUE(planned(plan, ReapAction::keep, "not-permitted", 1)) << octal_mode(mode);
+    const auto remedy = item_remediation(plan, 0);
+    ASSERT_TRUE(remedy);
+    EXPECT_NE(remedy->find(mode == 0555 ? "may not write to its namespace" : "may not search its namespace"),
+              std::string::npos)
+        << *remedy;
+    EXPECT_NE(remedy->find("hsperfguard repair"), std::string::npos) << *remedy;
+  }
+
+  // An empty namespace of a gone user, in a temp dir that user may not write to.
+  NamespaceFacts gone = alice_namespace({});
+  gone.user.reset();
+  TempRootFacts closed = temp_root({gone});
+  closed.lstat->mode = closed.opened->mode = 0755;
+  ReapOptions with = options();
+  with.remove_empty_namespaces = true;
+  const Plan plan = plan_reap({closed}, with, kNow, 0);
+  ASSERT_EQ(plan.items.size(), 1u);
+  EXPECT_EQ(plan.items[0].subject, ReapSubject::namespace_dir);
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "not-permitted"));
+  EXPECT_NE(item_remediation(plan, 0)->find("may not write to the temp dir"), std::string::npos);
+}
+
+TEST(ReapPlan, WindowsEntriesAreNotJudgedByPosixPermissionBits) {
+  TempRootFacts root = temp_root({alice_namespace({owned_entry("4270", 65534, 65534, 0)})});
+  root.platform = Platform::windows;
+  EXPECT_TRUE(planned(plan_reap({root}, options(), kNow, 0), ReapAction::remove, "reapable"));
+}
+
 TEST(ReapPlan, NothingIsActedOnInANamespaceThatIsNotTheObservedDirectory) {
   auto with_namespace = [](auto change) {
     NamespaceFacts ns = alice_namespace({entry("4245")});

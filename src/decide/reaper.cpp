@@ -64,6 +64,79 @@ NamespacePlan plan_namespace(const NamespaceFacts& ns, const RootPlan& root_plan
   return p;
 }
 
+// ---- What the executor's identity may do --------------------------------------------------
+//
+// The executor (platform/reap.hpp) acts with the identity the plan names (a root run: the
+// owner of the directory it works in, as fsuid and fsgid with no supplementary groups, which
+// drops root's file-system capabilities; any other run: itself). To remove an entry it looks
+// its name up in the directory (search), opens a regular file for reading to take its lock
+// (read), and unlinks the name (write, and in a sticky directory it must own the entry or
+// the directory). An entry that identity may not remove would fail on every run, so it is
+// never planned for removal: it is kept, and a person decides (item_remediation says how).
+
+// Who acts, as far as the plan knows: the identity it names, or the run's own user, whose
+// supplementary groups the plan does not know (a group's bits then grant it nothing here:
+// such an entry is kept rather than tried and failed).
+struct Actor {
+  std::uint32_t uid = 0;
+  std::optional<std::uint32_t> gid;
+};
+
+Actor actor_of(const std::optional<ActingIdentity>& acting, std::uint32_t euid) {
+  if (acting) return Actor{acting->uid, acting->gid};
+  return Actor{euid, std::nullopt};
+}
+
+constexpr std::uint32_t kRead = 4, kWrite = 2, kSearch = 1;
+
+// The permission bits of `inode` that apply to `actor`: the owner's, else the group's for its
+// one group, else other's. Access ACLs are not read for the plan: an entry with one may be
+// granted or refused otherwise, and the executor's checks then decide as always.
+std::uint32_t bits_for(const Actor& actor, const ExpectedInode& inode) {
+  if (inode.uid == actor.uid) return (inode.mode >> 6) & 7;
+  if (actor.gid && inode.gid == *actor.gid) return (inode.mode >> 3) & 7;
+  return inode.mode & 7;
+}
+
+// What stops `actor` from removing `entry` from `dir`, or nullopt. uid 0 keeps root's
+// capabilities (its fsuid does not change) and may do it all.
+std::optional<RemovalDenial> denial_for(const Actor& actor, const ExpectedInode& dir,
+                                        const ExpectedInode& entry) {
+  if (actor.uid == 0) return std::nullopt;
+  const std::uint32_t on_dir = bits_for(actor, dir);
+  if ((on_dir & kSearch) == 0) return RemovalDenial::search_directory;
+  if ((on_dir & kWrite) == 0) return RemovalDenial::write_directory;
+  if ((dir.mode & 01000) != 0 && entry.uid != actor.uid && dir.uid != actor.uid) {
+    return RemovalDenial::sticky_directory;
+  }
+  if (entry.kind == FileKind::regular && (bits_for(actor, entry) & kRead) == 0) {
+    return entry.uid == actor.uid ? RemovalDenial::read_own_entry : RemovalDenial::read_foreign_entry;
+  }
+  return std::nullopt;
+}
+
+// The directory a plan item is removed from: its namespace's, or the temp dir's (attach
+// files, namespace directories).
+const std::optional<ExpectedInode>& directory_of(const Plan& plan, const PlanItem& item) {
+  if (item.subject == ReapSubject::namespace_file) return plan.namespaces.at(*item.ns).expected;
+  for (const RootPlan& root : plan.roots) {
+    if (root.root == item.root) return root.expected;
+  }
+  static const std::optional<ExpectedInode> none;
+  return none;
+}
+
+// A removal the gates let through becomes "keep, not-permitted" when the identity that would
+// carry it out may not: the dry run then shows what the real run will do.
+void keep_if_denied(PlanItem& item, const std::optional<ExpectedInode>& dir, std::uint32_t euid,
+                    Platform platform) {
+  if (item.action != ReapAction::remove || platform != Platform::posix || !dir || !item.expected) return;
+  if (denial_for(actor_of(item.acting, euid), *dir, *item.expected)) {
+    item.action = ReapAction::keep;
+    item.why = kNotPermitted;
+  }
+}
+
 // The action for a reapable entry of an actionable directory: every reason not to act,
 // in the order they are checked.
 // `special_allowed`: FIFOs, sockets and devices may go (--include-special, or an attach
@@ -84,7 +157,7 @@ std::pair<ReapAction, std::string> gate(const InodeFacts& inode, std::int64_t ag
 
 PlanItem plan_file(const TempRootFacts& root, const NamespaceFacts& ns, const NamespacePlan& ns_plan,
                    std::size_t ns_index, std::size_t f, const ReapOptions& options,
-                   std::int64_t now_ms) {
+                   std::int64_t now_ms, std::uint32_t euid) {
   const FileFacts& file = ns.files[f];
   PlanItem item;
   item.subject = ReapSubject::namespace_file;
@@ -113,6 +186,7 @@ PlanItem plan_file(const TempRootFacts& root, const NamespaceFacts& ns, const Na
   } else {
     std::tie(item.action, item.why) =
         gate(*file.lstat, *item.age_ms, options, options.include_special);
+    keep_if_denied(item, ns_plan.expected, euid, root.platform);
   }
   return item;
 }
@@ -120,10 +194,10 @@ PlanItem plan_file(const TempRootFacts& root, const NamespaceFacts& ns, const Na
 // An empty namespace directory of a user that no longer exists (only when asked): after its
 // files, if every one of them is planned for removal. The executor's rmdir fails, changing
 // nothing, if anything else is left in it by then.
-PlanItem plan_namespace_dir(const NamespacePlan& ns_plan, std::size_t ns_index,
-                            std::size_t planned_files, std::size_t removable_files,
-                            const InodeFacts& dir, const ReapOptions& options,
-                            std::int64_t now_ms) {
+PlanItem plan_namespace_dir(const RootPlan& root_plan, Platform platform, const NamespacePlan& ns_plan,
+                            std::size_t ns_index, std::size_t planned_files,
+                            std::size_t removable_files, const InodeFacts& dir,
+                            const ReapOptions& options, std::int64_t now_ms, std::uint32_t euid) {
   PlanItem item;
   item.subject = ReapSubject::namespace_dir;
   item.root = ns_plan.root;
@@ -148,6 +222,7 @@ PlanItem plan_namespace_dir(const NamespacePlan& ns_plan, std::size_t ns_index,
   } else {
     item.action = ReapAction::remove;
     item.why = "reapable";
+    keep_if_denied(item, root_plan.expected, euid, platform);
   }
   return item;
 }
@@ -184,6 +259,7 @@ PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, std::
     item.why = "not-owner";
   } else {
     std::tie(item.action, item.why) = gate(*attach.lstat, *item.age_ms, options, true);
+    keep_if_denied(item, root_plan.expected, euid, root.platform);
   }
   return item;
 }
@@ -311,7 +387,49 @@ LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan
 }
 
 ReapPlanner::ReapPlanner(Plan& plan, const ReapOptions& options, std::uint32_t euid)
-    : plan_(plan), options_(options), euid_(euid) {}
+    : plan_(plan), options_(options), euid_(euid) {
+  plan_.euid = euid;
+}
+
+std::optional<std::string> item_remediation(const Plan& plan, std::size_t i) {
+  const PlanItem& item = plan.items.at(i);
+  if (item.why != kNotPermitted || !item.expected) return std::nullopt;
+  const std::optional<ExpectedInode>& dir = directory_of(plan, item);
+  if (!dir) return std::nullopt;
+  const Actor actor = actor_of(item.acting, plan.euid);
+  const std::optional<RemovalDenial> denial = denial_for(actor, *dir, *item.expected);
+  if (!denial) return std::nullopt;
+  const std::string as = "uid " + std::to_string(actor.uid);
+  const std::string where = item.subject == ReapSubject::namespace_file ? "its namespace" : "the temp dir";
+  const std::string by_hand = "check what it is, then remove it by hand (rm -- <path>)";
+  switch (*denial) {
+    case RemovalDenial::search_directory:
+    case RemovalDenial::write_directory:
+      return "The reaper acts here as " + as + ", who may not " +
+             (*denial == RemovalDenial::search_directory ? "search " : "write to ") + where +
+             " (mode " + octal_mode(dir->mode) + ", owner uid " + std::to_string(dir->uid) +
+             "), so it cannot remove this entry: give the directory's owner back its permissions"
+             " (for a namespace, `hsperfguard repair` fixes namespace.owner-no-access), or " + by_hand + ".";
+    case RemovalDenial::sticky_directory:
+      return "The reaper acts here as " + as + ", and " + where + " is sticky (mode " +
+             octal_mode(dir->mode) + ") and owned by uid " + std::to_string(dir->uid) +
+             " while the entry is uid " + std::to_string(item.expected->uid) +
+             "'s, so it cannot remove this entry: " + by_hand + ".";
+    case RemovalDenial::read_own_entry:
+      return "Its owner, " + as + ", as whom the reaper acts here, may not read it (mode " +
+             octal_mode(item.expected->mode) +
+             "), so the reaper cannot take its lock and leaves it: " + by_hand +
+             ", or give its owner read permission (chmod u+r) for the next run.";
+    case RemovalDenial::read_foreign_entry:
+      return "Owned by uid " + std::to_string(item.expected->uid) + ", not by " + as +
+             ", the owner of " + where + " as whom the reaper acts here, who may not read it (mode " +
+             octal_mode(item.expected->mode) +
+             "), so the reaper cannot take its lock and leaves it. No JVM of " + as +
+             " made it (the audit reports file.owner-mismatch): " + by_hand +
+             " and find out how it got there.";
+  }
+  return std::nullopt;
+}
 
 void ReapPlanner::begin_root(const TempRootFacts& root, std::size_t r, std::int64_t now_ms) {
   now_ms_ = now_ms;
@@ -339,12 +457,12 @@ void ReapPlanner::add_namespace(const TempRootFacts& root, const NamespaceFacts&
   }
   std::size_t removable = 0;
   for (std::size_t f = 0; f < ns.files.size(); ++f) {
-    plan_.items.push_back(plan_file(root, ns, ns_plan, ns_index, f, options_, now_ms_));
+    plan_.items.push_back(plan_file(root, ns, ns_plan, ns_index, f, options_, now_ms_, euid_));
     if (plan_.items.back().action == ReapAction::remove) ++removable;
   }
   if (options_.remove_empty_namespaces && ns_plan.user_exists == false && ns.opened) {
-    plan_.items.push_back(plan_namespace_dir(ns_plan, ns_index, ns.files.size(), removable,
-                                             *ns.opened, options_, now_ms_));
+    plan_.items.push_back(plan_namespace_dir(rp, root.platform, ns_plan, ns_index, ns.files.size(),
+                                             removable, *ns.opened, options_, now_ms_, euid_));
   }
 }
 

@@ -81,6 +81,21 @@ LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan
 LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan& plan,
                              std::size_t item, const ReapOptions& options, std::string& evidence);
 
+// What stops the identity the executor acts with from removing an entry, by the permission
+// bits the plan saw (see reaper.cpp): the first of the executor's needs it lacks.
+enum class RemovalDenial {
+  search_directory,    // look the name up in its directory
+  write_directory,     // unlink the name
+  sticky_directory,    // a sticky directory: neither it nor the entry is the identity's
+  read_own_entry,      // open the file to take its lock: its owner has no read permission
+  read_foreign_entry,  // the same, for a file another uid owns
+};
+
+// What a person should do about plan item `item` when the plan leaves it to one (why
+// "not-permitted"): who the reaper acts as, what it may not do and why, and how to remove the
+// entry by hand. nullopt for any other item. The path is not in the text: it is the item's.
+std::optional<std::string> item_remediation(const Plan& plan, std::size_t item);
+
 // Whether the decision on `file` can depend on its region (the VM begin time): only when a
 // process with its pid is alive (or may be). A reaper that observed without reading regions
 // reads them for these files only; for all others the verdict is the same either way.

@@ -44,4 +44,12 @@ PlanCounts Plan::counts() const {
   return c;
 }
 
+std::size_t Plan::left_to_a_person() const {
+  std::size_t n = 0;
+  for (const auto& item : items) {
+    if (item.why == kNotPermitted) ++n;
+  }
+  return n;
+}
+
 }  // namespace hsperfguard

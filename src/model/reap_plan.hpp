@@ -87,12 +87,18 @@ struct PlanItem {
   // deciding again.
   std::optional<LivenessJudgement> liveness;
   ReapAction action = ReapAction::keep;
-  // Stable code. remove: "reapable"; keep: "live", "unknown"; skip: "too-young",
-  // "special-file", "directory", "hard-linked", "unexpected-kind", "not-a-pid-name",
-  // "namespace-not-actionable", "temp-dir-not-actionable", "not-owner", "not-empty".
+  // Stable code. remove: "reapable"; keep: "live", "unknown", "not-permitted" (reapable, but
+  // the identity the executor acts with may not remove it: left to a person, see
+  // item_remediation); skip: "too-young", "special-file", "directory", "hard-linked",
+  // "unexpected-kind", "not-a-pid-name", "namespace-not-actionable",
+  // "temp-dir-not-actionable", "not-owner", "not-empty".
   std::string why;
   std::optional<ActingIdentity> acting;  // as NamespacePlan::acting; attach: the file's owner
 };
+
+// The keep of a reapable entry that the executor's identity may not remove: not a failure of
+// the run, a finding for a person (the plan item's remediation says what to do).
+inline constexpr std::string_view kNotPermitted = "not-permitted";
 
 struct PlanCounts {
   std::size_t remove = 0;
@@ -106,8 +112,12 @@ struct Plan {
   // Ordered for execution: per root, per namespace its files then its directory; then the
   // root's attach files.
   std::vector<PlanItem> items;
+  // Who executes it: 0 (root, acting as each owner as `acting` says) or the user it runs as.
+  std::uint32_t euid = 0;
 
   PlanCounts counts() const;
+  // Items left to a person (why "not-permitted").
+  std::size_t left_to_a_person() const;
 };
 
 // ---- what the executor did ---------------------------------------------------------------

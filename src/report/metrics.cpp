@@ -314,6 +314,17 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
                static_cast<double>(count));
   }
 
+  // What the plan keeps, by why: live and unknown entries wait for their evidence to change;
+  // not-permitted ones (stale, but the identity the reaper acts with may not remove them) wait
+  // for a person, and are not failures: a run that keeps them succeeds.
+  std::map<std::string, std::size_t> kept = {{"live", 0}, {"unknown", 0}, {std::string(kNotPermitted), 0}};
+  for (const auto& item : run.plan.items) {
+    if (item.action == ReapAction::keep) ++kept[item.why];
+  }
+  out.family("hsperfguard_reap_kept_entries", "gauge",
+             "Entries the last reap plan keeps, by why (not-permitted: left to a person).");
+  for (const auto& [why, count] : kept) out.sample({{"why", why}}, static_cast<double>(count));
+
   // What execution did: the last run's outcomes, and the counters of all runs.
   constexpr std::array<ReapOutcome, 6> kOutcomes = {
       ReapOutcome::removed, ReapOutcome::vanished, ReapOutcome::became_live,

@@ -100,6 +100,11 @@ void append_plan_item(std::string& out, const ReapRun& run, std::size_t i) {
   o.number("namespace", item.ns);
   o.text("path", item.path);
   o.string("reason", item.reason);
+  if (const auto remediation = item_remediation(run.plan, i)) {
+    o.string("remediation", *remediation);
+  } else {
+    o.null("remediation");
+  }
   o.number("root", item.root);
   o.string("subject", to_string(item.subject));
   o.string("verdict", to_string(item.verdict));
@@ -373,6 +378,9 @@ std::string reap_report_text(const ReapRun& run) {
           << "): " << terminal_safe(message_of(item));
       if (item.action == ReapAction::skip) out << "; skipped: " << terminal_safe(item.why);
       if (item.why == "too-young" && item.age_ms) out << " (age " << seconds(*item.age_ms) << ")";
+      if (const auto remediation = item_remediation(plan, static_cast<std::size_t>(&item - plan.items.data()))) {
+        out << "; kept, " << item.why << ": " << terminal_safe(*remediation);
+      }
       out << "\n";
     }
     if (rp.attach_deferred > 0 || rp.attach_unlisted > 0) {
@@ -390,7 +398,11 @@ std::string reap_report_text(const ReapRun& run) {
   }
   const PlanCounts planned = plan.counts();
   out << "\nplan: " << plan.items.size() << " item(s): " << planned.remove << " to remove, "
-      << planned.keep << " to keep, " << planned.skip << " skipped\n";
+      << planned.keep << " to keep, " << planned.skip << " skipped";
+  if (const std::size_t left = plan.left_to_a_person(); left > 0) {
+    out << "; " << left << " left to a person (" << kNotPermitted << ")";
+  }
+  out << "\n";
   if (run.execution) {
     out << "\nactions:\n";
     for (const auto& r : run.execution->actions) {
