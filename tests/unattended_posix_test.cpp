@@ -76,5 +76,79 @@ PY
   EXPECT_EQ(o.at("stale_left"), "no") << "nobody's own stale file still goes";
 }
 
+// Prints, for each log file given as NAME=PATH, NAME_level, NAME_exit and NAME_events (the
+// events of its JSON lines, in order).
+const char* kSummaries = R"SH(
+summaries() { python3 - "$@" <<'PY'
+import json, sys
+for arg in sys.argv[1:]:
+    name, path = arg.split("=", 1)
+    lines = [json.loads(l) for l in open(path) if l.strip()]
+    summary = [l for l in lines if l["event"] == "summary"]
+    print("%s_events=%s" % (name, ",".join(l["event"] + ":" + l["level"] for l in lines)))
+    print("%s_level=%s" % (name, summary[-1]["level"] if summary else "none"))
+    print("%s_exit=%s" % (name, summary[-1].get("exit_code", "absent") if summary else "none"))
+PY
+}
+)SH";
+
+// A failing audit's one log line said "level":"info": an audit with findings at or above
+// --fail-on (exit 1) is a warning now, one that could not complete (exit 3) an error, and a
+// clean one info; the summary says the exit status.
+TEST(Unattended, FailingAuditIsLoggedAsAWarningNotInfo) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(std::string(kSummaries) + R"SH(
+A="$H audit --no-containers --format json --output /dev/null --log-format json"
+chmod 0600 /tmp/t/hsperfdata_nobody/$STALE  # left: empty (medium) and stale (low)
+$A --tmpdir /tmp/t --fail-on high 2>/tmp/clean.log; echo clean_rc=$?
+chmod 0777 /tmp/t/hsperfdata_nobody
+$A --tmpdir /tmp/t --fail-on high 2>/tmp/high.log; echo high_rc=$?
+$A --tmpdir /tmp/missing --fail-on high 2>/tmp/missing.log; echo missing_rc=$?
+summaries clean=/tmp/clean.log high=/tmp/high.log missing=/tmp/missing.log
+)SH");
+  EXPECT_EQ(o.at("clean_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("clean_level"), "info") << o.result.out << o.result.err;
+  EXPECT_EQ(o.at("clean_exit"), "0");
+  EXPECT_EQ(o.at("high_rc"), "1");
+  EXPECT_EQ(o.at("high_level"), "warning") << o.at("high_events");
+  EXPECT_EQ(o.at("high_exit"), "1");
+  EXPECT_EQ(o.at("missing_rc"), "3");
+  EXPECT_EQ(o.at("missing_level"), "error") << o.at("missing_events");
+  EXPECT_EQ(o.at("missing_exit"), "3");
+}
+
+// The reap's summary: info when done, a warning (and one "kept" line each) when it leaves
+// entries to a person, an error when a removal failed (an immutable file: nothing in the plan
+// could tell) or the run could not complete. A failed removal was only a warning before.
+TEST(Unattended, ReapLogLevelFollowsTheOutcome) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(std::string(kSummaries) + R"SH(
+R="$H reap --no-containers --no-lock --min-age 0 --format json --output /dev/null --log-format json"
+$R --tmpdir /tmp/t 2>/tmp/done.log; echo done_rc=$?
+sleep 0 & wait $!; S=/tmp/t/hsperfdata_nobody/$!
+: > $S && chown nobody $S && chattr +i $S
+$R --tmpdir /tmp/t 2>/tmp/failed.log; echo failed_rc=$?
+chattr -i $S
+mkdir /tmp/t/hsperfdata_daemon && chown daemon:daemon /tmp/t/hsperfdata_daemon
+sleep 0 & wait $!; P=/tmp/t/hsperfdata_daemon/$!
+: > $P && chown nobody $P && chmod 0600 $P
+$R --tmpdir /tmp/t 2>/tmp/kept.log; echo kept_rc=$?
+$R --tmpdir /tmp/missing 2>/tmp/missing.log; echo missing_rc=$?
+summaries done=/tmp/done.log failed=/tmp/failed.log kept=/tmp/kept.log missing=/tmp/missing.log
+)SH");
+  EXPECT_EQ(o.at("done_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("done_events"), "action:info,summary:info");
+  EXPECT_EQ(o.at("failed_rc"), "1");
+  EXPECT_EQ(o.at("failed_events"), "action:error,summary:error");
+  EXPECT_EQ(o.at("failed_exit"), "1");
+  EXPECT_EQ(o.at("kept_rc"), "0");
+  // The immutable file goes now, nobody's file in daemon's namespace is left to a person.
+  EXPECT_EQ(o.at("kept_events"), "action:info,kept:warning,summary:warning");
+  EXPECT_EQ(o.at("kept_exit"), "0");
+  EXPECT_EQ(o.at("missing_rc"), "3");
+  EXPECT_EQ(o.at("missing_level"), "error") << o.at("missing_events");
+  EXPECT_EQ(o.at("missing_exit"), "3");
+}
+
 }  // namespace
 }  // namespace hsperfguard

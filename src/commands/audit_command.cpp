@@ -373,16 +373,16 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     });
     out.flush();
   }
-  if (!record_audit_run(options, result, tally, err)) return kExitIncomplete;  // metrics, log lines
+  // Metrics and log lines (the summary's level follows the exit status).
+  const int exit_code = record_audit_run(options, result, tally, audit_exit_code(options, result, tally), err);
   if (result.incomplete) {
     for (const auto& root : result.roots) {
       for (const auto& e : root.errors) {
         err << "hsperfguard: audit: " << e.path << ": " << e.op << ": " << e.message << "\n";
       }
     }
-    return kExitIncomplete;
   }
-  return tally.worst && *tally.worst >= options.fail_on ? kExitFindings : kExitOk;
+  return exit_code;
 }
 
 int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std::ostream& err) {

@@ -6,6 +6,7 @@
 
 #include "decide/audit.hpp"
 #include "commands/audit_command.hpp"
+#include "commands/exit_codes.hpp"
 #include "report/logging.hpp"
 #include "report/metrics.hpp"
 #include "commands/output_target.hpp"
@@ -81,75 +82,123 @@ void log_reap_actions(Logger& log, const ReapRun& run) {
   }
 }
 
+// The entries the plan leaves to a person (the same in a dry run and a real one): a warning
+// each, with what to do.
+void log_entries_left_to_a_person(Logger& log, const ReapRun& run) {
+  for (std::size_t i = 0; i < run.plan.items.size(); ++i) {
+    const PlanItem& item = run.plan.items[i];
+    const auto remediation = item_remediation(run.plan, i);
+    if (!remediation) continue;
+    nlohmann::json fields = {{"action", std::string(to_string(item.action))},
+                             {"why", item.why},
+                             {"verdict", std::string(to_string(item.verdict))},
+                             {"reason", item.reason},
+                             {"remediation", *remediation}};
+    put_text(fields, "path", item.path);
+    log.log(LogLevel::warning, "kept",
+            "kept " + item.path + " (" + std::string(to_string(item.verdict)) + ": " + item.reason +
+                "; " + item.why + "): " + *remediation,
+            fields);
+  }
+}
+
+// The summary's level: what the exit status says, and for an exit 0 whether something is
+// waiting for a person.
+LogLevel summary_level(int exit_code, bool needs_a_person, bool findings_fail) {
+  if (exit_code == kExitOk) return needs_a_person ? LogLevel::warning : LogLevel::info;
+  if (exit_code == kExitFindings && findings_fail) return LogLevel::warning;
+  return LogLevel::error;
+}
+
+bool logs_summary(const Logger* log, LogLevel level) {
+  return log != nullptr && log->options().logs_actions() &&
+         (!log->options().quiet || level != LogLevel::info);
+}
+
 }  // namespace
+
+int audit_exit_code(const AuditCommandOptions& options, const AuditResult& result, const AuditTally& tally) {
+  if (result.incomplete) return kExitIncomplete;
+  return tally.worst && *tally.worst >= options.fail_on ? kExitFindings : kExitOk;
+}
+
+int reap_exit_code(const ReapRun& run) {
+  if (run.incomplete) return kExitIncomplete;
+  if (!run.execution) return kExitOk;
+  if (run.execution->interrupted || !run.errors.empty()) return kExitIncomplete;
+  return count_outcomes(*run.execution).failed > 0 ? kExitFindings : kExitOk;
+}
 
 bool audit_run_succeeded(const AuditResult& result) { return !result.incomplete; }
 
-bool reap_run_succeeded(const ReapRun& run) {
-  if (run.incomplete) return false;
-  if (!run.execution) return true;
-  return !run.execution->interrupted && run.errors.empty() && count_outcomes(*run.execution).failed == 0;
-}
+bool reap_run_succeeded(const ReapRun& run) { return reap_exit_code(run) == kExitOk; }
 
-bool record_audit_run(const AuditCommandOptions& options, const AuditResult& result,
-                      const AuditTally& tally, std::ostream& err) {
-  bool written = true;
+int record_audit_run(const AuditCommandOptions& options, const AuditResult& result,
+                     const AuditTally& tally, int exit_code, std::ostream& err) {
   if (options.metrics) {
     const std::string text = audit_metrics_text(result, tally, audit_run_succeeded(result), this_build(),
                                                 previous_samples(*options.metrics));
-    written = write_metrics("audit", *options.metrics, text, err);
+    if (!write_metrics("audit", *options.metrics, text, err)) exit_code = kExitIncomplete;
   }
-  if (options.logger != nullptr && options.logger->options().logs_actions() && !options.logger->options().quiet) {
+  const LogLevel level = summary_level(exit_code, false, true);
+  if (logs_summary(options.logger, level)) {
     const std::string worst_text = tally.worst ? std::string(to_string(*tally.worst)) : "none";
-    options.logger->log(LogLevel::info, "summary",
-                        std::to_string(tally.findings) + " findings (worst: " + worst_text + ") in " +
+    options.logger->log(level, "summary",
+                        std::to_string(tally.findings) + " findings (worst: " + worst_text + ", failing at " +
+                            std::string(to_string(options.fail_on)) + ") in " +
                             std::to_string(tally.namespaces) + " namespaces, " +
-                            seconds_text(result.finished_at_ms - result.started_at_ms),
+                            seconds_text(result.finished_at_ms - result.started_at_ms) +
+                            (result.incomplete ? ", incomplete" : "") + ", exit " + std::to_string(exit_code),
                         {{"findings", tally.findings},
                          {"worst_severity", worst_text},
+                         {"fail_on", std::string(to_string(options.fail_on))},
                          {"namespaces", tally.namespaces},
                          {"complete", !result.incomplete},
+                         {"exit_code", exit_code},
                          {"duration_seconds", static_cast<double>(result.finished_at_ms - result.started_at_ms) / 1000.0}});
   }
-  return written;
+  return exit_code;
 }
 
-bool record_reap_run(const ReapCommandOptions& options, const ReapRun& run, std::ostream& err) {
-  bool written = true;
+int record_reap_run(const ReapCommandOptions& options, const ReapRun& run, int exit_code, std::ostream& err) {
   if (options.metrics) {
     const std::string text = reap_metrics_text(run, reap_run_succeeded(run), this_build(),
                                                previous_samples(*options.metrics));
-    written = write_metrics("reap", *options.metrics, text, err);
+    if (!write_metrics("reap", *options.metrics, text, err)) exit_code = kExitIncomplete;
   }
-  if (options.logger != nullptr && options.logger->options().logs_actions()) {
-    Logger& log = *options.logger;
-    log_reap_actions(log, run);
-    if (!log.options().quiet) {
-      const PlanCounts planned = run.plan.counts();
-      const ReapOutcomeCounts done = run.execution ? count_outcomes(*run.execution) : ReapOutcomeCounts{};
-      const std::int64_t ms = run.finished_at_ms - run.started_at_ms;
-      std::string message = run.dry_run ? "dry run: " + std::to_string(planned.remove) + " to remove"
-                                        : "removed " + std::to_string(done.removed) + " of " +
-                                              std::to_string(planned.remove) + ", failed " +
-                                              std::to_string(done.failed);
-      message += ", kept " + std::to_string(planned.keep) + ", skipped " + std::to_string(planned.skip) +
-                 ", " + seconds_text(ms);
-      log.log(done.failed > 0 ? LogLevel::warning : LogLevel::info, "summary", message,
-              {{"dry_run", run.dry_run},
-               {"planned_removals", planned.remove},
-               {"kept", planned.keep},
-               {"skipped", planned.skip},
-               {"removed", done.removed},
-               {"vanished", done.vanished},
-               {"became_live", done.became_live},
-               {"changed", done.changed},
-               {"failed", done.failed},
-               {"not_attempted", done.not_attempted},
-               {"complete", reap_run_succeeded(run)},
-               {"duration_seconds", static_cast<double>(ms) / 1000.0}});
-    }
-  }
-  return written;
+  if (options.logger == nullptr || !options.logger->options().logs_actions()) return exit_code;
+  Logger& log = *options.logger;
+  log_reap_actions(log, run);
+  log_entries_left_to_a_person(log, run);
+  const std::size_t left = run.plan.left_to_a_person();
+  const LogLevel level = summary_level(exit_code, left > 0, false);
+  if (!logs_summary(&log, level)) return exit_code;
+  const PlanCounts planned = run.plan.counts();
+  const ReapOutcomeCounts done = run.execution ? count_outcomes(*run.execution) : ReapOutcomeCounts{};
+  const std::int64_t ms = run.finished_at_ms - run.started_at_ms;
+  std::string message = run.dry_run ? "dry run: " + std::to_string(planned.remove) + " to remove"
+                                    : "removed " + std::to_string(done.removed) + " of " +
+                                          std::to_string(planned.remove) + ", failed " +
+                                          std::to_string(done.failed);
+  message += ", kept " + std::to_string(planned.keep) + " (" + std::to_string(left) +
+             " left to a person), skipped " + std::to_string(planned.skip) + ", " + seconds_text(ms) +
+             (run.incomplete ? ", incomplete" : "") + ", exit " + std::to_string(exit_code);
+  log.log(level, "summary", message,
+          {{"dry_run", run.dry_run},
+           {"planned_removals", planned.remove},
+           {"kept", planned.keep},
+           {"left_to_a_person", left},
+           {"skipped", planned.skip},
+           {"removed", done.removed},
+           {"vanished", done.vanished},
+           {"became_live", done.became_live},
+           {"changed", done.changed},
+           {"failed", done.failed},
+           {"not_attempted", done.not_attempted},
+           {"complete", reap_run_succeeded(run)},
+           {"exit_code", exit_code},
+           {"duration_seconds", static_cast<double>(ms) / 1000.0}});
+  return exit_code;
 }
 
 }  // namespace hsperfguard

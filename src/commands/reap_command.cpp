@@ -435,19 +435,16 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     render([&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
     out.flush();
   }
-  if (!record_reap_run(options, run, err)) return kExitIncomplete;  // metrics, log lines
-
+  // Metrics and log lines (the summary's level follows the exit status).
+  const int exit_code = record_reap_run(options, run, reap_exit_code(run), err);
   if (run.incomplete) {
     for (const auto& root : run.roots) print_errors(err, root.errors);
     print_errors(err, run.errors);
-    return kExitIncomplete;
+  } else if (run.execution) {
+    print_errors(err, run.execution->errors);
+    print_errors(err, run.errors);
   }
-  if (!run.execution) return kExitOk;
-  print_errors(err, run.execution->errors);
-  print_errors(err, run.errors);
-  const ReapOutcomeCounts c = count_outcomes(*run.execution);
-  if (run.execution->interrupted || !run.errors.empty()) return kExitIncomplete;
-  return c.failed > 0 ? kExitFindings : kExitOk;
+  return exit_code;
 }
 
 SubcommandHook add_reap_command(CLI::App& app) {

@@ -40,7 +40,10 @@ void Logger::log(LogLevel level, std::string_view event, std::string_view messag
     }
     sink_ << dump_json(line, -1) << '\n';
   } else {
-    sink_ << "hsperfguard: " << command_ << ": " << terminal_safe(message) << '\n';
+    // The level is said when it is not routine: "hsperfguard: audit: warning: ...".
+    sink_ << "hsperfguard: " << command_ << ": ";
+    if (level != LogLevel::info) sink_ << to_string(level) << ": ";
+    sink_ << terminal_safe(message) << '\n';
   }
   sink_.flush();
 }
