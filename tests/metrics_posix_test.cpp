@@ -196,7 +196,11 @@ TEST(MetricsCollector, NodeExporterExportsAuditAndReapMetricsWithoutScrapeError)
   const std::string reap_prom = textfiles + "/hsperfguard-reap.prom";
   const auto audit = test::run_tool({"audit", "--tmpdir", tree.tmp, "--metrics", audit_prom, "--quiet"});
   ASSERT_EQ(audit.exit_code, 1) << audit.err;  // findings at or above medium
-  EXPECT_EQ(audit.out, "");
+  // --quiet: one line per finding at or above medium, the hostile name escaped.
+  EXPECT_EQ(std::count(audit.out.begin(), audit.out.end(), '\n'), 2) << audit.out;
+  EXPECT_NE(audit.out.find("high namespace.group-other-writable " + open_ns + ": "), std::string::npos)
+      << audit.out;
+  EXPECT_NE(audit.out.find("medium namespace.unknown-user "), std::string::npos) << audit.out;
   const auto reap = test::run_tool({"reap", "--tmpdir", tree.tmp, "--no-lock", "--min-age", "0", "--metrics",
                                     reap_prom, "--quiet", "--log-format", "json"});
   ASSERT_EQ(reap.exit_code, 0) << reap.err;

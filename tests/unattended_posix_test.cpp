@@ -150,5 +150,63 @@ summaries done=/tmp/done.log failed=/tmp/failed.log kept=/tmp/kept.log missing=/
   EXPECT_EQ(o.at("missing_exit"), "3");
 }
 
+// `audit --quiet` with four high findings printed nothing and exited 1: cron mails only what
+// a job prints, so nobody heard of it. It prints each finding at or above --fail-on, one line
+// with severity, rule, path, message and remedy (names escaped: a name cannot forge or hide
+// a line), and nothing else; nothing at all on a clean run.
+TEST(Unattended, QuietAuditWithHighFindingsPrintsThemForCron) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+chmod 0600 /tmp/t/hsperfdata_nobody/$STALE  # left: empty (medium) and stale (low)
+Q="$H audit --tmpdir /tmp/t --no-containers --fail-on high --quiet --format json --output /tmp/report.json"
+$Q > /tmp/clean.out 2> /tmp/clean.err; echo clean_rc=$?
+for n in a b c "$(printf 'x\033[2K\ry')"; do mkdir -m 0777 "/tmp/t/hsperfdata_$n"; chmod 0777 "/tmp/t/hsperfdata_$n"; done
+$Q > /tmp/high.out 2> /tmp/high.err; echo high_rc=$?
+echo clean_bytes=$(cat /tmp/clean.out /tmp/clean.err | wc -c) high_err_bytes=$(wc -c < /tmp/high.err)
+echo high_lines=$(wc -l < /tmp/high.out) high_first_words=$(cut -d' ' -f1,2 /tmp/high.out | sort -u | tr '\n' ,)
+echo high_fix_lines=$(grep -c '; fix: ' /tmp/high.out) raw_controls=$(tr -d '\n' < /tmp/high.out | tr -d '[:print:]' | wc -c)
+echo escaped_name=$(grep -c 'hsperfdata_x\\x1b\[2K\\x0dy: ' /tmp/high.out)
+echo report_findings=$(python3 -c 'import json; print(json.load(open("/tmp/report.json"))["summary"]["findings"])')
+)SH");
+  EXPECT_EQ(o.at("clean_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("clean_bytes"), "0") << "a clean run prints nothing at all";
+  EXPECT_EQ(o.at("high_rc"), "1");
+  EXPECT_EQ(o.at("high_lines"), "4") << o.result.out;
+  EXPECT_EQ(o.at("high_first_words"), "high namespace.group-other-writable,") << "nothing below --fail-on";
+  EXPECT_EQ(o.at("high_fix_lines"), "4");
+  EXPECT_EQ(o.at("raw_controls"), "0");
+  EXPECT_EQ(o.at("escaped_name"), "1") << o.result.out;
+  EXPECT_EQ(o.at("high_err_bytes"), "0");
+  EXPECT_NE(o.at("report_findings"), "0") << "the report still goes to --output";
+}
+
+// `reap --quiet` printed nothing when removals failed. It prints each failed removal and each
+// entry left to a person, one line each, and nothing when all is well (removals included).
+TEST(Unattended, QuietReapPrintsFailuresAndWhatNeedsAPersonOnly) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+Q="$H reap --tmpdir /tmp/t --no-containers --no-lock --min-age 0 --quiet"
+$Q > /tmp/done.out 2>&1; echo done_rc=$? stale_left=$(stale_left)
+sleep 0 & wait $!; S=/tmp/t/hsperfdata_nobody/$!
+: > $S && chown nobody $S && chattr +i $S
+mkdir /tmp/t/hsperfdata_daemon && chown daemon:daemon /tmp/t/hsperfdata_daemon
+sleep 0 & wait $!; P=/tmp/t/hsperfdata_daemon/$!
+: > $P && chown nobody $P && chmod 0600 $P
+$Q > /tmp/bad.out 2> /tmp/bad.err; echo bad_rc=$?
+chattr -i $S
+echo done_bytes=$(wc -c < /tmp/done.out) bad_lines=$(wc -l < /tmp/bad.out) bad_err_bytes=$(wc -c < /tmp/bad.err)
+echo failed_line=$(grep -c "^failed $S: unlinkat: Operation not permitted\$" /tmp/bad.out)
+echo kept_line=$(grep -c "^kept $P (not-permitted): Owned by uid 65534" /tmp/bad.out)
+)SH");
+  EXPECT_EQ(o.at("done_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("stale_left"), "no");
+  EXPECT_EQ(o.at("done_bytes"), "0") << "a removal is routine: nothing to mail";
+  EXPECT_EQ(o.at("bad_rc"), "1");
+  EXPECT_EQ(o.at("bad_lines"), "2") << o.result.out;
+  EXPECT_EQ(o.at("failed_line"), "1") << o.result.out;
+  EXPECT_EQ(o.at("kept_line"), "1") << o.result.out;
+  EXPECT_EQ(o.at("bad_err_bytes"), "0");
+}
+
 }  // namespace
 }  // namespace hsperfguard

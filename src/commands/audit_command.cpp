@@ -57,6 +57,7 @@ constexpr std::string_view kAuditCounters[] = {"sun.rt.createVmBeginTime"};
 struct StagedNamespace {
   AuditTally tally;     // this namespace (part) counted
   std::string text;     // its object (JSON) or its lines (text)
+  std::string attention;  // --quiet: its findings at or above --fail-on, one line each
   std::string closing;  // JSON, first part of a namespace in parts: what closes its object
   bool continuation = false;  // a later part of a namespace
 };
@@ -155,6 +156,9 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     return kExitUsage;
   }
   result.started_at_ms = env.now_epoch_ms();
+  // --quiet: the report goes only to --output; `out` gets what needs a person.
+  std::ostream no_report(nullptr);
+  std::ostream& report_out = options.quiet ? no_report : out;
   ReportContext context;
   context.host = env.host();
   context.fail_on = options.fail_on;
@@ -236,6 +240,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       if (!opened) write(audit_root_opening_text(root));
       observe_attach(spec, r, root, attach_limits);
       RootJudgement judgement = judge_root(root, result.policy);
+      if (options.quiet) out << attention_root_text(judgement, options.fail_on);
       write(audit_root_closing_text(root, judgement, namespaces));
       result.roots.push_back(std::move(root));
       result.judgements.push_back(std::move(judgement));
@@ -276,6 +281,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
           render_audit_namespace_text(done.text, ns, judgement);
         }
         done.tally.add_namespace(ns, judgement);
+        if (options.quiet) render_attention_namespace(done.attention, judgement, options.fail_on);
         const StagedNamespaces::Key key{n, ns.part};
         const bool more_parts = ns.more_parts;
         ns = NamespaceFacts{};  // rendered and counted: freed here, not by the consumer
@@ -291,6 +297,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
             if (!json && !opened) write(audit_root_opening_text(shell));
             opened = true;
             tally.merge(std::move(done.tally));
+            out << done.attention;
             if (!json) {
               write(done.text);
             } else if (ns.part > 0) {
@@ -330,7 +337,9 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     }
     for (std::size_t r = 0; r < root_specs.size(); ++r) {
       observe_attach(*root_specs[r], r, result.roots[r], limits);
-      result.judgements.push_back(judge_root(result.roots[r], result.policy));
+      RootJudgement judgement = judge_root(result.roots[r], result.policy);
+      if (options.quiet) out << attention_root_text(judgement, options.fail_on);
+      result.judgements.push_back(std::move(judgement));
     }
     if (const char* why = limits.reached()) {
       result.stopped = why;
@@ -362,17 +371,18 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     // A stopped run does not replace the previous report with a partial one.
     platform::OutputOptions output;
     output.stop = &signals.requested();
-    if (auto error = write_output_to(*options.output, run, output, &out)) {
+    if (auto error = write_output_to(*options.output, run, output, &report_out)) {
       err << "hsperfguard: audit: cannot write " << *options.output << ": " << error->op << ": "
           << error->message << "\n";
       return kExitIncomplete;
     }
   } else {
     run([&](std::string_view piece) {
-      out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+      report_out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
     });
-    out.flush();
+    report_out.flush();
   }
+  out.flush();
   // Metrics and log lines (the summary's level follows the exit status).
   const int exit_code = record_audit_run(options, result, tally, audit_exit_code(options, result, tally), err);
   if (result.incomplete) {
@@ -445,9 +455,8 @@ SubcommandHook add_audit_command(CLI::App& app) {
         Logger logger(std::cerr, p->unattended.log_options(), "audit", &platform::now_epoch_ms);
         audit.logger = &logger;
         audit.metrics = p->unattended.metrics_file();
-        std::ostream no_report(nullptr);
-        return run_audit_command(audit, p->unattended.quiet ? no_report : std::cout,
-                                 logger.errors());
+        audit.quiet = p->unattended.quiet;
+        return run_audit_command(audit, std::cout, logger.errors());
       }};
 }
 

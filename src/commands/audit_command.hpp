@@ -28,6 +28,9 @@ struct AuditCommandOptions {
   std::optional<std::int64_t> max_runtime_ms;
   std::optional<std::string> metrics;  // Prometheus textfile, written atomically (operations.hpp)
   class Logger* logger = nullptr;       // actions, errors, summary for unattended runs (logging.hpp)
+  // --quiet: no report on `out`; instead one line per finding at or above fail_on (what cron
+  // mails), and nothing at all on a clean run.
+  bool quiet = false;
 };
 
 class Environment;

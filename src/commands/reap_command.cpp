@@ -413,6 +413,9 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   }
   run.finished_at_ms = env.now_epoch_ms();
 
+  // --quiet: the report goes only to --output; `out` gets what needs a person.
+  std::ostream no_report(nullptr);
+  std::ostream& report_out = options.quiet ? no_report : out;
   const ReportFormat format = options.format.value_or(
       env.stdout_is_terminal() && !options.output ? ReportFormat::text : ReportFormat::json);
   const HostInfo host = env.host();
@@ -426,15 +429,16 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   };
   if (options.output) {
     // Written even when the run was interrupted: it says what was removed and what was not.
-    if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &out)) {
+    if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &report_out)) {
       err << "hsperfguard: reap: cannot write " << *options.output << ": " << error->op << ": "
           << error->message << "\n";
       return kExitIncomplete;
     }
   } else {
-    render([&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
-    out.flush();
+    render([&](std::string_view piece) { report_out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+    report_out.flush();
   }
+  if (options.quiet) out << reap_attention_text(run) << std::flush;
   // Metrics and log lines (the summary's level follows the exit status).
   const int exit_code = record_reap_run(options, run, reap_exit_code(run), err);
   if (run.incomplete) {
@@ -535,8 +539,8 @@ SubcommandHook add_reap_command(CLI::App& app) {
         Logger logger(std::cerr, p->unattended.log_options(), "reap", &platform::now_epoch_ms);
         reap.logger = &logger;
         reap.metrics = p->unattended.metrics_file();
-        std::ostream no_report(nullptr);
-        return run_reap_command(reap, p->unattended.quiet ? no_report : std::cout, logger.errors());
+        reap.quiet = p->unattended.quiet;
+        return run_reap_command(reap, std::cout, logger.errors());
       }};
 }
 

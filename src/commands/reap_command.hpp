@@ -35,6 +35,9 @@ struct ReapCommandOptions {
   std::optional<std::int32_t> container_pid;  // --container PID: only that process's /tmp
   std::optional<std::string> metrics;  // Prometheus textfile, written atomically (operations.hpp)
   class Logger* logger = nullptr;       // actions, errors, summary for unattended runs (logging.hpp)
+  // --quiet: no report on `out`; instead one line per failed removal and per entry left to a
+  // person (what cron mails), and nothing at all when all is well.
+  bool quiet = false;
 };
 
 struct ReapRun;     // reap_report.hpp

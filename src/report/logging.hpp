@@ -3,9 +3,11 @@
 //
 // Without --log-format or --quiet a command behaves as it always has: the report on stdout
 // lists every action, stderr carries the errors. With --log-format, every action (a removal
-// and its outcome) and every error is also a line of its own, and a summary line ends the
-// run. --quiet prints no report on stdout (use --output) and no summary: a reap with nothing
-// to do and no error prints nothing at all, so cron mails only when something happened.
+// and its outcome), every entry left to a person and every error is also a line of its own,
+// and a summary line ends the run, its level following the outcome. --quiet prints no report
+// on stdout (use --output) but only what needs a person (the commands do that), and no
+// summary line of level info: a clean run prints nothing at all, so cron mails only when
+// something needs doing.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +28,9 @@ enum class LogFormat { text, json };
 struct LogOptions {
   std::optional<LogFormat> format;  // nullopt: errors only, as plain text
   bool quiet = false;
-  // Whether actions and the summary are logged as lines of their own.
-  bool logs_actions() const { return format.has_value() || quiet; }
+  // Whether actions and the summary are logged as lines of their own (--quiet alone prints
+  // only what needs a person, on stdout, and the errors).
+  bool logs_actions() const { return format.has_value(); }
 };
 
 enum class LogLevel { info, warning, error };

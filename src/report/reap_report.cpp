@@ -329,6 +329,29 @@ std::string reap_report_json_text(const ReapRun& run, const HostInfo& host) {
   return out;
 }
 
+std::string reap_attention_text(const ReapRun& run) {
+  std::string out;
+  if (run.execution) {
+    for (const auto& r : run.execution->actions) {
+      if (r.outcome != ReapOutcome::failed) continue;
+      out.append("failed ").append(terminal_safe(run.plan.items[r.item].path));
+      if (r.error) {
+        out.append(": ").append(terminal_safe(r.error->op)).append(": ").append(terminal_safe(r.error->message));
+      } else {
+        out.append(" (").append(terminal_safe(r.detail)).append(")");
+      }
+      out.append("\n");
+    }
+  }
+  for (std::size_t i = 0; i < run.plan.items.size(); ++i) {
+    const auto remediation = item_remediation(run.plan, i);
+    if (!remediation) continue;
+    out.append("kept ").append(terminal_safe(run.plan.items[i].path)).append(" (");
+    out.append(run.plan.items[i].why).append("): ").append(terminal_safe(*remediation)).append("\n");
+  }
+  return out;
+}
+
 std::string reap_report_text(const ReapRun& run) {
   std::ostringstream out;
   const Plan& plan = run.plan;

@@ -75,5 +75,9 @@ void write_reap_report_json(const ReapRun& run, const HostInfo& host,
 // The same, whole, in a string (tests, small runs).
 std::string reap_report_json_text(const ReapRun& run, const HostInfo& host);
 std::string reap_report_text(const ReapRun& run);
+// --quiet: what needs a person, for cron to mail, one line each, every part terminal_safe:
+// "failed PATH: OP: MESSAGE" for each removal that failed, "kept PATH (not-permitted):
+// REMEDIATION" for each entry the plan leaves to a person. Empty when all is well.
+std::string reap_attention_text(const ReapRun& run);
 
 }  // namespace hsperfguard

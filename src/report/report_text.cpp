@@ -19,7 +19,28 @@ void print_error(std::string& out, const char* indent, const ObservationError& e
   out.append(terminal_safe(e.op)).append(": ").append(terminal_safe(e.message)).append("\n");
 }
 
+void print_attention(std::string& out, const Findings& findings, Severity at_least) {
+  for (const auto& f : findings) {
+    if (f.severity < at_least) continue;
+    out.append(to_string(f.severity)).append(" ").append(f.rule).append(" ");
+    out.append(terminal_safe(f.path)).append(": ").append(terminal_safe(f.message));
+    out.append("; fix: ").append(terminal_safe(f.remediation)).append("\n");
+  }
+}
+
 }  // namespace
+
+void render_attention_namespace(std::string& out, const NamespaceJudgement& nj, Severity at_least) {
+  print_attention(out, nj.findings, at_least);
+  for (const auto& fj : nj.files) print_attention(out, fj.findings, at_least);
+}
+
+std::string attention_root_text(const RootJudgement& rj, Severity at_least) {
+  std::string out;
+  print_attention(out, rj.findings, at_least);
+  for (const auto& attach : rj.attach_files) print_attention(out, attach, at_least);
+  return out;
+}
 
 std::string audit_root_opening_text(const TempRootFacts& root) {
   std::string out = "temp dir " + terminal_safe(root.temp_dir);

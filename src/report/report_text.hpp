@@ -26,6 +26,13 @@ std::string audit_root_closing_text(const TempRootFacts& root, const RootJudgeme
 // The totals.
 std::string audit_summary_text(const AuditTally& tally, const AuditResult& result, const ReportContext& context);
 
+// --quiet: what needs a person, for cron to mail, one line per finding at or above
+// `at_least`: "SEVERITY RULE PATH: MESSAGE; fix: REMEDIATION", every part terminal_safe.
+// A namespace's (and its files') findings, appended to `text`; a temp dir's own and its
+// attach files'.
+void render_attention_namespace(std::string& text, const NamespaceJudgement& judgement, Severity at_least);
+std::string attention_root_text(const RootJudgement& judgement, Severity at_least);
+
 // A whole result (namespaces kept) through the same pieces.
 std::string audit_report_text(const AuditResult& result, const ReportContext& context);
 
