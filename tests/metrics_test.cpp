@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "decide/audit.hpp"
@@ -439,6 +440,23 @@ TEST(Logging, TextLinesCannotBeForgedByNames) {
   EXPECT_EQ(sink.str(),
             "hsperfguard: reap: removed /tmp/hsperfdata_x/1\\x0ahsperfguard: reap: removed /etc\n"
             "hsperfguard: reap: /tmp/a\\x1b[2Jb: openat: No such file\n");
+}
+
+// --syslog: every line goes to the writer with its level (its priority there); the command's
+// error messages also stay on stderr as plain text, for whoever runs it (cron's mail).
+TEST(Logging, SystemLogGetsEachLineWithItsLevelAndStderrKeepsTheErrors) {
+  std::ostringstream stderr_text;
+  std::vector<std::pair<LogLevel, std::string>> written;
+  Logger log([&](LogLevel level, std::string_view line) { written.emplace_back(level, std::string(line)); },
+             stderr_text, LogOptions{LogFormat::json, true}, "reap", &fixed_clock);
+  log.log(LogLevel::warning, "summary", "kept 1");
+  log.errors() << "hsperfguard: reap: /tmp/a\x1b[2Jb: openat: No such file\n";
+  ASSERT_EQ(written.size(), 2u);
+  EXPECT_EQ(written[0].first, LogLevel::warning);
+  EXPECT_EQ(nlohmann::json::parse(written[0].second).at("level"), "warning");
+  EXPECT_EQ(written[1].first, LogLevel::error);
+  EXPECT_EQ(nlohmann::json::parse(written[1].second).at("event"), "error");
+  EXPECT_EQ(stderr_text.str(), "hsperfguard: reap: /tmp/a\\x1b[2Jb: openat: No such file\n");
 }
 
 }  // namespace

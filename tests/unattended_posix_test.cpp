@@ -5,7 +5,10 @@
 // the host is touched. The scripts print key=value lines; the assertions are here.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "hostile_support.hpp"
 
@@ -206,6 +209,178 @@ echo kept_line=$(grep -c "^kept $P (not-permitted): Owned by uid 65534" /tmp/bad
   EXPECT_EQ(o.at("failed_line"), "1") << o.result.out;
   EXPECT_EQ(o.at("kept_line"), "1") << o.result.out;
   EXPECT_EQ(o.at("bad_err_bytes"), "0");
+}
+
+// ---- the shipped cron job --------------------------------------------------------------------
+
+// The job lines of packaging/cron.d/hsperfguard, as cron reads them: the command of each (what
+// follows the five time fields and the user) by its subcommand, and the PATH the file sets.
+struct CronFile {
+  std::string path_line;
+  std::vector<std::string> commands;
+  std::string command_of(const std::string& subcommand) const {
+    for (const auto& c : commands) {
+      if (c.find("hsperfguard " + subcommand + " ") != std::string::npos) return c;
+    }
+    return "";
+  }
+};
+
+CronFile read_cron_file() {
+  CronFile cron;
+  std::ifstream in(test::source_path("packaging/cron.d/hsperfguard"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.front() == '#') continue;
+    if (line.starts_with("PATH=")) cron.path_line = line.substr(5);
+    if (line.find('=') != std::string::npos && line.find(' ') > line.find('=')) continue;  // NAME=value
+    std::istringstream fields(line);
+    std::string field;
+    for (int i = 0; i < 6 && fields >> field; ++i) {
+    }
+    std::string command;
+    std::getline(fields >> std::ws, command);
+    cron.commands.push_back(command);
+  }
+  return cron;
+}
+
+// What cron does with a job, in the private mount namespace and a pid namespace of its own
+// (the reap and the audit look into every container's /tmp as root: here they see only this
+// test's processes): `sh -c COMMAND` with the file's PATH, in front of which a directory
+// holds `hsperfguard` (the binary under test), /var/lib, /var/log and /etc/hsperfguard on
+// tmpfs (the shipped policy copied there), and a receiver on /dev/log that records each
+// syslog message. cron_job NAME COMMAND-FILE prints NAME_rc, and leaves NAME.mail (stdout and
+// stderr: what cron mails) and NAME.syslog (one message a line) in /tmp.
+std::string cron_setup(const CronFile& cron) {
+  return R"SH(
+mkdir -p /tmp/bin /var/lib /var/log /etc/hsperfguard
+cp /proc/$$/fd/9 /tmp/bin/hsperfguard && chmod 0755 /tmp/bin/hsperfguard  # /proc/$$ is not in the jobs' pid namespace
+mount -t tmpfs tmpfs /var/lib && mount -t tmpfs tmpfs /var/log && mount -t tmpfs tmpfs /etc/hsperfguard || exit 99
+cp ')SH" + test::source_path("packaging/policy.json") + R"SH(' /etc/hsperfguard/policy.json
+CRON_PATH=')SH" + cron.path_line + R"SH('
+cron_job() {
+  rm -f /tmp/syslog.ready
+  python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+open("/tmp/syslog.ready", "w").close()
+with open(sys.argv[1], "wb") as out:
+    while True:
+        m = s.recv(1 << 20)
+        if m == b"END":
+            break
+        out.write(m + b"\n")
+' "/tmp/$1.syslog" &
+  RECEIVER=$!
+  while [ ! -e /tmp/syslog.ready ]; do sleep 0.05; done
+  env -i SHELL=/bin/sh HOME=/root LOGNAME=root PATH="/tmp/bin:$CRON_PATH" \
+    unshare --pid --fork --mount-proc /bin/sh -c "$(cat "$2")" > "/tmp/$1.mail" 2>&1
+  echo "$1_rc=$?"
+  python3 -c 'import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b"END", "/dev/log")'
+  wait $RECEIVER
+  rm -f /dev/log
+}
+# Prints NAME_messages (count), NAME_priorities (facility.priority of each), NAME_events
+# (event:level of each JSON line) and NAME_exit (the summary's exit_code).
+syslog_summary() { python3 - "$1" <<'PY'
+import json, re, sys
+name = sys.argv[1]
+prios, events, exit_code = [], [], "none"
+for raw in open("/tmp/%s.syslog" % name, encoding="utf-8", errors="replace"):
+    m = re.match(r"<(\d+)>.*? hsperfguard-(\w+)\[\d+\]: (.*)$", raw.rstrip("\n"))
+    if not m:
+        prios.append("unparsed")
+        continue
+    pri = int(m.group(1))
+    prios.append("%d.%d" % (pri >> 3, pri & 7))
+    line = json.loads(m.group(3))
+    events.append("%s:%s" % (line["event"], line["level"]))
+    if line["event"] == "summary":
+        exit_code = line.get("exit_code", "absent")
+print("%s_messages=%d" % (name, len(prios)))
+print("%s_priorities=%s" % (name, ",".join(prios)))
+print("%s_events=%s" % (name, ",".join(events)))
+print("%s_exit=%s" % (name, exit_code))
+PY
+}
+)SH";
+}
+
+// The packaged cron line ended in `2>&1 | logger`: cron saw logger's exit status, never the
+// reap's. The jobs run exactly as the file says them (parsed out of it): a reap that succeeds
+// exits 0 and neither mails nor logs anything; one that cannot run (its journal is not a
+// journal of ours) exits 3, mails the error and logs it at priority err; an audit with a high
+// finding exits 1, mails the finding and logs a warning summary saying exit 1.
+TEST(Unattended, CronJobsKeepTheirExitStatusAndStillLog) {
+  SKIP_UNLESS_ROOT();
+  const CronFile cron = read_cron_file();
+  const std::string reap = cron.command_of("reap");
+  std::string audit = cron.command_of("audit");
+  ASSERT_FALSE(reap.empty()) << "no reap job in packaging/cron.d/hsperfguard";
+  EXPECT_FALSE(audit.empty()) << "no audit job in packaging/cron.d/hsperfguard";
+  if (audit.empty()) audit = "exit 99";
+  ASSERT_FALSE(cron.path_line.empty());
+  for (const std::string& job : {reap, audit}) {
+    EXPECT_EQ(job.find('%'), std::string::npos) << "cron turns % into a newline: " << job;
+  }
+  const Outcome o = run_case(cron_setup(cron) + "cat > /tmp/reap.job <<'CRONJOB'\n" + reap +
+                             "\nCRONJOB\ncat > /tmp/audit.job <<'CRONJOB'\n" + audit + "\nCRONJOB\n" + R"SH(
+rm -rf /tmp/t
+mkdir /tmp/hsperfdata_nobody && chown nobody:nogroup /tmp/hsperfdata_nobody
+sleep 0 & wait $!; Y=/tmp/hsperfdata_nobody/$!
+: > $Y && chown nobody:nogroup $Y && chmod 0600 $Y   # stale, but younger than --min-age
+cron_job reap_ok /tmp/reap.job
+echo young_left=$([ -e $Y ] && echo yes || echo no)
+echo reap_report=$(python3 -c 'import json; r = json.load(open("/var/lib/hsperfguard/reap.json")); print(r["plan"][0]["why"])')
+echo 'not a journal' > /var/log/hsperfguard/reap.jsonl
+cron_job reap_broken /tmp/reap.job
+cron_job audit_ok /tmp/audit.job
+chmod 0777 /tmp/hsperfdata_nobody
+cron_job audit_high /tmp/audit.job
+for n in reap_ok reap_broken audit_ok audit_high; do
+  echo ${n}_mail_lines=$(wc -l < /tmp/$n.mail)
+  syslog_summary $n
+done
+echo reap_broken_mail=$(head -1 /tmp/reap_broken.mail)
+echo audit_high_mail=$(cut -d' ' -f1-3 /tmp/audit_high.mail)
+)SH");
+  // Succeeds: exit 0, nothing mailed, nothing logged; the report was written.
+  EXPECT_EQ(o.at("reap_ok_rc"), "0") << o.result.out << o.result.err;
+  EXPECT_EQ(o.at("reap_ok_mail_lines"), "0");
+  EXPECT_EQ(o.at("reap_ok_messages"), "0") << o.at("reap_ok_events");
+  EXPECT_EQ(o.at("reap_report"), "too-young");
+  EXPECT_EQ(o.at("young_left"), "yes");
+  // Cannot run: exit 3 as cron sees it, the error mailed and logged at priority err (3.3:
+  // facility daemon, err).
+  EXPECT_EQ(o.at("reap_broken_rc"), "3");
+  EXPECT_NE(o.at("reap_broken_mail").find("/var/log/hsperfguard/reap.jsonl"), std::string::npos)
+      << o.at("reap_broken_mail");
+  EXPECT_EQ(o.at("reap_broken_priorities"), "3.3");
+  EXPECT_EQ(o.at("reap_broken_events"), "error:error");
+  // The audit: clean is silent; a high finding is exit 1, mailed, and a warning (3.4) saying so.
+  EXPECT_EQ(o.at("audit_ok_rc"), "0");
+  EXPECT_EQ(o.at("audit_ok_mail_lines"), "0");
+  EXPECT_EQ(o.at("audit_ok_messages"), "0");
+  EXPECT_EQ(o.at("audit_high_rc"), "1");
+  EXPECT_EQ(o.at("audit_high_mail_lines"), "1");
+  EXPECT_EQ(o.at("audit_high_mail"), "high namespace.group-other-writable /tmp/hsperfdata_nobody:");
+  EXPECT_EQ(o.at("audit_high_priorities"), "3.4");
+  EXPECT_EQ(o.at("audit_high_events"), "summary:warning");
+  EXPECT_EQ(o.at("audit_high_exit"), "1");
+}
+
+// --syslog where nothing receives the messages: syslog(3) would drop every line without a
+// word. The run does nothing and says why, exit 3.
+TEST(Unattended, SyslogWithoutALogDaemonIsAnErrorNotSilence) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+$H reap --tmpdir /tmp/t --no-containers --no-lock --min-age 0 --quiet --syslog 2>/tmp/err; echo rc=$? stale_left=$(stale_left)
+echo err=$(cat /tmp/err)
+)SH");
+  EXPECT_EQ(o.at("rc"), "3");
+  EXPECT_EQ(o.at("stale_left"), "yes");
+  EXPECT_NE(o.at("err").find("--syslog: /dev/log: connect:"), std::string::npos) << o.at("err");
 }
 
 }  // namespace

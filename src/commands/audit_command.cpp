@@ -452,11 +452,12 @@ SubcommandHook add_audit_command(CLI::App& app) {
         audit.fail_on = *parse_severity(p->fail_on);
         if (!p->max_runtime.empty()) audit.max_runtime_ms = *parse_duration_ms(p->max_runtime);
         audit.containers = !p->no_containers;
-        Logger logger(std::cerr, p->unattended.log_options(), "audit", &platform::now_epoch_ms);
-        audit.logger = &logger;
+        const auto logger = p->unattended.make_logger("audit", std::cerr);
+        if (!logger) return static_cast<int>(kExitIncomplete);
+        audit.logger = logger.get();
         audit.metrics = p->unattended.metrics_file();
         audit.quiet = p->unattended.quiet;
-        return run_audit_command(audit, std::cout, logger.errors());
+        return run_audit_command(audit, std::cout, logger->errors());
       }};
 }
 

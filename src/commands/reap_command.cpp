@@ -536,11 +536,12 @@ SubcommandHook add_reap_command(CLI::App& app) {
         if (!p->max_runtime.empty()) reap.max_runtime_ms = *parse_duration_ms(p->max_runtime);
         reap.lock_file = p->no_lock ? std::nullopt : std::optional<std::string>(p->lock_file);
         reap.containers = !p->no_containers;
-        Logger logger(std::cerr, p->unattended.log_options(), "reap", &platform::now_epoch_ms);
-        reap.logger = &logger;
+        const auto logger = p->unattended.make_logger("reap", std::cerr);
+        if (!logger) return static_cast<int>(kExitIncomplete);
+        reap.logger = logger.get();
         reap.metrics = p->unattended.metrics_file();
         reap.quiet = p->unattended.quiet;
-        return run_reap_command(reap, std::cout, logger.errors());
+        return run_reap_command(reap, std::cout, logger->errors());
       }};
 }
 

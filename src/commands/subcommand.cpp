@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/cli_checks.hpp"
+#include "platform/host.hpp"
+#include "platform/system_log.hpp"
 
 namespace hsperfguard {
 
@@ -17,18 +19,43 @@ void UnattendedFlags::add_to(CLI::App* cmd) {
                 "No report on stdout (use --output): only what needs a person, one line each "
                 "(audit: findings at or above --fail-on; reap: failed removals, entries left to a "
                 "person), nothing on a clean run; with --log-format, no summary line when all is well");
+  cmd->add_flag("--syslog", syslog,
+                "Write the log lines (--log-format, text by default) to the system log (tag "
+                "hsperfguard-COMMAND, priority from each line's level) instead of stderr, which "
+                "keeps the error messages; exit 3 if nothing receives them at /dev/log");
 }
 
 LogOptions UnattendedFlags::log_options() const {
   LogOptions options;
-  if (!log_format.empty())
+  if (!log_format.empty()) {
     options.format = log_format == "json" ? LogFormat::json : LogFormat::text;
+  } else if (syslog) {
+    options.format = LogFormat::text;
+  }
   options.quiet = quiet;
   return options;
 }
 
 std::optional<std::string> UnattendedFlags::metrics_file() const {
   return metrics.empty() ? std::nullopt : std::optional<std::string>(metrics);
+}
+
+std::unique_ptr<Logger> UnattendedFlags::make_logger(const std::string& command, std::ostream& err) const {
+  if (!syslog) return std::make_unique<Logger>(err, log_options(), command, &platform::now_epoch_ms);
+  ObservationError error;
+  auto system_log = platform::SystemLog::open("hsperfguard-" + command, &error);
+  if (!system_log) {
+    err << "hsperfguard: " << command << ": --syslog: " << error.path << ": " << error.op << ": "
+        << error.message << "\n";
+    return nullptr;
+  }
+  const auto write = [log = *system_log](LogLevel level, std::string_view line) {
+    log.write(level == LogLevel::error     ? platform::SystemLogPriority::error
+              : level == LogLevel::warning ? platform::SystemLogPriority::warning
+                                           : platform::SystemLogPriority::info,
+              line);
+  };
+  return std::make_unique<Logger>(write, err, log_options(), command, &platform::now_epoch_ms);
 }
 
 }  // namespace hsperfguard

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <ostream>
 #include <optional>
 #include <string>
 
@@ -23,15 +25,21 @@ struct SubcommandHook {
   std::function<int()> run;
 };
 
-// What unattended runs need, the same on audit and reap: --metrics, --log-format, --quiet.
+// What unattended runs need, the same on audit and reap: --metrics, --log-format, --quiet,
+// --syslog.
 struct UnattendedFlags {
   std::string metrics;
   std::string log_format;
   bool quiet = false;
+  bool syslog = false;
 
   void add_to(CLI::App* cmd);
   LogOptions log_options() const;
   std::optional<std::string> metrics_file() const;
+  // The logger of `command` ("audit", "reap"): its lines on `err`, or with --syslog in the
+  // system log (tag hsperfguard-<command>) while `err` keeps the plain error messages.
+  // nullptr, after saying why on `err`, when there is no system log to write to.
+  std::unique_ptr<Logger> make_logger(const std::string& command, std::ostream& err) const;
 };
 
 }  // namespace hsperfguard

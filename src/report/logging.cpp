@@ -25,6 +25,12 @@ Logger::Logger(std::ostream& sink, LogOptions options, std::string command,
       buffer_(*this),
       errors_(&buffer_) {}
 
+Logger::Logger(LogLineWriter writer, std::ostream& plain_errors, LogOptions options, std::string command,
+               std::int64_t (*clock_ms)())
+    : Logger(plain_errors, options, std::move(command), clock_ms) {
+  writer_ = std::move(writer);
+}
+
 Logger::~Logger() { buffer_.flush_partial(); }
 
 void Logger::log(LogLevel level, std::string_view event, std::string_view message,
@@ -38,21 +44,32 @@ void Logger::log(LogLevel level, std::string_view event, std::string_view messag
     if (fields.is_object()) {
       for (const auto& [key, value] : fields.items()) line[key] = value;
     }
-    sink_ << dump_json(line, -1) << '\n';
+    emit(level, dump_json(line, -1));
   } else {
     // The level is said when it is not routine: "hsperfguard: audit: warning: ...".
-    sink_ << "hsperfguard: " << command_ << ": ";
-    if (level != LogLevel::info) sink_ << to_string(level) << ": ";
-    sink_ << terminal_safe(message) << '\n';
+    std::string text = "hsperfguard: " + command_ + ": ";
+    if (level != LogLevel::info) text.append(to_string(level)).append(": ");
+    emit(level, text + terminal_safe(message));
   }
+}
+
+void Logger::emit(LogLevel level, std::string_view line) {
+  if (writer_) {
+    writer_(level, line);
+    return;
+  }
+  sink_ << line << '\n';
   sink_.flush();
 }
 
 void Logger::error_line(std::string_view line) {
-  if (options_.format != LogFormat::json) {
-    // The command's own text line; a raw name in it must not forge a second line.
+  // The command's own text line; a raw name in it must not forge a second line.
+  if (writer_) {
     sink_ << terminal_safe(line) << '\n';
     sink_.flush();
+  }
+  if (options_.format != LogFormat::json) {
+    emit(LogLevel::error, terminal_safe(line));
     return;
   }
   const std::string prefix = "hsperfguard: " + command_ + ": ";

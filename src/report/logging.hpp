@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -36,10 +37,20 @@ struct LogOptions {
 enum class LogLevel { info, warning, error };
 std::string_view to_string(LogLevel level);
 
+// Writes one finished log line (no newline) somewhere other than a stream: the system log,
+// which takes each line with its level as its priority.
+using LogLineWriter = std::function<void(LogLevel, std::string_view)>;
+
 class Logger {
  public:
   // `command`: "audit", "reap". `clock_ms`: the wall clock (epoch ms) for JSON lines.
+  // Every line goes to `sink` (stderr).
   Logger(std::ostream& sink, LogOptions options, std::string command, std::int64_t (*clock_ms)());
+  // Log lines go to `writer` (--syslog); the command's error messages also go to
+  // `plain_errors` (stderr) as the plain text lines they are without --log-format, so that
+  // whoever runs the command (cron's mail) still sees them.
+  Logger(LogLineWriter writer, std::ostream& plain_errors, LogOptions options, std::string command,
+         std::int64_t (*clock_ms)());
   ~Logger();
   Logger(const Logger&) = delete;
   Logger& operator=(const Logger&) = delete;
@@ -72,8 +83,10 @@ class Logger {
     std::string line_;
   };
   void error_line(std::string_view line);
+  void emit(LogLevel level, std::string_view line);
 
-  std::ostream& sink_;
+  std::ostream& sink_;  // the lines, or (with writer_) the plain error messages
+  LogLineWriter writer_;
   LogOptions options_;
   std::string command_;
   std::int64_t (*clock_ms_)();
