@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -367,6 +368,39 @@ TEST(AuditLogging, ErrorsAreJsonLinesAndTheSummaryFollows) {
 }
 
 // ---- The alerting rules shipped for these metrics ----------------------------------------
+
+// Every alert of the rule file carries its runbook as text (read away from the host), and its
+// unit tests show it firing and not firing. Read line by line: the files are written in one
+// plain layout ("- alert: NAME", "runbook:"; "alertname: NAME" then "exp_alerts: []" or
+// "exp_alerts:").
+TEST(AlertingRules, EveryAlertHasARunbookAndAFiringAndANotFiringCase) {
+  const std::string dir = test::source_path("packaging/prometheus");
+  std::map<std::string, int> runbooks;
+  std::string alert;
+  std::istringstream rules(read_text(dir + "/hsperfguard.rules.yml"));
+  for (std::string line; std::getline(rules, line);) {
+    const auto at = line.find("- alert: ");
+    if (at != std::string::npos) runbooks[alert = line.substr(at + 9)] = 0;
+    if (line.find(" runbook: ") != std::string::npos && !alert.empty()) ++runbooks[alert];
+    EXPECT_EQ(line.find("file://"), std::string::npos) << "a runbook on the host only: " << line;
+  }
+  ASSERT_EQ(runbooks.size(), 6u);
+  std::map<std::string, std::set<std::string>> cases;  // alert -> {"firing", "not-firing"}
+  std::istringstream tests(read_text(dir + "/hsperfguard.rules.test.yml"));
+  for (std::string line; std::getline(tests, line);) {
+    const auto at = line.find("alertname: ");
+    if (at != std::string::npos) alert = line.substr(at + 11);
+    if (line.find("exp_alerts: []") != std::string::npos) {
+      cases[alert].insert("not-firing");
+    } else if (line.find("exp_alerts:") != std::string::npos) {
+      cases[alert].insert("firing");
+    }
+  }
+  for (const auto& [name, count] : runbooks) {
+    EXPECT_EQ(count, 1) << name << " has no runbook annotation";
+    EXPECT_EQ(cases[name], (std::set<std::string>{"firing", "not-firing"})) << name;
+  }
+}
 
 // packaging/prometheus/hsperfguard.rules.yml is valid for Prometheus and its unit tests
 // (hsperfguard.rules.test.yml: every alert firing and not firing, with its text) pass.
