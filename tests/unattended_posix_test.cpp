@@ -25,7 +25,8 @@ using hostile::run_case;
 // reason and the remedy, in the dry run and the real run alike; the run succeeds.
 TEST(Unattended, AnotherUsersFileInANamespaceIsLeftToAPersonNotFailedForever) {
   SKIP_UNLESS_ROOT();
-  const Outcome o = run_case(R"SH(
+  const Outcome o = run_case("VALIDATE='" + test::source_path("tests/validate_json.py") + "' SCHEMA='" +
+                             test::source_path("reports/report.schema.json") + "'" + R"SH(
 NS=/tmp/t/hsperfdata_daemon
 mkdir $NS && chown daemon:daemon $NS
 sleep 0 & wait $!; P=$!
@@ -34,6 +35,7 @@ $H reap --tmpdir /tmp/t --no-containers --no-lock --min-age 0 --dry-run --format
 $H reap --tmpdir /tmp/t --no-containers --no-lock --min-age 0 --format json --output /tmp/real.json --metrics /tmp/reap.prom; echo real_rc=$?
 $H reap --tmpdir /tmp/t --no-containers --no-lock --min-age 0 --format json --output /tmp/again.json --metrics /tmp/reap.prom; echo again_rc=$?
 echo planted_left=$([ -e $NS/$P ] && echo yes || echo no) stale_left=$(stale_left)
+/usr/bin/python3 "$VALIDATE" "$SCHEMA" /tmp/dry.json /tmp/real.json; echo schema_rc=$?
 python3 - $NS/$P <<'PY'
 import json, sys
 planted = sys.argv[1]
@@ -76,6 +78,7 @@ PY
   EXPECT_EQ(o.at("kept_not_permitted"), "1") << "what is left to a person shows";
   EXPECT_EQ(o.at("last_success"), "1");
   EXPECT_EQ(o.at("planted_left"), "yes") << "never removed on doubt";
+  EXPECT_EQ(o.at("schema_rc"), "0") << "the reports, remediation included, are valid: " << o.result.err;
   EXPECT_EQ(o.at("stale_left"), "no") << "nobody's own stale file still goes";
 }
 
