@@ -250,15 +250,20 @@ CronFile read_cron_file() {
 // What cron does with a job, in the private mount namespace and a pid namespace of its own
 // (the reap and the audit look into every container's /tmp as root: here they see only this
 // test's processes): `sh -c COMMAND` with the file's PATH, in front of which a directory
-// holds `hsperfguard` (the binary under test), /var/lib, /var/log and /etc/hsperfguard on
-// tmpfs (the shipped policy copied there), and a receiver on /dev/log that records each
+// holds `hsperfguard` (the binary under test), /var/lib and /var/log on tmpfs, /etc on an
+// overlay (the shipped policy copied to /etc/hsperfguard), and a receiver on /dev/log that records each
 // syslog message. cron_job NAME COMMAND-FILE prints NAME_rc, and leaves NAME.mail (stdout and
 // stderr: what cron mails) and NAME.syslog (one message a line) in /tmp.
 std::string cron_setup(const CronFile& cron) {
   return R"SH(
-mkdir -p /tmp/bin /var/lib /var/log /etc/hsperfguard
+mkdir -p /tmp/bin /var/lib /var/log
 cp /proc/$$/fd/9 /tmp/bin/hsperfguard && chmod 0755 /tmp/bin/hsperfguard  # /proc/$$ is not in the jobs' pid namespace
-mount -t tmpfs tmpfs /var/lib && mount -t tmpfs tmpfs /var/log && mount -t tmpfs tmpfs /etc/hsperfguard || exit 99
+mount -t tmpfs tmpfs /var/lib && mount -t tmpfs tmpfs /var/log || exit 99
+# /etc/hsperfguard on an overlay of /etc, so that the host's /etc is never written (not even
+# an empty directory left behind, which the package test would take for an unpurged one).
+mount -t tmpfs tmpfs /mnt && mkdir /mnt/upper /mnt/work || exit 99
+mount -t overlay overlay -o lowerdir=/etc,upperdir=/mnt/upper,workdir=/mnt/work /etc || exit 99
+mkdir -p /etc/hsperfguard || exit 99
 cp ')SH" + test::source_path("packaging/policy.json") + R"SH(' /etc/hsperfguard/policy.json
 CRON_PATH=')SH" + cron.path_line + R"SH('
 cron_job() {
