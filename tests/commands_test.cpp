@@ -398,6 +398,25 @@ TEST(CommandSeam, AuditJudgesAttachFilesAPartAtATime) {
       << "an attach file without findings is not shown in text";
 }
 
+// --quiet prints each finding at or above --fail-on, an attach file's among them (they are
+// judged apart from the temp dir, a part at a time).
+TEST(CommandSeam, QuietAuditPrintsAttachFileFindings) {
+  FakeEnvironment env = alice_world();
+  AttachFacts unsafe = listener(kGonePid);
+  unsafe.lstat->mode = 0777;
+  env.roots.at("/tmp").attach_files = {listener(kLivePid), unsafe};
+  AuditCommandOptions options;
+  options.tmpdir = "/tmp";
+  options.quiet = true;
+  options.fail_on = Severity::info;
+  std::ostringstream out, err;
+  run_audit_command(options, out, err, env);
+  const std::string printed = out.str();
+  const auto line = printed.find(" attach.socket-unsafe /tmp/.java_pid" + std::to_string(kGonePid) + ": ");
+  EXPECT_NE(line, std::string::npos) << printed;
+  EXPECT_EQ(printed.find(".java_pid" + std::to_string(kLivePid)), std::string::npos) << printed;
+}
+
 // The host's /tmp (alice's, one stale file) and three containers found by discovery: the
 // first costs whatever time it is given (a fake container with a huge passwd), the second has
 // a stale file of its own, the third nothing. --max-runtime 900ms.

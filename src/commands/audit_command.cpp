@@ -206,9 +206,11 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
           spec, root, kFilesPerPart, attach_limits,
           [&](std::vector<AttachFacts>&& part) {
             std::string text;
+            std::string attention;  // --quiet
             for (const AttachFacts& attach : part) {
               const Findings findings = judge_attach(root, attach, result.policy);
               tally.add_attach(attach, findings);
+              if (options.quiet) render_attention_findings(attention, findings, options.fail_on);
               if (json) {
                 json->add_attach(r, attach, findings);
               } else {
@@ -216,6 +218,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
               }
             }
             if (!text.empty()) write(text);
+            out << attention;
           },
           errors);
       root.errors.insert(root.errors.end(), errors.begin(), errors.end());

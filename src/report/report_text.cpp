@@ -35,6 +35,10 @@ void render_attention_namespace(std::string& out, const NamespaceJudgement& nj, 
   for (const auto& fj : nj.files) print_attention(out, fj.findings, at_least);
 }
 
+void render_attention_findings(std::string& out, const Findings& findings, Severity at_least) {
+  print_attention(out, findings, at_least);
+}
+
 std::string attention_root_text(const RootJudgement& rj, Severity at_least) {
   std::string out;
   print_attention(out, rj.findings, at_least);

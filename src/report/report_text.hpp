@@ -32,6 +32,8 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
 // attach files'.
 void render_attention_namespace(std::string& text, const NamespaceJudgement& judgement, Severity at_least);
 std::string attention_root_text(const RootJudgement& judgement, Severity at_least);
+// --quiet: findings (an attach file's) at or above at_least, one line each.
+void render_attention_findings(std::string& text, const Findings& findings, Severity at_least);
 
 // A whole result (namespaces kept) through the same pieces.
 std::string audit_report_text(const AuditResult& result, const ReportContext& context);
