@@ -242,5 +242,59 @@ PY
   EXPECT_LT(std::stod(o.at("reap_s")), 2.0) << "reap --dry-run --max-runtime 1s";
 }
 
+// ---- a file called libjvm.so, read and not run (issue 38: a false invisible-JVM alert) ------
+
+// Any process that mapped a file whose name ends in /libjvm.so was taken for a JVM: a scanner
+// or a backup reading the JDK through mmap, or any user mapping a file she names so, showed in
+// ps as a JVM invisible to jps and raised the audit's invisible-JVM findings (and the alert
+// on them). A JVM runs libjvm's code: only an executable mapping of it makes one. Here nobody
+// maps the JDK's own libjvm.so read-only (a reader), and a copy of it executable (what a
+// program that embeds a JVM does): the reader is no JVM, the runner still is one.
+TEST(HostileInput, AProcessThatOnlyReadsALibjvmIsNoJvm) {
+  SKIP_UNLESS_ROOT();
+  if (!can_spam() || !test::have_program("java")) GTEST_SKIP() << "needs setpriv, python3, java";
+  const Outcome o = run_case(R"SH(
+LIBJVM=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")/lib/server/libjvm.so
+[ -f "$LIBJVM" ] || { echo "no libjvm.so beside java" >&2; exit 99; }
+mkdir -p /tmp/s && cp "$LIBJVM" /tmp/s/libjvm.so && chown -R 65534:65534 /tmp/s
+cat > /tmp/s/map.py <<'EOF'
+import ctypes, os, sys, time
+path, prot, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+fd = os.open(path, os.O_RDONLY)
+if libc.mmap(None, 4096, prot, 2, fd, 0) in (None, ctypes.c_void_p(-1).value):
+    sys.exit("mmap: " + os.strerror(ctypes.get_errno()))
+open(ready, "w").close()
+time.sleep(120)
+EOF
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+$NOBODY /usr/bin/python3 /tmp/s/map.py "$LIBJVM" 1 /tmp/s/reader.ready & READER=$!
+$NOBODY /usr/bin/python3 /tmp/s/map.py /tmp/s/libjvm.so 5 /tmp/s/runner.ready & RUNNER=$!
+trap 'kill $READER $RUNNER 2>/dev/null' EXIT
+i=0; while [ $i -lt 100 ] && ! [ -e /tmp/s/reader.ready -a -e /tmp/s/runner.ready ]; do sleep 0.1; i=$((i+1)); done
+echo reader_maps=$(grep -c 'r--p.*libjvm.so$' /proc/$READER/maps) runner_maps=$(grep -c 'r-xp.*libjvm.so$' /proc/$RUNNER/maps)
+$H ps --no-containers --format json > /tmp/ps.json
+$H audit --tmpdir /tmp --no-containers --format json --output /tmp/a.json; echo audit_rc=$?
+python3 - $READER $RUNNER <<'PY'
+import json, sys
+reader, runner = sys.argv[1], sys.argv[2]
+jvms = [str(j.get("host_pid")) for j in json.load(open("/tmp/ps.json"))["jvms"]]
+print("ps_reader=%s ps_runner=%s" % (reader in jvms, runner in jvms))
+d = json.load(open("/tmp/a.json"))
+findings = [f for n in d["namespaces"] for f in n["findings"]] + [f for r in d["roots"] for f in r["findings"]]
+about = lambda pid: sum(1 for f in findings if pid in json.dumps(f))
+print("audit_reader_findings=%d audit_runner_findings=%d" % (about(reader), about(runner)))
+PY
+)SH");
+  ASSERT_EQ(o.at("reader_maps"), "1") << o.result.err;
+  ASSERT_EQ(o.at("runner_maps"), "1") << o.result.err;
+  EXPECT_EQ(o.at("ps_reader"), "False") << "a process reading libjvm.so is no JVM" << o.result.err;
+  EXPECT_EQ(o.at("ps_runner"), "True") << "one running it is (the test sees what it must)";
+  EXPECT_EQ(o.at("audit_reader_findings"), "0") << "no invisible-JVM finding for the reader";
+  EXPECT_NE(o.at("audit_runner_findings"), "0") << "the runner is an invisible JVM of nobody";
+}
+
 }  // namespace
 }  // namespace hsperfguard

@@ -1083,7 +1083,11 @@ TEST(ProcfsParse, MapsFilesAndLibjvm) {
   EXPECT_EQ(procfs::match_file(m.files, {0, 0x1b, 2}), procfs::Match::inode_only);
   EXPECT_EQ(procfs::match_file(m.files, {0, 0x1a, 3}), procfs::Match::none);
   EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/libjvm.so.bak\n").libjvm);
-  EXPECT_TRUE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/libjvm.so (deleted)\n").libjvm);
+  EXPECT_TRUE(procfs::parse_maps("7f-8f r-xp 0 fe:00 5 /opt/libjvm.so (deleted)\n").libjvm);
+  // Mapped only to be read (a scanner, a checksum, a backup): no JVM runs its code.
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /usr/lib/jvm/lib/server/libjvm.so\n").libjvm);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f rw-s 0 fe:00 5 /opt/libjvm.so\n").libjvm);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r-x\n").libjvm);
   EXPECT_EQ(procfs::parse_maps("").lines, 0u);
   EXPECT_EQ(procfs::parse_maps("7f-8f r--p 0 nodevice 5 /x\n").malformed, 1u);
   EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 nodevice 5 /x\n").files_complete());

@@ -259,7 +259,7 @@ void MapsParser::parse_line(std::string_view line, bool long_line) {
   // address perms offset dev inode [path]: skip three fields to reach the device.
   std::string_view rest = line;
   const std::string_view range = next_token(rest);
-  next_token(rest);
+  const std::string_view perms = next_token(rest);  // "r-xp": read, write, execute, shared
   next_token(rest);
   FileId id;
   if (!parse_device(next_token(rest), id)) {
@@ -290,7 +290,9 @@ void MapsParser::parse_line(std::string_view line, bool long_line) {
     std::string_view path = skip_spaces(rest);
     const bool deleted = path.ends_with(" (deleted)");
     if (deleted) path.remove_suffix(10);
-    if (!out_.libjvm) out_.libjvm = path.ends_with(kLibjvm);
+    // A JVM runs libjvm's code: its text is mapped executable. A process that maps the file
+    // only to read it (a scanner, a checksum, a backup) is no JVM.
+    if (!out_.libjvm) out_.libjvm = perms.size() >= 3 && perms[2] == 'x' && path.ends_with(kLibjvm);
     if (!out_.hsperfdata && is_backing_file_path(path)) {
       out_.hsperfdata = true;
       out_.backing = BackingMapping{std::string(range), std::string(path), deleted, id};

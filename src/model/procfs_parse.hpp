@@ -78,10 +78,13 @@ struct BackingMapping {
 };
 
 // /proc/<pid>/maps, reduced to what liveness asks: which files are mapped, and whether one
-// of them is a libjvm.so. Only the device and inode fields of each line are parsed.
+// of them is a libjvm.so run as code. Only the permissions, device and inode fields of each line
+// are parsed.
 struct MapsSummary {
   std::vector<FileId> files;  // distinct, sorted; anonymous mappings (inode 0) left out
-  bool libjvm = false;        // a mapping's path ends in /libjvm.so (or "/libjvm.so (deleted)")
+  // An executable mapping's path ends in /libjvm.so (or "/libjvm.so (deleted)"): the process
+  // runs libjvm's code. A mapping only readable (a file read through mmap) is not one.
+  bool libjvm = false;
   // A mapping's path is <dir>/hsperfdata_<user>/<name>: the process maps a backing file (as
   // the kernel names it from our root, which may not be the process's own).
   bool hsperfdata = false;
