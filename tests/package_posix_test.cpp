@@ -777,6 +777,43 @@ TEST(PackageFloor, PackagedBinaryAndDependenciesStayWithinTheFloor) {
 
 // ---- the man page ------------------------------------------------------------------------------
 
+// An upgrade from a version whose reap lock held its pid alone: this version refuses such a
+// lock file (not marked as ours), so the timer's reaps would exit 3 until the next boot. The
+// Debian postinst and the RPM %post remove it, and nothing else: a lock with the marker, an
+// old one a running reap holds, and a link in its place stay.
+TEST(PackageScripts, UpgradeRemovesAnOldPidOnlyReapLockAndNothingElse) {
+  if (!test::is_root() || !test::have_program("unshare") || !test::have_program("flock")) {
+    GTEST_SKIP() << "needs root, unshare, flock";
+  }
+  for (const auto& [scriptlet, args] : {std::pair{"packaging/debian/postinst", "configure 0.9.0"},
+                                        std::pair{"packaging/rpm/post", "2"}}) {
+    // The scriptlet goes in through a quoted here-document: the checkout may lie under /tmp,
+    // which the private mounts cover.
+    std::ifstream in(test::source_path(scriptlet));
+    std::stringstream text;
+    text << in.rdbuf();
+    ASSERT_FALSE(text.str().empty()) << scriptlet;
+    const auto r = test::run_in_private_mounts("cat > /run/scriptlet <<'SCRIPTLET'\n" + text.str() + "SCRIPTLET\n" + R"SH(
+mkdir /tmp/stub && printf '#!/bin/sh\nexit 0\n' > /tmp/stub/systemd-tmpfiles && cp /tmp/stub/systemd-tmpfiles /tmp/stub/systemctl && chmod 755 /tmp/stub/*
+run() { PATH=/tmp/stub:$PATH sh /run/scriptlet )SH" + args + R"SH( >/dev/null 2>&1; }
+L=/run/hsperfguard/reap.lock
+mkdir -p /run/hsperfguard
+printf '4242\n' > $L && run; echo old=$([ -e $L ] && echo kept || echo removed)
+printf '4242\nhsperfguard reap lock\n' > $L && run; echo marked=$([ -e $L ] && echo kept || echo removed)
+printf '4242\n' > $L
+/usr/bin/python3 -c 'import fcntl, sys, time; f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(30)' $L >/dev/null 2>&1 & HOLDER=$!
+i=0; while [ $i -lt 50 ] && ! grep -q "$(stat -c %i $L)" /proc/locks; do sleep 0.1; i=$((i+1)); done
+run; echo held=$([ -e $L ] && echo kept || echo removed); kill $HOLDER; wait $HOLDER 2>/dev/null
+rm -f $L; printf '42\n' > /tmp/state && ln -s /tmp/state $L && run
+echo link=$([ -L $L ] && echo kept || echo removed) target=$(cat /tmp/state)
+)SH");
+    EXPECT_NE(r.out.find("old=removed"), std::string::npos) << scriptlet << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find("marked=kept"), std::string::npos) << scriptlet << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find("held=kept"), std::string::npos) << scriptlet << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find("link=kept target=42"), std::string::npos) << scriptlet << ": " << r.out << r.err;
+  }
+}
+
 TEST(ManPage, CoversEverySubcommandOptionExitCodeAndRendersWithoutWarnings) {
   ASSERT_FALSE(test::find_program("help2man").empty()) << "help2man not found: install Debian's package help2man";
   const std::string page = kBuildDir + "/share/man/man1/hsperfguard.1.gz";
