@@ -391,5 +391,35 @@ echo err=$(cat /tmp/err)
   EXPECT_NE(o.at("err").find("--syslog: /dev/log: connect:"), std::string::npos) << o.at("err");
 }
 
+// A reader that closes the tool's standard output (`| head`, a pager quit, a log shipper that
+// died) ended the run with SIGPIPE: exit 141, which no exit code of the tool means, and a
+// reap killed wherever it was. Writes now fail instead; the command finishes what it does
+// (the reap's removals are journaled and logged) and says its output was cut: exit 3. The
+// pipe's read end is closed before the tool starts, so its first write meets it.
+TEST(Unattended, ReaderClosingStandardOutputIsAnIncompleteRunNotSigpipe) {
+  SKIP_UNLESS_ROOT();
+  const Outcome o = run_case(R"SH(
+/usr/bin/python3 - "$H" <<'PY'
+import os, subprocess, sys
+h = sys.argv[1]
+def closed(name, args):
+    r, w = os.pipe()
+    os.close(r)
+    p = subprocess.run([h] + args, stdout=w, stderr=subprocess.PIPE)
+    os.close(w)
+    said = b"cannot write to standard output" in p.stderr
+    print("%s_rc=%d %s_said=%s" % (name, p.returncode, name, said))
+closed("audit", ["audit", "--tmpdir", "/tmp/t", "--no-containers", "--format", "text"])
+closed("reap", ["reap", "--tmpdir", "/tmp/t", "--no-containers", "--min-age", "0", "--no-lock", "--format", "text"])
+PY
+echo stale=$(stale_left)
+)SH");
+  EXPECT_EQ(o.at("audit_rc"), "3") << "not killed by SIGPIPE (-13)" << o.result.err;
+  EXPECT_EQ(o.at("audit_said"), "True");
+  EXPECT_EQ(o.at("reap_rc"), "3") << "not killed by SIGPIPE (-13)" << o.result.err;
+  EXPECT_EQ(o.at("reap_said"), "True");
+  EXPECT_EQ(o.at("stale"), "no") << "the reap did its work before saying its output was cut";
+}
+
 }  // namespace
 }  // namespace hsperfguard

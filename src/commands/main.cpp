@@ -14,11 +14,13 @@
 #include "commands/repair_command.hpp"
 #include "commands/rules_command.hpp"
 #include "commands/subcommand.hpp"
+#include "platform/signals.hpp"
 #include "version.hpp"
 
 namespace hg = hsperfguard;
 
 int main(int argc, char** argv) {
+  hg::platform::ignore_broken_pipes();
   CLI::App app{"hsperfguard: audit and clean up the JVM's hsperfdata namespaces"};
   app.set_version_flag("--version", std::string("hsperfguard ") + hg::kVersion + " (" +
                                         hg::kBuildInfo + ")");
@@ -52,7 +54,17 @@ int main(int argc, char** argv) {
     return rc == 0 ? hg::kExitOk : hg::kExitUsage;
   }
   for (const auto& subcommand : subcommands) {
-    if (*subcommand.cmd) return subcommand.run();
+    if (!*subcommand.cmd) continue;
+    int rc = subcommand.run();
+    // Standard output closed by its reader, or failing (a full disk): what it should have
+    // carried (the report, the lines cron mails) is cut, so the run did not complete, whatever
+    // it did besides (a reap's removals are journaled and logged).
+    if (!std::cout.flush()) {
+      std::cerr << "hsperfguard: cannot write to standard output (closed by its reader, or failing): "
+                   "what this run printed is incomplete\n";
+      if (rc == hg::kExitOk || rc == hg::kExitFindings) rc = hg::kExitIncomplete;
+    }
+    return rc;
   }
   return hg::kExitUsage;
 }

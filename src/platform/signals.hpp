@@ -25,6 +25,12 @@ class StopSignals {
   const std::atomic<bool>& requested() const;
 };
 
+// A reader that closes our standard output or error (`| head`, a log shipper that died) makes
+// writes fail with EPIPE instead of ending the process with SIGPIPE mid-run (exit 141, which
+// no exit code of the tool means): the command finishes what it does, and main says that its
+// output was cut (exit 3). Called once, first thing in main. Windows has no SIGPIPE.
+void ignore_broken_pipes();
+
 // The platform's stop signals. POSIX installs the handler without SA_RESTART, so that a call
 // that waits returns when a stop is asked (platform/posix/signals_posix.cpp).
 std::span<const int> stop_signal_numbers();

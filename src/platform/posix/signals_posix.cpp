@@ -46,4 +46,6 @@ StopSignals::~StopSignals() {
 
 const std::atomic<bool>& StopSignals::requested() const { return g_stop_requested; }
 
+void ignore_broken_pipes() { ::signal(SIGPIPE, SIG_IGN); }
+
 }  // namespace hsperfguard::platform

@@ -35,4 +35,6 @@ StopSignals::~StopSignals() {
 
 const std::atomic<bool>& StopSignals::requested() const { return g_stop_requested; }
 
+void ignore_broken_pipes() {}  // no SIGPIPE: a write to a closed pipe fails with an error
+
 }  // namespace hsperfguard::platform
