@@ -166,6 +166,18 @@ TEST(RepairCli, FixesOnlyWhatIsSafeDryRunChangesNothingAndTheAuditShowsWhatIsLef
   EXPECT_TRUE(m.tree.sentinels_intact());
 }
 
+// What repair says it does is what it does: it never changes an owner (the README's repair
+// section says so, and HostileInput.RootsFileRenamedIntoAUsersNamespaceIsNeverGivenToHer shows
+// it), so its help, and the man page made from it, promise no ownership given back.
+TEST(RepairCli, HelpPromisesNoChangeOfOwner) {
+  const auto help = run_tool({"repair", "--help"});
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_NE(help.out.find("never changes an owner"), std::string::npos) << help.out;
+  for (const char* promise : {"ownership given back", "root-made ownership"}) {
+    EXPECT_EQ(help.out.find(promise), std::string::npos) << promise;
+  }
+}
+
 TEST(RepairCli, NothingToDoExitsZero) {
   ReapTree tree;
   const auto r = run_tool({"repair", "--tmpdir", tree.tmp});

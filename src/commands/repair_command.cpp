@@ -105,13 +105,14 @@ SubcommandHook add_repair_command(CLI::App& app) {
   auto options = std::make_shared<RepairCommandOptions>();
   auto* cmd = app.add_subcommand("repair",
                                  "Fix the findings that are safe to fix in place (modes, ACLs, "
-                                 "root-made ownership, Windows DACLs)");
+                                 "Windows DACLs; never an owner)");
   cmd->footer(
       "Judges like `audit`, then fixes, through the verified descriptors, only what the rule\n"
       "catalogue marks repairable and only inside namespaces that are safe to act in: group and\n"
-      "other write removed, backing files 0600, ACLs stripped, ownership given back to the\n"
-      "user when root made the entry. A symlinked, squatted or unknown user's namespace is never\n"
-      "entered: its findings are listed with the manual remedy.\n"
+      "other write removed, backing files 0600, ACLs stripped. It never changes an owner: an\n"
+      "entry owned by another user (root's too: a root-owned file in a user's namespace proves\n"
+      "nothing about who put it there) is listed with the manual remedy. A symlinked, squatted\n"
+      "or unknown user's namespace is never entered: its findings are listed the same way.\n"
       "On Windows the dacl.* findings are fixed: the namespace or backing file gets the\n"
       "protected DACL `create` gives (the user and Administrators full control, Everyone as\n"
       "HotSpot allows), set through a handle to the object itself and read back; owners are\n"
