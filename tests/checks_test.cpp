@@ -231,6 +231,9 @@ std::vector<TempRootFacts> hostile_worlds() {
   TempRootFacts second = temp_root();
   set_inode(second, inode(FileKind::directory, 0755, 0, 200));  // tmpdir.new-namespaces-fail
   second.sharing_mount_namespaces = {"mnt:[4026532999]"};        // with gina's lock: tmpdir.shared-pid-names
+  second.unobserved.count = 3;                                   // tmpdir.containers-unobserved
+  second.unobserved.pids = {5, 7, 9};
+  second.unobserved.errors = {error("/proc/5/ns/mnt", "readlink")};
   NamespaceFacts shut = namespace_of("erin", 1006);
   set_inode(shut, inode(FileKind::directory, 0100, 1006, 21));  // namespace.owner-no-access
   shut.inode_flags = 0x10;                                      // namespace.immutable
@@ -314,6 +317,7 @@ const std::set<std::string>& module_rules() {
       "namespace.no-space",
       "tmpdir.new-namespaces-fail",
       "tmpdir.shared-pid-names",
+      "tmpdir.containers-unobserved",
       "jvm.perf-data-disabled",
       "jvm.backing-file-deleted",
       "jvm.create-failed",

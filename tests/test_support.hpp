@@ -66,6 +66,12 @@ std::string traced_asan_options();
 // does to those paths never reaches the host. $H is the binary under test (reachable even
 // when the build tree is under the host's /tmp). The script's exit code is the result's.
 CommandResult run_in_private_mounts(const std::string& script);
+
+// The capabilities of a systemd unit file's CapabilityBoundingSet= lines, as setpriv names
+// them ("setuid", "dac_read_search", ...), in order.
+std::vector<std::string> unit_capabilities(const std::string& unit_file);
+// setpriv's --bounding-set for `caps`, less `without`: "-all,+setuid,...".
+std::string bounding_set(const std::vector<std::string>& caps, const std::string& without = "");
 #endif
 
 }  // namespace hsperfguard::test

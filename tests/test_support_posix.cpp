@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <boost/filesystem.hpp>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 extern char** environ;
@@ -96,6 +98,29 @@ CommandResult run(const std::vector<std::string>& argv) {
   result.max_rss_kb = usage.ru_maxrss;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
+}
+
+std::vector<std::string> unit_capabilities(const std::string& unit_file) {
+  std::vector<std::string> caps;
+  std::ifstream in(unit_file);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("CapabilityBoundingSet=")) continue;
+    std::istringstream words(line.substr(line.find('=') + 1));
+    for (std::string w; words >> w;) {
+      std::string name = w.substr(w.starts_with("CAP_") ? 4 : 0);
+      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      caps.push_back(name);
+    }
+  }
+  return caps;
+}
+
+std::string bounding_set(const std::vector<std::string>& caps, const std::string& without) {
+  std::string set = "-all";
+  for (const auto& c : caps) {
+    if (c != without) set += ",+" + c;
+  }
+  return set;
 }
 
 bool is_root() { return ::geteuid() == 0; }

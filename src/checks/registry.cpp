@@ -19,6 +19,7 @@ constexpr std::array kRegistry = {
     RuleEntry{.id = "tmpdir.unsafe", .temp_dir = tmpdir_unsafe},
     RuleEntry{.id = "tmpdir.shared-pid-names", .temp_dir = tmpdir_shared_pid_names},
     RuleEntry{.id = "tmpdir.new-namespaces-fail", .temp_dir = tmpdir_new_namespaces_fail},
+    RuleEntry{.id = "tmpdir.containers-unobserved", .temp_dir = tmpdir_containers_unobserved},
 
     // namespace.cpp: the directory, then what a JVM starting now would meet
     RuleEntry{.id = "namespace.observation-error", .namespace_dir = namespace_observation_error},

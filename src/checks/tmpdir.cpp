@@ -122,4 +122,22 @@ void tmpdir_new_namespaces_fail(const TempRootFacts& root, Findings& out) {
                              prediction_evidence(p, root.volume)));
 }
 
+// The container scan of this run could not look into some processes: a container of theirs
+// was neither audited nor reaped.
+void tmpdir_containers_unobserved(const TempRootFacts& root, Findings& out) {
+  const UnobservedProcesses& u = root.unobserved;
+  if (u.empty()) return;
+  std::string first;
+  if (!u.errors.empty()) {
+    first = ", first: " + printable(u.errors.front().path) + ": " + printable(u.errors.front().op) + ": " +
+            printable(u.errors.front().message);
+  }
+  out.push_back(make_finding(
+      "tmpdir.containers-unobserved", root.temp_dir,
+      std::to_string(u.count) + " process" + (u.count == 1 ? "" : "es") +
+          " could not be looked into (mount namespace or root unreadable" + first +
+          "): a container of theirs was neither audited nor reaped; the run is incomplete",
+      {{"processes", u.count}, {"pids", u.pids}, {"errors", errors_json(u.errors)}}));
+}
+
 }  // namespace hsperfguard::checks

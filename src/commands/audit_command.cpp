@@ -327,8 +327,9 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
         continue;
       }
       // A temp dir that could not be opened leaves nothing judged beneath it; one stopped
-      // before its end, what comes after.
-      if (!root.opened || root.stopped) result.incomplete = true;
+      // before its end, what comes after; processes the container scan could not look into
+      // (the first root carries them), a container of theirs.
+      if (!root.opened || root.stopped || !root.unobserved.empty()) result.incomplete = true;
       if (root.stopped && turn->index > 0) ++cut_off;
       finish_root(std::move(root), spec, this_root, namespaces, opened, users_seen);
     }

@@ -207,7 +207,9 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
       waiting.emplace(turn->index, std::move(root));
       continue;
     }
-    if (!root.opened || root.stopped) run.incomplete = true;
+    // Processes the container scan could not look into (the first root carries them): a
+    // container of theirs is not reaped.
+    if (!root.opened || root.stopped || !root.unobserved.empty()) run.incomplete = true;
     if (root.stopped && turn->index > 0) ++cut_off;
     root.namespaces = std::move(namespaces);
     root.errors.insert(root.errors.end(), region_errors.begin(), region_errors.end());

@@ -58,6 +58,7 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
     ProcessTempDir fallback;
     fallback.host_pid = *options.container_pid;
     out.push_back(container_spec(entry != nullptr ? *entry : fallback));
+    if (scan != nullptr) out.front().unobserved = scan->unobserved;
     if (entry != nullptr) {
       for (const auto& e : scan->temp_dirs) {
         if (e.temp_dir == entry->temp_dir) {
@@ -83,6 +84,7 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
     spec.root = "/";
     spec.temp_dir = options.host_temp_dir;
   }
+  if (wants_container_scan(options) && scan != nullptr) spec.unobserved = scan->unobserved;
   out.push_back(std::move(spec));
   if (!wants_container_scan(options) || scan == nullptr) return out;
 

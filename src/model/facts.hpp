@@ -274,6 +274,18 @@ struct ContainerFacts {
   std::optional<std::string> cgroup;
 };
 
+// Processes the container scan could not look into: their mount namespace, root or /tmp
+// could not be read (ptrace access to /proc/<pid>/ns/mnt and /proc/<pid>/root needs
+// CAP_SYS_PTRACE), so whether they are in a container, and what its /tmp holds, is not known.
+// Carried by the first temp root of a run (the host's); a run that has them is incomplete.
+struct UnobservedProcesses {
+  static constexpr std::size_t kMaxListed = 16;
+  std::size_t count = 0;
+  std::vector<std::int32_t> pids;        // the first kMaxListed, in pid order
+  std::vector<ObservationError> errors;  // the first few
+  bool empty() const { return count == 0; }
+};
+
 struct TempRootFacts {
   RootKind kind = RootKind::host;
   Platform platform = Platform::posix;
@@ -287,6 +299,7 @@ struct TempRootFacts {
   // another pid namespace (containers sharing a bind-mounted /tmp, or the host's): a name
   // here may be one of their pids too, matched by the last NSpid field.
   std::vector<std::string> sharing_mount_namespaces;
+  UnobservedProcesses unobserved;  // as RootSpec::unobserved
   std::int64_t max_pid = kDefaultMaxPid;
   std::uint64_t page_size = 4096;  // of the host: a JVM rounds its region up to it
   // Invisible JVMs whose namespace (hsperfdata_<user> here) does not exist.

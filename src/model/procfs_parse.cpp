@@ -377,6 +377,19 @@ std::optional<MountEntry> find_mount(std::string_view mountinfo, std::uint64_t m
   return found;
 }
 
+std::vector<std::uint64_t> root_mount_ids(std::string_view mountinfo) {
+  std::vector<std::uint64_t> ids;
+  for_each_line(mountinfo, [&](std::string_view line) {
+    std::string_view rest = line;
+    const auto id = parse_unsigned(next_token(rest), 10);
+    next_token(rest);  // parent
+    next_token(rest);  // major:minor
+    next_token(rest);  // root
+    if (id && next_token(rest) == "/") ids.push_back(*id);
+  });
+  return ids;
+}
+
 Match match_file(const std::vector<FileId>& files, const FileId& wanted) {
   if (std::binary_search(files.begin(), files.end(), wanted)) return Match::exact;
   const bool same_inode =

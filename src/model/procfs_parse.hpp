@@ -152,6 +152,12 @@ struct MountEntry {
 };
 // The mount whose id (field 1) is `mount_id`, or nullopt.
 std::optional<MountEntry> find_mount(std::string_view mountinfo, std::uint64_t mount_id);
+// The ids (field 1) of the mounts whose mount point (field 5) is "/", the reader's root, in
+// the order listed (mounts stacked on the root follow the one beneath). The kernel prints only
+// the mounts of the reader's mount namespace, a mount belongs to one namespace and its id is
+// not given to another mount while it lives: a process whose list holds the ids of our root's
+// live mounts is in our namespace, at our root.
+std::vector<std::uint64_t> root_mount_ids(std::string_view mountinfo);
 
 // How a file's identity matches a set of FileIds: the exact device and inode, or only the
 // inode (the device differs on overlayfs and btrfs), or not at all.

@@ -21,6 +21,9 @@ struct RootSpec {
   std::string temp_dir = "/tmp";  // absolute path of the temp dir (inside root for foreign roots)
   std::optional<ContainerFacts> container;
   std::vector<std::string> sharing_mount_namespaces;  // as TempRootFacts
+  // The first root of a scanning run only: the processes the container scan could not look
+  // into (a container among them is neither audited nor reaped).
+  UnobservedProcesses unobserved;
 };
 
 struct DirIdentity {
@@ -55,7 +58,8 @@ struct ContainerScan {
   std::optional<DirIdentity> host_temp_dir;  // of the host temp dir this scan compared with
   std::vector<ProcessTempDir> temp_dirs;     // in pid order
   std::size_t processes = 0;                 // processes looked at
-  std::size_t unreadable = 0;                // whose root or /tmp could not be reached
+  // Processes whose mount namespace, root or /tmp could not be reached (not gone).
+  UnobservedProcesses unobserved;
   std::vector<ObservationError> errors;      // the first few, and always focus_pid's
   // ContainerScanOptions::place_processes: every process outside own_mount_namespace, in pid
   // order; complete when every listed process was looked at (no listing error, no stop).

@@ -139,6 +139,19 @@ void temp_dirs_observed(Exposition& out, const std::string& command, const std::
   }
 }
 
+// Processes of the last run whose mount namespace or root the container scan could not read
+// (the first temp dir carries them): containers of theirs were neither audited nor reaped and
+// the run was incomplete. Written 0 too, so that an alert can ask for > 0.
+void processes_unobserved(Exposition& out, const std::string& command, const std::vector<TempRootFacts>& roots) {
+  std::size_t count = 0;
+  for (const auto& root : roots) count += root.unobserved.count;
+  out.family("hsperfguard_" + command + "_processes_unobserved", "gauge",
+             "Processes of the last " + command +
+                 " run whose mount namespace or root could not be read (a container of theirs was "
+                 "not looked into; the run was incomplete).");
+  out.sample(static_cast<double>(count));
+}
+
 constexpr std::array<Verdict, 5> kVerdicts = {Verdict::live, Verdict::stale, Verdict::pid_reused,
                                               Verdict::foreign, Verdict::unknown};
 constexpr std::array<Severity, 5> kSeverities = {Severity::info, Severity::low, Severity::medium,
@@ -238,6 +251,7 @@ std::string audit_metrics_text(const AuditResult& result, const AuditTally& tall
   out.family("hsperfguard_audit_temp_dirs", "gauge", "Temp dirs the last audit looked at.");
   out.sample(static_cast<double>(temp_dirs));
   temp_dirs_observed(out, "audit", result.roots);
+  processes_unobserved(out, "audit", result.roots);
   out.family("hsperfguard_audit_namespaces", "gauge",
              "hsperfdata namespaces by their most severe finding (none: no finding).");
   out.sample({{"worst_severity", "none"}}, static_cast<double>(namespaces[0]));
@@ -293,6 +307,7 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
   out.family("hsperfguard_reap_dry_run", "gauge", "1 if the last reap run was a dry run.");
   out.sample(run.dry_run ? 1 : 0);
   temp_dirs_observed(out, "reap", run.roots);
+  processes_unobserved(out, "reap", run.roots);
 
   // The plan: namespaces by whether the reaper could act there, entries by verdict and action.
   std::map<std::string, std::size_t> namespaces;

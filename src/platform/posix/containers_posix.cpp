@@ -1,7 +1,11 @@
 // scan_container_temp_dirs on Linux: one pass over /proc.
 //
-// Per process: readlink ns/mnt and a stat of its root (through the /proc magic link, which
-// needs ptrace access: root, or the process's own user). A (mount namespace, root) seen
+// Per process: readlink ns/mnt and a stat of its root (through the /proc magic link; both
+// need ptrace access: CAP_SYS_PTRACE for a process whose capabilities are not a subset of ours,
+// as a container's root processes' are not when we run with a bounding set). A process whose
+// link cannot be read is placed at our root by its mountinfo when it can be
+// (read_mount_namespace); one that cannot be placed, or whose root cannot be reached, is
+// unobserved: the run that had it is incomplete. A (mount namespace, root) seen
 // before costs nothing more; a new one has its root opened and its /tmp resolved beneath it with
 // open_beneath (openat2 RESOLVE_IN_ROOT, or the O_NOFOLLOW walk), so that a /tmp planted as
 // a symlink to "/../../etc" inside a container names the container's etc, never the host's.
@@ -45,7 +49,8 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
                                        const ProcessVisitor& visit) {
   ContainerScan scan;
   std::string text;
-  if (readlink_at(AT_FDCWD, "/proc/self/ns/mnt", text) == 0) scan.own_mount_namespace = text;
+  const OwnMounts own_mounts = OwnMounts::read();
+  scan.own_mount_namespace = own_mounts.mount_namespace;
   if (readlink_at(AT_FDCWD, "/proc/self/ns/pid", text) == 0) scan.own_pid_namespace = text;
   std::optional<DirIdentity> own_root;
   if (UniqueFd fd(::open("/", kPathDir)); fd.valid()) own_root = identity_of(fd.get());
@@ -55,8 +60,16 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
 
   bool focus = false;  // the process being looked at is focus_pid
   auto note = [&](ObservationError e) {
-    ++scan.unreadable;
     if (focus || scan.errors.size() < kMaxErrors) scan.errors.push_back(std::move(e));
+  };
+  // A process whose mount namespace or root could not be reached: a container there, if it
+  // is one, is not looked into.
+  auto unobserved = [&](std::int32_t pid, ObservationError e) {
+    UnobservedProcesses& u = scan.unobserved;
+    ++u.count;
+    if (u.pids.size() < UnobservedProcesses::kMaxListed) u.pids.push_back(pid);
+    if (focus || u.errors.size() < kMaxErrors) u.errors.push_back(e);
+    note(std::move(e));
   };
 
   int list_err = 0;
@@ -91,24 +104,40 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
     UniqueFd dir(::open(dir_path.c_str(), kPathDir));
     if (!dir.valid()) {
       const int e = errno;
-      if (!vanished(e)) place(pid, -1, nullptr, e);
-      if (focus || !vanished(e)) note(make_error(dir_path, "open", e));
+      if (!vanished(e)) {
+        place(pid, -1, nullptr, e);
+        unobserved(pid, make_error(dir_path, "open", e));
+      } else if (focus) {
+        note(make_error(dir_path, "open", e));
+      }
       continue;
     }
     ++scan.processes;
     if (visit) visit(pid, dir.get());
-    if (const int e = readlink_at(dir.get(), "ns/mnt", mnt); e != 0) {
-      if (!vanished(e)) place(pid, dir.get(), nullptr, e);
-      if (focus || !vanished(e)) note(make_error(dir_path + "/ns/mnt", "readlink", e));
+    // Its link, or (when that needs more than we have) its mountinfo placing it at our root.
+    bool at_our_root = false;
+    if (const int e = read_mount_namespace(dir.get(), "", own_mounts, mnt, status, &at_our_root); e != 0) {
+      if (!vanished(e)) {
+        place(pid, dir.get(), nullptr, e);
+        unobserved(pid, make_error(dir_path + "/ns/mnt", "readlink", e));
+      } else if (focus) {
+        note(make_error(dir_path + "/ns/mnt", "readlink", e));
+      }
       continue;
     }
+    if (at_our_root && !focus) continue;  // our namespace and root: the host's /tmp
     const ProcessPlacement* placed =
         scan.own_mount_namespace != mnt ? place(pid, dir.get(), &mnt, 0) : nullptr;
     // The root, followed: /proc/<pid>/root is a link by design. Opened only for a view not
     // seen before; then it is that directory's identity that counts.
     struct stat root_st {};
     if (::fstatat(dir.get(), "root", &root_st, 0) != 0) {
-      if (focus || !vanished(errno)) note(make_error(dir_path + "/root", "stat", errno));
+      const int e = errno;
+      if (!vanished(e)) {
+        unobserved(pid, make_error(dir_path + "/root", "stat", e));
+      } else if (focus) {
+        note(make_error(dir_path + "/root", "stat", e));
+      }
       continue;
     }
     std::optional<DirIdentity> root_id = DirIdentity{static_cast<std::uint64_t>(root_st.st_dev),
@@ -118,7 +147,12 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
     UniqueFd root(::openat(dir.get(), "root", kPathDir));
     root_id = root.valid() ? identity_of(root.get()) : std::nullopt;
     if (!root_id) {
-      if (focus || !vanished(errno)) note(make_error(dir_path + "/root", "open", errno));
+      const int e = errno;
+      if (!vanished(e)) {
+        unobserved(pid, make_error(dir_path + "/root", "open", e));
+      } else if (focus) {
+        note(make_error(dir_path + "/root", "open", e));
+      }
       continue;
     }
     if (!focus && scan.own_mount_namespace == mnt && own_root == root_id) continue;

@@ -835,6 +835,7 @@ TempRootFacts temp_root_shell(const RootSpec& spec) {
   facts.temp_dir = spec.temp_dir;
   facts.container = spec.container;
   facts.sharing_mount_namespaces = spec.sharing_mount_namespaces;
+  facts.unobserved = spec.unobserved;
   // The host kernel hands out the pids, also for containers and foreign roots.
   facts.max_pid = read_max_pid(facts.errors);
   if (const long page = ::sysconf(_SC_PAGESIZE); page > 0) facts.page_size = static_cast<std::uint64_t>(page);

@@ -210,7 +210,8 @@ ProcessRecord ProcReader::read_process(std::int32_t pid, MapsReading* given_maps
     }
 
     std::string mnt;
-    if (const int e = readlink_at(d.get(), "ns/mnt", mnt); e != 0) {
+    std::string mountinfo;
+    if (const int e = read_mount_namespace(d.get(), "", own_mounts(), mnt, mountinfo); e != 0) {
       exited = exited || vanished(e);
       errors.push_back(make_error(dir + "/ns/mnt", "readlink", e));
     } else {
@@ -251,6 +252,11 @@ ProcessRecord ProcReader::read_process(std::int32_t pid, MapsReading* given_maps
     f.error = std::move(errors.front());
   }
   return record;
+}
+
+const OwnMounts& ProcReader::own_mounts() {
+  if (!own_mounts_) own_mounts_ = OwnMounts::read(proc_);
+  return *own_mounts_;
 }
 
 std::optional<std::string> ProcReader::read_cgroup(std::int32_t pid) {
@@ -300,6 +306,32 @@ std::vector<std::int32_t> list_pids(const std::string& proc, int* err) {
   }
   if (err != nullptr) *err = entries.error();
   return pids;
+}
+
+OwnMounts OwnMounts::read(const std::string& proc) {
+  OwnMounts own;
+  std::string text;
+  if (readlink_at(AT_FDCWD, (proc + "/self/ns/mnt").c_str(), text) == 0) own.mount_namespace = text;
+  if (read_proc_file(AT_FDCWD, (proc + "/self/mountinfo").c_str(), text) == 0) {
+    own.root_mounts = procfs::root_mount_ids(text);
+  }
+  return own;
+}
+
+int read_mount_namespace(int dirfd, const std::string& prefix, const OwnMounts& own,
+                         std::string& out, std::string& buffer, bool* at_our_root) {
+  if (at_our_root != nullptr) *at_our_root = false;
+  const int link_err = readlink_at(dirfd, (prefix + "ns/mnt").c_str(), out);
+  if (link_err == 0 || vanished(link_err) || !own.mount_namespace || own.root_mounts.empty()) {
+    return link_err;
+  }
+  if (read_proc_file(dirfd, (prefix + "mountinfo").c_str(), buffer) != 0 ||
+      procfs::root_mount_ids(buffer) != own.root_mounts) {
+    return link_err;
+  }
+  out = *own.mount_namespace;
+  if (at_our_root != nullptr) *at_our_root = true;
+  return 0;
 }
 
 std::optional<ProcessPlacement> place_process(int dirfd, const char* status_path, std::int32_t pid,
@@ -353,7 +385,7 @@ namespace {
 
 // One pass over `proc`: the placement of every process whose mount namespace `wanted`
 // accepts, and of those whose link cannot be read (they could be in any).
-std::vector<ProcessPlacement> place_where(const std::string& proc_path,
+std::vector<ProcessPlacement> place_where(const std::string& proc_path, const OwnMounts& own,
                                           const std::function<bool(const std::string&)>& wanted,
                                           bool& listed_all, std::vector<ObservationError>& errors) {
   std::vector<ProcessPlacement> placed;
@@ -371,7 +403,7 @@ std::vector<ProcessPlacement> place_where(const std::string& proc_path,
     const std::string_view name = entry->name;
     if (!all_digits(name) || name.size() > 9) continue;
     const std::string pid_dir(name);
-    const int link_err = readlink_at(proc.get(), (pid_dir + "/ns/mnt").c_str(), mnt);
+    const int link_err = read_mount_namespace(proc.get(), pid_dir + "/", own, mnt, status_text);
     if (link_err != 0 && vanished(link_err)) continue;  // exited since the listing
     if (link_err == 0 && !wanted(mnt)) continue;
     auto p = place_process(proc.get(), (pid_dir + "/status").c_str(),
@@ -390,7 +422,7 @@ NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespa
   bool listed_all = false;
   std::vector<ObservationError> errors;
   const std::vector<ProcessPlacement> placed = place_where(
-      proc_, [&](const std::string& mnt) { return mnt == mount_namespace; }, listed_all, errors);
+      proc_, own_mounts(), [&](const std::string& mnt) { return mnt == mount_namespace; }, listed_all, errors);
   NamespaceIndex index = index_mount_namespace(placed, mount_namespace, listed_all, proc_);
   index.errors.insert(index.errors.end(), errors.begin(), errors.end());
   return index;
@@ -399,7 +431,7 @@ NamespaceIndex ProcReader::scan_mount_namespace(const std::string& mount_namespa
 std::vector<ProcessPlacement> ProcReader::place_processes_outside(const std::string& except,
                                                                   bool& listed_all,
                                                                   std::vector<ObservationError>& errors) {
-  return place_where(proc_, [&](const std::string& mnt) { return mnt != except; }, listed_all, errors);
+  return place_where(proc_, own_mounts(), [&](const std::string& mnt) { return mnt != except; }, listed_all, errors);
 }
 
 }  // namespace hsperfguard::platform

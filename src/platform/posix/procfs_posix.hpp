@@ -126,6 +126,28 @@ struct NamespaceIndex {
   }
 };
 
+// Our own mount namespace and the mounts at our root: what places a process whose ns/mnt
+// link cannot be read.
+struct OwnMounts {
+  std::optional<std::string> mount_namespace;  // our ns/mnt link
+  std::vector<std::uint64_t> root_mounts;      // procfs::root_mount_ids of our mountinfo
+  // From `proc`/self.
+  static OwnMounts read(const std::string& proc = "/proc");
+};
+
+// The mount namespace of the process whose /proc directory is `prefix` relative to `dirfd`
+// ("" when dirfd is that directory, "123/" when it is /proc), into `out`; 0, or the errno of
+// its ns/mnt link. That link needs ptrace access (CAP_SYS_PTRACE for a process whose
+// capabilities are not a subset of ours; some VMs' pid 1 refuses it even to full root). When
+// it cannot be read, the process's mountinfo (readable by anyone) still places it in our own
+// namespace when the mounts at its root are the mounts at ours, by their ids: a mount lives
+// in one namespace and its id is not given to another mount while it lives, so a namespace
+// someone unshares (its mounts are copies, with new ids) cannot pass for ours. Then `out` is
+// our namespace, `*at_our_root` true (it is at our root too), and 0 is returned. Otherwise
+// the link's errno.
+int read_mount_namespace(int dirfd, const std::string& prefix, const OwnMounts& own,
+                         std::string& out, std::string& buffer, bool* at_our_root = nullptr);
+
 // Where process `pid` is: its mount namespace (null: the link could not be read, errno
 // `mnt_error`) and its innermost pid, from `status_path` (relative to `dirfd`) read into
 // `buffer`. dirfd -1: its /proc directory could not be opened, nothing is read. nullopt: the
@@ -171,6 +193,7 @@ class ProcReader {
 
  private:
   ProcessRecord read_process(std::int32_t pid, MapsReading* given_maps);
+  const OwnMounts& own_mounts();
 
   std::string proc_;
   std::optional<std::int64_t> btime_sec_;
@@ -178,6 +201,7 @@ class ProcReader {
   const RunLimits* limits_ = nullptr;
   std::string buffer_;  // reused for every file read
   std::vector<char> maps_buffer_;
+  std::optional<OwnMounts> own_mounts_;  // read when first needed
 };
 
 }  // namespace hsperfguard::platform
