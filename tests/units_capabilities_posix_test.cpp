@@ -89,6 +89,21 @@ else:
 PY
   echo ${run}_metric=$(grep "^hsperfguard_[a-z]*_processes_unobserved " /run/$run.prom)
 done
+case "$ARGS" in audit*)
+  for run in shipped less; do
+    if [ $run = shipped ]; then S="$SET"; else S="$LESS"; fi
+    setpriv --bounding-set="$S" --inh-caps=-all --ambient-caps=-all --no-new-privs -- \
+      $H ps --format json > /run/ps-$run.json 2>/dev/null
+    echo ps_${run}_rc=$?
+    python3 - /run/ps-$run.json $run $J <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); run = sys.argv[2]; jvm = int(sys.argv[3])
+rows = r["jvms"] if "jvms" in r else r["rows"]
+print("ps_%s_listed=%s" % (run, "yes" if any(x.get("host_pid") == jvm for x in rows) else "no"))
+print("ps_%s_why=%s" % (run, "yes" if any("could not be looked into" in e["message"] for e in r["errors"]) else "no"))
+PY
+  done;;
+esac
 kill $J
 wait $C
 INNER
@@ -127,6 +142,14 @@ TEST(UnitCapabilities, AuditIsNotSilentlyBlindToContainersUnderTheUnitsBoundingS
   // The container's unshare and its JVM (the case's pid 1, a shell of ours, is placed at our
   // root by its mountinfo: it is not counted).
   EXPECT_EQ(o.at("less_metric"), "hsperfguard_audit_processes_unobserved 2");
+  // ps: the JVM listed with the unit's set; without CAP_SYS_PTRACE not listed, and ps says
+  // why and exits 3 (it listed nothing and exited 0 before).
+  EXPECT_EQ(o.at("ps_shipped_rc"), "0");
+  EXPECT_EQ(o.at("ps_shipped_listed"), "yes");
+  EXPECT_EQ(o.at("ps_shipped_why"), "no");
+  EXPECT_EQ(o.at("ps_less_rc"), "3");
+  EXPECT_EQ(o.at("ps_less_listed"), "no");
+  EXPECT_EQ(o.at("ps_less_why"), "yes");
 }
 
 // The reap unit's capabilities: a dry run looks into the container and keeps its JVM's file

@@ -63,6 +63,16 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
     scan_options.place_processes = true;  // the liveness of container files, from this pass
     host_processes = platform::scan_host_processes(scan_options, jvm_errors);
     const ContainerScan& scan = host_processes.containers;
+    if (const UnobservedProcesses& u = scan.unobserved; !u.empty()) {
+      // Their maps need the same ptrace access as their namespace: a JVM among them, or in a
+      // container of theirs, is not listed. Said first, and the listing is incomplete.
+      errors.push_back(ObservationError{
+          "/proc", "scan", u.errors.empty() ? 0 : u.errors.front().code,
+          std::to_string(u.count) + " process" + (u.count == 1 ? "" : "es") +
+              " could not be looked into (mount namespace or root unreadable; without "
+              "CAP_SYS_PTRACE, their maps too): a JVM among them or in a container of theirs is "
+              "not listed"});
+    }
     errors.insert(errors.end(), scan.errors.begin(), scan.errors.end());
     specs = discover_roots(discover, &scan);
     jvms = std::move(host_processes.jvms);
@@ -72,7 +82,7 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
   }
 
   std::vector<TempRootFacts> roots;
-  bool incomplete = false;
+  bool incomplete = !host_processes.containers.unobserved.empty();
   // The lock state is read only if a row depends on it (see ps_rows_depend_on_locks).
   platform::LivenessGatherer liveness(platform::LivenessOptions{.lock_state = false});
   liveness.adopt(jvms);
