@@ -177,5 +177,50 @@ TEST(UnitCapabilities, ReapIsNotSilentlyBlindToContainersUnderTheUnitsBoundingSe
   EXPECT_EQ(o.at("less_metric"), "hsperfguard_reap_processes_unobserved 2");
 }
 
+// The placement by mountinfo cannot be spoofed: without CAP_SYS_PTRACE another user's ns/mnt
+// link cannot be read, and a process of nobody's in a mount namespace it unshared (its mounts
+// copies of ours, at the same places, with new ids) is not taken for one of ours: it is
+// unobserved and the run incomplete. A process of nobody's in our own namespace is placed by
+// its mountinfo (our root's mounts, by id) and the run is complete.
+TEST(UnitCapabilities, UnsharedCopyOfOurMountsCannotPassForOurNamespace) {
+  if (!can_run()) GTEST_SKIP() << "needs root, unshare, setpriv, pgrep and a JDK";
+  const auto caps = test::unit_capabilities(unit_file("hsperfguard-audit.service"));
+  const Outcome o = run_case(R"SH(
+cat > /tmp/inner.sh <<'INNER'
+H=/proc/$$/fd/9
+audit() {
+  setpriv --bounding-set="$LESS" --inh-caps=-all --ambient-caps=-all --no-new-privs -- \
+    $H audit --format json --output /run/a.json 2>/dev/null
+  echo ${1}_rc=$?
+  python3 - /run/a.json $1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])); run = sys.argv[2]
+un = [p for x in r["roots"] for f in x.get("findings", []) if f["rule"] == "tmpdir.containers-unobserved" for p in f["evidence"]["pids"]]
+print("%s_complete=%s %s_unobserved=%s" % (run, r["complete"], run, ",".join(map(str, un)) or "none"))
+PY
+}
+setpriv --reuid=65534 --regid=65534 --clear-groups sleep 300 & OURS=$!
+echo ours=$OURS
+audit ours
+setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urm sleep 300 & COPY=$!
+i=0; while [ $i -lt 100 ] && [ "$(readlink /proc/$COPY/ns/mnt)" = "$(readlink /proc/self/ns/mnt)" ]; do sleep 0.05; i=$((i+1)); done
+echo copy=$COPY
+audit copy
+kill $OURS $COPY
+wait
+INNER
+LESS=')SH" + test::bounding_set(caps, "sys_ptrace") + R"SH(' unshare --pid --fork --mount-proc sh /tmp/inner.sh
+)SH");
+  std::printf("%s", o.result.out.c_str());
+  // nobody's process in our namespace: placed by its mountinfo, the run complete.
+  EXPECT_EQ(o.at("ours_rc"), "0") << o.result.out << o.result.err;
+  EXPECT_EQ(o.at("ours_complete"), "True");
+  EXPECT_EQ(o.at("ours_unobserved"), "none");
+  // nobody's copy of our mounts: not ours, unobserved, the run incomplete.
+  EXPECT_EQ(o.at("copy_rc"), "3");
+  EXPECT_EQ(o.at("copy_complete"), "False");
+  EXPECT_EQ(o.at("copy_unobserved"), o.at("copy"));
+}
+
 }  // namespace
 }  // namespace hsperfguard
