@@ -157,5 +157,25 @@ TEST(Discover, ContainerThatStoppedSinceDiscoveryIsDropped) {
   EXPECT_FALSE(container_vanished(root));  // --root DIR that does not exist: an error
 }
 
+// Processes the scan could not look into go with the first root of a run over every
+// container (the run is then incomplete), never with a --container run's: another container
+// is not the one it was asked to look at.
+TEST(Discover, UnobservedProcessesGoWithTheHostRootOfAScanningRunOnly) {
+  ContainerScan scan = scan_of({entry(100, "mnt:[1]", {0x30, 2})});
+  scan.unobserved.count = 2;
+  scan.unobserved.pids = {5, 7};
+  scan.unobserved.errors = {ObservationError{"/proc/5/ns/mnt", "readlink", EACCES, "Permission denied"}};
+  const auto roots = discover_roots(host_options(), &scan);
+  ASSERT_EQ(roots.size(), 2u);
+  EXPECT_EQ(roots[0].unobserved.count, 2u);
+  EXPECT_THAT(roots[0].unobserved.pids, ElementsAre(5, 7));
+  EXPECT_TRUE(roots[1].unobserved.empty());
+  DiscoverOptions focus = host_options();
+  focus.container_pid = 100;
+  const auto focused = discover_roots(focus, &scan);
+  ASSERT_EQ(focused.size(), 1u);
+  EXPECT_TRUE(focused[0].unobserved.empty());
+}
+
 }  // namespace
 }  // namespace hsperfguard

@@ -57,8 +57,10 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
     }
     ProcessTempDir fallback;
     fallback.host_pid = *options.container_pid;
+    // The processes the scan could not look into are not this run's to look at (a container
+    // of theirs is not the one asked for; as liveness candidates the index keeps them
+    // uncertain). This one's own failure leaves its root unopened, which says so.
     out.push_back(container_spec(entry != nullptr ? *entry : fallback));
-    if (scan != nullptr) out.front().unobserved = scan->unobserved;
     if (entry != nullptr) {
       for (const auto& e : scan->temp_dirs) {
         if (e.temp_dir == entry->temp_dir) {
