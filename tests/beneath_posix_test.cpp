@@ -336,7 +336,7 @@ TEST_F(ForeignUsersTest, FifoPlantedAsEtcPasswdDoesNotBlock) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_TRUE(users->failed());
   ASSERT_TRUE(users->error().has_value());
-  EXPECT_EQ(users->error()->message, "not a regular file");
+  EXPECT_EQ(users->error()->message, "is a FIFO, not a regular file: not opened");
 }
 
 TEST_F(ForeignUsersTest, DirectoryAsEtcPasswdFailsCleanly) {

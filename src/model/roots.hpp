@@ -33,6 +33,16 @@ struct DirIdentity {
   friend bool operator==(const DirIdentity&, const DirIdentity&) = default;
 };
 
+// A file as it is now: which one (dev, ino) and what changes when it is written (size, mtime,
+// ctime: a write moves ctime, and nobody can set ctime back). Equal versions, equal contents.
+struct FileVersion {
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  std::uint64_t size = 0;
+  std::int64_t mtime_sec = 0, mtime_nsec = 0, ctime_sec = 0, ctime_nsec = 0;
+  friend bool operator==(const FileVersion&, const FileVersion&) = default;
+};
+
 // The /tmp one process sees (the first process seen of its mount namespace and root).
 struct ProcessTempDir {
   std::int32_t host_pid = 0;
@@ -41,6 +51,10 @@ struct ProcessTempDir {
   std::optional<std::string> pid_namespace;  // "pid:[4026532125]"
   std::optional<std::string> cgroup;
   DirIdentity temp_dir;
+  // Its root's etc/passwd when that is a regular file, as the scan saw it (held, never opened):
+  // discovery puts the roots that share one next to each other, so that a run parses each
+  // passwd file once whatever order their processes have.
+  std::optional<FileVersion> passwd;
 };
 
 // A process outside our own mount namespace, placed for liveness in containers: the mount

@@ -335,6 +335,27 @@ std::optional<WalkedPath> hold_temp_dir(int root_fd, const std::string& temp_dir
   return held;
 }
 
+std::optional<WalkedPath> hold_beneath(int root_fd, const std::string& path, ObservationError& error) {
+  WalkedPath held;
+  held.fd = open_beneath(root_fd, path, O_PATH, &error);
+  if (!held.fd.valid()) {
+    error.path = path;
+    return std::nullopt;
+  }
+  if (::fstat(held.fd.get(), &held.st) != 0) {
+    error = make_error(path, "fstat", errno);
+    return std::nullopt;
+  }
+  held.reached = path;
+  return held;
+}
+
+FileVersion version_of(const struct stat& st) {
+  return FileVersion{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                     static_cast<std::uint64_t>(st.st_size), st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                     st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
+}
+
 UniqueFd open_temp_dir(RootKind kind, const std::string& root, const std::string& temp_dir,
                        int flags, ObservationError& error) {
   UniqueFd root_fd;

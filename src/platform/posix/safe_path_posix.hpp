@@ -25,6 +25,7 @@
 #include <string>
 
 #include "model/facts.hpp"
+#include "model/roots.hpp"
 #include "platform/posix/posix_util.hpp"
 
 namespace hsperfguard::platform {
@@ -123,6 +124,15 @@ UniqueFd open_system_root(const std::string& root, bool container, ObservationEr
 // beneath_posix), else a temp dir of this host walked by walk_path (--tmpdir, /tmp).
 std::optional<WalkedPath> hold_temp_dir(int root_fd, const std::string& temp_dir,
                                         ObservationError& error);
+
+// A file beneath a foreign root held as itself (O_PATH: nothing of it is opened, no driver's
+// open runs for a device) with its fstat, resolved beneath `root_fd` (open_beneath: links
+// followed inside the root, or refused by the walk). The caller judges it by its type, then
+// reopens it (reopen_held). On failure `error` has path = `path`.
+std::optional<WalkedPath> hold_beneath(int root_fd, const std::string& path, ObservationError& error);
+
+// The version of the file `st` describes (model/roots.hpp).
+FileVersion version_of(const struct stat& st);
 
 // hold_temp_dir (through open_system_root for a foreign root), then the directory opened with
 // `flags` (O_RDONLY | O_DIRECTORY ...): a link or anything but a directory is refused, named

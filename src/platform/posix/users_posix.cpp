@@ -127,20 +127,8 @@ std::unique_ptr<UserDatabase> failed_database(ObservationError error) {
   return std::make_unique<PasswdUserDatabase>(std::move(error));
 }
 
-// A passwd file as it was read: the file (dev, ino) and what changes when it is written
-// (size, mtime, ctime: a write moves ctime, and nobody can set ctime back).
-struct PasswdFileKey {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  off_t size = 0;
-  std::int64_t mtime_sec = 0, mtime_nsec = 0, ctime_sec = 0, ctime_nsec = 0;
-  friend bool operator==(const PasswdFileKey&, const PasswdFileKey&) = default;
-};
-
-PasswdFileKey key_of(const struct stat& st) {
-  return PasswdFileKey{st.st_dev,         st.st_ino,          st.st_size,        st.st_mtim.tv_sec,
-                       st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
-}
+// A passwd file as it was read is its FileVersion (safe_path_posix.hpp's version_of).
+using PasswdFileKey = FileVersion;
 
 // One passwd file's parse: its text while it is parsed (a parse stopped by one root's share of
 // the run's time is gone on with by the next root that opens the file), then its database.
@@ -218,28 +206,30 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
                                                     const RunLimits* limits) {
   const std::string display =
       (root_display.ends_with('/') ? root_display : root_display + "/") + "etc/passwd";
-  // Read-only, non-blocking (a FIFO planted as etc/passwd must not hang us), no atime
-  // update where we may. Symlinks are resolved beneath the root or refused, never outside.
-  constexpr int kFlags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+  // Held first (O_PATH opens nothing: a device bind-mounted over it is never opened, its
+  // driver never asked) and judged by its type; only a regular file is then opened, that very
+  // inode, read-only, non-blocking, with no atime update where we may. Symlinks are resolved
+  // beneath the root or refused, never outside.
   ObservationError err;
-  UniqueFd fd = open_beneath(root_fd, "etc/passwd", kFlags | O_NOATIME, &err);
-  if (!fd.valid() && err.code == EPERM) fd = open_beneath(root_fd, "etc/passwd", kFlags, &err);
-  if (!fd.valid()) {
+  std::optional<WalkedPath> held = hold_beneath(root_fd, "etc/passwd", err);
+  if (!held) {
     err.path = display;
     return failed_database(std::move(err));
   }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return failed_database(make_error(display, "fstat", errno));
+  const struct stat& st = held->st;
   if (!S_ISREG(st.st_mode)) {
-    return failed_database(ObservationError{display, "fstat", EINVAL, "not a regular file"});
+    return failed_database(ObservationError{display, "fstat", EINVAL,
+                                            std::string("is ") + kind_name(st.st_mode) + ", not a regular file: not opened"});
   }
   if (static_cast<std::uint64_t>(st.st_size) > kMaxPasswdBytes) {
     return failed_database(make_error(display, "fstat", EFBIG));
   }
+  UniqueFd fd = reopen_held(held->fd.get(), st, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOATIME, display, err);
+  if (!fd.valid()) return failed_database(std::move(err));
   // The same file, unchanged, as another root opened it (containers bind-mounting one file):
   // its database, or its parse to go on with.
   ParsedPasswdFiles& files = parsed_passwd_files();
-  const PasswdFileKey key = key_of(st);
+  const PasswdFileKey key = version_of(st);
   std::shared_ptr<PasswdParse> parse = files.take(key);
   if (parse && parse->db) return std::make_unique<PasswdUserDatabase>(parse->db);
   bool shared = parse != nullptr;  // kept for other roots (the file did not change while read)
@@ -266,7 +256,7 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
     text.resize(got);
     parse->bytes = static_cast<std::size_t>(st.st_size);
     struct stat after {};
-    shared = ::fstat(fd.get(), &after) == 0 && key_of(after) == key;
+    shared = ::fstat(fd.get(), &after) == 0 && version_of(after) == key;
   }
   const char* why = passwd::parse_some(parse->text, parse->state, limits);
   if (why == nullptr) {
