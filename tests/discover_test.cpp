@@ -96,6 +96,32 @@ TEST(Discover, HostTempDirIsNotCountedTwice) {
   EXPECT_THAT(roots[0].sharing_mount_namespaces, ElementsAre("mnt:[2]"));
 }
 
+// Containers alternating between two passwd files (A, B, A, B, ...; any user can bind-mount
+// one over its etc/passwd) come as A, A, ..., B, B, ...: a run keeps a bounded number of parsed
+// passwd files, and alternating roots had each parsed again for every root. The host's root
+// stays first, each group where its first member was, the scan's order within a group, and a
+// root whose passwd was not seen where it was.
+TEST(Discover, ContainersSharingAPasswdFileComeOneAfterAnother) {
+  const FileVersion a{0x40, 11, 40'000'000, 1, 0, 1, 0};
+  FileVersion b = a;
+  b.ino = 12;
+  FileVersion a_written = a;  // the same file written since: another version
+  a_written.ctime_sec = 2;
+  std::vector<ProcessTempDir> entries;
+  const std::optional<FileVersion> passwd_of[] = {a, b, std::nullopt, a, b, a_written, a, b};
+  for (std::int32_t k = 0; k < 8; ++k) {
+    entries.push_back(entry(100 + k, "mnt:[" + std::to_string(k) + "]", {0x30, 100u + static_cast<std::uint64_t>(k)}));
+    entries.back().passwd = passwd_of[k];
+  }
+  const auto scan = scan_of(std::move(entries));
+  const auto roots = discover_roots(host_options(), &scan);
+  std::vector<std::string> order;
+  for (const auto& root : roots) order.push_back(root.root);
+  EXPECT_THAT(order, ElementsAre("/", "/proc/100/root", "/proc/103/root", "/proc/106/root",
+                                 "/proc/101/root", "/proc/104/root", "/proc/107/root",
+                                 "/proc/102/root", "/proc/105/root"));
+}
+
 TEST(Discover, TmpdirAndRootOptionsLookAtNoContainer) {
   const auto scan = scan_of({entry(100, "mnt:[1]", {0x30, 2})});
   DiscoverOptions tmpdir = host_options();

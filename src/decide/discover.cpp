@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
+#include <optional>
 #include <utility>
 
 namespace hsperfguard {
@@ -28,6 +30,33 @@ RootSpec container_spec(const ProcessTempDir& entry) {
 // Another pid namespace than ours: its pids are not host pids.
 bool other_pid_namespace(const ContainerScan& scan, const ProcessTempDir& e) {
   return !e.pid_namespace || !scan.own_pid_namespace || *e.pid_namespace != *scan.own_pid_namespace;
+}
+
+// The containers (after the first root) reordered so that those whose passwd is one file (one
+// version of it) come one after another, each group where its first member was and in the
+// scan's order within: a run keeps a bounded number of parsed passwd files, and roots that
+// alternate between two large ones would otherwise have each parsed again for every root
+// (any user can make such roots). Roots whose passwd was not seen stay where they were.
+std::vector<RootSpec> next_to_those_sharing_their_passwd(
+    std::vector<RootSpec> specs, const std::vector<std::optional<FileVersion>>& passwd) {
+  std::vector<std::vector<std::size_t>> groups;
+  std::map<FileVersion, std::size_t> group_of;  // passwd version -> index in groups
+  for (std::size_t i = 1; i < specs.size(); ++i) {
+    if (!passwd[i]) {
+      groups.push_back({i});
+      continue;
+    }
+    const auto [it, added] = group_of.emplace(*passwd[i], groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  std::vector<RootSpec> out;
+  out.reserve(specs.size());
+  if (!specs.empty()) out.push_back(std::move(specs.front()));
+  for (const auto& group : groups) {
+    for (const std::size_t i : group) out.push_back(std::move(specs[i]));
+  }
+  return out;
 }
 
 }  // namespace
@@ -92,6 +121,7 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
 
   // Group by the temp dir's identity, in the scan's (pid) order.
   std::vector<std::pair<DirIdentity, std::size_t>> roots;  // identity -> index in out
+  std::vector<std::optional<FileVersion>> passwd{std::nullopt};  // of each root in out
   for (const auto& entry : scan->temp_dirs) {
     if (scan->host_temp_dir && entry.temp_dir == *scan->host_temp_dir) {
       if (other_pid_namespace(*scan, entry)) {
@@ -105,13 +135,14 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
     if (it == roots.end()) {
       roots.emplace_back(entry.temp_dir, out.size());
       out.push_back(container_spec(entry));
+      passwd.push_back(entry.passwd);
       continue;
     }
     RootSpec& shared = out[it->second];
     add_unique(shared.sharing_mount_namespaces, entry.mount_namespace,
                shared.container->mount_namespace);
   }
-  return out;
+  return next_to_those_sharing_their_passwd(std::move(out), passwd);
 }
 
 bool container_vanished(const TempRootFacts& root) {

@@ -30,7 +30,9 @@ bool wants_container_scan(const DiscoverOptions& options);
 ContainerScanOptions container_scan_options(const DiscoverOptions& options);
 
 // The temp roots, host (or --tmpdir, --root) first, then one per distinct container temp
-// dir in the order of the host pids that reach them. Container temp dirs are told apart by
+// dir in the order of the host pids that reach them, except that those whose etc/passwd is
+// one file (ProcessTempDir::passwd) come one after another, where the first of them was (a run
+// parses each passwd once, however its roots alternate). Container temp dirs are told apart by
 // the (dev, ino) of the directory: one shared by several mount namespaces is one root whose
 // sharing_mount_namespaces name the others; the host's own temp dir is never a container
 // root, but namespaces of another pid namespace that share it are named in the host root's

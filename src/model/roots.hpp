@@ -3,6 +3,7 @@
 // discovery (decide/discover.hpp) chooses from them for observation (platform/observe.hpp).
 #pragma once
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -40,7 +41,7 @@ struct FileVersion {
   std::uint64_t ino = 0;
   std::uint64_t size = 0;
   std::int64_t mtime_sec = 0, mtime_nsec = 0, ctime_sec = 0, ctime_nsec = 0;
-  friend bool operator==(const FileVersion&, const FileVersion&) = default;
+  friend auto operator<=>(const FileVersion&, const FileVersion&) = default;
 };
 
 // The /tmp one process sees (the first process seen of its mount namespace and root).

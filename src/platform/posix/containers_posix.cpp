@@ -9,7 +9,8 @@
 // before costs nothing more; a new one has its root opened and its /tmp resolved beneath it with
 // open_beneath (openat2 RESOLVE_IN_ROOT, or the O_NOFOLLOW walk), so that a /tmp planted as
 // a symlink to "/../../etc" inside a container names the container's etc, never the host's.
-// Nothing is opened for reading: O_PATH only.
+// Its etc/passwd is held the same way, for its version (discovery puts roots sharing one
+// together). Nothing is opened for reading: O_PATH only.
 #include "platform/posix/containers_posix.hpp"
 
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include "platform/posix/beneath_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
+#include "platform/posix/safe_path_posix.hpp"
 
 namespace hsperfguard::platform {
 namespace {
@@ -37,6 +39,14 @@ std::optional<DirIdentity> identity_of(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return std::nullopt;
   return DirIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+// The root's etc/passwd when it is a regular file: held (O_PATH opens nothing) and its fstat.
+std::optional<FileVersion> passwd_version(int root_fd) {
+  ObservationError ignored;  // the observation of the root reads it again and says why
+  const std::optional<WalkedPath> held = hold_beneath(root_fd, "etc/passwd", ignored);
+  if (!held || !S_ISREG(held->st.st_mode)) return std::nullopt;
+  return version_of(held->st);
 }
 
 }  // namespace
@@ -174,6 +184,7 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
     entry.host_pid = pid;
     entry.mount_namespace = mnt;
     entry.temp_dir = *tmp_id;
+    entry.passwd = passwd_version(root.get());
     if (readlink_at(dir.get(), "ns/pid", text) == 0) entry.pid_namespace = text;
     if (placed != nullptr) {
       entry.ns_pid = placed->ns_pid;
