@@ -153,5 +153,46 @@ print("reap_complete=%s reap_roots=%d" % (r["complete"], len(r["reap"]["roots"])
   EXPECT_LT(std::stod(o.at("reap_cpu_s")), 1.2) << "reap --dry-run: user + system CPU seconds";
 }
 
+// ---- ps named an error with no operation and no cause ----------------------------------------
+
+// A fake container's /tmp is a FUSE mount whose server never answers (any user may mount FUSE in
+// a user namespace of its own; the kernel refuses root there, EACCES, so nothing blocks). The
+// scan held its /tmp and failed at the fstat, and ps and the audit reported
+// {"code":0,"message":"","op":"","path":"/proc/N/root/tmp"}: the failure was never written
+// into the error. Now it says which call failed and why.
+TEST(HostileInput, AFakeContainersUnansweringFuseTmpIsReportedWithItsCause) {
+  SKIP_UNLESS_ROOT();
+  if (!test::have_program("setpriv") || !test::have_program("python3")) GTEST_FAIL() << "setpriv, python3 are needed";
+  const Outcome o = run_case(in_own_pid_namespace(R"SH(
+mknod -m 0666 /dev/fuse c 10 229
+cat > /run/fuse_hang.py <<'PY'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open("/dev/fuse", os.O_RDWR)
+opts = ("fd=%d,rootmode=40000,user_id=0,group_id=0" % fd).encode()
+if libc.mount(b"hang", b"/tmp", b"fuse", 0, opts) != 0:
+    sys.exit("mount: " + os.strerror(ctypes.get_errno()))
+time.sleep(300)
+PY
+setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urm python3 /run/fuse_hang.py & F=$!; PIDS="$PIDS $F"
+i=0; while [ $i -lt 100 ] && ! grep -q ' /tmp fuse' /proc/$F/mounts 2>/dev/null; do sleep 0.1; i=$((i+1)); done
+echo fuse_mounted=$(grep -q ' /tmp fuse' /proc/$F/mounts && echo yes || echo no)
+timeout 20 $H ps --format json > /tmp/ps.json; echo ps_rc=$?
+timeout 20 $H audit --fail-on critical --format json --output /tmp/a.json; echo audit_rc=$?
+python3 -c '
+import json
+ps = json.load(open("/tmp/ps.json")); a = json.load(open("/tmp/a.json"))
+errors = [("ps", e) for e in ps.get("errors", [])] + [("audit", e) for r in a["roots"] for e in r["errors"]]
+for who, e in errors:
+    if e["path"].endswith("/root/tmp"):
+        print("%s_error=%s:%d:%s" % (who, e["op"], e["code"], e["message"]))'
+)SH"));
+  ASSERT_EQ(o.at("fuse_mounted"), "yes") << o.result.err;
+  EXPECT_EQ(o.at("ps_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("audit_rc"), "0") << o.result.err;
+  EXPECT_EQ(o.at("ps_error"), "fstat:13:Permission denied") << o.result.out;
+  EXPECT_EQ(o.at("audit_error"), "fstat:13:Permission denied") << o.result.out;
+}
+
 }  // namespace
 }  // namespace hsperfguard

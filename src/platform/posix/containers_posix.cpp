@@ -35,9 +35,15 @@ namespace {
 constexpr std::size_t kMaxErrors = 8;
 constexpr int kPathDir = O_PATH | O_DIRECTORY | O_CLOEXEC;
 
-std::optional<DirIdentity> identity_of(int fd) {
+// The identity of what `fd` holds; nullopt with `err` filled (path, "fstat", errno) when its
+// fstat fails (a FUSE mount of a user namespace refuses root: EACCES).
+std::optional<DirIdentity> identity_of(int fd, ObservationError* err = nullptr,
+                                       const std::string& path = {}) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return std::nullopt;
+  if (::fstat(fd, &st) != 0) {
+    if (err != nullptr) *err = make_error(path, "fstat", errno);
+    return std::nullopt;
+  }
   return DirIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
@@ -155,13 +161,14 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
     if (!focus && scan.own_mount_namespace == mnt && own_root == root_id) continue;
     if (!focus && seen.contains({mnt, root_id->dev, root_id->ino})) continue;
     UniqueFd root(::openat(dir.get(), "root", kPathDir));
-    root_id = root.valid() ? identity_of(root.get()) : std::nullopt;
+    ObservationError root_err;
+    if (!root.valid()) root_err = make_error(dir_path + "/root", "open", errno);
+    root_id = root.valid() ? identity_of(root.get(), &root_err, dir_path + "/root") : std::nullopt;
     if (!root_id) {
-      const int e = errno;
-      if (!vanished(e)) {
-        unobserved(pid, make_error(dir_path + "/root", "open", e));
+      if (!vanished(root_err.code)) {
+        unobserved(pid, std::move(root_err));
       } else if (focus) {
-        note(make_error(dir_path + "/root", "open", e));
+        note(std::move(root_err));
       }
       continue;
     }
@@ -170,7 +177,8 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
 
     ObservationError err;
     UniqueFd tmp = open_beneath(root.get(), "tmp", kPathDir, &err);
-    const std::optional<DirIdentity> tmp_id = tmp.valid() ? identity_of(tmp.get()) : std::nullopt;
+    const std::optional<DirIdentity> tmp_id =
+        tmp.valid() ? identity_of(tmp.get(), &err, dir_path + "/root/tmp") : std::nullopt;
     if (!tmp_id) {
       // A root without a /tmp (a distroless image, a kernel thread's) has no namespace to
       // audit; only a refused or unreadable one is worth an error.
