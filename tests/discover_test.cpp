@@ -203,5 +203,21 @@ TEST(Discover, UnobservedProcessesGoWithTheHostRootOfAScanningRunOnly) {
   EXPECT_TRUE(focused[0].unobserved.empty());
 }
 
+// The container's process exited after its namespaces were observed: opening its root again
+// (for its attach files) fails with ENOENT, which says it is gone; EACCES does not, nor an
+// error of something beneath the root.
+TEST(Discover, ContainerGoneSinceItsNamespacesWereObserved) {
+  TempRootFacts root;
+  root.kind = RootKind::container;
+  root.root = "/proc/4242/root";
+  root.opened = InodeFacts{};
+  EXPECT_TRUE(container_gone(root, ObservationError{"/proc/4242/root", "open", ENOENT, "No such file"}));
+  EXPECT_TRUE(container_gone(root, ObservationError{"/proc/4242/root", "open", ESRCH, "No such process"}));
+  EXPECT_FALSE(container_gone(root, ObservationError{"/proc/4242/root", "open", EACCES, "Permission denied"}));
+  EXPECT_FALSE(container_gone(root, ObservationError{"/proc/4242/root/tmp", "openat2", ENOENT, "No such file"}));
+  root.kind = RootKind::root;
+  EXPECT_FALSE(container_gone(root, ObservationError{"/proc/4242/root", "open", ENOENT, "No such file"}));
+}
+
 }  // namespace
 }  // namespace hsperfguard

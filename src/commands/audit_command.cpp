@@ -221,6 +221,8 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
             out << attention;
           },
           errors);
+      // A container that stopped since its namespaces were observed: dropped, not an error.
+      std::erase_if(errors, [&](const ObservationError& e) { return container_gone(root, e); });
       root.errors.insert(root.errors.end(), errors.begin(), errors.end());
     };
     std::vector<const RootSpec*> root_specs;  // of result.roots, whose attach files follow

@@ -232,6 +232,8 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
           planning += Clock::now() - started;
         },
         attach_errors);
+    // A container that stopped since its namespaces were observed: dropped, not an error.
+    std::erase_if(attach_errors, [&](const ObservationError& e) { return container_gone(root, e); });
     root.errors.insert(root.errors.end(), attach_errors.begin(), attach_errors.end());
     const auto started = Clock::now();
     planner.end_root(root);

@@ -146,9 +146,13 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
 }
 
 bool container_vanished(const TempRootFacts& root) {
-  if (root.kind != RootKind::container || root.opened || root.errors.empty()) return false;
-  const ObservationError& e = root.errors.front();
-  return e.path == root.root && (e.code == ENOENT || e.code == ESRCH);
+  if (root.opened || root.errors.empty()) return false;
+  return container_gone(root, root.errors.front());
+}
+
+bool container_gone(const TempRootFacts& root, const ObservationError& error) {
+  return root.kind == RootKind::container && error.path == root.root &&
+         (error.code == ENOENT || error.code == ESRCH);
 }
 
 }  // namespace hsperfguard

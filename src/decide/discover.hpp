@@ -45,4 +45,10 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options,
 // the run incomplete. Callers drop such a root.
 bool container_vanished(const TempRootFacts& root);
 
+// Whether `error` says that the process of the container `root` is gone: its root
+// (/proc/<pid>/root) could not be opened again, ENOENT or ESRCH. A container that stops after
+// its namespaces were observed (before its attach files were) leaves such an error, which is
+// dropped: nothing is left to look at there. Any other error of its root (EACCES) stays one.
+bool container_gone(const TempRootFacts& root, const ObservationError& error);
+
 }  // namespace hsperfguard
