@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -369,6 +370,75 @@ TEST(CommandSeam, AuditOfATempDirThatCannotBeOpenedIsIncomplete) {
   EXPECT_EQ(ran.exit, kExitIncomplete);
   EXPECT_NE(ran.err.find("/tmp: openat"), std::string::npos) << ran.err;
   EXPECT_FALSE(ran.json().at("complete").get<bool>());
+}
+
+// --every (the node image's schedule): each run is a whole audit, the wait is measured from the
+// run's start, a stop between two runs ends the loop with 0, a stop during a run with that run's
+// status (3), and a usage error at once, without waiting.
+TEST(CommandSeam, AuditEveryRunsAgainFromEachRunsStartUntilAStop) {
+  FakeEnvironment env = alice_world();
+  AuditCommandOptions options;
+  options.tmpdir = "/tmp";
+  options.format = ReportFormat::json;
+  options.every_ms = 60'000;
+  std::vector<std::chrono::milliseconds> waits;
+  std::ostringstream out, err;
+  const int stopped_between = run_audit_every(
+      options, out, err, env, [&](std::chrono::milliseconds d, const std::atomic<bool>& stop) {
+        EXPECT_FALSE(stop.load());
+        waits.push_back(d);
+        return waits.size() < 3;
+      });
+  EXPECT_EQ(stopped_between, kExitOk) << err.str();
+  EXPECT_EQ(env.observed, std::vector<std::string>(3, "/tmp"));
+  ASSERT_EQ(waits.size(), 3u);
+  for (const auto d : waits) {
+    EXPECT_LE(d, std::chrono::milliseconds(60'000));
+    EXPECT_GT(d, std::chrono::milliseconds(50'000));  // the fake run takes well under 10 s
+  }
+  // Three reports, one a run.
+  std::size_t reports = 0;
+  for (std::size_t at = 0; (at = out.str().find("hsperfguard-report/1", at)) != std::string::npos; ++at) ++reports;
+  EXPECT_EQ(reports, 3u) << out.str().substr(0, 400);
+
+  // A stop asked while waiting lands in the next run: that run stops, and so does the loop.
+  FakeEnvironment again = alice_world();
+  int waited = 0;
+  const int stopped_during = run_audit_every(
+      options, out, err, again, [&](std::chrono::milliseconds, const std::atomic<bool>&) {
+        ++waited;
+        EXPECT_EQ(std::raise(SIGTERM), 0);
+        return true;
+      });
+  EXPECT_EQ(stopped_during, kExitIncomplete);
+  EXPECT_EQ(waited, 1);
+
+  // A policy that cannot be read is a usage error now and at every later run: no wait.
+  options.policy_file = "/nonexistent/policy.json";
+  waited = 0;
+  const int usage = run_audit_every(options, out, err, env,
+                                    [&](std::chrono::milliseconds, const std::atomic<bool>&) {
+                                      ++waited;
+                                      return true;
+                                    });
+  EXPECT_EQ(usage, kExitUsage);
+  EXPECT_EQ(waited, 0);
+}
+
+// A stop ends the real wait early; without one it waits the whole time.
+TEST(CommandSeam, AuditEveryWaitEndsOnAStop) {
+  std::atomic<bool> stop{false};
+  const auto began = std::chrono::steady_clock::now();
+  EXPECT_TRUE(wait_unless_stopped(std::chrono::milliseconds(300), stop));
+  EXPECT_GE(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(300));
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop.store(true);
+  });
+  const auto second = std::chrono::steady_clock::now();
+  EXPECT_FALSE(wait_unless_stopped(std::chrono::hours(1), stop));
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - second, std::chrono::seconds(5));
 }
 
 // The attach files come apart from the namespaces, a part at a time: judged, counted and

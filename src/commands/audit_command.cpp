@@ -1,6 +1,8 @@
 #include "commands/audit_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <functional>
@@ -12,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 
 #include "commands/cli_checks.hpp"
 #include "commands/discovery.hpp"
@@ -169,9 +172,13 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
 
   // SIGINT, SIGTERM (and SIGHUP on POSIX) and --max-runtime stop the run between two
   // namespaces (or parts): the report says so, a report file is not put in place, exit 3.
-  const platform::StopSignals signals;
+  // Under --every the loop's signals stand (one StopSignals at a time).
+  std::optional<platform::StopSignals> own_signals;
+  if (options.stop == nullptr) own_signals.emplace();
+  const std::atomic<bool>& stop_requested =
+      options.stop != nullptr ? *options.stop : own_signals->requested();
   RunLimits limits;
-  limits.stop = &signals.requested();
+  limits.stop = &stop_requested;
   if (options.max_runtime_ms) {
     limits.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(*options.max_runtime_ms);
   }
@@ -376,7 +383,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   if (options.output) {
     // A stopped run does not replace the previous report with a partial one.
     platform::OutputOptions output;
-    output.stop = &signals.requested();
+    output.stop = &stop_requested;
     if (auto error = write_output_to(*options.output, run, output, &report_out)) {
       err << "hsperfguard: audit: cannot write " << *options.output << ": " << error->op << ": "
           << error->message << "\n";
@@ -405,10 +412,44 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   return run_audit_command(options, out, err, system_environment());
 }
 
+int run_audit_every(const AuditCommandOptions& options, std::ostream& out, std::ostream& err,
+                    Environment& env, const WaitForStop& wait) {
+  const platform::StopSignals signals;
+  AuditCommandOptions each = options;
+  each.stop = &signals.requested();
+  const auto every = std::chrono::milliseconds(options.every_ms.value_or(0));
+  for (;;) {
+    const auto began = std::chrono::steady_clock::now();
+    const int exit_code = run_audit_command(each, out, err, env);
+    // A usage error stays one (the policy file will not mend itself); a stop asked during the
+    // run ends the loop with that run's status.
+    if (exit_code == kExitUsage || signals.requested()) return exit_code;
+    const auto next = began + every;
+    const auto now = std::chrono::steady_clock::now();
+    if (!wait(next > now ? std::chrono::duration_cast<std::chrono::milliseconds>(next - now)
+                         : std::chrono::milliseconds(0),
+              signals.requested())) {
+      return kExitOk;  // stopped between two runs: nothing was cut short
+    }
+  }
+}
+
+bool wait_unless_stopped(std::chrono::milliseconds duration, const std::atomic<bool>& stop) {
+  // In steps, so that a stop signal ends the wait within a quarter of a second.
+  constexpr auto kStep = std::chrono::milliseconds(250);
+  const auto until = std::chrono::steady_clock::now() + duration;
+  for (;;) {
+    if (stop.load()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) return true;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(until - now, kStep));
+  }
+}
+
 SubcommandHook add_audit_command(CLI::App& app) {
   struct Parsed {
     AuditCommandOptions options;
-    std::string format, tmpdir, root, policy_file, output, max_runtime;
+    std::string format, tmpdir, root, policy_file, output, max_runtime, every;
     std::string fail_on = "medium";
     bool no_containers = false;
     UnattendedFlags unattended;
@@ -434,6 +475,16 @@ SubcommandHook add_audit_command(CLI::App& app) {
   cmd->add_option("--max-runtime", p->max_runtime,
                   "Stop after this long (exit 3; the report says where it stopped)")
       ->check(duration());
+  cmd->add_option("--every", p->every,
+                  "Run again this long after each run began, until SIGTERM or SIGINT (at least 1s; "
+                  "a run that takes longer is followed at once)")
+      ->check(duration())
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const auto ms = parse_duration_ms(text);
+            return ms && *ms >= 1000 ? "" : "--every is at least 1s: " + text;
+          },
+          "", ""));
   cmd->add_option("--fail-on", p->fail_on, "Exit 1 when a finding is at least this severe")
       ->check(CLI::IsMember({"info", "low", "medium", "high", "critical"}))
       ->capture_default_str();
@@ -463,6 +514,11 @@ SubcommandHook add_audit_command(CLI::App& app) {
         audit.logger = logger.get();
         audit.metrics = p->unattended.metrics_file();
         audit.quiet = p->unattended.quiet;
+        if (!p->every.empty()) {
+          audit.every_ms = *parse_duration_ms(p->every);
+          return run_audit_every(audit, std::cout, logger->errors(), system_environment(),
+                                 wait_unless_stopped);
+        }
         return run_audit_command(audit, std::cout, logger->errors());
       }};
 }
