@@ -372,6 +372,29 @@ TEST(CommandSeam, AuditOfATempDirThatCannotBeOpenedIsIncomplete) {
   EXPECT_FALSE(ran.json().at("complete").get<bool>());
 }
 
+// --containers-only: as root only; our own temp dir is not looked at, and a run that finds no
+// other mount namespace audited nothing: incomplete, and it says why.
+TEST(CommandSeam, AuditContainersOnlyNeedsRootAndFindingNothingIsIncomplete) {
+  FakeEnvironment env = alice_world();
+  AuditCommandOptions options;
+  options.format = ReportFormat::json;
+  options.containers_only = true;
+  env.euid = 1000;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_audit_command(options, out, err, env), kExitUsage);
+  EXPECT_NE(err.str().find("needs root"), std::string::npos) << err.str();
+
+  env.euid = 0;
+  env.scan = ContainerScan{};
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_audit_command(options, out2, err2, env), kExitIncomplete);
+  EXPECT_TRUE(env.observed.empty());
+  const auto report = nlohmann::json::parse(out2.str());
+  EXPECT_TRUE(report.at("roots").empty());
+  EXPECT_FALSE(report.at("complete").get<bool>());
+  EXPECT_NE(err2.str().find("no temp dir of another mount namespace"), std::string::npos) << err2.str();
+}
+
 // --every (the node image's schedule): each run is a whole audit, the wait is measured from the
 // run's start, a stop between two runs ends the loop with 0, a stop during a run with that run's
 // status (3), and a usage error at once, without waiting.

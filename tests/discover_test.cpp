@@ -122,6 +122,27 @@ TEST(Discover, ContainersSharingAPasswdFileComeOneAfterAnother) {
                                  "/proc/102/root", "/proc/105/root"));
 }
 
+// --containers-only (the node image in a pod with the node's pid namespace): no temp dir of our
+// own mount namespace, the node's /tmp (pid 1's) first as the temp dir of its mount namespace,
+// then each container's; a process sharing our own /tmp adds nothing.
+TEST(Discover, ContainersOnlyLooksAtEveryOtherMountNamespaceAndNotOurs) {
+  const auto scan = scan_of({entry(1, "mnt:[4026531832]", {0x20, 2}, "pid:[4026531836]"),
+                             entry(7, "mnt:[4026531841]", kHostTmp, "pid:[4026531836]"),
+                             entry(100, "mnt:[1]", {0x30, 2}), entry(101, "mnt:[9]", kHostTmp)});
+  DiscoverOptions options = host_options();
+  options.containers_only = true;
+  EXPECT_TRUE(wants_container_scan(options));
+  const auto roots = discover_roots(options, &scan);
+  ASSERT_EQ(roots.size(), 2u);
+  EXPECT_EQ(roots[0].kind, RootKind::container);
+  EXPECT_EQ(roots[0].root, "/proc/1/root");
+  EXPECT_EQ(roots[0].temp_dir, "/tmp");
+  EXPECT_EQ(roots[1].root, "/proc/100/root");
+  for (const auto& root : roots) EXPECT_THAT(root.sharing_mount_namespaces, IsEmpty());
+  // Without the scan (not root), nothing.
+  EXPECT_THAT(discover_roots(options, nullptr), IsEmpty());
+}
+
 TEST(Discover, TmpdirAndRootOptionsLookAtNoContainer) {
   const auto scan = scan_of({entry(100, "mnt:[1]", {0x30, 2})});
   DiscoverOptions tmpdir = host_options();

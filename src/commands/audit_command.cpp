@@ -167,8 +167,13 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   context.fail_on = options.fail_on;
   const ReportFormat format = options.format.value_or(
       env.stdout_is_terminal() && !options.output ? ReportFormat::text : ReportFormat::json);
-  const DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
-                                                    options.containers, options.container_pid);
+  DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
+                                              options.containers, options.container_pid);
+  discover.containers_only = options.containers_only;
+  if (options.containers_only && !discover.containers) {
+    err << "hsperfguard: audit: --containers-only looks into other mount namespaces: it needs root\n";
+    return kExitUsage;
+  }
 
   // SIGINT, SIGTERM (and SIGHUP on POSIX) and --max-runtime stop the run between two
   // namespaces (or parts): the report says so, a report file is not put in place, exit 3.
@@ -191,6 +196,8 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   // and whose file is judged later is judged by its process (alive, mapping its file: live),
   // never stale.
   AuditTally tally;
+  bool no_temp_dir = false;
+  std::vector<ObservationError> discovery_problems;  // of a run that found no temp dir
   const auto run = [&](const platform::ContentSink& write) {
     std::optional<AuditJsonWriter> json;
     if (format == ReportFormat::json) json.emplace(context, result.policy.name, result.started_at_ms, write);
@@ -372,6 +379,12 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
                                               std::to_string(specs.size()) + " temp dirs not looked at"});
       }
     }
+    if (result.roots.empty()) {
+      // --containers-only found no other mount namespace: nothing was audited.
+      result.incomplete = true;
+      no_temp_dir = true;
+      discovery_problems = std::move(discovery_errors);
+    }
     for (std::size_t r = 0; r < result.roots.size(); ++r) tally.add_root(result.roots[r], result.judgements[r]);
     result.finished_at_ms = env.now_epoch_ms();
     if (json) {
@@ -398,6 +411,13 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   out.flush();
   // Metrics and log lines (the summary's level follows the exit status).
   const int exit_code = record_audit_run(options, result, tally, audit_exit_code(options, result, tally), err);
+  if (no_temp_dir) {
+    err << "hsperfguard: audit: no temp dir of another mount namespace was found (in a pod: the node's "
+           "pid namespace, hostPID, and CAP_SYS_PTRACE are needed)\n";
+    for (const auto& e : discovery_problems) {
+      err << "hsperfguard: audit: " << e.path << ": " << e.op << ": " << e.message << "\n";
+    }
+  }
   if (result.incomplete) {
     for (const auto& root : result.roots) {
       for (const auto& e : root.errors) {
@@ -459,7 +479,7 @@ SubcommandHook add_audit_command(CLI::App& app) {
   auto* tmpdir_opt =
       cmd->add_option("--tmpdir", p->tmpdir, "Audit this temp dir of this host instead of /tmp")
           ->check(dir_path());
-  cmd->add_option("--root", p->root,
+  auto* root_opt = cmd->add_option("--root", p->root,
                   "Audit the system whose root is DIR (its /tmp, its etc/passwd)")
       ->check(dir_path())
       ->excludes(tmpdir_opt);
@@ -490,11 +510,18 @@ SubcommandHook add_audit_command(CLI::App& app) {
       ->capture_default_str();
   auto* no_containers = cmd->add_flag("--no-containers", p->no_containers,
                                       "Skip the temp dirs of containers (looked at as root)");
-  cmd->add_option("--container", p->options.container_pid,
+  auto* container_opt = cmd->add_option("--container", p->options.container_pid,
                   "Audit only the temp dir of the container that process PID is in")
       ->check(CLI::PositiveNumber)
       ->excludes(no_containers)
       ->excludes(tmpdir_opt);
+  cmd->add_flag("--containers-only", p->options.containers_only,
+                "Audit every other mount namespace's temp dir, not our own (as root; in a pod "
+                "with the node's pid namespace: the node's /tmp and every container's)")
+      ->excludes(tmpdir_opt)
+      ->excludes(root_opt)
+      ->excludes(no_containers)
+      ->excludes(container_opt);
   p->unattended.add_to(cmd);
   return SubcommandHook{
       cmd, [p]() {

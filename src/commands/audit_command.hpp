@@ -27,6 +27,10 @@ struct AuditCommandOptions {
   // Container temp dirs too (as root, without --tmpdir / --root); --no-containers: false.
   bool containers = true;
   std::optional<std::int32_t> container_pid;  // --container PID: only that process's /tmp
+  // --containers-only: every other mount namespace's temp dir, none of our own (as root; in a
+  // pod with the node's pid namespace, the node's /tmp and its containers'). Finding none is
+  // an incomplete run.
+  bool containers_only = false;
   // --max-runtime: stop observing after this long (exit 3, the report says where it stopped).
   std::optional<std::int64_t> max_runtime_ms;
   std::optional<std::string> metrics;  // Prometheus textfile, written atomically (operations.hpp)

@@ -59,6 +59,26 @@ std::vector<RootSpec> next_to_those_sharing_their_passwd(
   return out;
 }
 
+// The temp dir of our own mount namespace, or the one --tmpdir or --root names.
+RootSpec own_root_spec(const DiscoverOptions& options) {
+  RootSpec spec;
+  if (options.root) {
+    // The temp dir of a foreign system is its /tmp, resolved beneath its root.
+    spec.kind = RootKind::root;
+    spec.root = *options.root;
+    spec.temp_dir = "/tmp";
+  } else if (options.tmpdir) {
+    spec.kind = RootKind::tmpdir;
+    spec.root = "/";
+    spec.temp_dir = *options.tmpdir;
+  } else {
+    spec.kind = RootKind::host;
+    spec.root = "/";
+    spec.temp_dir = options.host_temp_dir;
+  }
+  return spec;
+}
+
 }  // namespace
 
 bool wants_container_scan(const DiscoverOptions& options) {
@@ -100,31 +120,19 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
     return out;
   }
 
-  RootSpec spec;
-  if (options.root) {
-    // The temp dir of a foreign system is its /tmp, resolved beneath its root.
-    spec.kind = RootKind::root;
-    spec.root = *options.root;
-    spec.temp_dir = "/tmp";
-  } else if (options.tmpdir) {
-    spec.kind = RootKind::tmpdir;
-    spec.root = "/";
-    spec.temp_dir = *options.tmpdir;
-  } else {
-    spec.kind = RootKind::host;
-    spec.root = "/";
-    spec.temp_dir = options.host_temp_dir;
+  if (!options.containers_only) {
+    RootSpec spec = own_root_spec(options);
+    if (wants_container_scan(options) && scan != nullptr) spec.unobserved = scan->unobserved;
+    out.push_back(std::move(spec));
   }
-  if (wants_container_scan(options) && scan != nullptr) spec.unobserved = scan->unobserved;
-  out.push_back(std::move(spec));
   if (!wants_container_scan(options) || scan == nullptr) return out;
 
   // Group by the temp dir's identity, in the scan's (pid) order.
   std::vector<std::pair<DirIdentity, std::size_t>> roots;  // identity -> index in out
-  std::vector<std::optional<FileVersion>> passwd{std::nullopt};  // of each root in out
+  std::vector<std::optional<FileVersion>> passwd(out.size());  // of each root in out
   for (const auto& entry : scan->temp_dirs) {
     if (scan->host_temp_dir && entry.temp_dir == *scan->host_temp_dir) {
-      if (other_pid_namespace(*scan, entry)) {
+      if (!options.containers_only && other_pid_namespace(*scan, entry)) {
         add_unique(out.front().sharing_mount_namespaces, entry.mount_namespace,
                    scan->own_mount_namespace.value_or(""));
       }
@@ -142,7 +150,11 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
     add_unique(shared.sharing_mount_namespaces, entry.mount_namespace,
                shared.container->mount_namespace);
   }
-  return next_to_those_sharing_their_passwd(std::move(out), passwd);
+  out = next_to_those_sharing_their_passwd(std::move(out), passwd);
+  // Without a root of our own, the first (the node's /tmp, pid 1's) carries what the scan
+  // could not look into.
+  if (options.containers_only && !out.empty()) out.front().unobserved = scan->unobserved;
+  return out;
 }
 
 bool container_vanished(const TempRootFacts& root) {

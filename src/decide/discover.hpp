@@ -22,6 +22,10 @@ struct DiscoverOptions {
   bool containers = false;
   // --container PID: only the temp dir of PID's root, as a container (no host root).
   std::optional<std::int32_t> container_pid;
+  // --containers-only: every container temp dir and no temp dir of our own mount namespace.
+  // In a pod with the node's pid namespace our /tmp is the pod's, and the node's /tmp is the
+  // temp dir of the node's processes' mount namespace, found by the scan as a container's.
+  bool containers_only = false;
 };
 
 // Whether the options ask for a container scan at all (then pass one to discover_roots).
@@ -29,10 +33,10 @@ bool wants_container_scan(const DiscoverOptions& options);
 // The scan's options for `options`.
 ContainerScanOptions container_scan_options(const DiscoverOptions& options);
 
-// The temp roots, host (or --tmpdir, --root) first, then one per distinct container temp
-// dir in the order of the host pids that reach them, except that those whose etc/passwd is
-// one file (ProcessTempDir::passwd) come one after another, where the first of them was (a run
-// parses each passwd once, however its roots alternate). Container temp dirs are told apart by
+// The temp roots, host (or --tmpdir, --root; none with containers_only) first, then one per
+// distinct container temp dir in the order of the host pids that reach them, except that those
+// whose etc/passwd is one file (ProcessTempDir::passwd) come one after another, where the first
+// of them was (a run parses each passwd once, however its roots alternate). Container temp dirs are told apart by
 // the (dev, ino) of the directory: one shared by several mount namespaces is one root whose
 // sharing_mount_namespaces name the others; the host's own temp dir is never a container
 // root, but namespaces of another pid namespace that share it are named in the host root's
