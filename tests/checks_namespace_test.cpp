@@ -61,6 +61,43 @@ TEST(TmpdirUnsafe, NotRootOwned) {
   EXPECT_EQ(f[0].evidence["expected_uid"], 0);
 }
 
+// A container's /tmp (a user's own user namespace looks the same from here): named as the
+// host reaches it and as that container's, with a remedy for that container, never a chown
+// of this host's /tmp. The host's own keeps the catalogue's remedy.
+TEST(TmpdirUnsafe, ContainersTempDirIsNamedAsReachedAndItsRemedyIsForThatContainer) {
+  TempRootFacts root = temp_root();
+  set_inode(root, inode(FileKind::directory, 01777, 4242, 100));
+  EXPECT_NE(temp_findings(root).at(0).remediation.find("chown root:root /tmp "), std::string::npos);
+  root.kind = RootKind::container;
+  root.root = "/proc/4/root";
+  root.reachable_path = "/proc/4/root/tmp";
+  root.container = ContainerFacts{4, "mnt:[4026532300]", std::nullopt};
+  const Findings f = temp_findings(root);
+  ASSERT_THAT(ids(f), ElementsAre("tmpdir.unsafe"));
+  EXPECT_EQ(f[0].path, "/proc/4/root/tmp");
+  EXPECT_EQ(f[0].severity, Severity::high);
+  EXPECT_EQ(f[0].message.rfind("temp dir /proc/4/root/tmp (the /tmp of container host_pid 4, mount namespace "
+                               "mnt:[4026532300], not this host's /tmp) is unsafe",
+                               0),
+            0u)
+      << f[0].message;
+  EXPECT_NE(f[0].remediation.find("/proc/4/root/tmp"), std::string::npos) << f[0].remediation;
+  EXPECT_EQ(f[0].remediation.find("chown"), std::string::npos) << f[0].remediation;
+  EXPECT_EQ(f[0].evidence["temp_dir"]["host_pid"], 4);
+  EXPECT_EQ(f[0].evidence["temp_dir"]["kind"], "container");
+  // --root DIR: DIR/tmp, and the remedy names it.
+  root.kind = RootKind::root;
+  root.root = "/srv/image";
+  root.reachable_path = "/srv/image/tmp";
+  root.container.reset();
+  const Findings g = temp_findings(root);
+  ASSERT_THAT(ids(g), ElementsAre("tmpdir.unsafe"));
+  EXPECT_EQ(g[0].path, "/srv/image/tmp");
+  EXPECT_NE(g[0].remediation.find("chown root:root /srv/image/tmp && chmod 1777 /srv/image/tmp"),
+            std::string::npos)
+      << g[0].remediation;
+}
+
 TEST(TmpdirUnsafe, SymlinkedTempDir) {
   TempRootFacts root = temp_root();
   root.lstat = inode(FileKind::symlink, 0777, 0, 99);

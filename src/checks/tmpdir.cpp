@@ -1,5 +1,6 @@
 // tmpdir.*: the directory that holds every user's namespace, and what a JVM of a user who
 // has no namespace there yet would meet.
+#include <optional>
 #include <string>
 
 #include "checks/checks.hpp"
@@ -12,6 +13,60 @@ namespace {
 
 constexpr std::uint32_t kGroupOtherWrite = 0022;
 constexpr std::uint32_t kSticky = 01000;
+
+// The temp dir as findings name it: as this host reaches it, and, for a container's or a
+// foreign root's, whose it is, so that nobody takes it for this host's /tmp.
+std::string named_temp_dir(const TempRootFacts& root) {
+  std::string out = printable(root.shown_temp_dir());
+  if (root.kind == RootKind::container) {
+    out += " (the /tmp of container host_pid " +
+           (root.container ? std::to_string(root.container->host_pid) : std::string("?"));
+    if (root.container && !root.container->mount_namespace.empty()) {
+      out += ", mount namespace " + printable(root.container->mount_namespace);
+    }
+    out += ", not this host's /tmp)";
+  } else if (root.kind == RootKind::root) {
+    out += " (the /tmp of the system whose root is " + printable(root.root) + ")";
+  }
+  return out;
+}
+
+// Whose temp dir this is, for the evidence.
+nlohmann::json temp_dir_json(const TempRootFacts& root) {
+  nlohmann::json j = {{"path", printable(root.shown_temp_dir())},
+                      {"kind", to_string(root.kind)},
+                      {"root", printable(root.root)}};
+  if (root.container) {
+    j["host_pid"] = root.container->host_pid;
+    j["mount_namespace"] = printable(root.container->mount_namespace);
+  }
+  return j;
+}
+
+// What to do about an unsafe temp dir that is not this host's: the catalogue's remedy
+// (`chown root:root /tmp`) names this host's /tmp.
+std::optional<std::string> unsafe_remediation(const TempRootFacts& root) {
+  const std::string path = printable(root.shown_temp_dir());
+  if (root.kind == RootKind::container) {
+    const std::string pid =
+        root.container ? std::to_string(root.container->host_pid) : std::string("?");
+    return "This is the /tmp of a container (the one host pid " + pid +
+           " is in), reached as " + path +
+           "; this host's /tmp is not concerned: change nothing there. Inside the container, /tmp "
+           "must be a directory owned by its root with mode 1777, as its image or runtime makes it "
+           "(for example `--tmpfs /tmp:mode=1777`). A /tmp owned by an unprivileged uid of this host "
+           "is the temp dir of a user namespace that uid made (unshare -Ur, a rootless container): "
+           "find who runs it (`ps -o user,pid,args -p " + pid +
+           "`) and have it fixed or stopped there, or disable this rule for such containers with a "
+           "policy file.";
+  }
+  if (root.kind == RootKind::root) {
+    return "Make " + path + " a real directory owned by root with mode 1777 (sticky), in the system "
+           "whose root is " + printable(root.root) + ": `chown root:root " + path + " && chmod 1777 " +
+           path + "`; if it is a symbolic link, replace it with a directory.";
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -28,15 +83,15 @@ Finding observation_error_finding(std::string_view rule, std::string_view noun,
 
 void tmpdir_observation_error(const TempRootFacts& root, Findings& out) {
   if (root.errors.empty()) return;
-  out.push_back(observation_error_finding("tmpdir.observation-error", "temp dir", root.temp_dir,
-                                          root.errors));
+  out.push_back(observation_error_finding("tmpdir.observation-error", "temp dir",
+                                          root.shown_temp_dir(), root.errors));
 }
 
 void tmpdir_identity_changed(const TempRootFacts& root, Findings& out) {
   if (!identities_differ(root.opened, root.lstat)) return;
   out.push_back(
-      make_finding("tmpdir.identity-changed", root.temp_dir,
-                   "temp dir " + printable(root.temp_dir) +
+      make_finding("tmpdir.identity-changed", root.shown_temp_dir(),
+                   "temp dir " + named_temp_dir(root) +
                        " was replaced while it was observed: lstat and the opened "
                        "directory name different inodes",
                    {{"lstat", inode_json(*root.lstat)}, {"fstat", inode_json(*root.opened)}}));
@@ -79,10 +134,13 @@ void tmpdir_unsafe(const TempRootFacts& root, Findings& out) {
                              {"sticky", (shown.mode & kSticky) != 0},
                              {"source", link ? "lstat" : inode_source(root.opened)}};
   put_mode(evidence, shown.mode);
-  out.push_back(make_finding(
-      "tmpdir.unsafe", root.temp_dir,
-      "temp dir " + printable(root.temp_dir) + " is unsafe for hsperfdata namespaces: " + why,
-      std::move(evidence)));
+  evidence["temp_dir"] = temp_dir_json(root);
+  Finding finding = make_finding(
+      "tmpdir.unsafe", root.shown_temp_dir(),
+      "temp dir " + named_temp_dir(root) + " is unsafe for hsperfdata namespaces: " + why,
+      std::move(evidence));
+  if (auto remedy = unsafe_remediation(root)) finding.remediation = std::move(*remedy);
+  out.push_back(std::move(finding));
 }
 
 // Several containers see this /tmp: each numbers its processes from 1, so a locked name is
@@ -100,8 +158,8 @@ void tmpdir_shared_pid_names(const TempRootFacts& root, Findings& out) {
                              {"mount_namespaces", root.sharing_mount_namespaces}};
   if (root.container) evidence["mount_namespaces"].push_back(root.container->mount_namespace);
   out.push_back(
-      make_finding("tmpdir.shared-pid-names", root.temp_dir,
-                   printable(root.temp_dir) + " is the /tmp of " +
+      make_finding("tmpdir.shared-pid-names", root.shown_temp_dir(),
+                   printable(root.shown_temp_dir()) + " is the /tmp of " +
                        std::to_string(root.sharing_mount_namespaces.size() + 1) +
                        " mount namespaces and live JVMs hold backing files there: a JVM of the "
                        "same user given the same pid in another container finds its file "
@@ -115,8 +173,8 @@ void tmpdir_new_namespaces_fail(const TempRootFacts& root, Findings& out) {
   if (p.create_failures.empty()) return;
   std::string why;
   for (const auto& c : p.create_failures) why += (why.empty() ? "" : ", ") + c;
-  out.push_back(make_finding("tmpdir.new-namespaces-fail", root.temp_dir,
-                             "JVMs of users who have no namespace in " + printable(root.temp_dir) +
+  out.push_back(make_finding("tmpdir.new-namespaces-fail", root.shown_temp_dir(),
+                             "JVMs of users who have no namespace in " + named_temp_dir(root) +
                                  " yet cannot make one with their backing file (" + why +
                                  "): they run invisible to jps and jstat",
                              prediction_evidence(p, root.volume)));

@@ -290,7 +290,11 @@ struct TempRootFacts {
   RootKind kind = RootKind::host;
   Platform platform = Platform::posix;
   std::string root;      // the system root ("/", "DIR", "/proc/123/root")
-  std::string temp_dir;  // the temp dir audited
+  std::string temp_dir;  // the temp dir audited (inside `root` for a foreign root or container)
+  // The temp dir as this host reaches it ("/proc/123/root/tmp" for a container's, "DIR/tmp"
+  // for --root DIR): what findings and messages name, so that nobody reads a container's
+  // /tmp as the host's. Empty (facts built by hand): temp_dir.
+  std::string reachable_path;
   std::optional<InodeFacts> lstat;
   std::optional<InodeFacts> opened;
   std::optional<VolumeFacts> volume;
@@ -311,6 +315,8 @@ struct TempRootFacts {
   // "deadline", "interrupted"); its errors say how far it got. nullopt: observed to the end,
   // or not opened at all (then its errors say why).
   std::optional<std::string> stopped;
+
+  const std::string& shown_temp_dir() const { return reachable_path.empty() ? temp_dir : reachable_path; }
 };
 
 // A file named after a pid in one of a temp dir's namespaces (`inspect PID` chooses among

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/facts.hpp"
@@ -27,6 +28,16 @@ struct RootSpec {
   // reaped).
   UnobservedProcesses unobserved;
 };
+
+// The temp dir of `spec` as this host reaches it: its temp_dir, beneath its root for a
+// foreign root or a container ("/proc/123/root" and "/tmp" give "/proc/123/root/tmp").
+inline std::string reachable_temp_dir(const RootSpec& spec) {
+  if (spec.kind != RootKind::root && spec.kind != RootKind::container) return spec.temp_dir;
+  std::string_view root = spec.root;
+  while (root.size() > 1 && root.ends_with('/')) root.remove_suffix(1);
+  if (root == "/") return spec.temp_dir;
+  return std::string(root) + (spec.temp_dir.starts_with('/') ? "" : "/") + spec.temp_dir;
+}
 
 struct DirIdentity {
   std::uint64_t dev = 0;

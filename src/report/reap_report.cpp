@@ -357,7 +357,9 @@ std::string reap_report_text(const ReapRun& run) {
   const Plan& plan = run.plan;
   out << (run.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan") << "\n";
   for (const RootPlan& rp : plan.roots) {
-    out << "temp dir " << terminal_safe(rp.temp_dir);
+    // As this host reaches it (a container's /tmp is not the host's).
+    const std::string& temp_dir = run.roots.at(rp.root).shown_temp_dir();
+    out << "temp dir " << terminal_safe(temp_dir);
     if (rp.kind != RootKind::host) {
       out << " (" << to_string(rp.kind) << " " << terminal_safe(rp.root_dir) << ")";
     }
@@ -392,7 +394,7 @@ std::string reap_report_text(const ReapRun& run) {
       }
       if (item.subject == ReapSubject::attach_file && !attach_header) {
         attach_header = true;
-        out << "  attach files in " << terminal_safe(rp.temp_dir) << "\n";
+        out << "  attach files in " << terminal_safe(temp_dir) << "\n";
       }
       const std::string_view action = to_string(item.action);
       out << "    " << action << std::string(8 - action.size(), ' ')
@@ -407,7 +409,7 @@ std::string reap_report_text(const ReapRun& run) {
       out << "\n";
     }
     if (rp.attach_deferred > 0 || rp.attach_unlisted > 0) {
-      out << "  attach files in " << terminal_safe(rp.temp_dir) << ": " << rp.attach_judged
+      out << "  attach files in " << terminal_safe(temp_dir) << ": " << rp.attach_judged
           << " judged; beyond what one run plans (" << kAttachItemsPerRun << " of each kind), "
           << rp.attach_deferred << " reapable left for the next run, " << rp.attach_unlisted
           << " others not listed\n";

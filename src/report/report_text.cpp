@@ -47,7 +47,7 @@ std::string attention_root_text(const RootJudgement& rj, Severity at_least) {
 }
 
 std::string audit_root_opening_text(const TempRootFacts& root) {
-  std::string out = "temp dir " + terminal_safe(root.temp_dir);
+  std::string out = "temp dir " + terminal_safe(root.shown_temp_dir());
   if (root.kind != RootKind::host) {
     out.append(" (").append(to_string(root.kind)).append(" ").append(terminal_safe(root.root)).append(")");
   }
@@ -91,7 +91,7 @@ std::string audit_root_closing_text(const TempRootFacts& root, const RootJudgeme
   for (std::size_t a = 0; a < root.attach_files.size() && a < rj.attach_files.size(); ++a) {
     render_audit_attach_text(out, root.attach_files[a], rj.attach_files[a]);
   }
-  out.append("  ").append(std::to_string(namespaces)).append(" namespace(s) in ").append(terminal_safe(root.temp_dir));
+  out.append("  ").append(std::to_string(namespaces)).append(" namespace(s) in ").append(terminal_safe(root.shown_temp_dir()));
   if (root.stopped) out.append("; STOPPED (").append(*root.stopped).append(") before its end");
   return out + "\n";
 }

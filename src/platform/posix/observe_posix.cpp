@@ -811,7 +811,7 @@ class BatchPipeline {
 // why not.
 UniqueFd open_spec_temp_dir(const RootSpec& spec, UniqueFd& root_fd, std::string& display,
                             TempRootFacts& facts) {
-  display = spec.temp_dir;
+  display = reachable_temp_dir(spec);
   if (spec.kind == RootKind::root || spec.kind == RootKind::container) {
     ObservationError err;
     root_fd = open_system_root(spec.root, spec.kind == RootKind::container, err);
@@ -819,10 +819,6 @@ UniqueFd open_spec_temp_dir(const RootSpec& spec, UniqueFd& root_fd, std::string
       facts.errors.push_back(std::move(err));
       return {};
     }
-    std::string_view root = spec.root;
-    while (root.size() > 1 && root.ends_with('/')) root.remove_suffix(1);
-    if (root != "/")
-      display = std::string(root) + (spec.temp_dir.starts_with('/') ? "" : "/") + spec.temp_dir;
   }
   return open_temp_dir(spec, root_fd.get(), display, facts);
 }
@@ -833,6 +829,7 @@ TempRootFacts temp_root_shell(const RootSpec& spec) {
   facts.platform = Platform::posix;
   facts.root = spec.root;
   facts.temp_dir = spec.temp_dir;
+  facts.reachable_path = reachable_temp_dir(spec);
   facts.container = spec.container;
   facts.sharing_mount_namespaces = spec.sharing_mount_namespaces;
   facts.unobserved = spec.unobserved;

@@ -234,6 +234,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   // A foreign root's temp dir ("/tmp") lies beneath that root.
   const std::wstring temp = win::temp_dir_path(spec.kind, spec.root, spec.temp_dir);
   const std::string temp_path = narrow(temp);
+  root.reachable_path = temp_path;
   // The entry's own attributes decide whether it is a reparse point: wine follows links
   // even under FILE_FLAG_OPEN_REPARSE_POINT, so the handle alone cannot tell.
   WIN32_FILE_ATTRIBUTE_DATA attributes{};
