@@ -127,6 +127,14 @@ inline ProcessFacts process(std::int32_t pid, ProcessFacts::Existence existence,
 }
 
 // /tmp/.java_pid<pid>: a 0600 socket of the JVM's user, the JVM alive.
+// What a complete search found: one candidate, that process.
+inline AttachLiveness attach_liveness(ProcessFacts p) {
+  AttachLiveness l;
+  l.candidates.push_back(std::move(p));
+  l.candidates_complete = true;
+  return l;
+}
+
 inline AttachFacts listener(std::int32_t pid = 4242, std::uint32_t uid = kAliceUid) {
   AttachFacts a;
   a.name = ".java_pid" + std::to_string(pid);
@@ -134,7 +142,7 @@ inline AttachFacts listener(std::int32_t pid = 4242, std::uint32_t uid = kAliceU
   a.kind = AttachFacts::Kind::listener_socket;
   a.pid = pid;
   a.lstat = inode(FileKind::socket, 0600, uid, 400);
-  a.process = process(pid, ProcessFacts::Existence::alive, uid);
+  a.liveness = attach_liveness(process(pid, ProcessFacts::Existence::alive, uid));
   return a;
 }
 
@@ -145,7 +153,7 @@ inline AttachFacts trigger_file(std::int32_t pid = 4242, std::uint32_t uid = kAl
   a.kind = AttachFacts::Kind::trigger_file;
   a.pid = pid;
   a.lstat = inode(FileKind::regular, 0600, uid, 401);
-  a.process = process(pid, ProcessFacts::Existence::alive, uid);
+  a.liveness = attach_liveness(process(pid, ProcessFacts::Existence::alive, uid));
   return a;
 }
 

@@ -524,7 +524,7 @@ TEST(AttachSocketUnsafe, NotASocket) {
 
 TEST(AttachSocketUnsafe, OwnedBySomeoneElseThanTheProcess) {
   AttachFacts a = listener(4242, kMalloryUid);
-  a.process->real_uid = kAliceUid;
+  a.liveness->candidates[0].real_uid = kAliceUid;
   const Findings f = attach_findings(a);
   ASSERT_THAT(ids(f), ElementsAre("attach.socket-unsafe"));
   EXPECT_EQ(f[0].evidence["reasons"], nlohmann::json({"owner"}));
@@ -535,7 +535,7 @@ TEST(AttachSocketUnsafe, OwnedBySomeoneElseThanTheProcess) {
 TEST(AttachSocketUnsafe, OwnerFromTheNamespaceWhenTheProcessIsUnreadable) {
   TempRootFacts root = compliant_world();  // alice's namespace holds backing file 4242
   AttachFacts a = listener(4242, kMalloryUid);
-  a.process->real_uid.reset();
+  a.liveness->candidates[0].real_uid.reset();
   const Findings f = attach_findings(a, root);
   ASSERT_THAT(ids(f), ElementsAre("attach.socket-unsafe"));
   EXPECT_EQ(f[0].evidence["expected_uid_source"], "namespace");
@@ -544,7 +544,7 @@ TEST(AttachSocketUnsafe, OwnerFromTheNamespaceWhenTheProcessIsUnreadable) {
 
 TEST(AttachSocketUnsafe, UnknownOwnerIsShownAsNullBesideTheOtherReasons) {
   AttachFacts a = listener(4242, kMalloryUid);
-  a.process.reset();
+  a.liveness.reset();
   a.lstat->mode = 0666;
   const Findings f = attach_findings(a);
   ASSERT_THAT(ids(f), ElementsAre("attach.socket-unsafe"));
@@ -555,7 +555,7 @@ TEST(AttachSocketUnsafe, UnknownOwnerIsShownAsNullBesideTheOtherReasons) {
 
 TEST(AttachSocketUnsafe, UnknownOwnerIsNotGuessed) {
   AttachFacts a = listener(4242, kMalloryUid);
-  a.process.reset();
+  a.liveness.reset();
   EXPECT_THAT(attach_findings(a), IsEmpty());
 }
 
@@ -567,7 +567,7 @@ TEST(AttachSocketUnsafe, TriggerFilesAreNotListeners) {
 
 TEST(AttachStale, ProcessGone) {
   AttachFacts a = listener();
-  a.process->existence = ProcessFacts::Existence::gone;
+  a.liveness->candidates[0].existence = ProcessFacts::Existence::gone;
   const Findings f = attach_findings(a);
   ASSERT_THAT(ids(f), ElementsAre("attach.stale"));
   EXPECT_EQ(f[0].evidence["existence"], "gone");
@@ -577,7 +577,7 @@ TEST(AttachStale, ProcessGone) {
 
 TEST(AttachStale, TriggerFileOfAGoneProcess) {
   AttachFacts a = trigger_file();
-  a.process->existence = ProcessFacts::Existence::gone;
+  a.liveness->candidates[0].existence = ProcessFacts::Existence::gone;
   const Findings f = attach_findings(a);
   ASSERT_THAT(ids(f), ElementsAre("attach.stale"));
   EXPECT_EQ(f[0].evidence["kind"], "trigger-file");
@@ -587,11 +587,11 @@ TEST(AttachStale, UnknownIsNotStale) {
   for (auto existence : {ProcessFacts::Existence::alive, ProcessFacts::Existence::no_permission,
                          ProcessFacts::Existence::unknown}) {
     AttachFacts a = listener();
-    a.process->existence = existence;
+    a.liveness->candidates[0].existence = existence;
     EXPECT_THAT(attach_findings(a), IsEmpty());
   }
   AttachFacts a = listener();
-  a.process.reset();
+  a.liveness.reset();
   EXPECT_THAT(attach_findings(a), IsEmpty());
 }
 
@@ -611,7 +611,7 @@ TEST(Attach, NotJudgedOnWindowsFacts) {
   root.platform = Platform::windows;
   AttachFacts a = listener();
   a.lstat->mode = 0777;
-  a.process->existence = ProcessFacts::Existence::gone;
+  a.liveness->candidates[0].existence = ProcessFacts::Existence::gone;
   EXPECT_THAT(attach_findings(a, root), IsEmpty());
 }
 

@@ -222,7 +222,7 @@ std::vector<TempRootFacts> hostile_worlds() {
   unsafe.lstat->mode = 0777;
   root.attach_files.push_back(unsafe);  // attach.socket-unsafe
   AttachFacts stale = trigger_file(101);
-  stale.process->existence = ProcessFacts::Existence::gone;
+  stale.liveness->candidates[0].existence = ProcessFacts::Existence::gone;
   stale.errors.push_back(error(stale.path, "open /proc"));
   root.attach_files.push_back(stale);  // attach.stale, attach.observation-error
   worlds.push_back(root);
@@ -451,7 +451,7 @@ TempRootFacts random_world(std::mt19937& rng) {
   }
   AttachFacts& a = root.attach_files[0];
   mutate_inode(a.lstat);
-  a.process->existence = pick(ProcessFacts::Existence::alive, ProcessFacts::Existence::gone,
+  a.liveness->candidates[0].existence = pick(ProcessFacts::Existence::alive, ProcessFacts::Existence::gone,
                               ProcessFacts::Existence::unknown);
   return root;
 }

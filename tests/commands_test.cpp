@@ -53,7 +53,15 @@ class FakeLiveness final : public LivenessSource {
       file.liveness = std::move(facts);
     }
   }
-  const ProcessFacts& process(std::int32_t pid) override {
+  // As the real gatherer for the host's attach files: the host process of the pid, a
+  // complete search (no other pid namespace uses the fake temp dirs).
+  void gather(AttachFacts& attach, const platform::LivenessScope&) override {
+    attach.liveness.reset();
+    if (!attach.pid || !attach.lstat) return;
+    attach.liveness.emplace().candidates.push_back(process(*attach.pid));
+    attach.liveness->candidates_complete = true;
+  }
+  const ProcessFacts& process(std::int32_t pid) {
     auto it = processes_.find(pid);
     if (it != processes_.end()) return it->second;
     ProcessFacts gone;

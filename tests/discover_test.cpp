@@ -85,15 +85,17 @@ TEST(Discover, SameDeviceOtherInodeIsAnotherRoot) {
 }
 
 TEST(Discover, HostTempDirIsNotCountedTwice) {
-  // A service in its own mount namespace but our pid namespace sees the host /tmp: nothing
-  // to add. A container of another pid namespace with the host /tmp bind-mounted: its pids
-  // are candidates for the host's files.
+  // A container of another pid namespace with the host /tmp bind-mounted: its pids are
+  // candidates for the host's files. So is a mount namespace whose first process is in our
+  // pid namespace (`unshare --pid --fork --mount`: the unshare process stays in ours, the
+  // JVM it starts does not): the scan names the first process's pid namespace only.
   const auto scan = scan_of({entry(100, "mnt:[1]", kHostTmp, "pid:[4026531836]"),
-                             entry(200, "mnt:[2]", kHostTmp, "pid:[4026532999]")});
+                             entry(200, "mnt:[2]", kHostTmp, "pid:[4026532999]"),
+                             entry(300, "mnt:[4026531841]", kHostTmp, "pid:[4026532998]")});
   const auto roots = discover_roots(host_options(), &scan);
   ASSERT_EQ(roots.size(), 1u);
   EXPECT_EQ(roots[0].kind, RootKind::host);
-  EXPECT_THAT(roots[0].sharing_mount_namespaces, ElementsAre("mnt:[2]"));
+  EXPECT_THAT(roots[0].sharing_mount_namespaces, ElementsAre("mnt:[1]", "mnt:[2]"));
 }
 
 // Containers alternating between two passwd files (A, B, A, B, ...; any user can bind-mount

@@ -404,7 +404,11 @@ AttachFacts attach(std::string name, AttachFacts::Kind kind, FileKind file_kind,
   a.pid = classify_pid_name(std::string_view(name).substr(prefix.size())).pid;
   a.lstat = inode(file_kind, 500 + name.size());
   a.lstat->uid = uid;
-  a.process = std::move(p);
+  if (p) {
+    a.liveness.emplace();
+    a.liveness->candidates.push_back(std::move(*p));
+    a.liveness->candidates_complete = true;
+  }
   return a;
 }
 
@@ -434,6 +438,36 @@ TEST(ReapPlan, AttachFilesOnlyWhenTheirPidIsGone) {
   EXPECT_FALSE(plan.items[0].ns);
   ASSERT_TRUE(plan.items[0].acting);
   EXPECT_EQ(plan.items[0].acting->uid, kAlice);  // the socket's owner, in the sticky temp dir
+}
+
+// A JVM names its attach files by its own pid: in a container sharing this temp dir, the last
+// field of its NSpid. One live candidate found there keeps the file, whatever the host pid of
+// that number says; a search that could not place every process keeps it too.
+TEST(ReapPlan, AttachFileIsStaleOnlyWhenItsPidIsGoneInEveryNamespaceUsingTheTempDir) {
+  using K = AttachFacts::Kind;
+  TempRootFacts root = temp_root({});
+  AttachFacts in_container =
+      attach(".java_pid5000", K::listener_socket, FileKind::socket, process(5000, Existence::gone));
+  ProcessFacts jvm = process(30, Existence::alive);
+  jvm.ns_pids = {30, 5000};
+  in_container.liveness->candidates.push_back(jvm);
+  AttachFacts unplaced =
+      attach(".java_pid5001", K::listener_socket, FileKind::socket, process(5001, Existence::gone));
+  unplaced.liveness->candidates_complete = false;
+  AttachFacts none_found = attach(".attach_pid5002", K::trigger_file, FileKind::regular, std::nullopt);
+  none_found.liveness.emplace().candidates_complete = true;  // a container's: no host pid asked
+  root.attach_files = {in_container, unplaced, none_found};
+  const Plan plan = plan_reap({root}, options(), kNow, 0);
+  ASSERT_EQ(plan.items.size(), 3u);
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "live", 0));
+  EXPECT_EQ(plan.items[0].reason, "process-alive");
+  const LivenessVerdict live = judge_attach_file(root.attach_files[0]);
+  EXPECT_EQ(live.evidence["decided_by_pid"], 30);
+  EXPECT_NE(live.message.find("host pid 30"), std::string::npos) << live.message;
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "unknown", 1));
+  EXPECT_EQ(plan.items[1].reason, "process-scan-incomplete");
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 2));
+  EXPECT_EQ(plan.items[2].reason, "process-gone");
 }
 
 TEST(ReapPlan, AttachFilesOfOthersAreNotAUsersToRemove) {

@@ -18,8 +18,8 @@ struct ExpectedOwner {
 };
 
 std::optional<ExpectedOwner> expected_owner(const TempRootFacts& root, const AttachFacts& attach) {
-  if (attach.process && attach.process->real_uid) {
-    return ExpectedOwner{*attach.process->real_uid, "process"};
+  if (const ProcessFacts* p = attach.liveness ? attach.liveness->alive() : nullptr; p && p->real_uid) {
+    return ExpectedOwner{*p->real_uid, "process"};
   }
   if (!attach.pid) return std::nullopt;
   for (const auto& ns : root.namespaces) {
@@ -89,22 +89,28 @@ void attach_socket_unsafe(const TempRootFacts& root, const AttachFacts& attach, 
                              std::move(evidence)));
 }
 
-// Only a positive observation of absence makes a file stale; no permission or an
-// unreadable /proc leaves it unknown, and unknown is not reported.
+// Only a positive observation of absence makes a file stale: the pid gone in every pid
+// namespace whose processes use this temp dir (AttachLiveness::proves_gone, which the reaper's
+// verdict follows too); no permission, an unreadable /proc or a search that could not place
+// every process leaves it unknown, and unknown is not reported.
 void attach_stale(const TempRootFacts& root, const AttachFacts& attach, Findings& out) {
-  if (root.platform != Platform::posix || !attach.process ||
-      attach.process->existence != ProcessFacts::Existence::gone) {
+  if (root.platform != Platform::posix || !attach.pid || !attach.liveness ||
+      !attach.liveness->proves_gone()) {
     return;
   }
   nlohmann::json evidence = {
-      {"existence", to_string(attach.process->existence)},
+      {"existence", "gone"},
       {"kind",
-       attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file"}};
-  evidence["pid"] = attach.pid ? nlohmann::json(*attach.pid) : nlohmann::json(attach.process->pid);
+       attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file"},
+      {"pid", *attach.pid},
+      {"candidates_complete", true}};
+  nlohmann::json gone = nlohmann::json::array();
+  for (const ProcessFacts& p : attach.liveness->candidates) gone.push_back(p.pid);
+  evidence["candidates"] = std::move(gone);
   out.push_back(make_finding("attach.stale", attach.path,
                              "attach file " + printable(attach.path) + " belongs to pid " +
-                                 std::to_string(attach.pid.value_or(attach.process->pid)) +
-                                 ", which no longer exists",
+                                 std::to_string(*attach.pid) +
+                                 ", which no longer exists in any pid namespace using this temp dir",
                              std::move(evidence)));
 }
 

@@ -111,6 +111,15 @@ class GathererPool {
  public:
   GathererPool(Environment& env, const RunLimits& limits) : env_(env), limits_(limits) {}
   void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) {
+    with_gatherer([&](LivenessSource& gatherer) { gatherer.gather(ns, scope); });
+  }
+  void gather(AttachFacts& attach, const platform::LivenessScope& scope) {
+    with_gatherer([&](LivenessSource& gatherer) { gatherer.gather(attach, scope); });
+  }
+
+ private:
+  template <typename Use>
+  void with_gatherer(const Use& use) {
     std::unique_ptr<LivenessSource> gatherer;
     {
       const std::lock_guard lock(mutex_);
@@ -120,12 +129,11 @@ class GathererPool {
       }
     }
     if (!gatherer) gatherer = env_.liveness(limits_);
-    gatherer->gather(ns, scope);
+    use(*gatherer);
     const std::lock_guard lock(mutex_);
     idle_.push_back(std::move(gatherer));
   }
 
- private:
   Environment& env_;
   const RunLimits& limits_;
   std::mutex mutex_;
@@ -216,12 +224,15 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     const auto observe_attach = [&](const RootSpec& spec, std::size_t r, TempRootFacts& root,
                                     const RunLimits& attach_limits) {
       std::vector<ObservationError> errors;
+      // Judged as the reaper judges them: their pids in every pid namespace using the temp dir.
+      const platform::LivenessScope scope = platform::liveness_scope_of(root);
       env.observe_attach_files(
           spec, root, kFilesPerPart, attach_limits,
           [&](std::vector<AttachFacts>&& part) {
             std::string text;
             std::string attention;  // --quiet
-            for (const AttachFacts& attach : part) {
+            for (AttachFacts& attach : part) {
+              gatherers.gather(attach, scope);
               const Findings findings = judge_attach(root, attach, result.policy);
               tally.add_attach(attach, findings);
               if (options.quiet) render_attention_findings(attention, findings, options.fail_on);

@@ -18,7 +18,9 @@ class SystemLiveness final : public LivenessSource {
   void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) override {
     gatherer_.gather(ns, scope);
   }
-  const ProcessFacts& process(std::int32_t pid) override { return gatherer_.process(pid); }
+  void gather(AttachFacts& attach, const platform::LivenessScope& scope) override {
+    gatherer_.gather(attach, scope);
+  }
 
  private:
   platform::LivenessGatherer gatherer_;

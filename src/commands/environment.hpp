@@ -36,8 +36,9 @@ class LivenessSource {
   virtual ~LivenessSource() = default;
   // Fills the liveness of the files of `ns` (platform::LivenessGatherer::gather).
   virtual void gather(NamespaceFacts& ns, const platform::LivenessScope& scope) = 0;
-  // What is known of process `pid` of this host (valid until the next call).
-  virtual const ProcessFacts& process(std::int32_t pid) = 0;
+  // Fills the liveness of an attach file of the temp dir of `scope`
+  // (platform::LivenessGatherer::gather).
+  virtual void gather(AttachFacts& attach, const platform::LivenessScope& scope) = 0;
 };
 
 class Environment {

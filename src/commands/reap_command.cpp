@@ -215,17 +215,16 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
     root.errors.insert(root.errors.end(), region_errors.begin(), region_errors.end());
     if (!begun) planner.begin_root(root, r, env.now_epoch_ms());
     // The attach files beside the namespaces, a part at a time (any user can make any number):
-    // each planned as it comes, its facts kept only when the plan keeps it. Attach files name
-    // host pids, except in a container (left unknown there).
+    // each planned as it comes, its facts kept only when the plan keeps it. Their pids are
+    // looked up as the backing files' names are: in every pid namespace using this temp dir.
     std::vector<ObservationError> attach_errors;
+    const platform::LivenessScope attach_scope = platform::liveness_scope_of(root);
     env.observe_attach_files(
         spec, root, kAttachFilesPerPart, this_root,
         [&](std::vector<AttachFacts>&& part) {
           const auto started = Clock::now();
           for (AttachFacts& attach : part) {
-            if (root.kind != RootKind::container && attach.pid) {
-              attach.process = liveness->process(*attach.pid);
-            }
+            liveness->gather(attach, attach_scope);
             root.attach_files.push_back(std::move(attach));
             if (!planner.add_attach(root, root.attach_files.size() - 1)) root.attach_files.pop_back();
           }

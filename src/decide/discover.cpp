@@ -27,11 +27,6 @@ RootSpec container_spec(const ProcessTempDir& entry) {
   return spec;
 }
 
-// Another pid namespace than ours: its pids are not host pids.
-bool other_pid_namespace(const ContainerScan& scan, const ProcessTempDir& e) {
-  return !e.pid_namespace || !scan.own_pid_namespace || *e.pid_namespace != *scan.own_pid_namespace;
-}
-
 // The containers (after the first root) reordered so that those whose passwd is one file (one
 // version of it) come one after another, each group where its first member was and in the
 // scan's order within: a run keeps a bounded number of parsed passwd files, and roots that
@@ -132,7 +127,11 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
   std::vector<std::optional<FileVersion>> passwd(out.size());  // of each root in out
   for (const auto& entry : scan->temp_dirs) {
     if (scan->host_temp_dir && entry.temp_dir == *scan->host_temp_dir) {
-      if (!options.containers_only && other_pid_namespace(*scan, entry)) {
+      if (!options.containers_only) {
+        // Whatever pid namespace its first process is in: a mount namespace holds processes of
+        // several (`unshare --pid --fork --mount` leaves the unshare process in ours and its
+        // child in the new one), and the scan names only its first. Its processes of our pid
+        // namespace have their host pid as their last NSpid field, so they add no candidate.
         add_unique(out.front().sharing_mount_namespaces, entry.mount_namespace,
                    scan->own_mount_namespace.value_or(""));
       }

@@ -39,8 +39,8 @@ ContainerScanOptions container_scan_options(const DiscoverOptions& options);
 // of them was (a run parses each passwd once, however its roots alternate). Container temp dirs are told apart by
 // the (dev, ino) of the directory: one shared by several mount namespaces is one root whose
 // sharing_mount_namespaces name the others; the host's own temp dir is never a container
-// root, but namespaces of another pid namespace that share it are named in the host root's
-// sharing_mount_namespaces.
+// root, but the other mount namespaces that share it are named in the host root's
+// sharing_mount_namespaces (any of their processes may be in another pid namespace).
 std::vector<RootSpec> discover_roots(const DiscoverOptions& options,
                                      const ContainerScan* scan = nullptr);
 

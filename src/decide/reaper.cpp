@@ -298,27 +298,51 @@ LivenessVerdict judge_attach_file(const AttachFacts& attach) {
                   "a " + std::string(to_string(attach.lstat->kind)) + " where the JVM puts a " +
                       std::string(to_string(want)));
   }
-  if (!attach.process) {
+  if (!attach.liveness) {
     return decide(Verdict::unknown, "process-unobserved", "process",
                   "pid " + std::to_string(*attach.pid) + " was not looked up");
   }
-  const ProcessFacts& p = *attach.process;
-  json& process = v.evidence["process"] = {{"pid", p.pid}, {"existence", to_string(p.existence)}};
-  if (p.start_time_ms) process["start_time_ms"] = *p.start_time_ms;
-  const std::string pid = "pid " + std::to_string(p.pid);
-  switch (p.existence) {
-    case Existence::gone:
-      return decide(Verdict::stale, "process-gone", "process", pid + " no longer exists");
-    case Existence::alive:
-      return decide(Verdict::live, "process-alive", "process", pid + " is alive");
-    case Existence::no_permission:
-      return decide(Verdict::unknown, "process-no-permission", "process",
-                    pid + " exists but may not be inspected (EPERM)");
-    case Existence::unknown:
-      break;
+  const AttachLiveness& al = *attach.liveness;
+  json candidates = json::array();
+  for (const ProcessFacts& p : al.candidates) {
+    json c = {{"pid", p.pid}, {"existence", to_string(p.existence)}};
+    if (!p.ns_pids.empty()) c["ns_pids"] = p.ns_pids;
+    if (p.mount_namespace) c["mount_namespace"] = *p.mount_namespace;
+    if (p.start_time_ms) c["start_time_ms"] = *p.start_time_ms;
+    candidates.push_back(std::move(c));
   }
-  return decide(Verdict::unknown, "process-unknown", "process",
-                "whether " + pid + " exists could not be determined");
+  v.evidence["candidates"] = std::move(candidates);
+  v.evidence["candidates_complete"] = al.candidates_complete;
+  const std::string pid = "pid " + std::to_string(*attach.pid);
+  // Any candidate that lives keeps it, any doubt keeps it; it is stale only when the pid is
+  // gone in every pid namespace whose processes use this temp dir.
+  if (const ProcessFacts* p = al.alive()) {
+    v.evidence["decided_by_pid"] = p->pid;
+    return decide(Verdict::live, "process-alive", "process",
+                  p->pid == *attach.pid ? pid + " is alive"
+                                        : pid + " is alive (host pid " + std::to_string(p->pid) +
+                                              ", in another pid namespace using this temp dir)");
+  }
+  for (const ProcessFacts& p : al.candidates) {
+    if (p.existence == Existence::no_permission) {
+      v.evidence["decided_by_pid"] = p.pid;
+      return decide(Verdict::unknown, "process-no-permission", "process",
+                    "pid " + std::to_string(p.pid) + " exists but may not be inspected (EPERM)");
+    }
+    if (p.existence == Existence::unknown) {
+      v.evidence["decided_by_pid"] = p.pid;
+      return decide(Verdict::unknown, "process-unknown", "process",
+                    "whether pid " + std::to_string(p.pid) + " exists could not be determined");
+    }
+  }
+  if (!al.proves_gone()) {
+    return decide(Verdict::unknown, "process-scan-incomplete", "process",
+                  "no process was found with " + pid +
+                      ", but not every process that may use this temp dir from another pid "
+                      "namespace could be placed");
+  }
+  return decide(Verdict::stale, "process-gone", "process",
+                pid + " no longer exists in any pid namespace whose processes use this temp dir");
 }
 
 bool region_may_decide(const FileFacts& file) {

@@ -253,6 +253,38 @@ struct NamespaceFacts {
   bool more_parts = false;
 };
 
+// Who may have made an attach file. A JVM names its attach files by its own pid, the one it
+// sees (the last NSpid field), so the name is matched the way a backing file's is: in every
+// pid namespace whose processes use this temp dir, never only against host pids.
+struct AttachLiveness {
+  // The processes whose own pid is the file's: the host process of that pid (not for a
+  // container's temp dir), then those of the container's mount namespace and of every mount
+  // namespace sharing this temp dir (by their last NSpid field), each once.
+  std::vector<ProcessFacts> candidates;
+  // Every process that may use this temp dir from another pid namespace was placed in or out
+  // of those mount namespaces with its NSpid (and none changed the file since): no candidate
+  // that lives then proves that no process of any of them has this pid.
+  bool candidates_complete = false;
+
+  // The pid is gone in every pid namespace using this temp dir: the search was complete and
+  // every candidate found is gone. What makes an attach file stale, for the reaper and the
+  // audit alike.
+  bool proves_gone() const {
+    if (!candidates_complete) return false;
+    for (const ProcessFacts& p : candidates) {
+      if (p.existence != ProcessFacts::Existence::gone) return false;
+    }
+    return true;
+  }
+  // The first candidate that lives, if any.
+  const ProcessFacts* alive() const {
+    for (const ProcessFacts& p : candidates) {
+      if (p.existence == ProcessFacts::Existence::alive) return &p;
+    }
+    return nullptr;
+  }
+};
+
 // `.java_pid<pid>` attach sockets and `.attach_pid<pid>` trigger files beside the namespaces.
 struct AttachFacts {
   std::string name;
@@ -260,7 +292,7 @@ struct AttachFacts {
   enum class Kind { listener_socket, trigger_file } kind = Kind::listener_socket;
   std::optional<std::int32_t> pid;
   std::optional<InodeFacts> lstat;
-  std::optional<ProcessFacts> process;
+  std::optional<AttachLiveness> liveness;  // nullopt: its pid was not looked up
   std::vector<ObservationError> errors;
 };
 

@@ -67,6 +67,10 @@ class LivenessGatherer {
   // candidates for names that denote a pid (canonical or not). Run-level problems (an
   // unreadable lock table, a namespace that changed identity) go into ns.errors.
   void gather(NamespaceFacts& ns, const LivenessScope& scope);
+  // Fills `attach.liveness`: the processes, in every pid namespace whose processes use the
+  // temp dir of `scope`, whose own pid is the attach file's, and whether that search was
+  // complete (the same scope and completeness a backing file of that temp dir gets).
+  void gather(AttachFacts& attach, const LivenessScope& scope);
   // Every namespace of a temp root, with the scope its kind and container imply.
   void gather(TempRootFacts& root);
   // The lock state of every file of `root` that gather() saw but left without one

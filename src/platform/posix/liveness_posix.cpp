@@ -198,7 +198,8 @@ struct LivenessGatherer::Impl {
     return it->second;
   }
 
-  ProcessFacts candidate(std::int32_t host_pid, const procfs::FileId& file) {
+  // What process `host_pid` says, and, when `file` is given, whether it maps that file.
+  ProcessFacts candidate(std::int32_t host_pid, const procfs::FileId* file) {
     const ProcessRecord* r = record(host_pid);
     if (r == nullptr) {
       ProcessFacts p;
@@ -207,8 +208,8 @@ struct LivenessGatherer::Impl {
       return p;
     }
     ProcessFacts p = r->facts;
-    if (r->mapped) {
-      const procfs::Match m = procfs::match_file(*r->mapped, file);
+    if (r->mapped && file != nullptr) {
+      const procfs::Match m = procfs::match_file(*r->mapped, *file);
       // Maps read in part prove a mapping they show, never the absence of one.
       if (m != procfs::Match::none || r->mapped_complete) {
         p.maps_backing_file = m != procfs::Match::none;
@@ -216,6 +217,64 @@ struct LivenessGatherer::Impl {
       }
     }
     return p;
+  }
+
+  // The indexes of the mount namespaces whose processes may have written names under
+  // `scope` (containers: by their last NSpid field), for files last changed at
+  // `newest_change_ms` and observed before `gather_began_ms`. A container root without its
+  // own namespace is never complete (`namespace_missing`).
+  struct ScopeIndexes {
+    std::vector<const NamespaceIndex*> indexes;
+    bool namespace_missing = false;
+  };
+  ScopeIndexes scope_indexes(const LivenessScope& scope, std::int64_t gather_began_ms,
+                             std::int64_t newest_change_ms, std::vector<ObservationError>* errors) {
+    ScopeIndexes out;
+    auto add_index = [&](const std::string& mount_namespace) {
+      const NamespaceIndex* index = &namespace_index(mount_namespace, gather_began_ms, newest_change_ms);
+      if (std::find(out.indexes.begin(), out.indexes.end(), index) != out.indexes.end()) return;
+      out.indexes.push_back(index);
+      if (errors != nullptr) errors->insert(errors->end(), index->errors.begin(), index->errors.end());
+    };
+    if (scope.kind == RootKind::container) {
+      if (scope.container && !scope.container->mount_namespace.empty()) {
+        add_index(scope.container->mount_namespace);
+      } else {
+        out.namespace_missing = true;
+      }
+    }
+    for (const auto& mount_namespace : scope.sharing_mount_namespaces) add_index(mount_namespace);
+    return out;
+  }
+
+  // Adds to `candidates` the host processes of `scope`'s indexes whose last NSpid is `pid`
+  // (each once).
+  void add_nspid_candidates(const ScopeIndexes& scope, std::int32_t pid, const procfs::FileId* file,
+                            std::vector<ProcessFacts>& candidates) {
+    for (const NamespaceIndex* index : scope.indexes) {
+      auto it = index->host_pids_by_nspid.find(pid);
+      if (it == index->host_pids_by_nspid.end()) continue;
+      for (const std::int32_t host_pid : it->second) {
+        const bool known = std::any_of(candidates.begin(), candidates.end(),
+                                       [&](const ProcessFacts& p) { return p.pid == host_pid; });
+        if (!known) candidates.push_back(candidate(host_pid, file));
+      }
+    }
+  }
+
+  // Whether every process of `scope`'s indexes that could have pid `pid` (nullopt: any) was
+  // placed, for a file last changed at `ctime_ms`: a file changed after a pass made before
+  // this gathering began may belong to a process the pass missed.
+  static bool complete_for(const ScopeIndexes& scope, std::optional<std::int32_t> pid, std::int64_t ctime_ms,
+                           std::int64_t gather_began_ms) {
+    return !scope.namespace_missing &&
+           std::all_of(scope.indexes.begin(), scope.indexes.end(), [&](const NamespaceIndex* index) {
+             if (index->pass_began_ms && *index->pass_began_ms < gather_began_ms &&
+                 ctime_ms + kPassMargin >= *index->pass_began_ms) {
+               return false;
+             }
+             return pid ? index->complete_for(*pid) : index->complete;
+           });
   }
 };
 
@@ -352,10 +411,6 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
   if (impl.options.lock_state) impl.add_lock_state(ns);
 
   const bool container = scope.kind == RootKind::container;
-  // The mount namespaces whose processes may have written these names (containers: by
-  // their last NSpid field). A container root without its own namespace is never complete.
-  std::vector<const NamespaceIndex*> indexes;
-  bool namespace_missing = false;
   // The last change of the files to judge (ctime: nobody can set it back), for an index made
   // before this call (one made during it came after their observation).
   const std::int64_t gather_began_ms = now_epoch_ms();
@@ -363,22 +418,10 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
   for (const FileFacts& file : ns.files) {
     if (const InodeFacts* inode = identity_of(file)) newest_change_ms = std::max(newest_change_ms, inode->ctime.millis());
   }
-  auto add_index = [&](const std::string& mount_namespace) {
-    const NamespaceIndex* index = &impl.namespace_index(mount_namespace, gather_began_ms, newest_change_ms);
-    if (std::find(indexes.begin(), indexes.end(), index) != indexes.end()) return;
-    indexes.push_back(index);
-    for (const auto& e : index->errors) ns.errors.push_back(e);
-  };
-  if (container) {
-    if (scope.container && !scope.container->mount_namespace.empty()) {
-      add_index(scope.container->mount_namespace);
-    } else {
-      namespace_missing = true;
-      ns.errors.push_back(
-          ObservationError{ns.path, "liveness", 0, "container root without a mount namespace"});
-    }
+  const Impl::ScopeIndexes indexes = impl.scope_indexes(scope, gather_began_ms, newest_change_ms, &ns.errors);
+  if (indexes.namespace_missing) {
+    ns.errors.push_back(ObservationError{ns.path, "liveness", 0, "container root without a mount namespace"});
   }
-  for (const auto& mount_namespace : scope.sharing_mount_namespaces) add_index(mount_namespace);
 
   for (FileFacts& file : ns.files) {
     if (!file.liveness) continue;
@@ -387,29 +430,34 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
     LivenessFacts& lf = *file.liveness;
     if (file.pid_name.pid) {
       const std::int32_t name_pid = *file.pid_name.pid;
-      if (!container) lf.candidates.push_back(impl.candidate(name_pid, id));
-      for (const NamespaceIndex* index : indexes) {
-        auto it = index->host_pids_by_nspid.find(name_pid);
-        if (it == index->host_pids_by_nspid.end()) continue;
-        for (const std::int32_t host_pid : it->second) {
-          const bool known = std::any_of(lf.candidates.begin(), lf.candidates.end(),
-                                         [&](const ProcessFacts& p) { return p.pid == host_pid; });
-          if (!known) lf.candidates.push_back(impl.candidate(host_pid, id));
-        }
-      }
+      if (!container) lf.candidates.push_back(impl.candidate(name_pid, &id));
+      impl.add_nspid_candidates(indexes, name_pid, &id, lf.candidates);
     }
     if (container) {
-      lf.candidates_complete =
-          !namespace_missing && !indexes.empty() &&
-          std::all_of(indexes.begin(), indexes.end(), [&](const NamespaceIndex* index) {
-            if (index->pass_began_ms && *index->pass_began_ms < gather_began_ms &&
-                inode->ctime.millis() + Impl::kPassMargin >= *index->pass_began_ms) {
-              return false;  // changed after a pass made before: its process may be missing
-            }
-            return file.pid_name.pid ? index->complete_for(*file.pid_name.pid) : index->complete;
-          });
+      lf.candidates_complete = !indexes.indexes.empty() &&
+                               Impl::complete_for(indexes, file.pid_name.pid, inode->ctime.millis(), gather_began_ms);
     }
   }
+}
+
+void LivenessGatherer::gather(AttachFacts& attach, const LivenessScope& scope) {
+  Impl& impl = *impl_;
+  attach.liveness.reset();
+  if (!attach.pid || !attach.lstat) return;  // nothing to look up
+  const std::int64_t gather_began_ms = now_epoch_ms();
+  const std::int64_t ctime_ms = attach.lstat->ctime.millis();
+  // The indexes' errors are the namespaces' (every attach file would repeat them); a search
+  // they leave incomplete says so through candidates_complete.
+  const Impl::ScopeIndexes indexes = impl.scope_indexes(scope, gather_began_ms, ctime_ms, nullptr);
+  AttachLiveness& al = attach.liveness.emplace();
+  // No file is asked about: a process's maps say nothing of an attach file.
+  const bool container = scope.kind == RootKind::container;
+  if (!container) al.candidates.push_back(impl.candidate(*attach.pid, nullptr));
+  impl.add_nspid_candidates(indexes, *attach.pid, nullptr, al.candidates);
+  // A container's files name only its namespaces' pids; the host's (and a foreign root's
+  // of this host) name host pids, and those of the namespaces sharing it, if any.
+  al.candidates_complete = (!container || !indexes.indexes.empty()) &&
+                           Impl::complete_for(indexes, *attach.pid, ctime_ms, gather_began_ms);
 }
 
 }  // namespace hsperfguard::platform

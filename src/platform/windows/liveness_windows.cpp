@@ -102,6 +102,16 @@ void LivenessGatherer::gather(TempRootFacts& root) {
   for (auto& ns : root.namespaces) gather(ns, scope);
 }
 
+// Windows has no attach files (observation lists none); should a caller hand one over, its
+// pid is a process id of this host, the only namespace there is.
+void LivenessGatherer::gather(AttachFacts& attach, const LivenessScope& /*scope*/) {
+  attach.liveness.reset();
+  if (!attach.pid || !attach.lstat) return;
+  AttachLiveness& al = attach.liveness.emplace();
+  al.candidates.push_back(impl_->process(*attach.pid));
+  al.candidates_complete = true;
+}
+
 // JVM facts carry no mapped_files here: the views are asked per file (Impl::maps).
 void LivenessGatherer::adopt(const std::vector<JvmProcessFacts>& /*jvms*/) {}
 // No mount namespaces here: nothing to place.
