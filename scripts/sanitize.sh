@@ -49,6 +49,16 @@ export TSAN_OPTIONS="$common:exitcode=97:second_deadlock_stack=1"
 #   AuditCli.MemoryIsThatOfAFewNamespacesWhateverTheirNumber: the peak RSS of a large audit
 #     against a small one; ASan's quarantine keeps freed memory (up to 256 MiB), so its RSS
 #     grows with all the memory the run ever allocated.
+#   The hostile-input cases that assert what a user's input may cost a run: peak RSS
+#     (ProcessWithHugeMapsCostsBoundedMemory, ManyAttachFilesCostBoundedMemory: 40 MB, which a
+#     sanitizer's shadow alone exceeds), CPU seconds (FakeContainersSharingAHugePasswdCostOneParse,
+#     FakeContainersAlternatingTwoHugePasswdFilesCostTwoParses,
+#     ManyFakeContainersCostOnePassOverProcNotOneEach: a sanitizer costs 3 to 7 times the CPU)
+#     and what a --max-runtime of a few seconds gets through
+#     (ManyAttachFilesCannotHoldOffMaxRuntime,
+#     FakeContainersSharingAHugePasswdCannotStopTheHostsReapOrHideLaterContainers): the code
+#     they drive runs under the sanitizers in the other tests (the maps parser in chunks, the
+#     attach parts, the passwd cache, the root schedule), and these run in both plain stages.
 # And, for CI's time, the two package tests (DebianPackage.*, RpmPackage.*): they test the
 # packaging (cpack, lintian, rpmlint, dpkg, rpm), about a minute per sanitizer run, and what
 # they run of the binary (one audit) every other test runs too. And the floor check of the
@@ -58,7 +68,7 @@ export TSAN_OPTIONS="$common:exitcode=97:second_deadlock_stack=1"
 # build in an image, where the sanitizer's options and its report directory do not reach (a
 # report there would be lost, not counted), and what it runs of the binary (audits) every other
 # test runs too.
-excluded='^(HostileInput\.HugeNamespaceCostsBoundedMemory|HostileInput\.ManyNamespacesCostBoundedMemory|AuditCli\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|DebianPackage\..*|RpmPackage\..*|PackageFloor\.PackagedBinaryAndDependenciesStayWithinTheFloor|OciImage\..*)$'
+excluded='^(HostileInput\.HugeNamespaceCostsBoundedMemory|HostileInput\.ManyNamespacesCostBoundedMemory|AuditCli\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|DebianPackage\..*|RpmPackage\..*|PackageFloor\.PackagedBinaryAndDependenciesStayWithinTheFloor|OciImage\..*|HostileInput\.(ProcessWithHugeMapsCostsBoundedMemory|ManyAttachFilesCostBoundedMemory|ManyAttachFilesCannotHoldOffMaxRuntime|FakeContainersSharingAHugePasswdCostOneParse|FakeContainersAlternatingTwoHugePasswdFilesCostTwoParses|ManyFakeContainersCostOnePassOverProcNotOneEach|FakeContainersSharingAHugePasswdCannotStopTheHostsReapOrHideLaterContainers))$'
 
 log=$(mktemp)
 canary=$(mktemp -d)
