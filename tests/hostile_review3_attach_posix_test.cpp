@@ -13,21 +13,9 @@
 namespace hsperfguard {
 namespace {
 
+using hostile::in_own_pid_namespace;
 using hostile::Outcome;
 using hostile::run_case;
-
-// Runs `body` (with $H) in a pid namespace of its own, with its own /proc.
-std::string in_own_pid_namespace(const std::string& body) {
-  return R"SH(
-cat > /tmp/inner.sh <<'INNER'
-H=/proc/$$/fd/9
-PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null; done' EXIT
-)SH" + body + R"SH(
-INNER
-unshare --pid --fork --mount-proc sh /tmp/inner.sh
-)SH";
-}
 
 // A container with its own pid and mount namespaces that shares the host's /tmp (as `docker
 // -v /tmp:/tmp` does) runs a JDK 17 JVM as nobody whose pid there is 5000 (no pid 5000 exists

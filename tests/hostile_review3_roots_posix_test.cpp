@@ -17,17 +17,12 @@ namespace {
 using hostile::Outcome;
 using hostile::run_case;
 
-// Runs `body` (with $H, and the helpers below) in a pid namespace of its own with its own /proc.
-// fake CMD... starts a fake container of nobody (user and mount namespaces, a tmpfs /tmp with
-// hsperfdata_app/77 in it) that runs CMD first and waits, and adds its pid to $PIDS (killed on
-// exit); ready waits until each of $PIDS is. cpu COMMAND... prints cpu_s= (user + system
-// seconds) of the command.
-std::string in_own_pid_namespace(const std::string& body) {
+// The helpers of these cases, for the body of in_own_pid_namespace: fake CMD... starts a fake
+// container of nobody (user and mount namespaces, a tmpfs /tmp with hsperfdata_app/77 in it)
+// that runs CMD first and waits, and adds its pid to $PIDS (killed on exit); ready waits until
+// each of $PIDS is. cpu COMMAND... prints cpu_s= (user + system seconds) of the command.
+std::string with_fakes(const std::string& body) {
   return R"SH(
-cat > /tmp/inner.sh <<'INNER'
-H=/proc/$$/fd/9
-PIDS=""
-trap 'for p in $PIDS; do kill $p 2>/dev/null; done' EXIT
 fake() {
   setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urm sh -c "$* || exit 1
 mount -t tmpfs none /tmp || exit 1
@@ -50,10 +45,7 @@ print("cpu_s=%.2f" % (r.ru_utime + r.ru_stime))
 sys.exit(rc)' "$@"; }
 # LeakSanitizer cannot run under ptrace (the sanitizer builds): leaks are not these tests' question.
 trace() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq "$@"; }
-)SH" + body + R"SH(
-INNER
-unshare --pid --fork --mount-proc sh /tmp/inner.sh
-)SH";
+)SH" + body;
 }
 
 // ---- F2: root opened a device a user bound over its etc/passwd -----------------------------
@@ -68,7 +60,7 @@ TEST(HostileInput, ADeviceBoundOverAFakeContainersPasswdIsNeverOpened) {
   if (!test::have_program("setpriv") || !test::have_program("strace")) {
     GTEST_FAIL() << "setpriv and strace are needed";
   }
-  const Outcome o = run_case(in_own_pid_namespace(R"SH(
+  const Outcome o = run_case(hostile::in_own_pid_namespace(with_fakes(R"SH(
 mkdir -m 0755 /run/d && mknod -m 0600 /run/d/tape c 1 3
 fake mount --bind /run/d/tape /etc/passwd
 ready
@@ -82,7 +74,7 @@ echo audit_looked=$(looked /tmp/audit.trace) reap_looked=$(looked /tmp/reap.trac
 echo audit_opened=$(opened /tmp/audit.trace) reap_opened=$(opened /tmp/reap.trace) ps_opened=$(opened /tmp/ps.trace)
 echo said=$(grep -q 'is a character device, not a regular file' /tmp/a.json && echo yes || echo no)
 echo kind=$(stat -c %F /run/d/tape)
-)SH"));
+)SH")));
   ASSERT_EQ(o.at("containers_ready"), "1") << o.result.err;
   EXPECT_EQ(o.at("audit_rc"), "0") << o.result.err;
   EXPECT_EQ(o.at("reap_rc"), "0") << o.result.err;
@@ -110,7 +102,7 @@ TEST(HostileInput, FakeContainersAlternatingTwoHugePasswdFilesCostTwoParses) {
   if (!test::have_program("setpriv") || !test::have_program("strace") || !test::have_program("python3")) {
     GTEST_FAIL() << "setpriv, strace and python3 are needed";
   }
-  const Outcome o = run_case(in_own_pid_namespace(R"SH(
+  const Outcome o = run_case(hostile::in_own_pid_namespace(with_fakes(R"SH(
 mkdir -m 0755 /tmp/fake
 python3 -c '
 for name in "AB":
@@ -141,7 +133,7 @@ import json
 a = json.load(open("/tmp/a.json")); r = json.load(open("/tmp/r.json"))
 print("audit_complete=%s audit_roots=%d" % (a["complete"], len(a["roots"])))
 print("reap_complete=%s reap_roots=%d" % (r["complete"], len(r["reap"]["roots"])))'
-)SH"));
+)SH")));
   ASSERT_EQ(o.at("containers_ready"), "24") << o.result.err;
   EXPECT_EQ(o.at("audit_rc"), "0") << o.result.err;
   EXPECT_EQ(o.at("audit_complete"), "True");
@@ -163,7 +155,7 @@ print("reap_complete=%s reap_roots=%d" % (r["complete"], len(r["reap"]["roots"])
 TEST(HostileInput, AFakeContainersUnansweringFuseTmpIsReportedWithItsCause) {
   SKIP_UNLESS_ROOT();
   if (!test::have_program("setpriv") || !test::have_program("python3")) GTEST_FAIL() << "setpriv, python3 are needed";
-  const Outcome o = run_case(in_own_pid_namespace(R"SH(
+  const Outcome o = run_case(hostile::in_own_pid_namespace(with_fakes(R"SH(
 mknod -m 0666 /dev/fuse c 10 229
 cat > /run/fuse_hang.py <<'PY'
 import ctypes, os, sys, time
@@ -186,7 +178,7 @@ errors = [("ps", e) for e in ps.get("errors", [])] + [("audit", e) for r in a["r
 for who, e in errors:
     if e["path"].endswith("/root/tmp"):
         print("%s_error=%s:%d:%s" % (who, e["op"], e["code"], e["message"]))'
-)SH"));
+)SH")));
   ASSERT_EQ(o.at("fuse_mounted"), "yes") << o.result.err;
   EXPECT_EQ(o.at("ps_rc"), "0") << o.result.err;
   EXPECT_EQ(o.at("audit_rc"), "0") << o.result.err;
@@ -205,7 +197,7 @@ for who, e in errors:
 TEST(HostileInput, FakeContainersEndingDuringAnAuditLeaveNoErrors) {
   SKIP_UNLESS_ROOT();
   if (!test::have_program("setpriv") || !test::have_program("python3")) GTEST_FAIL() << "setpriv, python3 are needed";
-  const Outcome o = run_case(in_own_pid_namespace(R"SH(
+  const Outcome o = run_case(hostile::in_own_pid_namespace(with_fakes(R"SH(
 mkdir -m 0755 /run/d && mkfifo -m 0644 /run/d/fifo
 fake mount --bind /run/d/fifo /etc/passwd
 ready
@@ -233,7 +225,7 @@ for f in glob.glob("/run/a*.json"):
     gone += sum(1 for e in errors if e["code"] in (2, 3) and e["path"].startswith("/proc/") and e["path"].endswith("/root"))
     kept += any(e["path"].endswith("/etc/passwd") for e in errors)
 print("gone_errors=%d passwd_errors_reported=%d" % (gone, kept))'
-)SH"));
+)SH")));
   ASSERT_EQ(o.at("containers_ready"), "1") << o.result.err;
   EXPECT_EQ(o.at("rcs"), "00000000000000000000") << o.result.err;
   EXPECT_EQ(o.at("gone_errors"), "0") << "a container that stopped during the run is no error";

@@ -51,4 +51,16 @@ Outcome run_case(const std::string& script) {
   return o;
 }
 
+std::string in_own_pid_namespace(const std::string& body) {
+  return R"SH(
+cat > /tmp/inner.sh <<'INNER'
+H=/proc/$$/fd/9
+PIDS=""
+trap 'for p in $PIDS; do kill $p 2>/dev/null; done' EXIT
+)SH" + body + R"SH(
+INNER
+unshare --pid --fork --mount-proc sh /tmp/inner.sh
+)SH";
+}
+
 }  // namespace hsperfguard::hostile

@@ -28,6 +28,11 @@ bool can_run();
 // functions stale_left, kind PATH and peak_rss COMMAND... (prints rss_kb=).
 Outcome run_case(const std::string& script);
 
+// A script for run_case that runs `body` in a pid namespace of its own with its own /proc (so
+// that the container scan sees only the case's processes): $H is the binary there, and every
+// pid the body adds to $PIDS is killed when it ends.
+std::string in_own_pid_namespace(const std::string& body);
+
 }  // namespace hsperfguard::hostile
 
 #define SKIP_UNLESS_ROOT() \
