@@ -121,10 +121,13 @@ install(FILES ${HSPERFGUARD_RULE_FILES} DESTINATION share/hsperfguard/rules)
 install(FILES ${HSPERFGUARD_PROFILE_FILES} DESTINATION share/hsperfguard/rules/profiles)
 install(FILES ${PROJECT_SOURCE_DIR}/reports/report.schema.json ${PROJECT_SOURCE_DIR}/reports/ps.schema.json
         DESTINATION share/hsperfguard)
-# Prometheus alerting rules for the metrics; their runbook is the README's section "Alerts".
+# Prometheus alerting rules for the metrics; their runbook is docs/operations.md, section "Alerts".
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/prometheus/hsperfguard.rules.yml
         DESTINATION share/hsperfguard/prometheus)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/hsperfguard)
+# The pages the README links to (docs/NAME.md), at the same relative place.
+file(GLOB HSPERFGUARD_DOC_PAGES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${HSPERFGUARD_DOC_PAGES} DESTINATION share/doc/hsperfguard/docs)
 
 # Units and the cron job (written with this installation's paths, see the top), the
 # tmpfiles.d snippet, the site policy. Absolute: where systemd, cron and dpkg look.

@@ -131,7 +131,8 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
         "./usr/share/doc/hsperfguard/copyright", "./usr/share/doc/hsperfguard/changelog.gz",
         "./usr/share/bash-completion/completions/hsperfguard",
                            "./usr/share/hsperfguard/prometheus/hsperfguard.rules.yml",
-                           "./usr/share/doc/hsperfguard/README.md"}) {
+                           "./usr/share/doc/hsperfguard/README.md",
+                           "./usr/share/doc/hsperfguard/docs/operations.md"}) {
     EXPECT_NE(contents.out.find(std::string(path) + "\n"), std::string::npos) << path << " missing:\n" << contents.out;
   }
   EXPECT_EQ(contents.out.find(" ./usr/local/"), std::string::npos) << contents.out;
