@@ -34,6 +34,16 @@ TEST(CreateNames, OnlyTheModesTheAuditAcceptsAreOffered) {
   EXPECT_FALSE(parse_namespace_mode(""));
 }
 
+TEST(CreateNames, AnExistingNamespaceOnlyLosesTheBitsTheRequestedModeLacks) {
+  // --mode 0755 (the default) takes nothing from a 0700 or 0750 namespace; --mode 0700 takes
+  // the group and other bits; no request ever adds a bit.
+  EXPECT_EQ(0700u & ~bits_create_clears(0755), 0700u);
+  EXPECT_EQ(0750u & ~bits_create_clears(0755), 0750u);
+  EXPECT_EQ(0755u & ~bits_create_clears(0755), 0755u);
+  EXPECT_EQ(0755u & ~bits_create_clears(0700), 0700u);
+  EXPECT_EQ(bits_create_clears(0755) & 07000u, 0u);
+}
+
 TEST(CreateRegion, SizeIsRoundedUpToThePageAndBounded) {
   EXPECT_EQ(perfdata::round_up_to_page(1, 4096), 4096u);
   EXPECT_EQ(perfdata::round_up_to_page(4096, 4096), 4096u);

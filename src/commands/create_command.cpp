@@ -164,10 +164,17 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
       return kExitIncomplete;
     }
     request.existing = expected_from(*ns.opened);
+    request.clear_bits = bits_create_clears(*mode);
   }
   const platform::CreateResult made = platform::make_namespace(request);
   if (!made.ok()) return report_failure(err, made, terminal_safe(ns_path));
-  out << (made.created ? "created " : "verified ") << terminal_safe(ns_path) << " (owner " << options.user;
+  if (made.mode_before) {
+    // Say exactly what changed; "verified" is only for a namespace left as it was.
+    out << "namespace " << terminal_safe(ns_path) << ": mode " << octal_mode(*made.mode_before) << " -> "
+        << octal_mode(made.made->mode) << "\n";
+  }
+  out << (made.created ? "created " : made.mode_before ? "changed " : "verified ") << terminal_safe(ns_path)
+      << " (owner " << terminal_safe(options.user);
   if (user->sid) {
     out << " " << *user->sid << ", protected DACL)\n";  // Windows: no uid, no mode bits
   } else {
@@ -226,7 +233,8 @@ SubcommandHook add_create_command(CLI::App& app) {
   cmd->footer(
       "The namespace is made with mkdirat beneath the verified temp dir, owned by the user, with\n"
       "no ACL, then judged by the audit's rules. An existing namespace that the rules fault is\n"
-      "refused and left alone; each finding says whether `hsperfguard repair` fixes it.\n"
+      "refused and left alone; each finding says whether `hsperfguard repair` fixes it. A compliant\n"
+      "one is never loosened: it only loses the mode bits --mode lacks, and create says what changed.\n"
       "--pid makes a backing file (O_EXCL, 0600, space reserved first) with a valid region.\n"
       "Windows: CreateDirectoryW / CreateFileW(CREATE_NEW) with a protected DACL owned by the\n"
       "user's SID: HotSpot's masks, without Everyone reading a backing file's data.\n"
@@ -242,7 +250,7 @@ SubcommandHook add_create_command(CLI::App& app) {
   cmd->add_option("--root", options->root, "Create in the system whose root is DIR (its /tmp, its etc/passwd)")
       ->check(dir_path())
       ->excludes(tmpdir);
-  cmd->add_option("--mode", options->mode, "Namespace mode: 0755 (HotSpot's) or 0700")
+  cmd->add_option("--mode", options->mode, "Mode of a namespace it makes: 0755 (HotSpot's) or 0700; an existing one only loses the bits this mode lacks")
       ->check(CLI::IsMember({"0755", "755", "0700", "700"}))
       ->capture_default_str();
   auto* pid = cmd->add_option("--pid", options->pid, "Also create the backing file of this pid");

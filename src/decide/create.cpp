@@ -26,6 +26,8 @@ std::optional<std::uint32_t> parse_namespace_mode(std::string_view text) {
   return std::nullopt;
 }
 
+std::uint32_t bits_create_clears(std::uint32_t requested_mode) { return 0777U & ~requested_mode; }
+
 PlannedRegion plan_region(const RegionRequest& request, std::size_t page_size) {
   PlannedRegion out;
   const std::size_t wanted = request.size.value_or(perfdata::kDefaultRegionSize);

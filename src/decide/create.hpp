@@ -31,6 +31,11 @@ std::string namespace_name_for(std::string_view user);
 // HotSpot's, 0700 the private one). nullopt for anything else.
 std::optional<std::uint32_t> parse_namespace_mode(std::string_view text);
 
+// The mode bits create removes from an existing namespace that the rules judged compliant:
+// the permission bits the requested mode does not grant. It never adds one, so an admin's
+// chmod 700 stays 0700 under the default --mode 0755, and --mode 0700 tightens a 0755 one.
+std::uint32_t bits_create_clears(std::uint32_t requested_mode);
+
 // The region of a backing file made by `create --pid`.
 struct RegionRequest {
   std::optional<std::size_t> size;  // bytes; default 32 KiB; rounded up to the page size

@@ -79,6 +79,8 @@ struct CreateResult {
   CreateFailure failure = CreateFailure::none;
   std::optional<ObservationError> error;
   bool created = false;          // something new was made (false: an existing one was verified)
+  // An existing namespace whose mode this run changed: its mode before (made->mode is after).
+  std::optional<std::uint32_t> mode_before;
   std::optional<ExpectedInode> made;  // the namespace or file, as fstat saw it at the end
   std::vector<std::string> notes;     // what the caller should tell the user (Windows: an owner substituted)
   bool ok() const { return failure == CreateFailure::none; }
@@ -89,10 +91,13 @@ struct NamespaceRequest {
   std::string name;  // "hsperfdata_alice"
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
-  std::uint32_t mode = 0755;
+  std::uint32_t mode = 0755;  // the mode of a namespace that is made
   // The namespace as observed and judged compliant: it is verified (same inode, owner) and
-  // given `mode`. nullopt: it must not exist, and is made.
+  // only `clear_bits` are removed from its mode as fstat finds it then (nothing is ever added,
+  // so a mode changed since it was judged is not loosened either). nullopt: it must not
+  // exist, and is made with `mode`.
   std::optional<ExpectedInode> existing;
+  std::uint32_t clear_bits = 0;
   bool chown = false;  // give it to uid:gid (root only)
   std::optional<std::string> owner_sid;  // Windows: the user's SID (nullopt: this process's user)
 };

@@ -186,14 +186,19 @@ CreateResult make_namespace(const NamespaceRequest& request) {
   const char* name = request.name.c_str();
 
   if (request.existing) {
-    // Verify the namespace that was judged compliant, and give it the requested mode.
+    // Verify the namespace that was judged compliant; only the bits asked for are removed.
     struct stat st {};
     const UniqueFd dir = reopen_directory(temp.get(), temp_st, request.name, path, *request.existing,
                                           "not the directory that was observed and judged", st, result);
     if (!dir.valid()) return result;
-    if ((st.st_mode & 07777) != request.mode && ::fchmod(dir.get(), static_cast<mode_t>(request.mode)) != 0) {
-      fail(result, path, "fchmod", errno);
-      return result;
+    const auto before = static_cast<std::uint32_t>(st.st_mode & 07777);
+    const std::uint32_t after = before & ~request.clear_bits;
+    if (after != before) {
+      if (::fchmod(dir.get(), static_cast<mode_t>(after)) != 0) {
+        fail(result, path, "fchmod", errno);
+        return result;
+      }
+      result.mode_before = before;
     }
     if (::fstat(dir.get(), &st) != 0) {
       fail(result, path, "fstat", errno);
