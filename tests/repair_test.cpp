@@ -141,6 +141,25 @@ TEST(RepairPlan, BackingFileModeBecomes0600) {
   EXPECT_EQ(item(plan, "file.setid")->disposition, RepairDisposition::fix);
 }
 
+TEST(RepairPlan, BackingFileFixesOnlyRemoveBitsNeverAddTheOwnersWrite) {
+  // A 0440 file (group-readable: file.mode) loses the group bit and keeps its owner's
+  // read-only bits: 0400, not 0600. A 04400 one (file.setid) loses the special bit only.
+  TempRootFacts root = temp_root();
+  NamespaceFacts ns = namespace_of();
+  FileFacts readable = backing_file(ns);
+  readable.lstat->mode = readable.opened->mode = 0440;
+  FileFacts setid = backing_file(ns, "4243");
+  setid.lstat->mode = setid.opened->mode = 04400;
+  ns.files = {readable, setid};
+  root.namespaces.push_back(ns);
+  const RepairPlan plan = plan_for(root);
+  ASSERT_EQ(plan.targets.size(), 2u);
+  EXPECT_EQ(plan.targets[0].new_mode, 0400u);
+  EXPECT_EQ(item(plan, "file.mode")->change, "mode 0440 -> 0400");
+  EXPECT_EQ(plan.targets[1].new_mode, 0400u);
+  EXPECT_EQ(item(plan, "file.setid")->change, "mode 4400 -> 0400");
+}
+
 TEST(RepairPlan, SymlinkedNamespaceIsNeverEntered) {
   TempRootFacts root = temp_root();
   NamespaceFacts ns = namespace_of();

@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::uint32_t kGroupOtherWrite = 0022;
 constexpr std::uint32_t kGroupOtherAny = 0077;
-constexpr std::uint32_t kBackingFileMode = 0600;
+constexpr std::uint32_t kSpecialBits = 07000;
 
 bool same_inode(const InodeFacts& a, const InodeFacts& b) { return a.dev == b.dev && a.ino == b.ino; }
 
@@ -190,7 +190,10 @@ class Planner {
       };
       if (f.rule == "file.mode" || f.rule == "file.setid" || f.rule == "file.acl") {
         RepairTarget& t = file_target();
-        t.new_mode = kBackingFileMode;
+        // Each fix only removes bits (a JVM's 0600 is the most a file keeps: a 0400 one stays
+        // 0400). With an access ACL the group bits are its mask, cleared with the ACL.
+        const std::uint32_t clear = f.rule == "file.setid" ? kSpecialBits : kGroupOtherAny;
+        t.new_mode = t.new_mode.value_or(inode.mode) & ~clear;
         if (f.rule == "file.acl") t.strip_access_acl = true;
         mode_items.push_back(fix(f, *target, ""));
       } else {

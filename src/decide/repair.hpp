@@ -6,7 +6,8 @@
 // - namespace.group-other-writable, namespace.not-private: the bits are removed (fchmod);
 // - namespace.acl-grants-write, file.acl: the access ACL is reduced to the mode bits;
 // - namespace.default-acl: the default ACL is removed;
-// - file.mode, file.setid: the backing file's mode becomes 0600;
+// - file.mode, file.acl: the group and other bits are removed; file.setid: the special bits
+//   (every fix only removes bits: repair, like create, never loosens a mode);
 // - namespace.owner-mismatch, file.owner-mismatch: ownership is restored only when the
 //   rightful owner is certain: the entry is owned by root (a provisioning script or a root
 //   copy made it), the user the namespace is named after is known, and repair runs as root.
