@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "hostile_support.hpp"
 #include "reap_test_support.hpp"
 
 namespace hsperfguard::test {
@@ -52,6 +53,76 @@ TEST(CreateNeverLoosens, AStricterModeAskedForIsAppliedAndSaidExactly) {
   const auto again = run_tool({"create", "--user", "nobody", "--tmpdir", tree.tmp, "--mode", "0700"});
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("verified " + ns), std::string::npos) << again.out;
+}
+
+// ---- /etc/hsperfguard/policy.json, read by default -------------------------------------------
+
+// An overlay on /etc in the case's private mount namespace (the host's /etc is never
+// written), and `summary` printing what an audit of /tmp/t used: rc= profile= policy_file=
+// bad_size= (whether file.bad-size, which the policy below disables, was reported).
+constexpr const char* kEtcOverlay = R"SH(
+mkdir -p /tmp/etc-up /tmp/etc-work
+mount -t overlay overlay -o lowerdir=/etc,upperdir=/tmp/etc-up,workdir=/tmp/etc-work /etc || echo overlay=failed
+mkdir -p /etc/hsperfguard
+summary() { python3 -c '
+import json, sys
+rc = sys.argv[1]
+try:
+    d = json.load(sys.stdin)
+except ValueError:
+    print("%s rc=%s profile=none policy_file=none bad_size=none" % (sys.argv[2], rc)); sys.exit(0)
+print("%s rc=%s profile=%s policy_file=%s bad_size=%s" % (sys.argv[2], rc, d.get("profile"),
+      d.get("policy_file", "absent"), "file.bad-size" in d["summary"]["by_rule"]))' "$@"; }
+POLICY='{"name": "etc-site", "rules": {"file.bad-size": {"enabled": false}}}'
+)SH";
+
+TEST(DefaultPolicy, EtcPolicyIsReadByDefaultAndNamedInTheReport) {
+  SKIP_UNLESS_ROOT();
+  const auto o = hostile::run_case(std::string(kEtcOverlay) + R"SH(
+echo "$POLICY" > /etc/hsperfguard/policy.json
+out=$($H audit --tmpdir /tmp/t --format json); echo "$out" | summary $? "default"
+out=$($H audit --tmpdir /tmp/t --format json --no-policy); echo "$out" | summary $? "nopolicy"
+echo '{"rules": {}}' > /tmp/other.json
+out=$($H audit --tmpdir /tmp/t --format json --policy /tmp/other.json); echo "$out" | summary $? "named"
+rm /etc/hsperfguard/policy.json
+out=$($H audit --tmpdir /tmp/t --format json); echo "$out" | summary $? "absent"
+rmdir /etc/hsperfguard
+out=$($H audit --tmpdir /tmp/t --format json); echo "$out" | summary $? "nodir"
+)SH");
+  ASSERT_EQ(o.at("overlay"), "<not printed>") << o.result.err;
+  // Read by default: its name is the report's profile, its path the report's policy_file, and
+  // the rule it disables is not reported.
+  EXPECT_NE(o.result.out.find("default rc=1 profile=etc-site policy_file=/etc/hsperfguard/policy.json bad_size=False"),
+            std::string::npos)
+      << o.result.out << o.result.err;
+  EXPECT_NE(o.result.out.find("nopolicy rc=1 profile=default policy_file=absent bad_size=True"), std::string::npos)
+      << o.result.out << o.result.err;
+  EXPECT_NE(o.result.out.find("named rc=1 profile=default policy_file=/tmp/other.json bad_size=True"),
+            std::string::npos)
+      << o.result.out << o.result.err;
+  // A missing default (or a missing /etc/hsperfguard) is not an error: the profile alone.
+  EXPECT_NE(o.result.out.find("absent rc=1 profile=default policy_file=absent bad_size=True"), std::string::npos)
+      << o.result.out << o.result.err;
+  EXPECT_NE(o.result.out.find("nodir rc=1 profile=default policy_file=absent bad_size=True"), std::string::npos)
+      << o.result.out << o.result.err;
+}
+
+TEST(DefaultPolicy, InvalidOrUnreadableDefaultPolicyIsAUsageErrorNamingIt) {
+  SKIP_UNLESS_ROOT();
+  const auto o = hostile::run_case(std::string(kEtcOverlay) + R"SH(
+echo '{"rules": {"no.such-rule": {}}}' > /etc/hsperfguard/policy.json
+$H audit --tmpdir /tmp/t --format json >/dev/null 2>/tmp/err; echo "invalid_rc=$?"; echo "invalid_err=$(cat /tmp/err)"
+rm /etc/hsperfguard/policy.json; mkdir /etc/hsperfguard/policy.json
+$H audit --tmpdir /tmp/t --format json >/dev/null 2>/tmp/err; echo "dir_rc=$?"; echo "dir_err=$(cat /tmp/err)"
+$H audit --tmpdir /tmp/t --format json --no-policy >/dev/null 2>&1; echo "ignored_rc=$?"
+)SH");
+  EXPECT_EQ(o.at("invalid_rc"), "2") << o.result.out << o.result.err;
+  EXPECT_NE(o.at("invalid_err").find("/etc/hsperfguard/policy.json: "), std::string::npos) << o.result.out;
+  EXPECT_NE(o.at("invalid_err").find("no.such-rule"), std::string::npos) << o.result.out;
+  EXPECT_NE(o.at("invalid_err").find("--no-policy"), std::string::npos) << o.result.out;
+  EXPECT_EQ(o.at("dir_rc"), "2") << o.result.out << o.result.err;
+  EXPECT_NE(o.at("dir_err").find("/etc/hsperfguard/policy.json"), std::string::npos) << o.result.out;
+  EXPECT_EQ(o.at("ignored_rc"), "1") << o.result.out << o.result.err;
 }
 
 }  // namespace

@@ -36,15 +36,19 @@
 namespace hsperfguard {
 namespace {
 
-// The profile, then the policy file on top of it. Returns an error message on failure.
-std::optional<std::string> load_policy(const AuditCommandOptions& options, Policy& policy) {
+// The profile, then the policy file on top of it; `read` is the file that was applied. Returns
+// an error message on failure.
+std::optional<std::string> load_policy(const AuditCommandOptions& options, Policy& policy,
+                                       std::optional<std::string>& read) {
   auto profile = builtin_profile(options.profile);
   if (!profile) return "unknown profile '" + options.profile + "'";
   policy = *profile;
   if (!options.policy_file) return std::nullopt;
   ObservationError error;
   const auto text = platform::read_config_file(*options.policy_file, &error);
+  if (!text && options.policy_file_is_default && platform::config_file_absent(error)) return std::nullopt;
   if (!text) return *options.policy_file + ": " + error.message;
+  read = *options.policy_file;
   if (auto problem = apply_policy_text(policy, *text)) return *options.policy_file + ": " + *problem;
   return std::nullopt;
 }
@@ -162,8 +166,10 @@ platform::ObserveOptions audit_observe_options(const RunLimits& limits) {
 int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std::ostream& err,
                       Environment& env) {
   AuditResult result;
-  if (auto problem = load_policy(options, result.policy)) {
-    err << "hsperfguard: audit: " << *problem << "\n";
+  std::optional<std::string> policy_read;
+  if (auto problem = load_policy(options, result.policy, policy_read)) {
+    err << "hsperfguard: audit: " << *problem
+        << (options.policy_file_is_default ? " (the default policy file; --no-policy ignores it)" : "") << "\n";
     return kExitUsage;
   }
   result.started_at_ms = env.now_epoch_ms();
@@ -173,6 +179,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   ReportContext context;
   context.host = env.host();
   context.fail_on = options.fail_on;
+  context.policy_file = policy_read;
   const ReportFormat format = options.format.value_or(
       env.stdout_is_terminal() && !options.output ? ReportFormat::text : ReportFormat::json);
   DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
@@ -483,6 +490,7 @@ SubcommandHook add_audit_command(CLI::App& app) {
     std::string format, tmpdir, root, policy_file, output, max_runtime, every;
     std::string fail_on = "medium";
     bool no_containers = false;
+    bool no_policy = false;
     UnattendedFlags unattended;
   };
   auto p = std::make_shared<Parsed>();
@@ -496,8 +504,12 @@ SubcommandHook add_audit_command(CLI::App& app) {
       ->excludes(tmpdir_opt);
   cmd->add_option("--profile", p->options.profile, "Rule profile: default, strict or hotspot")
       ->check(CLI::IsMember(profile_names()));
-  cmd->add_option("--policy", p->policy_file, "JSON policy: disable rules, change severities")
-      ->check(file_path());
+  auto* policy_opt = cmd->add_option("--policy", p->policy_file,
+                                     "JSON policy: disable rules, change severities (default: "
+                                     "/etc/hsperfguard/policy.json when it exists; hsperfguard-policy(5))")
+                         ->check(file_path());
+  cmd->add_flag("--no-policy", p->no_policy, "Do not read /etc/hsperfguard/policy.json: the profile alone")
+      ->excludes(policy_opt);
   cmd->add_option("--format", p->format, "json or text (default: text on a terminal)")
       ->check(CLI::IsMember({"json", "text"}));
   cmd->add_option("--output", p->output,
@@ -539,7 +551,12 @@ SubcommandHook add_audit_command(CLI::App& app) {
         AuditCommandOptions audit = p->options;
         if (!p->tmpdir.empty()) audit.tmpdir = p->tmpdir;
         if (!p->root.empty()) audit.root = p->root;
-        if (!p->policy_file.empty()) audit.policy_file = p->policy_file;
+        if (!p->policy_file.empty()) {
+          audit.policy_file = p->policy_file;
+        } else if (!p->no_policy) {
+          audit.policy_file = platform::default_policy_file();
+          audit.policy_file_is_default = true;
+        }
         if (!p->output.empty()) audit.output = p->output;
         if (!p->format.empty()) {
           audit.format = p->format == "json" ? ReportFormat::json : ReportFormat::text;

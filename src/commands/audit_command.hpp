@@ -21,6 +21,9 @@ struct AuditCommandOptions {
   std::optional<std::string> root;
   std::string profile = "default";
   std::optional<std::string> policy_file;
+  // policy_file is the conventional one (platform::default_policy_file), not named by --policy:
+  // when it does not exist the profile alone is used; unreadable or invalid, it is an error.
+  bool policy_file_is_default = false;
   std::optional<ReportFormat> format;  // default: text on a terminal, JSON otherwise
   std::optional<std::string> output;   // written to a temp name, then renamed
   Severity fail_on = Severity::medium;

@@ -18,4 +18,11 @@ bool stdout_is_terminal();
 // Reads a small configuration file (a policy document). Not for untrusted namespaces.
 std::optional<std::string> read_config_file(const std::string& path, ObservationError* error);
 
+// The conventional policy file, read when --policy names none: /etc/hsperfguard/policy.json
+// (the packages install it). None on Windows.
+std::optional<std::string> default_policy_file();
+// Whether read_config_file's error says that the file, or a directory on its way, does not
+// exist (the default policy file's absence is not an error; any other failure is).
+bool config_file_absent(const ObservationError& error);
+
 }  // namespace hsperfguard::platform

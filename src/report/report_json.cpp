@@ -114,6 +114,7 @@ json report_opening_json(const ReportContext& context, const std::string& profil
                     {"euid", context.host.euid}};
   report["command"] = context.command;
   report["profile"] = profile;
+  if (context.policy_file) report["policy_file"] = escape_non_utf8(*context.policy_file);
   report["fail_on"] = to_string(context.fail_on);
   report["started_at"] = format_utc_millis(started_at_ms);
   return report;

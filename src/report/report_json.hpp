@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,7 @@ struct ReportContext {
   std::string command = "audit";
   HostInfo host;
   Severity fail_on = Severity::medium;
+  std::optional<std::string> policy_file;  // the policy file applied on top of the profile
 };
 
 inline constexpr const char* kReportSchema = "hsperfguard-report/1";

@@ -64,4 +64,8 @@ std::optional<std::string> read_config_file(const std::string& path, Observation
   return content;
 }
 
+std::optional<std::string> default_policy_file() { return std::string("/etc/hsperfguard/policy.json"); }
+
+bool config_file_absent(const ObservationError& error) { return error.code == ENOENT; }
+
 }  // namespace hsperfguard::platform

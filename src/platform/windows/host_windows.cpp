@@ -87,4 +87,12 @@ std::optional<std::string> read_config_file(const std::string& path, Observation
   return content;
 }
 
+// Windows has no conventional place the packages install a policy to: --policy names one.
+std::optional<std::string> default_policy_file() { return std::nullopt; }
+
+bool config_file_absent(const ObservationError& error) {
+  const auto code = static_cast<DWORD>(error.code);
+  return code == ERROR_FILE_NOT_FOUND || code == ERROR_PATH_NOT_FOUND;
+}
+
 }  // namespace hsperfguard::platform
