@@ -3,7 +3,7 @@
 #   cmake --build build --target hsperfguard hsperfguard_man
 #   (cd build && cpack -G DEB)      -> build/hsperfguard_<version>_<arch>.deb
 #
-# The package: /usr/bin/hsperfguard, hsperfguard(1), the rule catalogue in
+# The package: /usr/bin/hsperfguard, hsperfguard(1), hsperfguard-policy(5), the rule catalogue in
 # /usr/share/hsperfguard, the systemd units in /lib/systemd/system (not enabled), the
 # cron.d job in /etc/cron.d (commented out), the tmpfiles.d snippet in /usr/lib/tmpfiles.d
 # and the site policy /etc/hsperfguard/policy.json (a conffile). Dependencies come from
@@ -94,6 +94,24 @@ if(NOT CMAKE_CROSSCOMPILING AND HELP2MAN AND GZIP)
   install(FILES ${HSPERFGUARD_MAN_PAGE} DESTINATION share/man/man1)
 else()
   message(STATUS "help2man or gzip not found (Debian: help2man): no man page, no complete package")
+endif()
+
+# The policy file's format, hsperfguard-policy(5), written in roff (docs/hsperfguard-policy.5).
+set(HSPERFGUARD_POLICY_MAN_PAGE ${PROJECT_BINARY_DIR}/share/man/man5/hsperfguard-policy.5.gz)
+if(GZIP)
+  add_custom_command(
+    OUTPUT ${HSPERFGUARD_POLICY_MAN_PAGE} ${PROJECT_BINARY_DIR}/share/man/man5/hsperfguard-policy.5
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/share/man/man5
+    COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/docs/hsperfguard-policy.5 ${PROJECT_BINARY_DIR}/share/man/man5
+    COMMAND ${GZIP} -9nf -k ${PROJECT_BINARY_DIR}/share/man/man5/hsperfguard-policy.5
+    DEPENDS ${PROJECT_SOURCE_DIR}/docs/hsperfguard-policy.5
+    COMMENT "Compressing the man page hsperfguard-policy(5)"
+    VERBATIM)
+  add_custom_target(hsperfguard_policy_man ALL DEPENDS ${HSPERFGUARD_POLICY_MAN_PAGE})
+  if(TARGET hsperfguard_tests)
+    add_dependencies(hsperfguard_tests hsperfguard_policy_man)  # the man page and package tests
+  endif()
+  install(FILES ${HSPERFGUARD_POLICY_MAN_PAGE} DESTINATION share/man/man5)
 endif()
 
 # Bash completion, printed by the binary from its own option definitions (so it cannot drift
@@ -211,7 +229,7 @@ set(CPACK_RPM_USER_FILELIST "%config(noreplace) /etc/hsperfguard/policy.json"
                             "%license /usr/share/licenses/hsperfguard/LICENSE")
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
     /etc/cron.d /usr/lib/systemd /usr/lib/systemd/system /usr/lib/tmpfiles.d /usr/share/licenses /usr/share/man
-    /usr/share/man/man1 /usr/share/bash-completion /usr/share/bash-completion/completions)
+    /usr/share/man/man1 /usr/share/man/man5 /usr/share/bash-completion /usr/share/bash-completion/completions)
 set(CPACK_RPM_POST_INSTALL_SCRIPT_FILE ${HSPERFGUARD_PACKAGING_DIR}/rpm/post)
 set(CPACK_RPM_PRE_UNINSTALL_SCRIPT_FILE ${HSPERFGUARD_PACKAGING_DIR}/rpm/preun)
 set(CPACK_RPM_POST_UNINSTALL_SCRIPT_FILE ${HSPERFGUARD_PACKAGING_DIR}/rpm/postun)

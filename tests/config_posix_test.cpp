@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
+#include <regex>
 #include <string>
 
 #include "hostile_support.hpp"
+#include "model/rule_catalog.hpp"
 #include "reap_test_support.hpp"
 
 namespace hsperfguard::test {
@@ -123,6 +126,54 @@ $H audit --tmpdir /tmp/t --format json --no-policy >/dev/null 2>&1; echo "ignore
   EXPECT_EQ(o.at("dir_rc"), "2") << o.result.out << o.result.err;
   EXPECT_NE(o.at("dir_err").find("/etc/hsperfguard/policy.json"), std::string::npos) << o.result.out;
   EXPECT_EQ(o.at("ignored_rc"), "1") << o.result.out << o.result.err;
+}
+
+// ---- hsperfguard-policy(5) ------------------------------------------------------------------
+
+TEST(PolicyManPage, DocumentsEveryKeyTheParserAcceptsAndRendersWithoutWarnings) {
+  // The parser accepts exactly the listed keys: each with a value of its type, nothing else.
+  for (const auto key : kPolicyKeys) {
+    Policy policy = *builtin_profile("default");
+    const std::string value = key == "rules" ? "{}" : "\"x\"";
+    EXPECT_EQ(apply_policy_text(policy, "{\"" + std::string(key) + "\": " + value + "}"), std::nullopt) << key;
+  }
+  for (const auto key : kPolicyRuleKeys) {
+    Policy policy = *builtin_profile("default");
+    const std::string value = key == "enabled" ? "false" : "\"high\"";
+    EXPECT_EQ(apply_policy_text(policy, R"({"rules": {"file.mode": {")" + std::string(key) + "\": " + value + "}}}"),
+              std::nullopt)
+        << key;
+  }
+  Policy policy = *builtin_profile("default");
+  EXPECT_NE(apply_policy_text(policy, R"({"profile": "strict"})"), std::nullopt);
+
+  const std::string build_dir = std::filesystem::path(HSPERFGUARD_BINARY).parent_path().string();
+  const std::string page = build_dir + "/share/man/man5/hsperfguard-policy.5.gz";
+  ASSERT_TRUE(std::filesystem::exists(page)) << "the build made no " << page << " (it is what the packages install)";
+  if (!have_program("man")) GTEST_SKIP() << "no man to render it (Debian: man-db)";
+  const auto rendered = run({"sh", "-c", "LC_ALL=C MANWIDTH=200 man --warnings -l '" + page + "' | col -bx"});
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
+  EXPECT_EQ(rendered.err, "") << "groff warnings";
+  const std::string& text = rendered.out;
+  // Each key is a term of its own, with its type: "name (string)".
+  for (const auto key : kPolicyKeys) {
+    EXPECT_TRUE(std::regex_search(text, std::regex("\n +" + std::string(key) + " \\(")))
+        << "key \"" << key << "\" is not documented in hsperfguard-policy(5)";
+  }
+  for (const auto key : kPolicyRuleKeys) {
+    EXPECT_TRUE(std::regex_search(text, std::regex("\n +" + std::string(key) + " \\(")))
+        << "rule key \"" << key << "\" is not documented in hsperfguard-policy(5)";
+  }
+  for (const auto& profile : profile_names()) {
+    EXPECT_TRUE(std::regex_search(text, std::regex("\n +" + profile + "\\b"))) << "profile " << profile;
+  }
+  for (const char* severity : {"info", "low", "medium", "high", "critical"}) {
+    EXPECT_NE(text.find(severity), std::string::npos) << severity;
+  }
+  for (const char* word : {"/etc/hsperfguard/policy.json", "--no-policy", "--policy", "policy_file", "EXAMPLES",
+                           "ERRORS", "RULE IDS", "hsperfguard rules show"}) {
+    EXPECT_NE(text.find(word), std::string::npos) << word;
+  }
 }
 
 }  // namespace

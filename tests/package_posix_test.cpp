@@ -121,6 +121,7 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
   ASSERT_EQ(contents.exit_code, 0) << contents.err;
   for (const char* path :
        {"./usr/bin/hsperfguard", "./usr/share/man/man1/hsperfguard.1.gz",
+        "./usr/share/man/man5/hsperfguard-policy.5.gz",
         "./usr/share/hsperfguard/rules/file.json",
         "./usr/share/hsperfguard/rules/profiles/hotspot.json",
         "./lib/systemd/system/hsperfguard-reap.service",

@@ -163,14 +163,13 @@ std::string_view profile_name_of(std::string_view file) { return file.substr(0, 
 std::optional<std::string> validate_policy(const json& document) {
   if (!document.is_object()) return "a policy must be a JSON object";
   for (const auto& [key, value] : document.items()) {
+    if (!contains(kPolicyKeys, key)) {
+      return "unknown key " + json_quoted(key) + " (expected \"name\", \"description\", \"rules\")";
+    }
     if (key == "name" || key == "description") {
       if (!value.is_string()) return json_quoted(key) + " must be a string";
-    } else if (key == "rules") {
-      if (!value.is_object()) {
-        return "\"rules\" must be an object mapping rule ids to {\"enabled\", \"severity\"}";
-      }
-    } else {
-      return "unknown key " + json_quoted(key) + " (expected \"name\", \"description\", \"rules\")";
+    } else if (!value.is_object()) {  // "rules"
+      return "\"rules\" must be an object mapping rule ids to {\"enabled\", \"severity\"}";
     }
   }
   const auto rules = document.find("rules");
@@ -183,17 +182,16 @@ std::optional<std::string> validate_policy(const json& document) {
       return "rule " + json_quoted(id) + ": expected an object like {\"enabled\": false}";
     }
     for (const auto& [key, value] : setting.items()) {
+      if (!contains(kPolicyRuleKeys, key)) {
+        return "rule " + json_quoted(id) + ": unknown key " + json_quoted(key) +
+               " (expected \"enabled\", \"severity\")";
+      }
       if (key == "enabled") {
         if (!value.is_boolean())
           return "rule " + json_quoted(id) + ": \"enabled\" must be true or false";
-      } else if (key == "severity") {
-        if (!value.is_string() || !parse_severity(value.get_ref<const std::string&>())) {
-          return "rule " + json_quoted(id) + ": unknown severity " + describe_value(value) +
-                 " (expected info, low, medium, high or critical)";
-        }
-      } else {
-        return "rule " + json_quoted(id) + ": unknown key " + json_quoted(key) +
-               " (expected \"enabled\", \"severity\")";
+      } else if (!value.is_string() || !parse_severity(value.get_ref<const std::string&>())) {  // "severity"
+        return "rule " + json_quoted(id) + ": unknown severity " + describe_value(value) +
+               " (expected info, low, medium, high or critical)";
       }
     }
   }

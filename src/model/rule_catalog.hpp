@@ -2,6 +2,7 @@
 // profiles (default, strict, hotspot) and policy files that enable, disable or re-rate rules.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,6 +45,12 @@ struct Policy {
   bool enabled(std::string_view rule) const;
   Severity severity_of(std::string_view rule, Severity fallback) const;
 };
+
+// Every key a policy document may have, and every key of one rule's setting: the parser
+// accepts these and no other, and hsperfguard-policy(5) documents each (a test holds both to
+// these lists).
+inline constexpr std::array<std::string_view, 3> kPolicyKeys{"name", "description", "rules"};
+inline constexpr std::array<std::string_view, 2> kPolicyRuleKeys{"enabled", "severity"};
 
 std::vector<std::string> profile_names();
 // A named built-in profile; nullopt if there is none by that name.
