@@ -499,6 +499,26 @@ std::vector<TempRootFacts> sweep_worlds() {
   return worlds;
 }
 
+// `rules show` tells what a rule's findings carry as evidence from the catalogue: each key a
+// finding has must be listed there, and every rule explains why it matters and what to do.
+TEST(RuleSweep, EveryFindingsEvidenceIsWhatTheCatalogueListsAndEveryRuleHasRationaleAndRemedy) {
+  for (const TempRootFacts& world : sweep_worlds()) {
+    for (const Finding& f : checks::check_all(world)) {
+      const RuleInfo* info = find_rule(f.rule);
+      ASSERT_NE(info, nullptr) << f.rule;
+      for (const auto& [key, value] : f.evidence.items()) {
+        EXPECT_NE(std::find(info->evidence.begin(), info->evidence.end(), key), info->evidence.end())
+            << f.rule << ": evidence key \"" << key << "\" is not in the catalogue's \"evidence\"";
+      }
+    }
+  }
+  for (const auto& [id, info] : rule_catalog()) {
+    EXPECT_FALSE(info.rationale.empty()) << id;
+    EXPECT_FALSE(info.remediation.empty()) << id;
+    EXPECT_FALSE(info.evidence.empty()) << id;
+  }
+}
+
 std::multiset<std::string> keys(const Findings& findings) {
   std::multiset<std::string> out;
   for (const Finding& f : findings)

@@ -99,9 +99,10 @@ bool well_formed_id(std::string_view id) {
 }
 
 RuleInfo parse_rule(const json& rule, std::string_view file) {
-  static constexpr std::array<std::string_view, 9> kKeys{"id",          "title",      "severity",
-                                                         "applies_to",  "platforms",  "rationale",
-                                                         "remediation", "references", "repairable"};
+  static constexpr std::array<std::string_view, 10> kKeys{"id",          "title",      "severity",
+                                                          "applies_to",  "platforms",  "rationale",
+                                                          "remediation", "evidence",   "references",
+                                                          "repairable"};
   if (!rule.is_object()) embedded_defect(file, "every rule must be a JSON object");
   const auto id_it = rule.find("id");
   if (id_it == rule.end() || !id_it->is_string() || id_it->get_ref<const std::string&>().empty()) {
@@ -126,6 +127,7 @@ RuleInfo parse_rule(const json& rule, std::string_view file) {
   info.platforms = string_list(rule, "platforms", file, info.id, kPlatforms, true);
   info.rationale = required_text(rule, "rationale", file, info.id);
   info.remediation = required_text(rule, "remediation", file, info.id);
+  info.evidence = string_list(rule, "evidence", file, info.id, {}, true);
   info.references = string_list(rule, "references", file, info.id, {}, false);
   const auto repairable = rule.find("repairable");
   if (repairable == rule.end() || !repairable->is_boolean()) {

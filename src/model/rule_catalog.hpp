@@ -23,6 +23,7 @@ struct RuleInfo {
   std::vector<std::string> platforms;    // "linux", "windows"
   std::string rationale;
   std::string remediation;
+  std::vector<std::string> evidence;    // the keys of its findings' evidence (a test checks them)
   std::vector<std::string> references;  // OpenJDK bug ids, documents
   bool repairable = false;
 };
