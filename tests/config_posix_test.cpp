@@ -128,6 +128,25 @@ $H audit --tmpdir /tmp/t --format json --no-policy >/dev/null 2>&1; echo "ignore
   EXPECT_EQ(o.at("ignored_rc"), "1") << o.result.out << o.result.err;
 }
 
+// ---- rules show, on the command line ---------------------------------------------------------
+
+TEST(RulesShowCli, ShowsOneRuleAndRefusesAnUnknownOneWithExit2) {
+  const auto r = run_tool({"rules", "show", "file.stale"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("file.stale: ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("why it matters:"), std::string::npos) << r.out;
+  const auto json = run_tool({"rules", "show", "file.stale", "--format", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"severity_by_profile\""), std::string::npos) << json.out;
+  const auto typo = run_tool({"rules", "show", "file.stael"});
+  EXPECT_EQ(typo.exit_code, 2) << typo.out;
+  EXPECT_NE(typo.err.find("did you mean file.stale?"), std::string::npos) << typo.err;
+  // The list is as it was.
+  const auto list = run_tool({"rules"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("file.stale "), std::string::npos) << list.out;
+}
+
 // ---- hsperfguard-policy(5) ------------------------------------------------------------------
 
 TEST(PolicyManPage, DocumentsEveryKeyTheParserAcceptsAndRendersWithoutWarnings) {
