@@ -3,13 +3,23 @@
 // private mount namespace with a tmpfs on /etc, never the host's); the packaged
 // hsperfguard-policy(5) documents every key the policy parser accepts.
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 #include <filesystem>
 #include <regex>
 #include <string>
 
 #include "hostile_support.hpp"
+#include "jvm_support.hpp"
 #include "model/rule_catalog.hpp"
 #include "reap_test_support.hpp"
 
@@ -145,6 +155,115 @@ TEST(RulesShowCli, ShowsOneRuleAndRefusesAnUnknownOneWithExit2) {
   const auto list = run_tool({"rules"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   EXPECT_NE(list.out.find("file.stale "), std::string::npos) << list.out;
+}
+
+// ---- inspect PID: ps's diagnosis, and a header -------------------------------------------------
+
+// `java OPTIONS IdleJvm` as a child of ours, its stdin a pipe we hold (IdleJvm idles until
+// EOF), ready once it maps libjvm. Killed and reaped when destroyed.
+class JavaChild : public reaptest::ChildProcess {
+ public:
+  ~JavaChild() {
+    if (stdin_ >= 0) ::close(stdin_);
+  }
+  bool start(const std::vector<std::string>& options) {
+    const std::string java = find_program("java");
+    const std::string& classes = test_classes();
+    if (java.empty() || classes.empty()) return false;
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    std::vector<std::string> args = {java};
+    args.insert(args.end(), options.begin(), options.end());
+    for (const char* a : {"-cp", classes.c_str(), kIdleJvmClass, "quiet"}) args.emplace_back(a);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      ::dup2(fds[0], 0);
+      ::execv(java.c_str(), argv.data());
+      ::_exit(127);
+    }
+    ::close(fds[0]);
+    stdin_ = fds[1];
+    if (pid_ < 0) return false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::ifstream maps("/proc/" + std::to_string(pid_) + "/maps");
+      std::stringstream text;
+      text << maps.rdbuf();
+      if (text.str().find("libjvm.so") != std::string::npos) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));  // past its start-up
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+
+ private:
+  int stdin_ = -1;
+};
+
+TEST(InspectDiagnosis, JvmStartedWithoutPerfDataIsSaidSoAsPsSaysIt) {
+  if (!have_jdk()) GTEST_SKIP() << "java is needed on PATH";
+  if (!is_root()) GTEST_SKIP() << "ps reads every process's maps as root";
+  JavaChild jvm;
+  ASSERT_TRUE(jvm.start({"-XX:-UsePerfData", "-Xmx32m"}));
+  const std::string pid = std::to_string(jvm.pid());
+  const auto r = run_tool({"inspect", pid});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("hsperfguard: inspect: pid " + pid +
+                       " is a JVM started with -XX:-UsePerfData (command line): it has no backing file"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("fix: remove -XX:-UsePerfData"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("maps none"), std::string::npos) << r.err;
+}
+
+TEST(InspectDiagnosis, MissingPidAndAProcessThatIsNoJvmAreNamedSo) {
+  // A pid that has exited: no process, and no file of that name.
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ASSERT_GT(gone, 0);
+  ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+  const auto missing = run_tool({"inspect", std::to_string(gone)});
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;
+  EXPECT_NE(missing.err.find("hsperfguard: inspect: no process " + std::to_string(gone) + ", and no backing file named"),
+            std::string::npos)
+      << missing.err;
+  reaptest::Sleeper sleeper;
+  ASSERT_TRUE(sleeper.start());
+  const auto not_jvm = run_tool({"inspect", std::to_string(sleeper.pid())});
+  EXPECT_EQ(not_jvm.exit_code, 3) << not_jvm.err;
+  EXPECT_NE(not_jvm.err.find("pid " + std::to_string(sleeper.pid()) + " is not a JVM (comm sleep)"),
+            std::string::npos)
+      << not_jvm.err;
+}
+
+TEST(InspectHeader, TextNamesTheJvmItsMainUserStateStartVersionAndFile) {
+  if (!have_jdk()) GTEST_SKIP() << "java is needed on PATH";
+  JvmProcess jvm;
+  ASSERT_TRUE(jvm.start({"-XX:+UseSerialGC", "-Xmx32m"}, {"header-check"}));
+  const std::string pid = std::to_string(jvm.pid());
+  const auto r = run_tool({"inspect", pid, "--format", "text"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("pid:     " + pid + " (live: it maps this file)\nmain:    IdleJvm header-check\n", 0), 0u)
+      << r.out.substr(0, 600);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nuser:    [^\n]+ \\(uid " + std::to_string(::geteuid()) + "\\)\n")))
+      << r.out.substr(0, 600);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nstarted: 20[0-9-]+T[0-9:.]+Z \\(up [0-9]+[a-z]")))
+      << r.out.substr(0, 600);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nJVM:     [0-9][^\n]*\n"))) << r.out.substr(0, 600);
+  EXPECT_NE(r.out.find("\nfile:    " + jvm.backing_file_path() + "\n"), std::string::npos) << r.out.substr(0, 600);
+  // snap stays exactly jstat's lines: no header.
+  const auto snap = run_tool({"inspect", pid, "--format", "snap"});
+  ASSERT_EQ(snap.exit_code, 0) << snap.err;
+  EXPECT_EQ(snap.out.find("pid:"), std::string::npos);
 }
 
 // ---- hsperfguard-policy(5) ------------------------------------------------------------------

@@ -9,24 +9,60 @@
 
 #include "commands/cli_checks.hpp"
 #include "commands/exit_codes.hpp"
+#include "commands/ps_command.hpp"
 #include "decide/inspect_target.hpp"
 #include "model/json_text.hpp"
 #include "model/pid_name.hpp"
 #include "model/text_escape.hpp"
 #include "platform/files.hpp"
+#include "platform/host.hpp"
+#include "platform/users.hpp"
 #include "platform/process.hpp"
 #include "report/perfdata_json.hpp"
+#include "report/ps_report.hpp"
 #include "report/snap.hpp"
 
 namespace hsperfguard {
 
 namespace {
 
-void print_text(const std::string& path, const perfdata::Region& region, std::ostream& out) {
-  out << "file: " << terminal_safe(path) << "\n";
+// What the text format says before the counters: which JVM this is and in what state.
+struct InspectHeader {
+  std::optional<std::int32_t> pid;
+  std::string state;                     // "live: pid 4242 maps this file", "stale: no process 4242"
+  std::optional<std::uint32_t> uid;      // the file's owner
+  std::optional<std::string> user;       // its name, when the host's user database knows it
+};
+
+std::string counter_text(const perfdata::Region& region, std::string_view name) {
+  const perfdata::Entry* e = region.find(name);
+  return e != nullptr && e->is_string() ? terminal_safe(e->string_value) : std::string();
+}
+
+void print_header(const InspectHeader& h, const perfdata::Region& region, std::ostream& out) {
+  if (h.pid) out << "pid:     " << *h.pid << (h.state.empty() ? "" : " (" + h.state + ")") << "\n";
+  if (const auto main = counter_text(region, "sun.rt.javaCommand"); !main.empty()) out << "main:    " << main << "\n";
+  if (h.uid) out << "user:    " << (h.user ? terminal_safe(*h.user) + " (uid " + std::to_string(*h.uid) + ")" : "uid " + std::to_string(*h.uid)) << "\n";
+  if (const perfdata::Entry* begin = region.find("sun.rt.createVmBeginTime"); begin != nullptr && !begin->is_string() &&
+                                                                             begin->long_value > 0) {
+    out << "started: " << format_utc_millis(begin->long_value);
+    if (h.state.starts_with("live")) out << " (up " << format_uptime(begin->long_value, platform::now_epoch_ms()) << ")";
+    out << "\n";
+  }
+  std::string vm = counter_text(region, "java.property.java.vm.version");
+  if (const auto name = counter_text(region, "java.property.java.vm.name"); !name.empty()) {
+    vm = vm.empty() ? name : vm + " (" + name + ")";
+  }
+  if (!vm.empty()) out << "JVM:     " << vm << "\n";
+}
+
+void print_text(const std::string& path, const perfdata::Region& region, std::ostream& out,
+                const InspectHeader& header) {
+  print_header(header, region, out);
+  out << "file:    " << terminal_safe(path) << "\n";
   if (region.prologue) {
     const auto& p = *region.prologue;
-    out << "format: PerfData " << int{p.major_version} << "." << int{p.minor_version} << ", "
+    out << "format:  PerfData " << int{p.major_version} << "." << int{p.minor_version} << ", "
         << perfdata::to_string(p.byte_order) << "-endian, " << region.size << " bytes, used "
         << p.used << ", overflow " << p.overflow << ", accessible " << int{p.accessible} << "\n"
         << "entries: " << region.entries.size() << " (prologue says " << p.num_entries << ")\n";
@@ -48,14 +84,33 @@ void print_text(const std::string& path, const perfdata::Region& region, std::os
 
 namespace {
 int print_region(const std::string& path, const platform::FileRead& file, const InspectOptions& options,
-                 std::ostream& out, std::ostream& err, const platform::MappedBackingFile* mapped = nullptr);
+                 std::ostream& out, std::ostream& err, const InspectHeader& header,
+                 const platform::MappedBackingFile* mapped = nullptr);
+
+// The header of a file read for `pid` (its owner named from the host's user database when the
+// file is in the host's temp dir).
+InspectHeader header_for(std::optional<std::int32_t> pid, std::string state, const platform::FileRead& file,
+                         bool host_file) {
+  InspectHeader h;
+  h.pid = pid;
+  h.state = std::move(state);
+  if (file.stat) {
+    h.uid = file.stat->uid;
+    if (host_file) h.user = platform::host_user_database()->find_name(file.stat->uid);
+  }
+  return h;
+}
 }  // namespace
 
 int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err) {
   const PidName as_pid = classify_pid_name(options.target, INT32_MAX);
   if (as_pid.kind != PidNameKind::canonical) {
-    return print_region(options.target, platform::read_regular_file(options.target, perfdata::kMaxRegionSize + 1),
-                        options, out, err);
+    const auto file = platform::read_regular_file(options.target, perfdata::kMaxRegionSize + 1);
+    // A path: the pid its name says, its state not looked at (`inspect PID` does).
+    const auto name = std::string_view(options.target).substr(options.target.find_last_of('/') + 1);
+    const PidName named = classify_pid_name(std::string(name), INT32_MAX);
+    return print_region(options.target, file, options, out, err,
+                        header_for(named.kind == PidNameKind::canonical ? named.pid : std::nullopt, "", file, true));
   }
   const std::int32_t pid = *as_pid.pid;
   const std::string temp_dir = options.temp_dir.empty() ? platform::default_temp_dir() : options.temp_dir;
@@ -72,8 +127,11 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
       err << "hsperfguard: inspect: note: pid " << pid << " maps " << terminal_safe(mapped->path) << ", not under "
           << terminal_safe(temp_dir) << "; read through " << terminal_safe(mapped->through) << "\n";
     }
+    const InspectHeader header =
+        header_for(pid, std::string(mapped->deleted ? "live: it maps this file, deleted since" : "live: it maps this file"),
+                   mapped->read, mapped->path.starts_with(temp_dir + "/"));
     return print_region(mapped->deleted ? mapped->path + " (deleted)" : mapped->path, mapped->read, options, out,
-                        err, &*mapped);
+                        err, header, &*mapped);
   }
   // Otherwise one of the files named after the pid, chosen by what the process says of itself
   // (the file it maps, by identity; else its user), never the newest of anyone's.
@@ -88,6 +146,31 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
   const InspectTarget target = choose_backing_file(process, found);
   for (const auto& note : target.notes) err << "hsperfguard: inspect: note: " << note << "\n";
   if (!target.candidate) {
+    // Why there is none, as ps says it: no such process, not a JVM, or ps's diagnosis of a
+    // JVM that publishes no backing file.
+    NoBackingFileFacts why;
+    why.pid = pid;
+    why.existence = facts.existence;
+    why.files = found.size();
+    why.maps_libjvm = facts.maps_libjvm;
+    std::optional<PsObservation> ps;
+    if (facts.existence == ProcessFacts::Existence::alive) {
+      why.comm = platform::process_name(pid);
+      if (facts.maps_libjvm != false) {
+        ps = observe_ps(PsCommandOptions{});
+        for (const auto& row : ps->rows) {
+          if (row.host_pid == pid && (row.state == "blind" || row.state == "deleted")) why.jvm = &row;
+        }
+      }
+    }
+    if (const auto text = explain_no_backing_file(why)) {
+      err << "hsperfguard: inspect: " << *text;
+      if (facts.existence == ProcessFacts::Existence::gone) {
+        err << ", and no backing file named " << pid << " under " << terminal_safe(temp_dir) << "/hsperfdata_*";
+      }
+      err << "\n";
+      return kExitIncomplete;
+    }
     err << "hsperfguard: inspect: " << target.refusal << " (under " << terminal_safe(temp_dir) << "/hsperfdata_*)";
     if (mapped && mapped->read.error) {
       err << "; it maps " << terminal_safe(mapped->path) << (mapped->deleted ? " (deleted)" : "")
@@ -107,13 +190,19 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
     err << "hsperfguard: inspect: " << terminal_safe(chosen.path) << ": replaced while it was chosen and read\n";
     return kExitIncomplete;
   }
-  return print_region(chosen.path, read, options, out, err);
+  std::string state = process.existence == ProcessFacts::Existence::gone ? "stale: no process " + std::to_string(pid)
+                      : process.mapped && process.mapped->dev == chosen.dev && process.mapped->ino == chosen.ino
+                          ? "live: it maps this file"
+                      : process.maps_read ? "pid " + std::to_string(pid) + " runs and does not map this file"
+                                          : "pid " + std::to_string(pid) + " runs; whether it maps this file is unknown";
+  return print_region(chosen.path, read, options, out, err, header_for(pid, std::move(state), read, true));
 }
 
 namespace {
 
 int print_region(const std::string& path, const platform::FileRead& file, const InspectOptions& options,
-                 std::ostream& out, std::ostream& err, const platform::MappedBackingFile* mapped) {
+                 std::ostream& out, std::ostream& err, const InspectHeader& header,
+                 const platform::MappedBackingFile* mapped) {
   if (file.error) {
     err << "hsperfguard: inspect: " << terminal_safe(path) << ": " << terminal_safe(file.error->message) << "\n";
     return kExitIncomplete;
@@ -136,7 +225,7 @@ int print_region(const std::string& path, const platform::FileRead& file, const 
     if (options.format == InspectFormat::snap) {
       for (const auto& line : snap_lines(region, !options.supported_only)) out << terminal_safe(line) << "\n";
     } else {
-      print_text(path, region, out);
+      print_text(path, region, out, header);
     }
   }
   if (!region.valid()) {

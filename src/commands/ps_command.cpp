@@ -44,7 +44,7 @@ SubcommandHook add_ps_command(CLI::App& app) {
       cmd, [options_ptr]() { return run_ps_command(*options_ptr, std::cout, std::cerr); }};
 }
 
-int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err) {
+PsObservation observe_ps(const PsCommandOptions& options) {
   const HostInfo host = platform::observe_host();
   DiscoverOptions discover;
   discover.host_temp_dir = platform::default_temp_dir();
@@ -115,7 +115,11 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
     for (auto& root : roots) liveness.gather_locks(root);
     rows = make_rows();
   }
+  return PsObservation{std::move(rows), std::move(errors), incomplete};
+}
 
+int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err) {
+  const auto [rows, errors, incomplete] = observe_ps(options);
   const std::int64_t now = platform::now_epoch_ms();
   const bool json = options.format.empty() ? !platform::stdout_is_terminal() : options.format == "json";
   if (json) {

@@ -7,7 +7,10 @@
 #include <optional>
 #include <string>
 
+#include <vector>
+
 #include "commands/subcommand.hpp"
+#include "decide/ps.hpp"
 
 namespace hsperfguard {
 
@@ -22,5 +25,15 @@ struct PsCommandOptions {
 [[nodiscard]] SubcommandHook add_ps_command(CLI::App& app);
 
 int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err);
+
+// What `ps` observed and made of it: its rows, the errors met, and whether it is incomplete
+// (a temp dir not opened, processes not looked into). `inspect PID` takes its diagnosis of a
+// JVM with no backing file from these rows.
+struct PsObservation {
+  std::vector<PsRow> rows;
+  std::vector<ObservationError> errors;
+  bool incomplete = false;
+};
+PsObservation observe_ps(const PsCommandOptions& options);
 
 }  // namespace hsperfguard

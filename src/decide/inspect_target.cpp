@@ -77,4 +77,29 @@ InspectTarget choose_backing_file(const InspectProcess& process, const std::vect
   return out;
 }
 
+std::optional<std::string> explain_no_backing_file(const NoBackingFileFacts& facts) {
+  const std::string pid = std::to_string(facts.pid);
+  if (facts.existence == ProcessFacts::Existence::gone) {
+    return facts.files == 0 ? std::optional<std::string>("no process " + pid) : std::nullopt;
+  }
+  if (facts.jvm != nullptr) {
+    const PsRow& row = *facts.jvm;
+    std::string text;
+    if (row.reason == "perf-data-disabled" && row.details.size() >= 2) {
+      text = "pid " + pid + " is a JVM started with " + terminal_safe(row.details[0]) + " (" + terminal_safe(row.details[1]) +
+             "): it has no backing file, it publishes no counters";
+    } else {
+      text = "pid " + pid + " is a JVM with no backing file that jps and jstat can read";
+      if (row.explanation) text += ": " + *row.explanation;
+    }
+    if (row.fix) text += "; fix: " + *row.fix;
+    return text;
+  }
+  if (facts.existence == ProcessFacts::Existence::alive && facts.maps_libjvm == false) {
+    return "pid " + pid + " is not a JVM" + (facts.comm ? " (comm " + terminal_safe(*facts.comm) + ")" : std::string()) +
+           ": it maps no libjvm";
+  }
+  return std::nullopt;
+}
+
 }  // namespace hsperfguard

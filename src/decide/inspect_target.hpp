@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "decide/ps.hpp"
 #include "model/facts.hpp"
 
 namespace hsperfguard {
@@ -40,5 +41,23 @@ struct InspectProcess {
 // - A pid that runs no process: its one file (a stale one, said so); several are ambiguous.
 // - A process whose user cannot be read: its one file, said so; several are ambiguous.
 InspectTarget choose_backing_file(const InspectProcess& process, const std::vector<BackingFileCandidate>& candidates);
+
+// Why `inspect PID` has no backing file to read, in ps's words, when the process says why:
+// - no process PID and no file named after it: "no process 4242" (files of that name are
+//   choose_backing_file's to speak of: a stale one, or several that are ambiguous);
+// - a live process that maps no libjvm: "pid 4242 is not a JVM (comm bash)";
+// - a JVM that ps lists with no backing file (`jvm`, its row: blind or deleted): ps's
+//   diagnosis, "pid 4242 is a JVM started with -XX:-UsePerfData (command line): it has no
+//   backing file", with its fix.
+// nullopt when none of these holds (the caller keeps choose_backing_file's refusal).
+struct NoBackingFileFacts {
+  std::int32_t pid = 0;
+  ProcessFacts::Existence existence = ProcessFacts::Existence::unknown;
+  std::size_t files = 0;              // files named after the pid in the namespaces looked at
+  std::optional<bool> maps_libjvm;    // nullopt: its maps could not be read
+  std::optional<std::string> comm;    // its command name
+  const PsRow* jvm = nullptr;         // ps's row of this pid, when ps lists it
+};
+std::optional<std::string> explain_no_backing_file(const NoBackingFileFacts& facts);
 
 }  // namespace hsperfguard

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "model/facts.hpp"
 
@@ -12,5 +14,9 @@ namespace hsperfguard::platform {
 // without disturbing it (start time; the rest where the platform has it). A pid that
 // exists but may not be inspected is `no_permission`, never `gone`.
 ProcessFacts observe_process(std::int32_t pid);
+
+// The process's command name (Linux: /proc/<pid>/comm), for a person ("bash"); nullopt when
+// it cannot be read or the platform has none at hand (Windows).
+std::optional<std::string> process_name(std::int32_t pid);
 
 }  // namespace hsperfguard::platform

@@ -67,6 +67,13 @@ std::optional<bool> probe_lock_at(int dirfd, const char* name, std::uint64_t dev
 
 ProcessFacts observe_process(std::int32_t pid) { return ProcReader().read(pid).facts; }
 
+std::optional<std::string> process_name(std::int32_t pid) {
+  auto comm = ProcReader().read_raw(pid, "comm");
+  if (!comm) return std::nullopt;
+  while (!comm->empty() && comm->back() == '\n') comm->pop_back();
+  return comm;
+}
+
 struct LivenessGatherer::Impl {
   explicit Impl(LivenessOptions o) : options(std::move(o)), reader("/proc", &options.limits) {}
 

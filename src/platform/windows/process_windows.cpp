@@ -70,4 +70,6 @@ ProcessFacts observe_process(std::int32_t pid) {
   return facts;
 }
 
+std::optional<std::string> process_name(std::int32_t /*pid*/) { return std::nullopt; }
+
 }  // namespace hsperfguard::platform
