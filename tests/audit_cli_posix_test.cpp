@@ -147,14 +147,14 @@ TEST(AuditCli, MissingTempDirCannotCompleteExitsThree) {
 TEST(AuditCli, OutputFileIsWrittenWholeWithPrivateMode) {
   Tree tree;
   const std::string out = tree.scratch / "report.json";
-  const auto result = run_tool({"audit", "--tmpdir", tree.tmp, "--output", out});
+  const auto result = run_tool({"audit", "--tmpdir", tree.tmp, "--format", "json", "--output", out});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(result.out.empty());
   struct stat st {};
   ASSERT_EQ(::stat(out.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
   std::ifstream in(out);
-  const auto report = nlohmann::json::parse(in);  // JSON by default when writing a file
+  const auto report = nlohmann::json::parse(in);
   EXPECT_EQ(report["schema"], "hsperfguard-report/1");
   // No temp file is left beside it.
   const auto listing = run({"ls", "-A", tree.scratch.path()});

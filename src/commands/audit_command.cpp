@@ -180,8 +180,8 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   context.host = env.host();
   context.fail_on = options.fail_on;
   context.policy_file = policy_read;
-  const ReportFormat format = options.format.value_or(
-      env.stdout_is_terminal() && !options.output ? ReportFormat::text : ReportFormat::json);
+  // Text unless --format json: the same wherever stdout goes (a pipe, a file, cron's mail).
+  const ReportFormat format = options.format.value_or(ReportFormat::text);
   DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
                                               options.containers, options.container_pid);
   discover.containers_only = options.containers_only;
@@ -510,7 +510,7 @@ SubcommandHook add_audit_command(CLI::App& app) {
                          ->check(file_path());
   cmd->add_flag("--no-policy", p->no_policy, "Do not read /etc/hsperfguard/policy.json: the profile alone")
       ->excludes(policy_opt);
-  cmd->add_option("--format", p->format, "json or text (default: text on a terminal)")
+  cmd->add_option("--format", p->format, "text (the default) or json")
       ->check(CLI::IsMember({"json", "text"}));
   cmd->add_option("--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")

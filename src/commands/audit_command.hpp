@@ -24,7 +24,7 @@ struct AuditCommandOptions {
   // policy_file is the conventional one (platform::default_policy_file), not named by --policy:
   // when it does not exist the profile alone is used; unreadable or invalid, it is an error.
   bool policy_file_is_default = false;
-  std::optional<ReportFormat> format;  // default: text on a terminal, JSON otherwise
+  std::optional<ReportFormat> format;  // default: text, wherever stdout goes
   std::optional<std::string> output;   // written to a temp name, then renamed
   Severity fail_on = Severity::medium;
   // Container temp dirs too (as root, without --tmpdir / --root); --no-containers: false.

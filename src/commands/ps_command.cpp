@@ -25,7 +25,7 @@ SubcommandHook add_ps_command(CLI::App& app) {
   PsCommandOptions& options = *options_ptr;
   auto* cmd = app.add_subcommand(
       "ps", "List every JVM of the host, across users and containers (without starting a JVM)");
-  cmd->add_option("--format", options.format, "json or text (default: text on a terminal)")
+  cmd->add_option("--format", options.format, "text (the default) or json")
       ->check(CLI::IsMember({"json", "text"}));
   cmd->add_flag("--all", options.all,
                 "Also list backing files that no live JVM owns (stale, pid-reused, foreign)");
@@ -121,7 +121,7 @@ PsObservation observe_ps(const PsCommandOptions& options) {
 int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err) {
   const auto [rows, errors, incomplete] = observe_ps(options);
   const std::int64_t now = platform::now_epoch_ms();
-  const bool json = options.format.empty() ? !platform::stdout_is_terminal() : options.format == "json";
+  const bool json = options.format == "json";  // text unless --format json, wherever stdout goes
   if (json) {
     out << dump_json(ps_json(rows, now, errors)) << "\n";
   } else {

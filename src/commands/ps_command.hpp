@@ -15,7 +15,7 @@
 namespace hsperfguard {
 
 struct PsCommandOptions {
-  std::string format;  // "json" or "text"; empty: text on a terminal, JSON otherwise
+  std::string format;  // "json" or "text"; empty: text, wherever stdout goes
   bool all = false;    // also backing files that no live JVM owns
   bool no_containers = false;
   std::optional<std::int32_t> container_pid;  // only the JVMs of this process's container

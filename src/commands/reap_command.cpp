@@ -419,8 +419,8 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   // --quiet: the report goes only to --output; `out` gets what needs a person.
   std::ostream no_report(nullptr);
   std::ostream& report_out = options.quiet ? no_report : out;
-  const ReportFormat format = options.format.value_or(
-      env.stdout_is_terminal() && !options.output ? ReportFormat::text : ReportFormat::json);
+  // Text unless --format json: the same wherever stdout goes (a pipe, a file, cron's mail).
+  const ReportFormat format = options.format.value_or(ReportFormat::text);
   const HostInfo host = env.host();
   // The JSON report is streamed (about 1 KiB an entry); the text one is small enough.
   auto render = [&](const platform::ContentSink& write) {
@@ -496,7 +496,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
                   "in discovery or observation: exit 3). The host's temp dir (or --tmpdir, --root) "
                   "is reaped first; each container's then has an equal share of what is left")
       ->check(duration());
-  cmd->add_option("--format", p->format, "json or text (default: text on a terminal)")
+  cmd->add_option("--format", p->format, "text (the default) or json")
       ->check(CLI::IsMember({"json", "text"}));
   cmd->add_option("--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")

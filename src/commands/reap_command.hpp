@@ -23,7 +23,7 @@ struct ReapCommandOptions {
   bool dry_run = false;
   std::int64_t min_age_ms = 60'000;
   std::optional<std::int64_t> max_runtime_ms;
-  std::optional<ReportFormat> format;  // default: text on a terminal, JSON otherwise
+  std::optional<ReportFormat> format;  // default: text, wherever stdout goes
   std::optional<std::string> output;   // written to a temp name, then renamed
   bool include_special = false;
   bool remove_empty_namespaces = false;

@@ -1,0 +1,70 @@
+// What a person reads: the text reports of the real binary on a scratch tree with planted
+// problems. The format is the same wherever stdout goes (run_tool's stdout is a pipe, as in
+// `hsperfguard audit | cat`); JSON only with --format json.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "reap_test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using reaptest::kNobody;
+using reaptest::kNogroup;
+using reaptest::ReapTree;
+using test::run_tool;
+
+bool is_json(const std::string& text) { return !nlohmann::json::parse(text, nullptr, false).is_discarded(); }
+
+// nobody's namespace with a stale file.
+struct PlantedTree : ReapTree {
+  std::string ns = make_namespace("nobody", kNobody, kNogroup);
+  std::string stale = stale_file(ns);
+};
+
+TEST(TextOutput, PipedAuditReapAndPsAreTextAndJsonOnlyWhenAsked) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (namespaces of another user)";
+  PlantedTree tree;
+  const auto audit = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers"});
+  EXPECT_FALSE(is_json(audit.out)) << audit.out;
+  EXPECT_NE(audit.out.find("file.stale"), std::string::npos) << audit.out;
+  EXPECT_NE(audit.out.find(tree.ns), std::string::npos) << audit.out;
+  const auto reap = run_tool({"reap", "--dry-run", "--tmpdir", tree.tmp, "--no-containers", "--no-lock",
+                              "--min-age", "0"});
+  EXPECT_EQ(reap.exit_code, 0) << reap.err;
+  EXPECT_FALSE(is_json(reap.out)) << reap.out;
+  EXPECT_NE(reap.out.find("dry run"), std::string::npos) << reap.out;
+  const auto ps = run_tool({"ps", "--all"});
+  EXPECT_FALSE(is_json(ps.out)) << ps.out;
+  EXPECT_EQ(ps.out.find("\"schema\""), std::string::npos) << ps.out;
+
+  // --format json is JSON, whatever stdout is.
+  const auto audit_json = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--format", "json"});
+  ASSERT_TRUE(is_json(audit_json.out)) << audit_json.out;
+  EXPECT_EQ(nlohmann::json::parse(audit_json.out).at("schema"), "hsperfguard-report/1");
+  const auto reap_json = run_tool({"reap", "--dry-run", "--tmpdir", tree.tmp, "--no-containers", "--no-lock",
+                                   "--min-age", "0", "--format", "json"});
+  ASSERT_TRUE(is_json(reap_json.out)) << reap_json.out;
+  EXPECT_EQ(nlohmann::json::parse(reap_json.out).at("command"), "reap");
+  const auto ps_json = run_tool({"ps", "--format", "json"});
+  ASSERT_TRUE(is_json(ps_json.out)) << ps_json.out;
+  EXPECT_EQ(nlohmann::json::parse(ps_json.out).at("schema"), "hsperfguard-ps/1");
+}
+
+// A report file gets the same format as stdout would: text unless --format json.
+TEST(TextOutput, OutputFileIsTextUnlessJsonIsAsked) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (namespaces of another user)";
+  PlantedTree tree;
+  const std::string text_file = tree.scratch / "report.txt";
+  ASSERT_EQ(run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--fail-on", "critical", "--output",
+                      text_file}).exit_code, 0);
+  const auto bytes = test::read_file(text_file);
+  const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  EXPECT_FALSE(is_json(text)) << text;
+  EXPECT_NE(text.find("file.stale"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace hsperfguard
