@@ -281,7 +281,7 @@ TEST(Policy, DisablesARuleAndChangesASeverity) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].rule, "file.mode");
   EXPECT_EQ(out[0].severity, Severity::critical);
-  EXPECT_EQ(out[0].remediation, find_rule("file.mode")->remediation);
+  EXPECT_EQ(out[0].remediation, remediation_for(*find_rule("file.mode"), "/tmp/hsperfdata_a/x"));
   EXPECT_EQ(out[1].rule, "file.hard-link");
   EXPECT_EQ(out[1].severity, find_rule("file.hard-link")->severity);
 }

@@ -199,7 +199,7 @@ Finding make_finding(std::string_view rule, std::string path, std::string messag
   // the catalogue tests make sure every id the checks emit is there.
   if (const RuleInfo* info = find_rule(rule)) {
     finding.severity = info->severity;
-    finding.remediation = info->remediation;
+    finding.remediation = remediation_for(*info, finding.path);
   }
   return finding;
 }

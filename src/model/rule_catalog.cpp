@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "embedded_rules.hpp"
+#include "model/text_escape.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -289,13 +290,75 @@ std::optional<std::string> apply_policy_text(Policy& base, std::string_view text
   return apply_policy(base, document);
 }
 
+namespace {
+
+bool windows_path(std::string_view path) {
+  return path.find('\\') != std::string_view::npos && path.find('/') == std::string_view::npos;
+}
+
+// The path as one word of a command line.
+std::string command_word(std::string_view raw) {
+  const std::string path = escape_non_utf8(raw);
+  const bool plain = !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("/._-+,:@%=").find(c) != std::string_view::npos ||
+           (c == '\\');
+  });
+  if (plain && path.front() != '-') return path;
+  if (windows_path(path)) return '"' + path + '"';  // a Windows path cannot hold a double quote
+  std::string quoted = "'";
+  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  if (path.front() == '-') quoted.insert(0, "./");  // never read as an option (relative paths only)
+  return quoted + "'";
+}
+
+void replace_all(std::string& text, std::string_view placeholder, const std::string& with) {
+  for (std::size_t at = text.find(placeholder); at != std::string::npos;
+       at = text.find(placeholder, at + with.size())) {
+    text.replace(at, placeholder.size(), with);
+  }
+}
+
+constexpr std::string_view kNamespacePrefix = "hsperfdata_";
+
+}  // namespace
+
+std::string remediation_for(const RuleInfo& rule, std::string_view path) {
+  std::string remedy = rule.remediation;
+  if (path.empty()) return remedy;
+  const char separator = windows_path(path) ? '\\' : '/';
+  // The namespace: the subject itself when its last component is hsperfdata_*, else its
+  // directory when that is.
+  auto last_component = [&](std::string_view p) {
+    const std::size_t slash = p.rfind(separator);
+    return slash == std::string_view::npos ? p : p.substr(slash + 1);
+  };
+  std::optional<std::string_view> ns;
+  if (last_component(path).starts_with(kNamespacePrefix)) {
+    ns = path;
+  } else if (const std::size_t slash = path.rfind(separator); slash != std::string_view::npos && slash > 0) {
+    const std::string_view parent = path.substr(0, slash);
+    if (last_component(parent).starts_with(kNamespacePrefix)) ns = parent;
+  }
+  const std::string subject = command_word(path);
+  replace_all(remedy, "<path>", subject);
+  replace_all(remedy, "<file>", subject);
+  if (ns) {
+    replace_all(remedy, "/tmp/hsperfdata_<user>", command_word(*ns));
+    replace_all(remedy, "<namespace>", command_word(*ns));
+    const std::string_view user = last_component(*ns).substr(kNamespacePrefix.size());
+    if (!user.empty()) replace_all(remedy, "<user>", command_word(user));
+  }
+  return remedy;
+}
+
 Findings apply_policy_to_findings(Findings findings, const Policy& policy) {
   std::erase_if(findings, [&](const Finding& finding) { return !policy.enabled(finding.rule); });
   for (Finding& finding : findings) {
     // A finding of a rule the catalogue does not know is kept as it is: never swallowed.
     if (const RuleInfo* info = find_rule(finding.rule)) {
       finding.severity = policy.severity_of(finding.rule, info->severity);
-      if (finding.remediation.empty()) finding.remediation = info->remediation;
+      if (finding.remediation.empty()) finding.remediation = remediation_for(*info, finding.path);
     } else {
       finding.severity = policy.severity_of(finding.rule, finding.severity);
     }
