@@ -3,6 +3,7 @@
 // `hsperfguard audit | cat`); JSON only with --format json.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -64,6 +65,34 @@ TEST(TextOutput, OutputFileIsTextUnlessJsonIsAsked) {
   const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   EXPECT_FALSE(is_json(text)) << text;
   EXPECT_NE(text.find("file.stale"), std::string::npos) << text;
+}
+
+std::size_t lines_of(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+// 500 stale files and a group-writable namespace: a few lines, the remedy names the real
+// namespace and repair, the summary says why the run fails and what to run next.
+TEST(TextOutput, AuditOfManyStaleFilesIsAFewActionableLines) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (namespaces of another user)";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  for (int i = 0; i < 500; ++i) tree.stale_file(ns);
+  const std::string writable = tree.make_namespace("daemon", 1, 1, 0775);
+  const auto audit = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers"});
+  EXPECT_EQ(audit.exit_code, 1) << audit.err;
+  EXPECT_LT(lines_of(audit.out), 30u) << audit.out;
+  EXPECT_TRUE(audit.out.find("file.stale (Backing file of a JVM that is gone): 500 files, the first 3: ") !=
+              std::string::npos) << audit.out;
+  EXPECT_NE(audit.out.find("`chmod go-w " + writable + "`"), std::string::npos) << audit.out;
+  EXPECT_NE(audit.out.find("or run: hsperfguard repair --tmpdir " + tree.tmp), std::string::npos) << audit.out;
+  EXPECT_NE(audit.out.find("result    FAIL: 1 finding(s) at or above --fail-on medium (exit 1)"), std::string::npos)
+      << audit.out;
+  EXPECT_NE(audit.out.find("hsperfguard reap --dry-run --tmpdir " + tree.tmp), std::string::npos) << audit.out;
+  const auto verbose = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--verbose"});
+  EXPECT_GT(lines_of(verbose.out), 1500u) << "each of the 500 with its evidence and fix";
+  const auto clean = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--fail-on", "critical"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.err;
+  EXPECT_NE(clean.out.find("result    clean: no findings at or above critical (501 below it) (exit 0)"),
+            std::string::npos) << clean.out;
 }
 
 }  // namespace

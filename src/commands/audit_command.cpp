@@ -26,6 +26,7 @@
 #include "decide/ps.hpp"
 #include "model/rule_catalog.hpp"
 #include "model/run_limits.hpp"
+#include "model/text_escape.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/signals.hpp"
@@ -182,6 +183,16 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   context.policy_file = policy_read;
   // Text unless --format json: the same wherever stdout goes (a pipe, a file, cron's mail).
   const ReportFormat format = options.format.value_or(ReportFormat::text);
+  TextOptions text_options;
+  text_options.verbose = options.verbose;
+  text_options.color = !options.output && color_wanted(options.color, env.stdout_is_terminal());
+  if (options.container_pid) {
+    text_options.scope = " --container " + std::to_string(*options.container_pid);
+  } else if (options.tmpdir) {
+    text_options.scope = " --tmpdir " + command_word(*options.tmpdir);
+  } else if (options.root) {
+    text_options.scope = " --root " + command_word(*options.root);
+  }
   DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
                                               options.containers, options.container_pid);
   discover.containers_only = options.containers_only;
@@ -223,6 +234,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     // a stop while reading them are the host's errors, with the containers'.
     std::vector<ObservationError> discovery_errors;
     const auto jvms = env.observe_jvm_processes(ignored, limits, &discovery_errors);
+    text_options.jvm_processes = jvms.size();
     GathererPool gatherers(env, limits);
     const auto specs = env.discover(discover, &discovery_errors, limits);
     // The attach files beside a temp dir's namespaces (any user can make any number), judged,
@@ -246,7 +258,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
               if (json) {
                 json->add_attach(r, attach, findings);
               } else {
-                render_audit_attach_text(text, attach, findings);
+                render_audit_attach_text(text, attach, findings, text_options);
               }
             }
             if (!text.empty()) write(text);
@@ -274,11 +286,11 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
         root_specs.push_back(&spec);
         return;
       }
-      if (!opened) write(audit_root_opening_text(root));
+      if (!opened) write(audit_root_opening_text(root, text_options));
       observe_attach(spec, r, root, attach_limits);
       RootJudgement judgement = judge_root(root, result.policy);
       if (options.quiet) out << attention_root_text(judgement, options.fail_on);
-      write(audit_root_closing_text(root, judgement, namespaces));
+      write(audit_root_closing_text(root, judgement, namespaces, text_options));
       result.roots.push_back(std::move(root));
       result.judgements.push_back(std::move(judgement));
     };
@@ -315,7 +327,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
         if (json) {
           render_audit_namespace(done.text, ns.more_parts ? &done.closing : nullptr, r, shell, ns, judgement);
         } else {
-          render_audit_namespace_text(done.text, ns, judgement);
+          render_audit_namespace_text(done.text, ns, judgement, text_options);
         }
         done.tally.add_namespace(ns, judgement);
         if (options.quiet) render_attention_namespace(done.attention, judgement, options.fail_on);
@@ -331,7 +343,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
           [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
             if (ns.part == 0) ++namespaces;
             StagedNamespace done = staged.take({namespaces - 1, ns.part});
-            if (!json && !opened) write(audit_root_opening_text(shell));
+            if (!json && !opened) write(audit_root_opening_text(shell, text_options));
             opened = true;
             tally.merge(std::move(done.tally));
             out << done.attention;
@@ -408,7 +420,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     if (json) {
       json->finish(result, tally);
     } else {
-      write(audit_summary_text(tally, result, context));
+      write(audit_summary_text(tally, result, context, text_options));
     }
   };
   if (options.output) {
@@ -489,6 +501,7 @@ SubcommandHook add_audit_command(CLI::App& app) {
     AuditCommandOptions options;
     std::string format, tmpdir, root, policy_file, output, max_runtime, every;
     std::string fail_on = "medium";
+    std::string color = "auto";
     bool no_containers = false;
     bool no_policy = false;
     UnattendedFlags unattended;
@@ -515,6 +528,9 @@ SubcommandHook add_audit_command(CLI::App& app) {
   cmd->add_option("--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")
       ->check(file_path());
+  cmd->add_flag("--verbose", p->options.verbose, "Text: list every finding with its evidence (none grouped)");
+  cmd->add_option("--color", p->color, "auto (on a terminal, unless NO_COLOR is set), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--max-runtime", p->max_runtime,
                   "Stop after this long (exit 3; the report says where it stopped)")
       ->check(duration());
@@ -562,6 +578,7 @@ SubcommandHook add_audit_command(CLI::App& app) {
           audit.format = p->format == "json" ? ReportFormat::json : ReportFormat::text;
         }
         audit.fail_on = *parse_severity(p->fail_on);
+        audit.color = parse_color_choice(p->color);
         if (!p->max_runtime.empty()) audit.max_runtime_ms = *parse_duration_ms(p->max_runtime);
         audit.containers = !p->no_containers;
         const auto logger = p->unattended.make_logger("audit", std::cerr);

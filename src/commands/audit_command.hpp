@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "commands/output_target.hpp"
 #include "commands/subcommand.hpp"
 #include "model/finding.hpp"
 
@@ -26,6 +27,8 @@ struct AuditCommandOptions {
   bool policy_file_is_default = false;
   std::optional<ReportFormat> format;  // default: text, wherever stdout goes
   std::optional<std::string> output;   // written to a temp name, then renamed
+  bool verbose = false;  // text: every finding with its evidence, none grouped
+  ColorChoice color = ColorChoice::automatic;  // text on stdout only (output_target.hpp)
   Severity fail_on = Severity::medium;
   // Container temp dirs too (as root, without --tmpdir / --root); --no-containers: false.
   bool containers = true;

@@ -1,5 +1,6 @@
 #include "commands/output_target.hpp"
 
+#include <cstdlib>
 #include <iostream>
 
 namespace hsperfguard {
@@ -10,6 +11,21 @@ StandardStream standard_stream_named(std::string_view path) {
   }
   if (path == "/dev/stderr" || path == "/dev/fd/2" || path == "/proc/self/fd/2") return StandardStream::err;
   return StandardStream::none;
+}
+
+ColorChoice parse_color_choice(std::string_view text) {
+  if (text == "always") return ColorChoice::always;
+  if (text == "never") return ColorChoice::never;
+  return ColorChoice::automatic;
+}
+
+bool color_wanted(ColorChoice choice, bool stdout_is_terminal) {
+  if (choice != ColorChoice::automatic) return choice == ColorChoice::always;
+  if (!stdout_is_terminal) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
+  const char* term = std::getenv("TERM");
+  return term == nullptr || std::string_view(term) != "dumb";
 }
 
 std::optional<ObservationError> write_output_to(const std::string& path,

@@ -18,6 +18,13 @@ enum class StandardStream { none, out, err };
 
 StandardStream standard_stream_named(std::string_view path);
 
+// --color: always, never, or auto (the default): on a terminal, unless NO_COLOR is set to
+// anything but the empty string (no-color.org) or TERM is "dumb". Never in JSON, metrics,
+// logs or a file (the commands ask only for their text on stdout).
+enum class ColorChoice { automatic, always, never };
+ColorChoice parse_color_choice(std::string_view text);  // "always", "never", else automatic
+bool color_wanted(ColorChoice choice, bool stdout_is_terminal);
+
 // Writes what `produce` produces to `path`: a standard stream goes to `out` (by default the
 // process's stdout) or to the process's stderr, anything else to platform::write_output with
 // `options`.

@@ -296,22 +296,6 @@ bool windows_path(std::string_view path) {
   return path.find('\\') != std::string_view::npos && path.find('/') == std::string_view::npos;
 }
 
-// The path as one word of a command line.
-std::string command_word(std::string_view raw) {
-  const std::string path = escape_non_utf8(raw);
-  const bool plain = !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           std::string_view("/._-+,:@%=").find(c) != std::string_view::npos ||
-           (c == '\\');
-  });
-  if (plain && path.front() != '-') return path;
-  if (windows_path(path)) return '"' + path + '"';  // a Windows path cannot hold a double quote
-  std::string quoted = "'";
-  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  if (path.front() == '-') quoted.insert(0, "./");  // never read as an option (relative paths only)
-  return quoted + "'";
-}
-
 void replace_all(std::string& text, std::string_view placeholder, const std::string& with) {
   for (std::size_t at = text.find(placeholder); at != std::string::npos;
        at = text.find(placeholder, at + with.size())) {
