@@ -95,5 +95,71 @@ TEST(TextOutput, AuditOfManyStaleFilesIsAFewActionableLines) {
             std::string::npos) << clean.out;
 }
 
+// How many ANSI escapes (ESC [) `hsperfguard args...` writes to a pseudo-terminal as its
+// stdout, with the environment changes `env` ("NAME=VALUE"; TERM is xterm and NO_COLOR unset
+// unless they say otherwise).
+std::string escapes_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"python3", "-c", R"PY(
+import os, subprocess, sys
+env = dict(os.environ)
+env.pop("NO_COLOR", None)
+env["TERM"] = "xterm"
+changes = sys.argv[1].split("\n") if sys.argv[1] else []
+for change in changes:
+    name, value = change.split("=", 1)
+    env[name] = value
+primary, secondary = os.openpty()
+child = subprocess.Popen(sys.argv[2:], stdout=secondary, stderr=subprocess.DEVNULL, env=env)
+os.close(secondary)
+out = b""
+while True:
+    try:
+        chunk = os.read(primary, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+child.wait()
+print("escapes=%d lines=%d" % (out.count(b"\x1b["), out.count(b"\n")))
+)PY"};
+  std::string joined;
+  for (const auto& e : env) joined += (joined.empty() ? "" : "\n") + e;
+  argv.push_back(joined);
+  argv.push_back(test::tool_path());
+  argv.insert(argv.end(), args.begin(), args.end());
+  return test::run(argv).out;
+}
+
+TEST(TextOutput, ColourOnATerminalOnlyAndNeverWithNoColorNeverOrAPipe) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (namespaces of another user)";
+  ReapTree tree;
+  tree.make_namespace("daemon", 1, 1, 0775);  // high: group-writable
+  const std::vector<std::string> audit = {"audit", "--tmpdir", tree.tmp, "--no-containers"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = audit;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const std::string terminal = escapes_on_a_terminal({}, audit);
+  EXPECT_EQ(terminal.find("escapes=0 "), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find("escapes="), std::string::npos) << terminal;
+  EXPECT_NE(escapes_on_a_terminal({"NO_COLOR=1"}, audit).find("escapes=0 "), std::string::npos);
+  EXPECT_NE(escapes_on_a_terminal({"TERM=dumb"}, audit).find("escapes=0 "), std::string::npos);
+  EXPECT_NE(escapes_on_a_terminal({}, with({"--color", "never"})).find("escapes=0 "), std::string::npos);
+  EXPECT_NE(escapes_on_a_terminal({}, with({"--format", "json"})).find("escapes=0 "), std::string::npos);
+  // An empty NO_COLOR does not count (no-color.org); --color always colours a pipe too.
+  EXPECT_EQ(escapes_on_a_terminal({"NO_COLOR="}, audit).find("escapes=0 "), std::string::npos);
+  const auto piped = run_tool(audit);
+  EXPECT_EQ(piped.out.find("\033["), std::string::npos) << piped.out;
+  const auto forced = run_tool(with({"--color", "always"}));
+  EXPECT_NE(forced.out.find("\033[1;31mhigh\033[0m"), std::string::npos) << forced.out;
+  const std::string file = tree.scratch / "report.txt";
+  ASSERT_EQ(run_tool(with({"--color", "always", "--output", file})).exit_code, 1);
+  const auto bytes = test::read_file(file);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()).find("\033["), std::string::npos)
+      << "never in a file";
+}
+
 }  // namespace
 }  // namespace hsperfguard
