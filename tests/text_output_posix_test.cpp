@@ -84,15 +84,56 @@ TEST(TextOutput, AuditOfManyStaleFilesIsAFewActionableLines) {
               std::string::npos) << audit.out;
   EXPECT_NE(audit.out.find("`chmod go-w " + writable + "`"), std::string::npos) << audit.out;
   EXPECT_NE(audit.out.find("or run: hsperfguard repair --tmpdir " + tree.tmp), std::string::npos) << audit.out;
-  EXPECT_NE(audit.out.find("result    FAIL: 1 finding(s) at or above --fail-on medium (exit 1)"), std::string::npos)
+  EXPECT_NE(audit.out.find("looked at; FAIL: 1 finding(s) at or above --fail-on medium (exit 1)\n"), std::string::npos)
       << audit.out;
   EXPECT_NE(audit.out.find("hsperfguard reap --dry-run --tmpdir " + tree.tmp), std::string::npos) << audit.out;
   const auto verbose = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--verbose"});
   EXPECT_GT(lines_of(verbose.out), 1500u) << "each of the 500 with its evidence and fix";
   const auto clean = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--fail-on", "critical"});
   EXPECT_EQ(clean.exit_code, 0) << clean.err;
-  EXPECT_NE(clean.out.find("result    clean: no findings at or above critical (501 below it) (exit 0)"),
+  EXPECT_NE(clean.out.find("looked at; clean: no findings at or above critical (501 below it) (exit 0)\n"),
             std::string::npos) << clean.out;
+}
+
+// One thing is said one way in audit and reap text, in words, not the JSON's codes: a
+// symlinked namespace, a name that is not a pid, a file younger than --min-age (with its age,
+// which clock, and the threshold).
+TEST(TextOutput, AuditAndReapSayAVerdictInTheSameWordsWithoutCodes) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (namespaces of another user)";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  tree.plain_file(ns, "notapid");
+  ASSERT_EQ(::symlink(tree.outside.c_str(), (tree.tmp + "/hsperfdata_daemon").c_str()), 0);
+  const auto audit = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers"});
+  EXPECT_NE(audit.out.find("hsperfdata_daemon is a symbolic link"), std::string::npos) << audit.out;
+  const auto reap = run_tool({"reap", "--dry-run", "--tmpdir", tree.tmp, "--no-containers", "--no-lock",
+                              "--min-age", "1h"});
+  EXPECT_NE(reap.out.find("hsperfdata_daemon  left alone: it is a symbolic link, not a directory"),
+            std::string::npos) << reap.out;
+  EXPECT_NE(reap.out.find("notapid  foreign: the name is not a pid: no JVM writes it; skipped: changed "),
+            std::string::npos) << reap.out;
+  EXPECT_NE(reap.out.find(" s ago (the later of its mtime and ctime), younger than --min-age 3600.0 s"),
+            std::string::npos) << reap.out;
+  for (const char* code : {"NOT ACTIONABLE", "not-a-directory", "not-a-pid", "too-young", "(not-a-pid-name)"}) {
+    EXPECT_EQ(reap.out.find(code), std::string::npos) << code << "\n" << reap.out;
+    EXPECT_EQ(audit.out.find(code), std::string::npos) << code << "\n" << audit.out;
+  }
+}
+
+// 500 stale files are one line of the reap's plan; --verbose lists each.
+TEST(TextOutput, ReapPlanGroupsLikeItemsWithACount) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (namespaces of another user)";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  for (int i = 0; i < 500; ++i) tree.stale_file(ns);
+  const auto reap = run_tool({"reap", "--dry-run", "--tmpdir", tree.tmp, "--no-containers", "--no-lock",
+                              "--min-age", "1h"});
+  EXPECT_LT(lines_of(reap.out), 15u) << reap.out;
+  EXPECT_NE(reap.out.find("    skip    500 files ("), std::string::npos) << reap.out;
+  EXPECT_NE(reap.out.find("--verbose lists each)  stale, the first: pid "), std::string::npos) << reap.out;
+  const auto verbose = run_tool({"reap", "--dry-run", "--tmpdir", tree.tmp, "--no-containers", "--no-lock",
+                                 "--min-age", "1h", "--verbose"});
+  EXPECT_GT(lines_of(verbose.out), 500u);
 }
 
 // How many ANSI escapes (ESC [) `hsperfguard args...` writes to a pseudo-terminal as its

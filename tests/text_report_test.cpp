@@ -137,7 +137,7 @@ TEST(TextReport, SummaryOfARunWithoutFailingFindingsReadsClean) {
   TextOptions options;
   options.scope = " --tmpdir /scratch/tmp";
   const std::string text = audit_report_text(stale_files_result(2), context_failing_at(Severity::medium), options);
-  EXPECT_TRUE(has(text, "result    clean: no findings at or above medium (2 below it) (exit 0)")) << text;
+  EXPECT_TRUE(has(text, "; clean: no findings at or above medium (2 below it) (exit 0)\n")) << text;
   EXPECT_FALSE(has(text, "FAIL")) << text;
   EXPECT_FALSE(has(text, "failing at")) << text;
   EXPECT_TRUE(has(text, "findings  2 finding(s): 2 low")) << text;
@@ -155,7 +155,7 @@ TEST(TextReport, FailingRunSaysWhyAndNamesRepairWhereItApplies) {
   TextOptions options;
   options.scope = " --tmpdir /scratch/tmp";
   const std::string text = audit_report_text(result, context_failing_at(Severity::medium), options);
-  EXPECT_TRUE(has(text, "result    FAIL: 2 finding(s) at or above --fail-on medium (exit 1)")) << text;
+  EXPECT_TRUE(has(text, "looked at; FAIL: 2 finding(s) at or above --fail-on medium (exit 1)\n")) << text;
   EXPECT_EQ(count_of(text, "or run: hsperfguard repair --tmpdir /scratch/tmp (it fixes this finding)"), 1u) << text;
   EXPECT_TRUE(has(text, "`chmod go-w /scratch/tmp/hsperfdata_bob`")) << text;
   EXPECT_TRUE(has(text, "hsperfguard create --user bob`")) << text;

@@ -427,7 +427,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     if (format == ReportFormat::json) {
       write_reap_report_json(run, host, write);
     } else {
-      write(reap_report_text(run));
+      write(reap_report_text(run, options.verbose));
     }
   };
   if (options.output) {
@@ -501,6 +501,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
   cmd->add_option("--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")
       ->check(file_path());
+  cmd->add_flag("--verbose", p->options.verbose, "Text: list every plan item (none grouped)");
   cmd->add_flag("--include-special", p->options.include_special,
                 "Also remove stale FIFOs, sockets and devices in namespaces");
   cmd->add_flag("--remove-empty-namespaces", p->options.remove_empty_namespaces,

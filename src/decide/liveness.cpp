@@ -215,7 +215,11 @@ std::string message_for(const Outcome& o, const FileFacts& file, const Inputs& i
     case Reason::not_a_regular_file:
       return "a " + std::string(to_string(in.inode->kind)) + " is never a JVM's backing file";
     case Reason::not_a_pid_name:
-      return "the name is " + std::string(to_string(file.pid_name.kind)) + ": no JVM writes it";
+      switch (file.pid_name.kind) {
+        case PidNameKind::out_of_range: return "the name is a number outside the pid range: no JVM writes it";
+        case PidNameKind::noncanonical: return "the name is a pid with leading zeros: no JVM writes it";
+        default: return "the name is not a pid: no JVM writes it";
+      }
     case Reason::lock_unknown:
       return "its lock state is unknown, and a JVM since 17.0.7 holds it for its lifetime: not " +
              std::string(to_string(o.would_be));

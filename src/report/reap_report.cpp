@@ -10,6 +10,7 @@
 
 #include "model/compact_json.hpp"
 #include "report/report_json.hpp"
+#include "report/report_text.hpp"
 #include "model/text_escape.hpp"
 #include "version.hpp"
 
@@ -39,6 +40,67 @@ std::string seconds(std::int64_t ms) {
   s.precision(1);
   s << static_cast<double>(ms) / 1000.0 << " s";
   return s.str();
+}
+
+// A group of like plan items (one action, verdict and why in a namespace) longer than this is
+// one line with its count and the first names; --verbose lists every item.
+constexpr std::size_t kItemsBeforeGrouping = 3;
+constexpr std::size_t kNamesShown = 3;
+
+std::string kind_words(FileKind kind) {
+  switch (kind) {
+    case FileKind::regular: return "a regular file";
+    case FileKind::directory: return "a directory";
+    case FileKind::symlink: return "a symbolic link";
+    case FileKind::fifo: return "a FIFO";
+    case FileKind::socket: return "a socket";
+    case FileKind::char_device: return "a character device";
+    case FileKind::block_device: return "a block device";
+    case FileKind::unknown: break;
+  }
+  return "of an unknown kind";
+}
+
+// Why a temp dir or namespace is left alone, in words (the JSON keeps the code).
+std::string left_alone_words(std::string_view why, const std::optional<InodeFacts>& lstat) {
+  if (why == "not-a-directory") {
+    return "it is " + (lstat ? kind_words(lstat->kind) : std::string("not a directory")) +
+           ", not a directory (hsperfguard audit says what to do)";
+  }
+  if (why == "unobserved") return "it could not be observed";
+  if (why == "replaced") return "it was replaced while it was observed";
+  if (why == "crosses-mount") return "something is mounted on it";
+  if (why == "not-owner") return "it is another user's, and only root acts as its owner";
+  if (why == "temp-dir-unobserved") return "its temp dir could not be observed";
+  return std::string(why);
+}
+
+// Why an item is skipped or kept, in words (the JSON keeps the code).
+std::string item_why_words(const PlanItem& item, const ReapOptions& options) {
+  const std::string_view why = item.why;
+  if (why == "too-young") {
+    std::string words = "changed";
+    if (item.age_ms) words += " " + seconds(*item.age_ms) + " ago (the later of its mtime and ctime)";
+    return words + ", younger than --min-age " + seconds(options.min_age_ms);
+  }
+  if (why == "special-file") return "a FIFO, socket or device is removed only with --include-special";
+  if (why == "directory") return "a directory inside a namespace is never removed";
+  if (why == "hard-linked") return "it has other hard links: a person decides";
+  if (why == "unexpected-kind") return "its kind is not known";
+  if (why == "not-a-pid-name") return "it is not named after a pid";
+  if (why == "namespace-not-actionable") return "its namespace is left alone";
+  if (why == "temp-dir-not-actionable") return "its temp dir is left alone";
+  if (why == "not-owner") return "it is another user's, and only root acts as its owner";
+  if (why == "not-empty") return "it is not empty";
+  if (why == "live") return "a live JVM's";
+  if (why == "unknown") return "whether its JVM is alive is not known";
+  return std::string(why);
+}
+
+std::string verdict_words(Verdict verdict) {
+  std::string words(to_string(verdict));
+  std::replace(words.begin(), words.end(), '-', ' ');
+  return words;
 }
 
 }  // namespace
@@ -352,18 +414,21 @@ std::string reap_attention_text(const ReapRun& run) {
   return out;
 }
 
-std::string reap_report_text(const ReapRun& run) {
+std::string reap_report_text(const ReapRun& run, bool verbose) {
   std::ostringstream out;
   const Plan& plan = run.plan;
+  // A namespace's lstat, when its facts are kept (what kind of file it is).
+  auto namespace_lstat = [&](const NamespacePlan& np) -> std::optional<InodeFacts> {
+    if (np.root >= run.roots.size() || np.ns >= run.roots[np.root].namespaces.size()) return std::nullopt;
+    return run.roots[np.root].namespaces[np.ns].lstat;
+  };
   out << (run.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan") << "\n";
   for (const RootPlan& rp : plan.roots) {
     // As this host reaches it (a container's /tmp is not the host's).
     const std::string& temp_dir = run.roots.at(rp.root).shown_temp_dir();
     out << "temp dir " << terminal_safe(temp_dir);
-    if (rp.kind != RootKind::host) {
-      out << " (" << to_string(rp.kind) << " " << terminal_safe(rp.root_dir) << ")";
-    }
-    out << (rp.actionable ? "" : "  NOT ACTIONABLE: " + terminal_safe(rp.why));
+    out << " (" << temp_dir_whose(run.roots.at(rp.root)) << ")";
+    out << (rp.actionable ? "" : "  left alone: " + left_alone_words(rp.why, run.roots.at(rp.root).lstat));
     if (const auto& stopped = run.roots.at(rp.root).stopped) out << "  STOPPED (" << *stopped << ")";
     out << "\n";
     for (const auto& e : run.roots.at(rp.root).errors) {
@@ -381,33 +446,68 @@ std::string reap_report_text(const ReapRun& run) {
           .message;
     };
     bool attach_header = false;
+    // One namespace's (or the attach files') items, written when the next one begins.
+    std::vector<const PlanItem*> block;
+    auto write_item = [&](const PlanItem& item, std::string_view names, std::size_t count) {
+      const std::string_view action = to_string(item.action);
+      out << "    " << action << std::string(8 - action.size(), ' ') << names << "  "
+          << verdict_words(item.verdict);
+      out << (count > 1 ? ", the first: " : ": ") << terminal_safe(message_of(item));
+      if (item.action == ReapAction::skip) out << "; skipped: " << item_why_words(item, run.options);
+      if (item.action == ReapAction::keep && item.why != kNotPermitted) {
+        out << "; kept: " << item_why_words(item, run.options);
+      }
+      if (const auto remediation = item_remediation(plan, static_cast<std::size_t>(&item - plan.items.data()))) {
+        out << "; kept, left to a person: " << terminal_safe(*remediation);
+      }
+      out << "\n";
+    };
+    auto flush_block = [&] {
+      // Like items (action, verdict, why) in the order of their first.
+      std::vector<std::vector<const PlanItem*>> groups;
+      std::map<std::string, std::size_t> index;
+      for (const PlanItem* item : block) {
+        const std::string key = std::string(to_string(item->action)) + '\0' +
+                                std::string(to_string(item->verdict)) + '\0' + item->why;
+        auto [at, added] = index.try_emplace(key, groups.size());
+        if (added) groups.emplace_back();
+        groups[at->second].push_back(item);
+      }
+      for (const auto& group : groups) {
+        if (verbose || group.size() <= kItemsBeforeGrouping) {
+          for (const PlanItem* item : group) {
+            write_item(*item,
+                       terminal_safe(item->subject == ReapSubject::namespace_dir ? item->path : item->name), 1);
+          }
+          continue;
+        }
+        std::string names = std::to_string(group.size()) + " files (";
+        for (std::size_t n = 0; n < kNamesShown; ++n) names += (n > 0 ? ", " : "") + terminal_safe(group[n]->name);
+        names += ", ...; --verbose lists each)";
+        write_item(*group.front(), names, group.size());
+      }
+      block.clear();
+    };
     for (const PlanItem& item : plan.items) {
       if (item.root != rp.root) continue;
       if (item.ns && item.ns != current_ns) {
+        flush_block();
         current_ns = item.ns;
         ns_listed[*item.ns] = true;
         const NamespacePlan& np = plan.namespaces[*item.ns];
         out << "  " << terminal_safe(np.path);
         if (np.acting) out << "  (acting as " << np.acting->uid << ":" << np.acting->gid << ")";
-        if (!np.actionable) out << "  NOT ACTIONABLE: " << terminal_safe(np.why);
+        if (!np.actionable) out << "  left alone: " << left_alone_words(np.why, namespace_lstat(np));
         out << "\n";
       }
       if (item.subject == ReapSubject::attach_file && !attach_header) {
+        flush_block();
         attach_header = true;
         out << "  attach files in " << terminal_safe(temp_dir) << "\n";
       }
-      const std::string_view action = to_string(item.action);
-      out << "    " << action << std::string(8 - action.size(), ' ')
-          << terminal_safe(item.subject == ReapSubject::namespace_dir ? item.path : item.name)
-          << "  " << to_string(item.verdict) << " (" << item.reason
-          << "): " << terminal_safe(message_of(item));
-      if (item.action == ReapAction::skip) out << "; skipped: " << terminal_safe(item.why);
-      if (item.why == "too-young" && item.age_ms) out << " (age " << seconds(*item.age_ms) << ")";
-      if (const auto remediation = item_remediation(plan, static_cast<std::size_t>(&item - plan.items.data()))) {
-        out << "; kept, " << item.why << ": " << terminal_safe(*remediation);
-      }
-      out << "\n";
+      block.push_back(&item);
     }
+    flush_block();
     if (rp.attach_deferred > 0 || rp.attach_unlisted > 0) {
       out << "  attach files in " << terminal_safe(temp_dir) << ": " << rp.attach_judged
           << " judged; beyond what one run plans (" << kAttachItemsPerRun << " of each kind), "
@@ -418,7 +518,7 @@ std::string reap_report_text(const ReapRun& run) {
     for (std::size_t n = 0; n < plan.namespaces.size(); ++n) {
       const NamespacePlan& np = plan.namespaces[n];
       if (np.root != rp.root || np.actionable || ns_listed[n]) continue;
-      out << "  " << terminal_safe(np.path) << "  NOT ACTIONABLE: " << terminal_safe(np.why) << "\n";
+      out << "  " << terminal_safe(np.path) << "  left alone: " << left_alone_words(np.why, namespace_lstat(np)) << "\n";
     }
   }
   const PlanCounts planned = plan.counts();

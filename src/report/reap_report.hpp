@@ -74,7 +74,10 @@ void write_reap_report_json(const ReapRun& run, const HostInfo& host,
                             const std::function<void(std::string_view)>& write);
 // The same, whole, in a string (tests, small runs).
 std::string reap_report_json_text(const ReapRun& run, const HostInfo& host);
-std::string reap_report_text(const ReapRun& run);
+// The text for people: each temp dir and namespace, its items (like items of a namespace, more
+// than three, as one line with their count and first names unless `verbose`), the counts, the
+// actions and errors. Why something is skipped, kept or left alone is said in words.
+std::string reap_report_text(const ReapRun& run, bool verbose = false);
 // --quiet: what needs a person, for cron to mail, one line each, every part terminal_safe:
 // "failed PATH: OP: MESSAGE" for each removal that failed, "kept PATH (not-permitted):
 // REMEDIATION" for each entry the plan leaves to a person. Empty when all is well.

@@ -175,18 +175,20 @@ std::string attention_root_text(const RootJudgement& rj, Severity at_least) {
   return out;
 }
 
-std::string audit_root_opening_text(const TempRootFacts& root, const TextOptions& options) {
-  std::string whose;
+std::string temp_dir_whose(const TempRootFacts& root) {
   switch (root.kind) {
-    case RootKind::host: whose = "this host's"; break;
-    case RootKind::tmpdir: whose = "named by --tmpdir"; break;
-    case RootKind::root: whose = "of the system root " + terminal_safe(root.root) + ", named by --root"; break;
+    case RootKind::host: return "this host's";
+    case RootKind::tmpdir: return "named by --tmpdir";
+    case RootKind::root: return "of the system root " + terminal_safe(root.root) + ", named by --root";
     case RootKind::container:
-      whose = "a container's";
-      if (root.container) whose += ", host pid " + std::to_string(root.container->host_pid);
-      break;
+      return root.container ? "a container's, host pid " + std::to_string(root.container->host_pid)
+                            : std::string("a container's");
   }
-  return bold(options, "temp dir " + terminal_safe(root.shown_temp_dir())) + " (" + whose + ")\n";
+  return "this host's";
+}
+
+std::string audit_root_opening_text(const TempRootFacts& root, const TextOptions& options) {
+  return bold(options, "temp dir " + terminal_safe(root.shown_temp_dir())) + " (" + temp_dir_whose(root) + ")\n";
 }
 
 void render_audit_namespace_text(std::string& out, const NamespaceFacts& ns, const NamespaceJudgement& nj,
@@ -235,12 +237,6 @@ std::string audit_root_closing_text(const TempRootFacts& root, const RootJudgeme
 std::string audit_summary_text(const AuditTally& tally, const AuditResult& result, const ReportContext& context,
                                const TextOptions& options) {
   std::string out = "\n" + bold(options, "summary") + "\n";
-  out.append("  checked   ").append(plural(tally.roots, "temp dir", "temp dirs")).append(", ")
-      .append(std::to_string(tally.namespaces)).append(" namespace(s), ")
-      .append(std::to_string(tally.files)).append(" file(s), ")
-      .append(std::to_string(tally.attach_files)).append(" attach file(s), ")
-      .append(std::to_string(options.jvm_processes)).append(" JVM process(es) looked at\n");
-
   // The findings by severity, worst first.
   out.append("  findings  ").append(std::to_string(tally.findings)).append(" finding(s)");
   std::size_t failing = 0;
@@ -259,24 +255,23 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
 
   // Whether the run fails, and why.
   const std::string fail_on(to_string(context.fail_on));
-  out.append("  result    ");
+  std::string verdict;
   if (result.stopped) {
-    out.append(styled(options, "1;31", "INCOMPLETE")).append(": stopped (").append(*result.stopped)
+    verdict.append(styled(options, "1;31", "INCOMPLETE")).append(": stopped (").append(*result.stopped)
         .append(") before everything was observed (exit 3)");
   } else if (result.incomplete) {
-    out.append(styled(options, "1;31", "INCOMPLETE")).append(": some temp dirs or processes could not be observed (exit 3)");
+    verdict.append(styled(options, "1;31", "INCOMPLETE")).append(": some temp dirs or processes could not be observed (exit 3)");
   } else if (failing > 0) {
-    out.append(styled(options, "1;31", "FAIL")).append(": ").append(std::to_string(failing))
+    verdict.append(styled(options, "1;31", "FAIL")).append(": ").append(std::to_string(failing))
         .append(" finding(s) at or above --fail-on ").append(fail_on).append(" (exit 1)");
   } else {
-    out.append(styled(options, "32", "clean")).append(": no findings at or above ").append(fail_on);
-    if (below > 0) out.append(" (").append(std::to_string(below)).append(" below it)");
-    out.append(" (exit 0)");
+    verdict.append(styled(options, "32", "clean")).append(": no findings at or above ").append(fail_on);
+    if (below > 0) verdict.append(" (").append(std::to_string(below)).append(" below it)");
+    verdict.append(" (exit 0)");
   }
   if ((result.stopped || result.incomplete) && failing > 0) {
-    out.append("; ").append(std::to_string(failing)).append(" finding(s) at or above --fail-on ").append(fail_on);
+    verdict.append("; ").append(std::to_string(failing)).append(" finding(s) at or above --fail-on ").append(fail_on);
   }
-  out.append("\n");
 
   // What could not be observed: the count JSON gives, and the first.
   out.append("  errors    ");
@@ -332,6 +327,13 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
     next.push_back("hsperfguard audit --verbose" + scope + "   every finding with its evidence");
   }
   for (std::size_t n = 0; n < next.size(); ++n) out.append(n == 0 ? "  next      " : "            ").append(next[n]).append("\n");
+  // Last, what was checked and the verdict, on one line (what `tail -n 1` of a report gives).
+  out.append(std::to_string(tally.namespaces)).append(" namespace(s), ")
+      .append(std::to_string(tally.files)).append(" file(s), ")
+      .append(std::to_string(tally.attach_files)).append(" attach file(s) in ")
+      .append(plural(tally.roots, "temp dir", "temp dirs")).append(", ")
+      .append(std::to_string(options.jvm_processes)).append(" JVM process(es) looked at; ")
+      .append(verdict).append("\n");
   return out;
 }
 

@@ -26,6 +26,9 @@ struct TextOptions {
   std::size_t jvm_processes = 0;
 };
 
+// Whose a temp dir is, in words: "this host's", "named by --tmpdir", "of the system root DIR,
+// named by --root", "a container's, host pid N" (audit and reap text say it alike).
+std::string temp_dir_whose(const TempRootFacts& root);
 // "temp dir /tmp (this host's)": the temp dir, named as it is reached, and whose it is.
 std::string audit_root_opening_text(const TempRootFacts& root, const TextOptions& options = {});
 // One namespace, or one part of a large one, appended to `text`.
