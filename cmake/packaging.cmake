@@ -15,12 +15,16 @@
 # installs LICENSE as the package's %license file.
 
 # Also run by the man page's build step (HSPERFGUARD_MAN_FIXUP: the page help2man wrote): the
-# subcommands of `--help-all` become a SUBCOMMANDS section with one subsection each.
+# subcommands of `--help-all` become a SUBCOMMANDS section with one subsection each, its exit
+# codes the EXIT STATUS section.
 if(HSPERFGUARD_MAN_FIXUP)
   file(READ "${HSPERFGUARD_MAN_FIXUP}" text)
   string(REPLACE "\n.PP\nSubcommands:\n" "\n.SH SUBCOMMANDS\n" text "${text}")
   string(REGEX REPLACE "\n([a-z][a-z-]*)\n\\.IP\n" "\n.SS \"hsperfguard \\1\"\n" text "${text}")
   string(REGEX REPLACE "\n(Options|Positionals):\n" "\n.PP\n\\\\fI\\1:\\\\fR\n" text "${text}")
+  # The exit codes (--help's footer, generated from src/commands/exit_codes.cpp) are the page's
+  # EXIT STATUS: no copy of them is written by hand.
+  string(REPLACE "\n.SS \"Exit status:\"\n" "\n.SH \"EXIT STATUS\"\n" text "${text}")
   file(WRITE "${HSPERFGUARD_MAN_FIXUP}" "${text}")
   return()
 endif()
@@ -69,7 +73,7 @@ set(HSPERFGUARD_SUMMARY "audit and clean up the JVM's hsperfdata namespaces")
 
 # The man page: help2man from `hsperfguard --help-all` (every subcommand and option, so it
 # cannot drift from the code) and docs/hsperfguard.h2m (exit codes, threat model, examples,
-# files). Built with the binary; not when cross-compiling (the binary cannot run here).
+# files; the exit codes come from --help-all). Built with the binary; not when cross-compiling (the binary cannot run here).
 find_program(HELP2MAN help2man)
 find_program(GZIP gzip)
 set(HSPERFGUARD_MAN_PAGE ${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1.gz)

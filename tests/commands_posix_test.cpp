@@ -118,19 +118,18 @@ TEST(CommandsInProcess, EachSubcommandRefusesItsOwnConflictsAndBadValues) {
 
 // ---- Shell completion ------------------------------------------------------------------------
 
-// The long options `hsperfguard SUB --help` lists (words starting "--" that begin an option).
+// The long options `hsperfguard SUB --help` lists: the names that begin an option's line
+// ("  -f, --format json|text", "  --tmpdir DIR"; a description's lines are indented further).
 std::set<std::string> options_in_help(const std::string& help) {
   std::set<std::string> out;
   std::istringstream in(help);
   for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("  -")) continue;
     std::istringstream words(line);
     for (std::string w; words >> w;) {
-      if (!w.starts_with("--")) break;  // only the option column: "-h,--help", "--format TEXT"
-      out.insert(w.substr(0, w.find_first_of(" =")));
-    }
-    const auto comma = line.find(",--");
-    if (line.starts_with("  -") && comma != std::string::npos) {
-      out.insert(line.substr(comma + 1, line.find_first_of(" =", comma + 1) - comma - 1));
+      if (w.ends_with(',')) w.pop_back();  // "-f," before "--format"
+      if (!w.starts_with("-")) break;      // the metavar, then the description
+      if (w.starts_with("--")) out.insert(w);
     }
   }
   return out;

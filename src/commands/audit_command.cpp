@@ -523,9 +523,9 @@ SubcommandHook add_audit_command(CLI::App& app) {
                          ->check(file_path());
   cmd->add_flag("--no-policy", p->no_policy, "Do not read /etc/hsperfguard/policy.json: the profile alone")
       ->excludes(policy_opt);
-  cmd->add_option("--format", p->format, "text (the default) or json")
+  cmd->add_option("-f,--format", p->format, "text (the default) or json")
       ->check(CLI::IsMember({"json", "text"}));
-  cmd->add_option("--output", p->output,
+  cmd->add_option("-o,--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")
       ->check(file_path());
   cmd->add_flag("--verbose", p->options.verbose, "Text: list every finding with its evidence (none grouped)");
@@ -551,6 +551,7 @@ SubcommandHook add_audit_command(CLI::App& app) {
                                       "Skip the temp dirs of containers (looked at as root)");
   auto* container_opt = cmd->add_option("--container", p->options.container_pid,
                   "Audit only the temp dir of the container that process PID is in")
+      ->option_text("PID")
       ->check(CLI::PositiveNumber)
       ->excludes(no_containers)
       ->excludes(tmpdir_opt);

@@ -237,11 +237,7 @@ SubcommandHook add_create_command(CLI::App& app) {
       "one is never loosened: it only loses the mode bits --mode lacks, and create says what changed.\n"
       "--pid makes a backing file (O_EXCL, 0600, space reserved first) with a valid region.\n"
       "Windows: CreateDirectoryW / CreateFileW(CREATE_NEW) with a protected DACL owned by the\n"
-      "user's SID: HotSpot's masks, without Everyone reading a backing file's data.\n"
-      "Exit codes: 0 made or verified, 2 usage error (also: no such user, another user's\n"
-      "namespace when not root), 3 could not complete (I/O error, no space left: nothing is left\n"
-      "behind), 4 refused (an existing namespace, backing file or the temp dir is unsafe or in\n"
-      "the way).");
+      "user's SID: HotSpot's masks, without Everyone reading a backing file's data.");
   cmd->add_option("--user", options->user, "The user the namespace is named after and owned by")
       ->check(user_name())
       ->required();
@@ -253,7 +249,8 @@ SubcommandHook add_create_command(CLI::App& app) {
   cmd->add_option("--mode", options->mode, "Mode of a namespace it makes: 0755 (HotSpot's) or 0700; an existing one only loses the bits this mode lacks")
       ->check(CLI::IsMember({"0755", "755", "0700", "700"}))
       ->capture_default_str();
-  auto* pid = cmd->add_option("--pid", options->pid, "Also create the backing file of this pid");
+  auto* pid = cmd->add_option("--pid", options->pid, "Also create the backing file of this pid")
+                   ->option_text("PID");
   cmd->add_option_function<std::string>(
          "--size", [options](const std::string& text) { options->size = *parse_byte_count(text); },
          "Region size in bytes (default 32768; rounded up to the page size)")

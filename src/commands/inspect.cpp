@@ -246,9 +246,10 @@ SubcommandHook add_inspect_command(CLI::App& app) {
   auto p = std::make_shared<Parsed>();
   auto* cmd = app.add_subcommand("inspect", "Decode one backing file (a path or a pid)");
   cmd->add_option("target", p->options.target, "Backing file path, or a pid: the file that process maps, else its user's")
+      ->option_text("FILE|PID")
       ->check(non_empty())
       ->required();
-  cmd->add_option("--format", p->format, "snap (jstat -snap lines), json or text")
+  cmd->add_option("-f,--format", p->format, "snap (jstat -snap lines), json or text")
       ->check(CLI::IsMember({"snap", "json", "text"}));
   cmd->add_flag("--supported-only", p->options.supported_only,
                 "snap: only counters flagged supported (like jstat without showUnsupported)");

@@ -2,12 +2,15 @@
 // (commands/subcommand.hpp) in its own file.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "commands/audit_command.hpp"
 #include "commands/completion.hpp"
 #include "commands/create_command.hpp"
 #include "commands/exit_codes.hpp"
+#include "commands/help_format.hpp"
 #include "commands/inspect.hpp"
 #include "commands/ps_command.hpp"
 #include "commands/reap_command.hpp"
@@ -21,15 +24,15 @@ namespace hg = hsperfguard;
 
 int main(int argc, char** argv) {
   hg::platform::ignore_broken_pipes();
-  CLI::App app{"hsperfguard: audit and clean up the JVM's hsperfdata namespaces"};
-  app.set_version_flag("--version", std::string("hsperfguard ") + hg::kVersion + " (" +
+  // Named, not taken from argv[0]: the help says `hsperfguard`, however it was started.
+  CLI::App app{"hsperfguard: audit and clean up the JVM's hsperfdata namespaces", std::string(hg::kProgramName)};
+  // Before the subcommands are added: they take the parent's formatter.
+  app.formatter(std::make_shared<hg::HelpFormatter>());
+  app.set_help_flag("-h,--help", "Print this help and exit");
+  app.set_version_flag("-V,--version", std::string("hsperfguard ") + hg::kVersion + " (" +
                                         hg::kBuildInfo + ")");
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print this help with every subcommand's options (the man page's source)");
-  app.footer(
-      "Exit codes: 0 clean/done, 1 findings at or above --fail-on (reap/repair: some actions\n"
-      "failed), 2 usage error, 3 could not complete, 4 refused (unsafe existing state),\n"
-      "5 invalid data (inspect: not a PerfData region).");
 
   // In the order of --help.
   const std::vector<hg::SubcommandHook> subcommands = {
@@ -47,11 +50,40 @@ int main(int argc, char** argv) {
       },
       "Print a bash completion script for these subcommands and options (the packages install it)");
 
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  // No subcommand: what there is to run. `help [SUBCOMMAND]`: that help, as --help prints it.
+  if (args.empty()) {
+    std::cerr << hg::short_usage(app);
+    return hg::kExitUsage;
+  }
+  if (args.front() == "help" && args.size() <= 2) {
+    const CLI::App* about = &app;
+    if (args.size() == 2) {
+      about = nullptr;
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        if (sub->get_name() == args[1]) about = sub;
+      }
+      if (about == nullptr) {
+        std::cerr << hg::unknown_word_message(app, {args[1]}).value_or("hsperfguard: help: no subcommand " + args[1]) << "\n";
+        return hg::kExitUsage;
+      }
+    }
+    std::cout << about->help();
+    return hg::kExitOk;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? hg::kExitOk : hg::kExitUsage;
+    // A mistyped subcommand or option: the nearest match, whatever the parser made of it.
+    if (e.get_exit_code() != 0) {
+      if (const auto message = hg::unknown_word_message(app, args)) {
+        std::cerr << *message << "\n";
+        return hg::kExitUsage;
+      }
+    }
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << hg::usage_error_message(app, args, e.what()) << "\n";
+    return hg::kExitUsage;
   }
   for (const auto& subcommand : subcommands) {
     if (!*subcommand.cmd) continue;

@@ -25,7 +25,7 @@ SubcommandHook add_ps_command(CLI::App& app) {
   PsCommandOptions& options = *options_ptr;
   auto* cmd = app.add_subcommand(
       "ps", "List every JVM of the host, across users and containers (without starting a JVM)");
-  cmd->add_option("--format", options.format, "text (the default) or json")
+  cmd->add_option("-f,--format", options.format, "text (the default) or json")
       ->check(CLI::IsMember({"json", "text"}));
   cmd->add_flag("--all", options.all,
                 "Also list backing files that no live JVM owns (stale, pid-reused, foreign)");
@@ -33,6 +33,7 @@ SubcommandHook add_ps_command(CLI::App& app) {
       cmd->add_flag("--no-containers", options.no_containers, "Look at the host's temp dir only");
   cmd->add_option("--container", options.container_pid,
                   "Only the JVMs of the container that process PID is in")
+      ->option_text("PID")
       ->check(CLI::PositiveNumber)
       ->excludes(no_containers);
   cmd->footer(

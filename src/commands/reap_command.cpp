@@ -475,11 +475,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
       "DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d.\n"
       "Lock: one reap at a time per host. Without --wait, a run that finds the lock held\n"
       "exits 0 at once (the other run does the work); with --wait it waits, for at most\n"
-      "--max-runtime when given, then exits 0 as well.\n"
-      "Exit codes: 0 done or nothing to do (also: --max-runtime reached, lock busy), 1 some\n"
-      "removals failed, 2 usage error, 3 could not run (temp dir unreadable, lock or journal\n"
-      "unusable, report not written, interrupted by a signal, a temp dir not observed to its\n"
-      "end: the report's roots say which).");
+      "--max-runtime when given, then exits 0 as well.");
   auto* tmpdir_opt =
       cmd->add_option("--tmpdir", p->tmpdir, "Reap this temp dir of this host instead of /tmp")
           ->check(dir_path());
@@ -496,9 +492,9 @@ SubcommandHook add_reap_command(CLI::App& app) {
                   "in discovery or observation: exit 3). The host's temp dir (or --tmpdir, --root) "
                   "is reaped first; each container's then has an equal share of what is left")
       ->check(duration());
-  cmd->add_option("--format", p->format, "text (the default) or json")
+  cmd->add_option("-f,--format", p->format, "text (the default) or json")
       ->check(CLI::IsMember({"json", "text"}));
-  cmd->add_option("--output", p->output,
+  cmd->add_option("-o,--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")
       ->check(file_path());
   cmd->add_flag("--verbose", p->options.verbose, "Text: list every plan item (none grouped)");
@@ -525,6 +521,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
                                            "Skip the temp dirs of containers (looked at as root)");
   cmd->add_option("--container", p->options.container_pid,
                   "Reap only the temp dir of the container that process PID is in")
+      ->option_text("PID")
       ->check(CLI::PositiveNumber)
       ->excludes(no_containers_flag)
       ->excludes(tmpdir_opt);

@@ -116,10 +116,7 @@ SubcommandHook add_repair_command(CLI::App& app) {
       "On Windows the dacl.* findings are fixed: the namespace or backing file gets the\n"
       "protected DACL `create` gives (the user and Administrators full control, Everyone as\n"
       "HotSpot allows), set through a handle to the object itself and read back; owners are\n"
-      "never changed.\n"
-      "Exit codes: 0 nothing left at or above medium, 1 some fixes failed, 2 usage error,\n"
-      "3 could not complete (a temp dir could not be opened), 4 findings at or above medium are\n"
-      "left that repair does not fix.");
+      "never changed.");
   auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Repair this temp dir instead of /tmp")
                      ->check(dir_path());
   cmd->add_option("--root", options->root, "Repair the system whose root is DIR (its /tmp, its etc/passwd)")

@@ -175,11 +175,11 @@ SubcommandHook add_rules_command(CLI::App& app) {
   };
   auto p = std::make_shared<Parsed>();
   auto* cmd = app.add_subcommand("rules", "List the rule catalogue; `rules show ID` explains one rule");
-  cmd->add_option("--format", p->format, "json or text")->check(CLI::IsMember({"json", "text"}));
+  cmd->add_option("-f,--format", p->format, "json or text")->check(CLI::IsMember({"json", "text"}));
   auto* show = cmd->add_subcommand(
       "show", "One rule: why it matters, its evidence, its remedy, whether repair fixes it, its severity by profile");
   show->add_option("ID", p->id, "The rule id (e.g. namespace.group-other-writable)")->required();
-  show->add_option("--format", p->show_format, "json or text")->check(CLI::IsMember({"json", "text"}));
+  show->add_option("-f,--format", p->show_format, "json or text")->check(CLI::IsMember({"json", "text"}));
   return SubcommandHook{cmd, [p, show]() {
                           if (show->parsed()) {
                             return run_rules_show_command(p->id, p->show_format == "json", std::cout, std::cerr);

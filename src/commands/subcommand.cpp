@@ -15,7 +15,7 @@ void UnattendedFlags::add_to(CLI::App* cmd) {
   cmd->add_option("--log-format", log_format,
                   "Also log one line per action or error on stderr: text or json")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_flag("--quiet", quiet,
+  cmd->add_flag("-q,--quiet", quiet,
                 "No report on stdout (use --output): only what needs a person, one line each "
                 "(audit: findings at or above --fail-on; reap: failed removals, entries left to a "
                 "person), nothing on a clean run; with --log-format, no summary line when all is well");

@@ -1,0 +1,333 @@
+#include "commands/help_format.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "commands/exit_codes.hpp"
+
+namespace hsperfguard {
+namespace {
+
+constexpr std::size_t kWidth = 80;   // the help is wrapped to a terminal's width
+constexpr std::size_t kColumn = 28;  // where descriptions begin
+
+std::string join(const std::vector<std::string>& words, std::string_view separator) {
+  std::string out;
+  for (const auto& w : words) {
+    if (!out.empty()) out += separator;
+    out += w;
+  }
+  return out;
+}
+
+// "--a", "--a or --b", "--a, --b or --c".
+std::string either(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+std::vector<std::string> long_names(const std::vector<CLI::Option*>& options) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : options) out.push_back(o->get_name(false, false));
+  return out;
+}
+
+// The choices CLI11 names in an option's type ("TEXT:{json,text}"), joined by '|'.
+std::string choices_of(const std::string& type) {
+  const auto open = type.find('{');
+  const auto close = type.find('}', open);
+  if (open == std::string::npos || close == std::string::npos) return {};
+  std::string out = type.substr(open + 1, close - open - 1);
+  std::replace(out.begin(), out.end(), ',', '|');
+  return out;
+}
+
+// The subcommand's words as typed: "hsperfguard", "hsperfguard audit".
+std::string command_path(const CLI::App* app) {
+  std::vector<std::string> names;
+  for (; app != nullptr && app->get_parent() != nullptr; app = app->get_parent()) names.push_back(app->get_name());
+  std::string out(kProgramName);
+  for (auto it = names.rbegin(); it != names.rend(); ++it) out += " " + *it;
+  return out;
+}
+
+// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+std::string_view without_dashes(std::string_view word) {
+  while (word.starts_with('-')) word.remove_prefix(1);
+  return word;
+}
+
+// Whether an option is named `word` ("--tmpdir", "-q").
+const CLI::Option* find_option(const CLI::App& app, const std::string& word) {
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_positional() && o->get_lnames().empty() && o->get_snames().empty()) continue;
+    if (o->check_name(word)) return o;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> option_names(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const auto& l : o->get_lnames()) out.push_back("--" + l);
+  }
+  for (const CLI::Option* o : app.get_options()) {
+    for (const auto& s : o->get_snames()) out.push_back("-" + s);
+  }
+  return out;
+}
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::App* sub : app.get_subcommands({})) out.push_back(sub->get_name());
+  return out;
+}
+
+std::string subcommand_list(const CLI::App& app) {
+  return "subcommands: " + join(subcommand_names(app), ", ") + " (" + std::string(kProgramName) +
+         " help SUBCOMMAND)";
+}
+
+}  // namespace
+
+std::string wrap_text(std::string_view text, std::size_t indent, std::size_t width) {
+  const std::size_t room = width > indent + 20 ? width - indent : 20;
+  std::string out;
+  bool first_line = true;
+  std::size_t line_start = 0;
+  while (line_start <= text.size()) {
+    const std::size_t newline = text.find('\n', line_start);
+    const std::string_view paragraph =
+        text.substr(line_start, newline == std::string_view::npos ? std::string_view::npos : newline - line_start);
+    std::istringstream words{std::string(paragraph)};
+    std::string line;
+    const auto flush = [&] {
+      if (!first_line) out += "\n" + std::string(indent, ' ');
+      out += line;
+      first_line = false;
+      line.clear();
+    };
+    for (std::string w; words >> w;) {
+      if (!line.empty() && line.size() + 1 + w.size() > room) flush();
+      line += (line.empty() ? "" : " ") + w;
+    }
+    flush();
+    if (newline == std::string_view::npos) break;
+    line_start = newline + 1;
+  }
+  return out;
+}
+
+std::string exit_status_help(std::string_view subcommand) {
+  std::string out = "Exit status:\n";
+  const auto row = [&](ExitCode code, std::string_view meaning) {
+    out += "  " + std::to_string(code) + "  " + wrap_text(meaning, 5, kWidth) + "\n";
+  };
+  if (subcommand.empty()) {
+    for (const auto& r : exit_code_table()) row(r.code, r.meaning);
+  } else {
+    for (const auto& r : subcommand_exit_codes()) {
+      if (r.subcommand == subcommand) row(r.code, r.meaning);
+    }
+  }
+  return out;
+}
+
+HelpFormatter::HelpFormatter() { column_width(kColumn); }
+
+std::string HelpFormatter::make_description(const CLI::App* app) const {
+  return app->get_description().empty() ? std::string() : app->get_description() + "\n";
+}
+
+std::string HelpFormatter::make_usage(const CLI::App* app, std::string) const {
+  // After the description, apart from it (--help-all's subcommands have no usage line).
+  std::string out = "\n" + get_label("Usage") + ": " + command_path(app);
+  if (app->get_parent() == nullptr) {
+    return out + " SUBCOMMAND [OPTIONS]\n       " + std::string(kProgramName) + " help [SUBCOMMAND]\n";
+  }
+  out += " [OPTIONS]";
+  for (const CLI::Option* o : app->get_options([](const CLI::Option* opt) { return opt->get_positional(); })) {
+    out += " " + make_option_usage(o);
+  }
+  return out + "\n";
+}
+
+std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positional) const {
+  const std::string left = "  " + make_option_name(opt, is_positional) + (is_positional ? "" : make_option_opts(opt));
+  std::string out = left;
+  if (left.size() + 2 > kColumn) {
+    out += "\n" + std::string(kColumn, ' ');
+  } else {
+    out += std::string(kColumn - left.size(), ' ');
+  }
+  return out + wrap_text(make_option_desc(opt), kColumn, kWidth) + "\n";
+}
+
+std::string HelpFormatter::make_option_name(const CLI::Option* opt, bool is_positional) const {
+  if (is_positional) return make_option_usage(opt);
+  std::vector<std::string> names;
+  for (const auto& s : opt->get_snames()) names.push_back("-" + s);
+  for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+  return join(names, ", ");
+}
+
+// What to pass: the option's own text (PID), one of its choices (json|text), else what its
+// validator names (FILE, DIR, USER, DURATION, BYTES; commands/cli_checks.hpp), N or TEXT.
+std::string HelpFormatter::make_option_opts(const CLI::Option* opt) const {
+  if (opt->get_expected_min() == 0) return {};  // a flag
+  if (!opt->get_option_text().empty()) return " " + opt->get_option_text();
+  const std::string type = opt->get_type_name();
+  if (auto choices = choices_of(type); !choices.empty()) return " " + choices;
+  for (const char* kind : {"FILE", "DURATION", "DIR", "USER", "BYTES"}) {
+    if (type.find(kind) != std::string::npos) return std::string(" ") + kind;
+  }
+  if (type.find("INT") != std::string::npos) return " N";
+  return " TEXT";
+}
+
+std::string HelpFormatter::make_option_desc(const CLI::Option* opt) const {
+  std::string out = opt->get_description();
+  if (!opt->get_default_str().empty()) out += " (default: " + opt->get_default_str() + ")";
+  // A sentence of its own, also where the man page joins the lines.
+  const auto sentence = [&](const std::string& text) {
+    if (!out.empty() && out.back() != '.') out += '.';
+    out += "\n" + text;
+  };
+  if (opt->get_required() && !opt->get_positional()) sentence("Required.");
+  // Both are returned by value: copied once each.
+  if (const auto needs = opt->get_needs(); !needs.empty()) {
+    std::vector<std::string> names;
+    for (const CLI::Option* o : needs) names.push_back(o->get_name(false, false));
+    sentence("Only with " + join(names, " and ") + ".");
+  }
+  if (const auto excludes = opt->get_excludes(); !excludes.empty()) {
+    sentence("Cannot be combined with " + either(long_names({excludes.begin(), excludes.end()})) + ".");
+  }
+  return out;
+}
+
+std::string HelpFormatter::make_option_usage(const CLI::Option* opt) const {
+  if (!opt->get_option_text().empty()) return opt->get_option_text();
+  std::string name = opt->get_name(true, false);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+  return name;
+}
+
+std::string HelpFormatter::make_subcommand(const CLI::App* sub) const {
+  std::string left = "  " + sub->get_name();
+  left += std::string(left.size() < kColumn ? kColumn - left.size() : 1, ' ');
+  return left + wrap_text(sub->get_description(), kColumn, kWidth) + "\n";
+}
+
+std::string HelpFormatter::make_footer(const CLI::App* app) const {
+  std::string out;
+  if (!app->get_footer().empty()) out += app->get_footer() + "\n\n";
+  if (app->get_parent() == nullptr) {
+    out += wrap_text("Run `" + std::string(kProgramName) + " help SUBCOMMAND` (or `" + std::string(kProgramName) +
+                         " SUBCOMMAND --help`) for a subcommand's options and exit codes.",
+                     0, kWidth) +
+           "\n\n";
+  }
+  return out + exit_status_help(app->get_parent() == nullptr ? std::string_view{} : app->get_name());
+}
+
+std::optional<std::string> nearest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string_view bare = without_dashes(word);
+  if (bare.empty()) return std::nullopt;
+  // A few edits for a long word, one for a short one: "ps" is not a typo of "rules".
+  const std::size_t allowed = bare.size() <= 3 ? 1 : bare.size() <= 6 ? 2 : 3;
+  std::optional<std::string> best;
+  std::size_t best_distance = allowed + 1;
+  for (const auto& candidate : candidates) {
+    const std::string_view name = without_dashes(candidate);
+    std::size_t distance = edit_distance(bare, name);
+    if (bare.size() >= 2 && name.starts_with(bare)) distance = std::min<std::size_t>(distance, 1);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::optional<std::string> unknown_word_message(const CLI::App& app, const std::vector<std::string>& args) {
+  const CLI::App* current = &app;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") break;  // operands follow
+    const std::string where = command_path(current) + ": ";
+    if (arg.size() > 1 && arg.starts_with('-')) {
+      const bool is_long = arg.starts_with("--");
+      const std::string name = is_long ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+      const CLI::Option* option = find_option(*current, name);
+      if (option == nullptr) {
+        std::string message = where + "unknown option " + name;
+        // "-tmpdir" is compared with the long names too.
+        if (auto near = nearest_match(is_long ? name : arg.substr(0, arg.find('=')), option_names(*current))) {
+          message += "; did you mean " + *near + "?";
+        }
+        return message + "\nRun `" + command_path(current) + " --help` for its options.";
+      }
+      // Its value is the next word unless given with '=' (or glued to a short option).
+      const bool inline_value = is_long ? arg.find('=') != std::string::npos : arg.size() > 2;
+      if (option->get_expected_min() > 0 && !inline_value) ++i;
+      continue;
+    }
+    if (current != &app) continue;  // an operand (inspect's target): the parser judges it
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* s : app.get_subcommands({})) {
+      if (s->get_name() == arg) sub = s;
+    }
+    if (sub == nullptr) {
+      std::string message = std::string(kProgramName) + ": unknown subcommand '" + arg + "'";
+      if (auto near = nearest_match(arg, subcommand_names(app))) message += "; did you mean '" + *near + "'?";
+      return message + "\n" + subcommand_list(app);
+    }
+    current = sub;
+  }
+  return std::nullopt;
+}
+
+std::string usage_error_message(const CLI::App& app, const std::vector<std::string>& args, std::string_view what) {
+  const CLI::App* named = &app;
+  for (const auto& arg : args) {
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == arg) named = sub;
+    }
+    if (named != &app) break;
+  }
+  return command_path(named) + ": " + std::string(what) + "\nRun `" + command_path(named) + " --help` for its options.";
+}
+
+std::string short_usage(const CLI::App& app) {
+  std::string out = "Usage: " + std::string(kProgramName) + " SUBCOMMAND [OPTIONS]\n\nSubcommands:\n";
+  const HelpFormatter formatter;
+  for (const CLI::App* sub : app.get_subcommands({})) out += formatter.make_subcommand(sub);
+  return out + "\n" +
+         wrap_text("Run `" + std::string(kProgramName) + " help SUBCOMMAND` for a subcommand's options, `" +
+                       std::string(kProgramName) + " --help` for all of this.",
+                   0, kWidth) +
+         "\n";
+}
+
+}  // namespace hsperfguard

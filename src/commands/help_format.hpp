@@ -1,0 +1,56 @@
+// Help and usage errors for people: the help formatter (each option with a metavar that says
+// what to pass, its description wrapped, its constraints as a sentence, the program's name and
+// each subcommand's exit codes), the nearest match for a mistyped subcommand or option, and the
+// short usage printed when no subcommand is given.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hsperfguard {
+
+// The name the help and the messages give the program, whatever argv[0] was.
+inline constexpr std::string_view kProgramName = "hsperfguard";
+
+class HelpFormatter : public CLI::Formatter {
+ public:
+  HelpFormatter();
+  std::string make_description(const CLI::App* app) const override;
+  std::string make_usage(const CLI::App* app, std::string name) const override;
+  std::string make_option(const CLI::Option* opt, bool is_positional) const override;
+  std::string make_option_name(const CLI::Option* opt, bool is_positional) const override;
+  std::string make_option_opts(const CLI::Option* opt) const override;
+  std::string make_option_desc(const CLI::Option* opt) const override;
+  std::string make_option_usage(const CLI::Option* opt) const override;
+  std::string make_subcommand(const CLI::App* sub) const override;
+  std::string make_footer(const CLI::App* app) const override;
+};
+
+// "text" wrapped at `width` columns, every line but the first indented by `indent` spaces
+// (the first is where the caller's column is); a newline in `text` starts a new line.
+std::string wrap_text(std::string_view text, std::size_t indent, std::size_t width);
+
+// "Exit status:" and one line per code ("  0  clean ..."): the whole table for "" (the
+// program's --help), else the codes `subcommand` can end with (commands/exit_codes.hpp).
+std::string exit_status_help(std::string_view subcommand);
+
+// The candidate nearest to `word` (a prefix of a candidate, or within a few edits:
+// Damerau-Levenshtein, adjacent transpositions counted once), if any is near enough.
+std::optional<std::string> nearest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+// The message for a command line naming a subcommand or option `app` does not have, with the
+// nearest match ("unknown subcommand 'audti'; did you mean 'audit'?"), or nullopt when every
+// word is known (the parser's own message stands).
+std::optional<std::string> unknown_word_message(const CLI::App& app, const std::vector<std::string>& args);
+
+// Any other error of the parser's (`what`), said by the subcommand `args` name, with where to
+// read its options: "hsperfguard audit: --tmpdir: /x: does not exist".
+std::string usage_error_message(const CLI::App& app, const std::vector<std::string>& args, std::string_view what);
+
+// What `hsperfguard` alone prints: the usage and the subcommands, one line each.
+std::string short_usage(const CLI::App& app);
+
+}  // namespace hsperfguard
