@@ -135,9 +135,13 @@ TEST(AuditCli, UsageErrorsExitTwo) {
   EXPECT_EQ(run_tool({"frobnicate"}).exit_code, 2);
 }
 
-TEST(AuditCli, MissingTempDirCannotCompleteExitsThree) {
+// A temp dir that is not there is a usage error (CliErrors.*); one that is there but cannot
+// be opened (a link: a temp dir is never followed) leaves the run incomplete.
+TEST(AuditCli, UnopenedTempDirCannotCompleteExitsThree) {
   test::ScratchDir scratch;
-  const auto result = run_tool({"audit", "--tmpdir", scratch / "absent", "--format", "json"});
+  std::filesystem::create_directory(scratch / "real");
+  std::filesystem::create_directory_symlink(scratch / "real", scratch / "linked");
+  const auto result = run_tool({"audit", "--tmpdir", scratch / "linked", "--format", "json"});
   EXPECT_EQ(result.exit_code, 3);
   const auto report = nlohmann::json::parse(result.out);
   EXPECT_EQ(report["complete"], false);

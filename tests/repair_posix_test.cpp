@@ -183,7 +183,10 @@ TEST(RepairCli, NothingToDoExitsZero) {
   const auto r = run_tool({"repair", "--tmpdir", tree.tmp});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("repair: 0 fixed, 0 failed, 0 left"), std::string::npos) << r.out;
-  EXPECT_EQ(run_tool({"repair", "--tmpdir", tree.scratch / "missing"}).exit_code, 3);
+  EXPECT_EQ(run_tool({"repair", "--tmpdir", tree.scratch / "missing"}).exit_code, 2);
+  // A temp dir that cannot be opened (a link is never followed): could not complete.
+  std::filesystem::create_directory_symlink(tree.tmp, tree.scratch / "linked");
+  EXPECT_EQ(run_tool({"repair", "--tmpdir", tree.scratch / "linked"}).exit_code, 3);
 }
 
 TEST(RepairCli, TheUserRepairsItsOwnNamespaceWithoutRoot) {

@@ -48,9 +48,11 @@ std::optional<std::string> load_policy(const AuditCommandOptions& options, Polic
   ObservationError error;
   const auto text = platform::read_config_file(*options.policy_file, &error);
   if (!text && options.policy_file_is_default && platform::config_file_absent(error)) return std::nullopt;
-  if (!text) return *options.policy_file + ": " + error.message;
+  // The open's own answer names what is wrong with the path (no look before it).
+  const std::string named = (options.policy_file_is_default ? "" : "--policy ") + *options.policy_file;
+  if (!text) return named + ": " + missing_path_reason(error.code).value_or(error.message);
   read = *options.policy_file;
-  if (auto problem = apply_policy_text(policy, *text)) return *options.policy_file + ": " + *problem;
+  if (auto problem = apply_policy_text(policy, *text)) return named + ": " + *problem;
   return std::nullopt;
 }
 

@@ -1,6 +1,9 @@
 #include "commands/cli_checks.hpp"
 
+#include <cerrno>
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "model/digits.hpp"
 
@@ -34,6 +37,12 @@ std::optional<std::uint64_t> parse_byte_count(std::string_view text) {
   return parse_number<std::uint64_t>(text);
 }
 
+std::optional<std::string> missing_path_reason(int error_code) {
+  if (error_code == ENOENT) return "does not exist";
+  if (error_code == ENOTDIR) return "is not a directory (or a directory on its path is not)";
+  return std::nullopt;
+}
+
 namespace {
 // The validator's name is the value's type: the help shows it and the shell completion
 // (commands/completion.cpp) decides by it what to offer.
@@ -48,7 +57,19 @@ CLI::Validator not_empty_named(const char* type, const char* id) {
 
 CLI::Validator non_empty() { return not_empty_named("NONEMPTY", "non_empty"); }
 CLI::Validator file_path() { return not_empty_named("FILE", "file_path"); }
-CLI::Validator dir_path() { return not_empty_named("DIR", "dir_path"); }
+CLI::Validator dir_path() {
+  return CLI::Validator(
+      [](std::string& text) {
+        if (text.empty()) return std::string("must not be empty (an unset variable?)");
+        std::error_code error;
+        const auto status = std::filesystem::status(text, error);
+        if (status.type() == std::filesystem::file_type::not_found) return text + ": does not exist";
+        if (error == std::errc::not_a_directory) return text + ": " + *missing_path_reason(ENOTDIR);
+        if (error) return std::string();  // not permitted, an I/O error: the run reports it
+        return std::filesystem::is_directory(status) ? std::string() : text + ": is not a directory";
+      },
+      "DIR", "dir_path");
+}
 CLI::Validator user_name() { return not_empty_named("USER", "user_name"); }
 
 CLI::Validator duration() {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -22,10 +23,18 @@ std::optional<std::int64_t> parse_duration_ms(std::string_view text);
 // Plain decimal bytes ("32768"): no sign, no blanks, no suffix; nullopt on overflow.
 std::optional<std::uint64_t> parse_byte_count(std::string_view text);
 
+// What is wrong with a path the command line names, from the error of opening or looking at it:
+// "does not exist", "is not a directory" (a component of it is not one); nullopt for another
+// error (a permission, an I/O error), which is the run's to report.
+std::optional<std::string> missing_path_reason(int error_code);
+
 // Validators for CLI11 options.
 CLI::Validator non_empty();     // names and text: "" is refused
 CLI::Validator file_path();     // a file's path: "" is refused (type FILE: completed as a file name)
-CLI::Validator dir_path();      // a directory's path: "" is refused (type DIR: completed as one)
+// A directory's path (type DIR: completed as one): "", a path that does not exist and one that
+// is not a directory are refused. Looking only refuses: the run opens the path itself, with its
+// own checks, and one that vanishes meanwhile is the run's error (exit 3).
+CLI::Validator dir_path();
 CLI::Validator user_name();     // a user's name: "" is refused (type USER: completed as one)
 CLI::Validator duration();      // parse_duration_ms
 CLI::Validator byte_count();    // parse_byte_count

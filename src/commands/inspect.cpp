@@ -106,6 +106,13 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
   const PidName as_pid = classify_pid_name(options.target, INT32_MAX);
   if (as_pid.kind != PidNameKind::canonical) {
     const auto file = platform::read_regular_file(options.target, perfdata::kMaxRegionSize + 1);
+    // A path that is not there is a mistyped operand: the open's own answer says so.
+    if (file.error) {
+      if (const auto reason = missing_path_reason(file.error->code)) {
+        err << "hsperfguard: inspect: " << terminal_safe(options.target) << ": " << *reason << "\n";
+        return kExitUsage;
+      }
+    }
     // A path: the pid its name says, its state not looked at (`inspect PID` does).
     const auto name = std::string_view(options.target).substr(options.target.find_last_of('/') + 1);
     const PidName named = classify_pid_name(std::string(name), INT32_MAX);
