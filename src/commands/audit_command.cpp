@@ -171,7 +171,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   AuditResult result;
   std::optional<std::string> policy_read;
   if (auto problem = load_policy(options, result.policy, policy_read)) {
-    err << "hsperfguard: audit: " << *problem
+    err << "hsperfguard: audit: " << terminal_safe(*problem)
         << (options.policy_file_is_default ? " (the default policy file; --no-policy ignores it)" : "") << "\n";
     return kExitUsage;
   }
@@ -199,7 +199,8 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
                                               options.containers, options.container_pid);
   discover.containers_only = options.containers_only;
   if (options.containers_only && !discover.containers) {
-    err << "hsperfguard: audit: --containers-only looks into other mount namespaces: it needs root\n";
+    err << "hsperfguard: audit: --containers-only looks into other mount namespaces: it needs root (run it "
+           "as root, or leave --containers-only out to audit this mount namespace's temp dir)\n";
     return kExitUsage;
   }
 

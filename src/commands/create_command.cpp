@@ -108,7 +108,8 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   if (user->uid && euid != 0 && euid != uid) {
     // Making another user's namespace is exactly the squatting the audit reports.
     err << "hsperfguard: create: only root may create the namespace of another user (" << options.user
-        << " is uid " << uid << ", this process runs as uid " << euid << ")\n";
+        << " is uid " << uid << ", this process runs as uid " << euid << "): run it as root, or as "
+        << options.user << "\n";
     return kExitUsage;
   }
 

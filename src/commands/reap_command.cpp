@@ -346,6 +346,12 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
         return kExitOk;
       case platform::InstanceLock::Status::error:
         print_errors(err, {*lock.error()});
+        // Not permitted (the default's directory is root's): what gets past it is another lock
+        // file, or none. A lock file that is not ours has its own advice in the error.
+        if (const int code = lock.error()->code; code == EACCES || code == EPERM || code == EROFS) {
+          err << "hsperfguard: reap: cannot take the single-instance lock: run as root, or pass --lock-file "
+                 "FILE (in a directory only you may write), or --no-lock if no other reap runs at the same time\n";
+        }
         return kExitIncomplete;
     }
   }
@@ -357,6 +363,11 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     journal_log = open_journal(*run.journal, e, env);
     if (!journal_log) {
       print_errors(err, {e});
+      // Not permitted: what gets past it. A file that is not a journal of ours has its own advice.
+      if (e.code == EACCES || e.code == EPERM || e.code == EROFS) {
+        err << "hsperfguard: reap: cannot use the journal: pass --journal FILE (in a directory only you may "
+               "write), or leave --journal out; nothing was removed\n";
+      }
       return kExitIncomplete;
     }
   }

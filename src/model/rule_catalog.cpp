@@ -274,6 +274,28 @@ std::optional<std::string> apply_policy(Policy& base, const nlohmann::json& docu
   return std::nullopt;
 }
 
+namespace {
+// "at line 4, column 5: syntax error while parsing object - unexpected string literal;
+// expected '}'": where the parser stopped (its byte offset counted into lines and columns of
+// `text`) and what it expected there.
+std::string json_error_place(std::string_view text, const json::parse_error& e) {
+  // e.byte counts the bytes read, the offending one included (0 when nothing was read).
+  const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+  const std::string_view before = text.substr(0, at);
+  const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
+  const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+  std::string out = "at line " + std::to_string(line) + ", column " + std::to_string(at - line_start + 1);
+  // The parser's words after its own prefix ("[json.exception.parse_error.101] parse error at
+  // line 4, column 5: ").
+  const std::string_view what = e.what();
+  if (const auto colon = what.find(": "); colon != std::string_view::npos) {
+    out += ": ";
+    out += what.substr(colon + 2);
+  }
+  return out;
+}
+}  // namespace
+
 std::optional<std::string> apply_policy_text(Policy& base, std::string_view text) {
   // A policy is a few levels deep ({"rules": {"id": {"severity": "high"}}}). Deeper values
   // are discarded while parsing (the parser itself does not recurse) and refused.
@@ -284,7 +306,13 @@ std::optional<std::string> apply_policy_text(Policy& base, std::string_view text
     too_deep = true;
     return false;
   };
-  const json document = json::parse(text, keep, false);
+  json document;
+  try {
+    document = json::parse(text, keep, true);
+  } catch (const json::parse_error& e) {
+    if (too_deep) return "nested deeper than " + std::to_string(kMaxDepth) + " levels: not a policy";
+    return "not valid JSON " + json_error_place(text, e);
+  }
   if (too_deep) return "nested deeper than " + std::to_string(kMaxDepth) + " levels: not a policy";
   if (document.is_discarded()) return std::string("not valid JSON");
   return apply_policy(base, document);
