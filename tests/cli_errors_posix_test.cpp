@@ -1,0 +1,281 @@
+// Errors and help for people: a mistyped subcommand or option gets the nearest match, a path
+// that is not there is a usage error naming it, a refusal names the option that gets past it,
+// a bad policy says where, the help has no validator tags, and the exit codes have one table
+// that the README, --help and the man page all print the same.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hostile_support.hpp"
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+using test::run_tool;
+using test::ScratchDir;
+
+// The lines of `text` up to the first that starts "Run " (the hint after the message).
+std::string message_of(const std::string& text) { return text.substr(0, text.find("\nRun ")); }
+
+TEST(CliErrors, MistypedSubcommandGetsTheNearestMatchAndTheList) {
+  const auto r = run_tool({"audti"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("unknown subcommand 'audti'; did you mean 'audit'?"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("subcommands: audit, rules, inspect, reap, ps, create, repair"), std::string::npos) << r.err;
+  // Nothing near: no guess, still the list.
+  const auto far = run_tool({"frobnicate"});
+  EXPECT_EQ(far.exit_code, 2);
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+  EXPECT_NE(far.err.find("subcommands: audit"), std::string::npos) << far.err;
+}
+
+TEST(CliErrors, MistypedOptionGetsTheNearestMatch) {
+  const auto r = run_tool({"audit", "--tmp-dir", "/x"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("unknown option --tmp-dir; did you mean --tmpdir?"), std::string::npos) << r.err;
+  const auto reap = run_tool({"reap", "--dry-run", "--no-lok"});
+  EXPECT_EQ(reap.exit_code, 2);
+  EXPECT_NE(reap.err.find("unknown option --no-lok; did you mean --no-lock?"), std::string::npos) << reap.err;
+  // A value that looks like an option is the option's value, not an unknown option.
+  const auto value = run_tool({"audit", "--fail-on", "--nope"});
+  EXPECT_EQ(value.exit_code, 2);
+  EXPECT_EQ(value.err.find("unknown option"), std::string::npos) << value.err;
+}
+
+TEST(CliErrors, VersionHelpSubcommandAndNoSubcommand) {
+  const auto version = run_tool({"--version"});
+  const auto v = run_tool({"-V"});
+  EXPECT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_EQ(v.out, version.out);
+  EXPECT_TRUE(v.out.starts_with("hsperfguard ")) << v.out;
+
+  const auto help = run_tool({"help"});
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  EXPECT_EQ(help.out, run_tool({"--help"}).out);
+  const auto help_audit = run_tool({"help", "audit"});
+  EXPECT_EQ(help_audit.exit_code, 0) << help_audit.err;
+  EXPECT_EQ(help_audit.out, run_tool({"audit", "--help"}).out);
+  EXPECT_NE(help_audit.out.find("Usage: hsperfguard audit [OPTIONS]"), std::string::npos) << help_audit.out;
+
+  const auto none = run_tool({});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("Usage: hsperfguard SUBCOMMAND"), std::string::npos) << none.err;
+  for (const char* sub : {"audit", "rules", "inspect", "reap", "ps", "create", "repair"}) {
+    EXPECT_NE(none.err.find(std::string("\n  ") + sub + " "), std::string::npos) << sub << ": " << none.err;
+  }
+}
+
+TEST(CliErrors, AMissingPathIsAUsageErrorNamingItWithNoReport) {
+  ScratchDir dir;
+  const std::string missing = dir / "nonexistent";
+  const std::string file = dir / "file";
+  test::write_file(file, test::to_bytes("x"));
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"audit", "--tmpdir", missing, "--format", "json"}, "--tmpdir: " + missing + ": does not exist"},
+      {{"audit", "--root", missing, "--format", "json"}, "--root: " + missing + ": does not exist"},
+      {{"audit", "--tmpdir", file, "--format", "json"}, "--tmpdir: " + file + ": is not a directory"},
+      {{"audit", "--policy", missing, "--format", "json"}, "--policy " + missing + ": does not exist"},
+      {{"reap", "--dry-run", "--tmpdir", missing, "--format", "json"}, "--tmpdir: " + missing + ": does not exist"},
+      {{"inspect", missing}, missing + ": does not exist"},
+  };
+  for (const auto& [args, said] : cases) {
+    const auto r = run_tool(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << ": " << r.err;
+    EXPECT_EQ(r.out, "") << "no report: " << args[1];
+    std::string message = message_of(r.err);
+    if (message.ends_with('\n')) message.pop_back();
+    EXPECT_NE(message.find(said), std::string::npos) << r.err;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << r.err;
+  }
+}
+
+// Another user's FIFO where a temp dir is named: looked at (stat), never opened (an open
+// would block on it), and refused as the usage error it is.
+TEST(CliErrors, AFifoNamedAsTheTempDirIsRefusedUnopened) {
+  ScratchDir dir;
+  const std::string fifo = dir / "fifo";
+  ASSERT_EQ(test::run({"mkfifo", fifo}).exit_code, 0);
+  const auto r = test::run({"timeout", "-k", "2", "20", test::tool_path(), "audit", "--tmpdir", fifo, "--format", "json"});
+  EXPECT_EQ(r.exit_code, 2) << "124 would be a hang; " << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(fifo + ": is not a directory"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, APolicyThatIsNotJsonSaysLineColumnAndWhatWasExpected) {
+  ScratchDir dir;
+  const std::string policy = dir / "policy.json";
+  test::write_file(policy, test::to_bytes("{\n  \"rules\": {\n    \"x\": {\"severity\": \"high\"}\n    \"y\": 2\n  }\n}\n"));
+  const auto r = run_tool({"audit", "--policy", policy, "--format", "json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("--policy " + policy + ": not valid JSON at line 4, column 7: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected '}'"), std::string::npos) << r.err;
+}
+
+TEST(CliErrors, HelpHasMetavarsNoValidatorTagsTheProgramsNameAndItsOwnExitCodes) {
+  for (const char* sub : {"audit", "rules", "inspect", "reap", "ps", "create", "repair"}) {
+    const auto help = run_tool({sub, "--help"});
+    ASSERT_EQ(help.exit_code, 0) << sub << help.err;
+    for (const std::string& leak : {std::string("TEXT:"), std::string("NONEMPTY"), std::string("INT:"),
+                                    std::string("UINT"), std::string("Excludes:"), std::string("Needs:"),
+                                    std::string("REQUIRED"), test::tool_path()}) {
+      EXPECT_EQ(help.out.find(leak), std::string::npos) << sub << " --help shows " << leak << ":\n" << help.out;
+    }
+    EXPECT_NE(help.out.find(std::string("Usage: hsperfguard ") + sub), std::string::npos) << help.out;
+    EXPECT_NE(help.out.find("Exit status:\n"), std::string::npos) << help.out;
+  }
+  const auto audit = run_tool({"audit", "--help"}).out;
+  for (const char* shown : {"  --tmpdir DIR ", "  --container PID ", "  -f, --format json|text ", "  -o, --output FILE ",
+                            "  --max-runtime DURATION ", "  -q, --quiet ", "Cannot be combined with --root"}) {
+    EXPECT_NE(audit.find(shown), std::string::npos) << shown << ":\n" << audit;
+  }
+  // Every line fits a terminal.
+  std::istringstream lines(audit);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 80u) << line;
+  // rules ends with its own exit codes, not the audit's.
+  const auto rules = run_tool({"rules", "--help"}).out;
+  EXPECT_EQ(rules.find("--fail-on"), std::string::npos) << rules;
+  const auto rules_codes = rules.substr(rules.find("Exit status:\n"));
+  EXPECT_NE(rules_codes.find("\n  0  "), std::string::npos) << rules_codes;
+  EXPECT_NE(rules_codes.find("\n  2  "), std::string::npos) << rules_codes;
+  EXPECT_EQ(rules_codes.find("\n  1  "), std::string::npos) << rules_codes;
+  // repair's 4 is what a dry run returns too (it was called "refused").
+  const auto repair = run_tool({"repair", "--help"}).out;
+  EXPECT_NE(repair.find("\n  4  findings at or above medium are left that repair does not fix (--dry-run"),
+            std::string::npos)
+      << repair;
+}
+
+TEST(CliErrors, ShortOptionsAreTheLongOnes) {
+  const auto long_form = run_tool({"rules", "--format", "json"});
+  const auto short_form = run_tool({"rules", "-f", "json"});
+  ASSERT_EQ(short_form.exit_code, 0) << short_form.err;
+  EXPECT_EQ(short_form.out, long_form.out);
+  ScratchDir dir;
+  std::filesystem::create_directory(dir / "tmp");
+  const std::string report = dir / "report.json";
+  const auto quiet = run_tool({"audit", "--tmpdir", dir / "tmp", "--no-containers", "-q", "-f", "json", "-o", report});
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out, "");
+  const auto bytes = test::read_file(report);
+  EXPECT_NE(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()).find("\"schema\""), std::string::npos);
+}
+
+// An unprivileged reap cannot make root's lock directory: it says which options get past that.
+TEST(CliErrors, UnprivilegedReapNamesTheOptionsThatGetPastTheLock) {
+  SKIP_UNLESS_ROOT();
+  const auto o = hostile::run_case(R"SH(
+setpriv --reuid=65534 --regid=65534 --clear-groups $H reap --tmpdir /tmp/t --no-containers --format json \
+  >/dev/null 2>/tmp/err; echo rc=$?
+echo lock_file=$(grep -c -- '--lock-file FILE' /tmp/err) no_lock=$(grep -c -- '--no-lock' /tmp/err)
+cat /tmp/err >&2
+)SH");
+  EXPECT_EQ(o.at("rc"), "3") << o.result.err;
+  EXPECT_EQ(o.at("lock_file"), "1") << o.result.err;
+  EXPECT_EQ(o.at("no_lock"), "1") << o.result.err;
+}
+
+// ---- One exit-code table -------------------------------------------------------------------
+
+// What the table says of 4 is what repair does, --dry-run included: a symlinked namespace
+// (high, never entered) is left, and the dry run ends 4 as the real run would.
+TEST(ExitCodes, RepairDryRunEndsAsItsHelpSays) {
+  ScratchDir dir;
+  std::filesystem::create_directory(dir / "tmp");
+  std::filesystem::create_directory_symlink("/etc", dir / "tmp/hsperfdata_bin");
+  const auto r = run_tool({"repair", "--tmpdir", dir / "tmp", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("left  namespace.symlink"), std::string::npos) << r.out;
+  const auto help = run_tool({"repair", "--help"}).out;
+  const auto four = help.find("\n  4  findings at or above medium are left that repair does not fix");
+  ASSERT_NE(four, std::string::npos) << help;
+  EXPECT_NE(help.find("(--dry-run:", four), std::string::npos) << help;
+}
+
+// "code -> meaning", whitespace collapsed and `code` marks dropped.
+using CodeTable = std::map<int, std::string>;
+
+std::string normalized(std::string text) {
+  std::erase(text, '`');
+  std::string out;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+// Rows "  N  meaning" with the meaning's continuation lines (indented further), from `from` on
+// to the first line that is neither.
+CodeTable rows_of(const std::string& text, const std::regex& row) {
+  CodeTable out;
+  std::istringstream in(text);
+  int current = -1;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, row)) {
+      current = std::stoi(m[1]);
+      out[current] = m[2];
+    } else if (current >= 0 && line.starts_with("     ") && line.find_first_not_of(' ') != std::string::npos) {
+      out[current] += " " + line;
+    } else if (current >= 0) {
+      current = -1;
+    }
+  }
+  for (auto& [code, meaning] : out) meaning = normalized(meaning);
+  return out;
+}
+
+TEST(ExitCodes, ReadmeHelpAndManPageListTheSameCodesWithTheSameMeanings) {
+  // The README's "### Exit codes" table.
+  const auto readme_bytes = test::read_file(test::source_path("README.md"));
+  const std::string readme(reinterpret_cast<const char*>(readme_bytes.data()), readme_bytes.size());
+  const auto section = readme.find("### Exit codes\n");
+  ASSERT_NE(section, std::string::npos);
+  const std::string table = readme.substr(section, readme.find("\n#", section + 1) - section);
+  CodeTable in_readme;
+  static const std::regex readme_row(R"(\| (\d) \| (.*) \|)");
+  for (std::sregex_iterator it(table.begin(), table.end(), readme_row), end; it != end; ++it) {
+    in_readme[std::stoi((*it)[1])] = normalized((*it)[2]);
+  }
+
+  // `hsperfguard --help`'s "Exit status:".
+  const auto help = run_tool({"--help"});
+  ASSERT_EQ(help.exit_code, 0);
+  const auto status = help.out.find("Exit status:\n");
+  ASSERT_NE(status, std::string::npos) << help.out;
+  const CodeTable in_help = rows_of(help.out.substr(status), std::regex(R"(  (\d)  (.*))"));
+
+  // The built man page's EXIT STATUS, rendered wide enough that no meaning is broken.
+  ASSERT_TRUE(test::have_program("help2man")) << "help2man not found: install Debian's package help2man";
+  const std::string page =
+      std::filesystem::path(test::tool_path()).parent_path().string() + "/share/man/man1/hsperfguard.1.gz";
+  ASSERT_TRUE(std::filesystem::exists(page)) << "the build made no man page";
+  ASSERT_TRUE(test::have_program("man")) << "man (Debian: man-db)";
+  const auto rendered = test::run({"sh", "-c", "LC_ALL=C MANWIDTH=400 man -l '" + page + "' | col -bx"});
+  ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
+  const auto man_status = rendered.out.find("\nEXIT STATUS\n");
+  ASSERT_NE(man_status, std::string::npos) << rendered.out;
+  const std::string man_section = rendered.out.substr(man_status + 1, rendered.out.find("\n\n\n", man_status) - man_status);
+  CodeTable in_man = rows_of(man_section.substr(0, man_section.find("\nTHREAT MODEL")),
+                                   std::regex(R"( +(\d) {2,}(.*))"));
+
+  const CodeTable all = {{0, ""}, {1, ""}, {2, ""}, {3, ""}, {4, ""}, {5, ""}};
+  ASSERT_EQ(in_help.size(), all.size()) << help.out;
+  for (const auto& [code, meaning] : in_help) {
+    EXPECT_FALSE(meaning.empty()) << code;
+    EXPECT_EQ(in_readme[code], meaning) << "exit code " << code << ": README and --help differ";
+    EXPECT_EQ(in_man[code], meaning) << "exit code " << code << ": the man page and --help differ";
+  }
+  EXPECT_EQ(in_readme.size(), all.size());
+  EXPECT_EQ(in_man.size(), all.size()) << man_section;
+}
+
+}  // namespace
+}  // namespace hsperfguard
