@@ -233,10 +233,10 @@ CodeTable rows_of(const std::string& text, const std::regex& row) {
 }
 
 TEST(ExitCodes, ReadmeHelpAndManPageListTheSameCodesWithTheSameMeanings) {
-  // The README's "### Exit codes" table.
+  // The README's "## Exit codes" table.
   const auto readme_bytes = test::read_file(test::source_path("README.md"));
   const std::string readme(reinterpret_cast<const char*>(readme_bytes.data()), readme_bytes.size());
-  const auto section = readme.find("### Exit codes\n");
+  const auto section = readme.find("## Exit codes\n");
   ASSERT_NE(section, std::string::npos);
   const std::string table = readme.substr(section, readme.find("\n#", section + 1) - section);
   CodeTable in_readme;
