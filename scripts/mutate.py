@@ -2,6 +2,20 @@
 """Deliberate faults in security-critical code, one at a time: does the suite kill each one?
 
     python3 scripts/mutate.py [--build-dir build-debug] [--only ID[,ID...]] [--full] [--list]
+    python3 scripts/mutate.py --random N --seed S [--list] [--log FILE] [--only FILE:LINE,...]
+    python3 scripts/mutate.py --sites
+
+--random draws N plain operator mutants (== and != swapped, < and <=, > and >=, && and ||, a
+! dropped, return true and false swapped, O_NOFOLLOW dropped, an integer literal compared
+with one more, one added or subtracted one less) from every such site of the
+security-critical Linux sources (RANDOM_LAYERS; comments, literals and preprocessor lines
+left out; --sites lists them), stratified by layer: each layer gets a share of N in
+proportion to its sites, at least 10, drawn uniformly with the seed. Each mutant is applied
+alone, rebuilt, and run against the tests that cost under a second (from ctest's cost data
+of the clean run), then, if it survived them, against the whole suite, both with
+--stop-on-failure: a survivor passed the whole suite. A survivor whose key is listed in
+scripts/mutate-equivalent.txt (key, a tab, why no input can tell it apart) is counted as
+equivalent. Run it under nice -n 15 on a shared machine.
 
 For each fault below the script replaces one exact piece of a source file (it must occur
 exactly once, or the fault is reported as stale and the run fails), rebuilds incrementally,
@@ -208,6 +222,277 @@ FAULTS = [
 ]
 
 
+# ---- random operator mutants (--random N --seed S) ------------------------------------------
+# The security-critical Linux sources, by layer: every site of a plain operator in them is a
+# candidate; --random draws a reproducible sample of them.
+RANDOM_LAYERS = {
+    "checks": ["src/checks/acl.cpp", "src/checks/attach.cpp", "src/checks/checks.cpp",
+               "src/checks/evidence.cpp", "src/checks/file.cpp", "src/checks/invisible.cpp",
+               "src/checks/jvm.cpp", "src/checks/namespace.cpp", "src/checks/publication.cpp",
+               "src/checks/registry.cpp", "src/checks/tmpdir.cpp", "src/checks/volume.cpp"],
+    "decide": ["src/decide/liveness.cpp", "src/decide/reaper.cpp", "src/decide/create.cpp",
+               "src/decide/discover.cpp", "src/decide/audit.cpp"],
+    "platform": ["src/platform/posix/reap_posix.cpp", "src/platform/posix/beneath_posix.cpp",
+                 "src/platform/posix/safe_path_posix.cpp", "src/platform/posix/procfs_posix.cpp",
+                 "src/platform/posix/users_posix.cpp", "src/platform/posix/containers_posix.cpp",
+                 "src/platform/posix/liveness_posix.cpp", "src/platform/posix/create_posix.cpp"],
+    "model": ["src/model/perfdata.cpp", "src/model/pid_name.cpp", "src/model/procfs_parse.cpp",
+              "src/model/passwd.cpp"],
+}
+# (operator, pattern over the source with comments and literals blanked, replacement of the
+# match); binary operators must stand between spaces, so that template brackets, "->", "<<",
+# "&&" of a forwarding reference and the like are not sites.
+_OPERATORS = [
+    ("==>!=", r"(?<= )==(?= )", lambda m: "!="),
+    ("!=>==", r"(?<= )!=(?= )", lambda m: "=="),
+    ("<><=", r"(?<= )<(?= )", lambda m: "<="),
+    ("<=><", r"(?<= )<=(?= )", lambda m: "<"),
+    (">>>=", r"(?<= )>(?= )", lambda m: ">="),
+    (">=>>", r"(?<= )>=(?= )", lambda m: ">"),
+    ("&&>||", r"(?<= )&&(?= )", lambda m: "||"),
+    ("||>&&", r"(?<= )\|\|(?= )", lambda m: "&&"),
+    ("drop-!", r"(?<![\w)\]!])!(?=[\w(])", lambda m: ""),
+    ("true>false", r"\breturn true;", lambda m: "return false;"),
+    ("false>true", r"\breturn false;", lambda m: "return true;"),
+    ("drop-O_NOFOLLOW", r"O_NOFOLLOW \| |(?: \| )?\bO_NOFOLLOW\b", lambda m: "" if "|" in m.group(0) else "0"),
+    # An integer literal compared with, or added or subtracted: one more where compared, one
+    # less where added (so "+ 1" becomes "+ 0").
+    ("literal+1", r"(?:(?<= [<>] )|(?<= [<>=!]= ))\d+(?=[uUlL]*\b)(?![.xX])",
+     lambda m: _literal(m.group(0), +1)),
+    ("literal-1", r"(?<= [+-] )\d+(?=[uUlL]*\b)(?![.xX])", lambda m: _literal(m.group(0), -1)),
+]
+
+
+def _literal(digits, step):
+    """An integer literal one more or one less (one more than 0), octal kept octal."""
+    if len(digits) > 1 and digits.startswith("0"):
+        value = int(digits, 8) + step if int(digits, 8) + step >= 0 else 1
+        return "0" + format(value, "o")
+    value = int(digits) + step
+    return str(value if value >= 0 else 1)
+
+
+def blank_comments_and_literals(text):
+    """The text with comments, string and character literals and preprocessor lines turned
+    to spaces (newlines kept), so that offsets stay those of the source."""
+    out = list(text)
+    i, n = 0, len(text)
+    line_start = True
+    while i < n:
+        c = text[i]
+        if line_start and c in " \t":
+            i += 1
+            continue
+        if line_start and c == "#":  # a preprocessor line, with its continuations
+            j = i
+            while j < n and (text[j] != "\n" or text[j - 1] == "\\"):
+                j += 1
+            for k in range(i, j):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j
+            continue
+        line_start = c == "\n"
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            open_paren = text.find("(", i)
+            delim = ")" + text[i + 2:open_paren] + '"'
+            j = text.find(delim, open_paren)
+            j = n if j < 0 else j + len(delim)
+        elif c in "\"'" and not (c == "'" and i > 0 and text[i - 1].isalnum()):  # not 1'000
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+        else:
+            i += 1
+            continue
+        for k in range(i, min(j, n)):
+            if out[k] != "\n":
+                out[k] = " "
+        i = j
+    return "".join(out)
+
+
+def find_sites():
+    """Every operator site of the random mode: (id, layer, file, offset, original, mutant, op)."""
+    sites = []
+    for layer, files in RANDOM_LAYERS.items():
+        for path in files:
+            text = (ROOT / path).read_text()
+            code = blank_comments_and_literals(text)
+            for op, pattern, replace in _OPERATORS:
+                for m in re.finditer(pattern, code):
+                    line = text.count("\n", 0, m.start()) + 1
+                    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+                    sites.append({"id": f"{path}:{line}:{col}:{op}", "layer": layer,
+                                  "file": path, "offset": m.start(), "original": m.group(0),
+                                  "mutant": replace(m), "op": op, "line": line})
+    sites.sort(key=lambda s: (s["file"], s["offset"], s["op"]))
+    return sites
+
+
+def sample_sites(sites, count, seed):
+    """A reproducible sample, stratified by layer: each layer gets a share of the count in
+    proportion to its sites (largest remainders), at least 10 where it has them; within a
+    layer the sites are drawn uniformly."""
+    import random
+    rng = random.Random(seed)
+    by_layer = {layer: [s for s in sites if s["layer"] == layer] for layer in RANDOM_LAYERS}
+    total = len(sites)
+    shares = {l: max(min(10, len(v)), count * len(v) / total) for l, v in by_layer.items()}
+    scale = sum(shares.values()) / count
+    quotas = {l: int(shares[l] / scale) if shares[l] > 10 else int(shares[l]) for l in shares}
+    rest = sorted(shares, key=lambda l: -(shares[l] / scale - quotas[l]))
+    while sum(quotas.values()) < count:
+        quotas[rest.pop(0)] += 1
+    chosen = []
+    for layer in RANDOM_LAYERS:
+        chosen += rng.sample(by_layer[layer], min(quotas[layer], len(by_layer[layer])))
+    return chosen
+
+
+def apply_site(text, site):
+    o = site["offset"]
+    assert text[o:o + len(site["original"])] == site["original"], site["id"]
+    return text[:o] + site["mutant"] + text[o + len(site["original"]):]
+
+
+def site_keys(sites):
+    """A key for each site that outlives edits elsewhere in its file: the file, the operator,
+    the text of its line and which of the equal such sites it is."""
+    seen = {}
+    for s in sites:
+        text = (ROOT / s["file"]).read_text()
+        start = text.rfind("\n", 0, s["offset"]) + 1
+        end = text.find("\n", s["offset"])
+        line = text[start:end].strip()
+        k = (s["file"], s["op"], line)
+        s["key"] = "%s|%s|%s|%d" % (s["file"], s["op"], line, seen.get(k, 0))
+        s["column"] = s["offset"] - start
+        seen[k] = seen.get(k, 0) + 1
+    return sites
+
+
+def cost_data(build_dir):
+    """ctest's recorded cost (seconds) of each test, from the last runs."""
+    costs = {}
+    path = ROOT / build_dir / "Testing" / "Temporary" / "CTestCostData.txt"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            if len(parts) == 3:
+                try:
+                    costs[parts[0]] = float(parts[2])
+                except ValueError:
+                    pass
+    return costs
+
+
+def fast_tier(build_dir, limit=1.0):
+    """A ctest -R selecting the tests that cost under a second each (most unit tests and the
+    quick system tests), from ctest's cost data of the clean run."""
+    names = [name for name, cost in cost_data(build_dir).items() if cost < limit]
+    return "^(" + "|".join(re.escape(n) for n in sorted(names)) + ")$" if names else None
+
+
+def equivalents():
+    """The site keys argued equivalent, from scripts/mutate-equivalent.txt."""
+    path = ROOT / "scripts" / "mutate-equivalent.txt"
+    keys = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                key, _, why = line.partition("\t")
+                keys[key.strip()] = why.strip()
+    return keys
+
+
+def random_run(args):
+    sites = site_keys(find_sites())
+    if args.sites:
+        for s in sites:
+            print(f"{s['layer']:9} {s['file']}:{s['line']}:{s['column'] + 1}  {s['op']:16} {s['key']}")
+        per = {l: sum(1 for s in sites if s["layer"] == l) for l in RANDOM_LAYERS}
+        print(f"mutate: {len(sites)} sites: " + ", ".join(f"{l} {n}" for l, n in per.items()))
+        return 0
+    chosen = sample_sites(sites, args.random, args.seed)
+    if args.only:
+        wanted = set(args.only.split(","))
+        chosen = [s for s in chosen if s["key"] in wanted or
+                  f"{s['file']}:{s['line']}" in wanted]
+    equivalent = equivalents()
+    per = {l: sum(1 for s in chosen if s["layer"] == l) for l in RANDOM_LAYERS}
+    print(f"mutate: {len(sites)} sites, seed {args.seed}, {len(chosen)} drawn: " +
+          ", ".join(f"{l} {n}" for l, n in per.items()), flush=True)
+    if args.list:
+        for i, s in enumerate(chosen):
+            print(f"{i:3} {s['layer']:9} {s['file']}:{s['line']}  {s['op']:16} {s['key']}")
+        return 0
+    if not build(args.build_dir):
+        print("mutate: the clean tree does not build")
+        return 2
+    if not args.skip_clean_run:
+        if failed := failing_tests(args.build_dir):
+            print("mutate: the suite fails on the clean tree; fix that first: " + ", ".join(failed))
+            return 2
+        print("mutate: the clean tree passes the suite", flush=True)
+    tier = fast_tier(args.build_dir)
+    log = open(args.log, "a") if args.log else None
+    results = {"killed": [], "survived": [], "stillborn": [], "equivalent": []}
+    began = time.monotonic()
+    for i, s in enumerate(chosen):
+        source = ROOT / s["file"]
+        text = source.read_text()
+        started = time.monotonic()
+        killers, stage = [], ""
+        try:
+            source.write_text(apply_site(text, s))
+            if not build(args.build_dir):
+                verdict = "stillborn"
+            else:
+                if tier:
+                    killers, stage = failing_tests(args.build_dir, tier, exclude=False), "fast tier"
+                if not killers:
+                    killers, stage = failing_tests(args.build_dir), "whole suite"
+                verdict = "killed" if killers else "survived"
+        finally:
+            source.write_text(text)
+        if verdict == "survived" and s["key"] in equivalent:
+            verdict = "equivalent"
+        results[verdict].append(s)
+        spent = time.monotonic() - started
+        print(f"mutate: [{i + 1}/{len(chosen)}] {verdict:10} {spent:5.0f} s  {s['layer']:8} "
+              f"{s['file']}:{s['line']}  {s['op']}" +
+              (f"  ({stage}: {', '.join(killers[:2])})" if killers else ""), flush=True)
+        if log:
+            import json
+            log.write(json.dumps({"seed": args.seed, "index": i, "key": s["key"],
+                                  "where": f"{s['file']}:{s['line']}", "layer": s["layer"],
+                                  "op": s["op"], "verdict": verdict, "seconds": round(spent, 1),
+                                  "stage": stage, "killers": killers[:3]}) + "\n")
+            log.flush()
+    build(args.build_dir)
+    k, v, e = len(results["killed"]), len(results["survived"]), len(results["equivalent"])
+    tried = k + v + e
+    print(f"mutate: seed {args.seed}: {k} killed, {v} survived, {e} survived but listed "
+          f"equivalent, {len(results['stillborn'])} stillborn; killed {k} of {tried} "
+          f"({100.0 * k / tried if tried else 0:.0f}%), of those not equivalent "
+          f"{100.0 * k / (k + v) if k + v else 0:.0f}%; {time.monotonic() - began:.0f} s, "
+          f"{(time.monotonic() - began) / max(1, len(chosen)):.0f} s a mutant")
+    for layer in RANDOM_LAYERS:
+        counts = {verdict: sum(1 for s in r if s["layer"] == layer) for verdict, r in results.items()}
+        print(f"mutate:   {layer:9} " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items()))
+    for s in results["survived"]:
+        print(f"mutate: survivor {s['file']}:{s['line']}  {s['op']}  {s['key']}")
+    return 0 if not results["survived"] else 1
+
+
 def run(cmd, timeout=None):
     return subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=timeout)
@@ -217,14 +502,16 @@ def build(build_dir):
     return run(["cmake", "--build", build_dir, "--", f"-j{os.cpu_count()}"]).returncode == 0
 
 
-def failing_tests(build_dir, regex=None):
+def failing_tests(build_dir, regex=None, exclude=True):
     """Runs the tests; returns the names of those that failed (empty: all passed)."""
     cmd = ["ctest", "--test-dir", build_dir, f"-j{os.cpu_count()}", "--stop-on-failure",
            "--timeout", "300"]
     if regex:
+        cmd += ["-R", regex]
+    if regex and exclude:
         # The suites of a fault, less the three tests that measure memory (100 s together;
         # they assert figures, not safety, and run with --full).
-        cmd += ["-R", regex, "-E", "CostsBoundedMemory|CostBoundedMemory|MemoryIsThatOfAFew"]
+        cmd += ["-E", "CostsBoundedMemory|CostBoundedMemory|MemoryIsThatOfAFew"]
     try:
         result = run(cmd, timeout=3600)
     except subprocess.TimeoutExpired:
@@ -243,9 +530,19 @@ def main():
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--full", action="store_true",
                     help="a fault that survives its suites is run against the whole suite")
+    ap.add_argument("--random", type=int, default=0, metavar="N",
+                    help="draw N random operator mutants of the security-critical sources")
+    ap.add_argument("--seed", type=int, default=1, help="the seed of the --random sample")
+    ap.add_argument("--sites", action="store_true", help="list every site of --random")
+    ap.add_argument("--log", help="--random: append one JSON line per mutant to this file")
+    ap.add_argument("--skip-clean-run", action="store_true",
+                    help="--random: do not run the suite on the clean tree first (it must "
+                    "have passed in this build directory, whose cost data orders the tiers)")
     args = ap.parse_args()
     # SIGTERM (a timeout, a kill) unwinds like ^C, so the faulty source is always restored.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if args.random or args.sites:
+        return random_run(args)
     chosen = [f for f in FAULTS if not args.only or f[0] in args.only.split(",")]
     if args.list:
         for fid, path, _, _, what, _ in chosen:
