@@ -3,6 +3,7 @@
 
     python3 scripts/mutate.py [--build-dir build-debug] [--only ID[,ID...]] [--full] [--list]
     python3 scripts/mutate.py --random N --seed S [--list] [--log FILE] [--only FILE:LINE,...]
+    python3 scripts/mutate.py --replay LOG [--log FILE]
     python3 scripts/mutate.py --sites
 
 --random draws N plain operator mutants (== and != swapped, < and <=, > and >=, && and ||, a
@@ -421,14 +422,28 @@ def random_run(args):
         per = {l: sum(1 for s in sites if s["layer"] == l) for l in RANDOM_LAYERS}
         print(f"mutate: {len(sites)} sites: " + ", ".join(f"{l} {n}" for l, n in per.items()))
         return 0
-    chosen = sample_sites(sites, args.random, args.seed)
+    gone = []
+    if args.replay:
+        # The sample of an earlier run (its --log), site by site, in today's code: a site whose
+        # line was since changed or removed is reported gone.
+        import json
+        by_key = {s["key"]: s for s in sites}
+        entries = [json.loads(line) for line in open(args.replay) if line.strip()]
+        chosen = [by_key[e["key"]] for e in entries if e["key"] in by_key]
+        gone = [e for e in entries if e["key"] not in by_key]
+        args.seed = entries[0]["seed"] if entries else args.seed
+        for e in gone:
+            print(f"mutate: gone since the sample was drawn: {e['where']}  {e['op']}  {e['key']}")
+    else:
+        chosen = sample_sites(sites, args.random, args.seed)
     if args.only:
         wanted = set(args.only.split(","))
         chosen = [s for s in chosen if s["key"] in wanted or
                   f"{s['file']}:{s['line']}" in wanted]
     equivalent = equivalents()
     per = {l: sum(1 for s in chosen if s["layer"] == l) for l in RANDOM_LAYERS}
-    print(f"mutate: {len(sites)} sites, seed {args.seed}, {len(chosen)} drawn: " +
+    print(f"mutate: {len(sites)} sites, seed {args.seed}, {len(chosen)} " +
+          ("replayed" if args.replay else "drawn") + ": " +
           ", ".join(f"{l} {n}" for l, n in per.items()), flush=True)
     if args.list:
         for i, s in enumerate(chosen):
@@ -488,6 +503,9 @@ def random_run(args):
     for layer in RANDOM_LAYERS:
         counts = {verdict: sum(1 for s in r if s["layer"] == layer) for verdict, r in results.items()}
         print(f"mutate:   {layer:9} " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items()))
+    if gone:
+        print(f"mutate: {len(gone)} sites of the sample are gone (their code changed): " +
+              ", ".join(e["where"] for e in gone))
     for s in results["survived"]:
         print(f"mutate: survivor {s['file']}:{s['line']}  {s['op']}  {s['key']}")
     return 0 if not results["survived"] else 1
@@ -535,13 +553,16 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="the seed of the --random sample")
     ap.add_argument("--sites", action="store_true", help="list every site of --random")
     ap.add_argument("--log", help="--random: append one JSON line per mutant to this file")
+    ap.add_argument("--replay", metavar="LOG",
+                    help="run the mutants of an earlier --random run's --log again, by their "
+                    "keys, in today's code (those whose line changed are reported gone)")
     ap.add_argument("--skip-clean-run", action="store_true",
                     help="--random: do not run the suite on the clean tree first (it must "
                     "have passed in this build directory, whose cost data orders the tiers)")
     args = ap.parse_args()
     # SIGTERM (a timeout, a kill) unwinds like ^C, so the faulty source is always restored.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    if args.random or args.sites:
+    if args.random or args.sites or args.replay:
         return random_run(args)
     chosen = [f for f in FAULTS if not args.only or f[0] in args.only.split(",")]
     if args.list:
