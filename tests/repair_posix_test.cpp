@@ -202,6 +202,39 @@ TEST(RepairCli, TheUserRepairsItsOwnNamespaceWithoutRoot) {
   EXPECT_EQ(mode_of(file), 0600u);
 }
 
+// A namespace's default ACL is removed, and a removal the kernel refuses is a failure: the
+// namespace made immutable (chattr +i) refuses fremovexattr with EPERM, and repair must say
+// so (exit 1, "1 failed", the call) and leave the ACL, never report it fixed. The errno of
+// the removal is read only after it failed.
+TEST(RepairCli, DefaultAclTheKernelRefusesToRemoveIsAFailureNotAFix) {
+  if (!is_root() || !have_program("setfacl") || !have_program("chattr"))
+    GTEST_SKIP() << "needs root, setfacl and chattr";
+  ReapTree tree;
+  const std::string fixable = tree.make_namespace("nobody", kNobody, kNogroup, 0755);
+  const std::string stuck = tree.make_namespace("daemon", kDaemon, kDaemon, 0755);
+  if (!acls_work(fixable)) GTEST_SKIP() << "no ACLs on this file system";
+  for (const std::string& ns : {fixable, stuck}) {
+    ASSERT_EQ(run({"setfacl", "-d", "-m", "u:bin:r", ns}).exit_code, 0) << ns;
+  }
+  if (run({"chattr", "+i", stuck}).exit_code != 0) GTEST_SKIP() << "no immutable flag here";
+  struct Mutable {
+    std::string path;
+    ~Mutable() { (void)run({"chattr", "-i", path}); }
+  } thaw{stuck};
+  const auto has_default_acl = [](const std::string& path) {
+    return ::lgetxattr(path.c_str(), "system.posix_acl_default", nullptr, 0) >= 0;
+  };
+
+  const auto r = run_tool({"repair", "--tmpdir", tree.tmp});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("fixed  namespace.default-acl  " + fixable), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("fixed  namespace.default-acl  " + stuck), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 fixed, 1 failed"), std::string::npos) << r.out;
+  EXPECT_NE((r.out + r.err).find("fremovexattr"), std::string::npos) << r.out << r.err;
+  EXPECT_FALSE(has_default_acl(fixable));
+  EXPECT_TRUE(has_default_acl(stuck));
+}
+
 // ---- Races between judging and acting: the executor refuses what it did not judge ----------
 
 struct Planned {

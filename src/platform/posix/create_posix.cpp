@@ -131,11 +131,11 @@ int set_minimal_acl(int fd, std::uint32_t mode) {
 }
 
 // libacl has no fd form of acl_delete_def_file: the default ACL is its extended attribute.
+// errno is read only after a failed call (no default ACL, or none possible, is no failure).
 int remove_default_acl(int fd) {
-  if (::fremovexattr(fd, kDefaultAclXattr) != 0 && errno != ENODATA && !acl_unsupported(errno)) {
-    return errno;
-  }
-  return 0;
+  if (::fremovexattr(fd, kDefaultAclXattr) == 0) return 0;
+  const int err = errno;
+  return err == ENODATA || acl_unsupported(err) ? 0 : err;
 }
 
 bool write_all(int fd, const std::byte* data, std::size_t size, off_t at, int& err) {
