@@ -232,6 +232,32 @@ TEST(FileForeignName, NotAPid) {
   EXPECT_THAT(f[0].evidence["hotspot_action"].get<std::string>(), HasSubstr("unlinked"));
 }
 
+// A foreign regular file is not judged as a backing file, however unlike one it is: exactly
+// its name finding, none of the backing-file rules (mode, special bits, links, size, ACL,
+// contents), whichever of them would fire on a pid name.
+TEST(FileForeignName, ForeignRegularFileGetsExactlyItsNameFindingAndNoBackingFileFindings) {
+  const NamespaceFacts ns = namespace_of();
+  for (const char* name : {"notes.txt", "4242"}) {
+    FileFacts file = backing_file(ns, name);
+    InodeFacts odd = inode(FileKind::regular, 06666, kAliceUid, 300, 5);
+    odd.nlink = 2;
+    set_inode(file, odd);
+    file.region = region_of(std::vector<std::byte>(5, std::byte{0x41}));
+    PosixAcl acl;
+    acl.entries = {entry(AclTag::user_obj, 6), entry(AclTag::user, 6, kMalloryUid),
+                   entry(AclTag::group_obj, 0), entry(AclTag::mask, 6), entry(AclTag::other, 0)};
+    file.access_acl = acl;
+    const Findings f = file_findings(file, ns);
+    if (std::string_view(name) == "4242") {
+      // The same file under a pid name: every backing-file rule above fires.
+      EXPECT_THAT(ids(f), ::testing::IsSupersetOf({"file.acl", "file.bad-prologue", "file.bad-size",
+                                                   "file.hard-link", "file.mode", "file.setid"}));
+    } else {
+      EXPECT_THAT(ids(f), ElementsAre("file.foreign-name"));
+    }
+  }
+}
+
 TEST(FileForeignName, SignedAndSpacedNumbersAreForeign) {
   const NamespaceFacts ns = namespace_of();
   for (const char* name : {"+12", " 12", "12x", "-1"}) {
