@@ -1052,6 +1052,26 @@ TEST(ProcfsParse, BtimeAndStartTime) {
   EXPECT_FALSE(procfs::start_time_ms(10, ~std::uint64_t{0}, 1).has_value());
 }
 
+// A boot time of 0 (or below) is no clock: no start time is made from it, and a process's
+// start is then unknown rather than in 1970 (which would make every live JVM "older" than its
+// file, a reused pid). One second after the epoch is a clock; so are the bounds of
+// start_time_ms, each side of them.
+TEST(ProcfsParse, BtimeOfZeroIsNoClockAndTheBoundsHoldEachSide) {
+  EXPECT_FALSE(procfs::parse_btime("btime 0\n").has_value());
+  EXPECT_FALSE(procfs::parse_btime("btime -1\n").has_value());
+  EXPECT_EQ(procfs::parse_btime("btime 1\n"), 1);
+  EXPECT_EQ(procfs::parse_btime("btime 0\nbtime 7\n"), 7);  // the first valid line decides
+  EXPECT_FALSE(procfs::parse_btime("btime\n").has_value());
+  constexpr std::int64_t kMax = std::int64_t{1} << 40;
+  EXPECT_EQ(procfs::start_time_ms(0, 7, 3), 2333);
+  EXPECT_FALSE(procfs::start_time_ms(-1, 7, 3).has_value());
+  EXPECT_EQ(procfs::start_time_ms(kMax, 0, 100), kMax * 1000);
+  EXPECT_FALSE(procfs::start_time_ms(kMax + 1, 0, 100).has_value());
+  EXPECT_EQ(procfs::start_time_ms(1, static_cast<std::uint64_t>(kMax), 1), (1 + kMax) * 1000);
+  EXPECT_FALSE(procfs::start_time_ms(1, static_cast<std::uint64_t>(kMax) + 1, 1).has_value());
+  EXPECT_EQ(procfs::start_time_ms(10, 1, 1), 11000);
+}
+
 TEST(ProcfsParse, StatusUidAndNSpid) {
   const auto s = procfs::parse_status(
       "Name:\tjava\nTgid:\t900\nPid:\t900\nUid:\t1000\t1001\t1002\t1003\nNSpid:\t900\t45\t7\n");
