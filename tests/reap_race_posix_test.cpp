@@ -31,6 +31,7 @@
 
 #include "child_posix.hpp"
 #include "commands/reap_command.hpp"
+#include "platform/posix/posix_util.hpp"
 #include "platform/reap.hpp"
 #include "reap_test_support.hpp"
 #include "report/reap_report.hpp"
@@ -590,6 +591,59 @@ TEST(ReapRace, StaleFileReplacedByAFileTheOwnerCannotOpenIsChangedNotFailed) {
   struct stat st {};
   ASSERT_EQ(::lstat(stale.c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 0u);
+}
+
+// The owner makes a stale file's name flicker between a symlink and nothing while the reaper
+// acts on it: its O_NOFOLLOW open meets the link (ELOOP) and, an instant later, the look at
+// the name finds nothing. That entry changed since it was judged (a link stood there); it is
+// never a failure (exit 1, an alert). Rounds until one such interleaving was seen often
+// enough to matter: each round's outcome is changed (the link was met) or vanished (nothing
+// was), never failed.
+TEST(ReapRace, SymlinkFlickeringAtAStaleFilesNameIsChangedNeverFailed) {
+  constexpr int kRounds = 400;
+  const auto budget = std::chrono::seconds(60);
+  ReapTree tree;
+  const bool root = test::is_root();
+  const std::string ns = tree.make_namespace("nobody", root ? kNobody : ::geteuid(),
+                                             root ? kNogroup : ::getegid());
+  const std::string sentinel = tree.sentinel("flicker-target");
+  const platform::UniqueFd ns_fd(::open(ns.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(ns_fd.valid());
+  std::map<std::string, int> outcomes;
+  const auto started = std::chrono::steady_clock::now();
+  for (int round = 0; round < kRounds && std::chrono::steady_clock::now() - started < budget; ++round) {
+    const std::string stale = tree.stale_file(ns);
+    const std::string name = basename(stale);
+    ReapRun run = plan_in(tree.tmp);
+    ASSERT_EQ(action_of(run, stale), "remove");
+    ASSERT_EQ(::unlink(stale.c_str()), 0);
+    std::atomic<bool> running{true};
+    std::atomic<int> flickers{0};
+    std::thread flicker([&] {
+      while (running) {
+        (void)::symlinkat(sentinel.c_str(), ns_fd.get(), name.c_str());
+        (void)::unlinkat(ns_fd.get(), name.c_str(), 0);
+        ++flickers;
+      }
+    });
+    while (flickers < 50) std::this_thread::yield();
+    const auto result = platform::execute_plan(run.plan, {});
+    running = false;
+    flicker.join();
+    (void)::unlinkat(ns_fd.get(), name.c_str(), 0);
+    const ReapActionRecord* r = record_of(run, result, stale);
+    ASSERT_NE(r, nullptr) << "round " << round;
+    ++outcomes[std::string(to_string(r->outcome)) + "/" + r->detail];
+    ASSERT_NE(r->outcome, ReapOutcome::failed)
+        << "round " << round << ": " << r->detail << " " << (r->error ? r->error->message : "");
+    ASSERT_TRUE(r->outcome == ReapOutcome::changed || r->outcome == ReapOutcome::vanished)
+        << "round " << round << ": " << to_string(r->outcome);
+  }
+  EXPECT_TRUE(tree.sentinels_intact());
+  std::string seen;
+  for (const auto& [what, n] : outcomes) seen += what + " " + std::to_string(n) + "; ";
+  RecordProperty("outcomes", seen);
+  EXPECT_GT(outcomes["changed/identity-changed"], 0) << seen;
 }
 
 // ---- The order of the reaper's system calls, against the model ----------------------------
