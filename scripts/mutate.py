@@ -14,9 +14,16 @@ left out; --sites lists them), stratified by layer: each layer gets a share of N
 proportion to its sites, at least 10, drawn uniformly with the seed. Each mutant is applied
 alone, rebuilt, and run against the tests that cost under a second (from ctest's cost data
 of the clean run), then, if it survived them, against the whole suite, both with
---stop-on-failure: a survivor passed the whole suite. A survivor whose key is listed in
+--stop-on-failure: a survivor passed the whole suite. A failing test is run again alone and
+kills only if it fails again (on a shared machine another's load or processes can fail a
+test); a whole suite cut short by a failure that did not repeat is run once more. A survivor whose key is listed in
 scripts/mutate-equivalent.txt (key, a tab, why no input can tell it apart) is counted as
-equivalent. Run it under nice -n 15 on a shared machine.
+equivalent. --replay LOG runs the mutants of an earlier run's --log again by their keys
+(the same sample after tests were added; a site whose line has changed is reported gone).
+Run it under nice -n 15 on a shared machine, with --build-dir build-release: the suite's
+cost tests (peak RSS, CPU seconds) assert figures of the optimized build, and fail on the
+clean tree of an -O0 one; the test code is -O0 in every build type, and an -O3 rebuild of
+one source and the links take under a minute.
 
 For each fault below the script replaces one exact piece of a source file (it must occur
 exactly once, or the fault is reported as stale and the run fails), rebuilds incrementally,
@@ -380,6 +387,34 @@ def site_keys(sites):
     return sites
 
 
+def confirmed(build_dir, killers):
+    """The killers that fail again when run alone: on a shared machine a test may fail for
+    another's load or processes (a cost test, another suite's process with 16 MiB of maps),
+    and such a failure kills nothing."""
+    names = [k for k in killers if not k.startswith("(")]
+    if len(names) != len(killers):
+        return killers  # a timeout or a ctest failure stands
+    again = failing_tests(build_dir, "^(" + "|".join(re.escape(k) for k in names) + ")$",
+                          exclude=False)
+    return [k for k in names if k in again]
+
+
+def suite_verdict(build_dir, tier):
+    """(killers, stage): the fast tier first, then the whole suite; each failure is run again
+    alone and counts only if it fails again (a whole suite cut short by a failure that did
+    not repeat is run once more)."""
+    if tier:
+        if killers := confirmed(build_dir, failing_tests(build_dir, tier, exclude=False)):
+            return killers, "fast tier"
+    for _ in range(2):
+        killers = failing_tests(build_dir)
+        if not killers:
+            return [], "whole suite"
+        if real := confirmed(build_dir, killers):
+            return real, "whole suite"
+    return [], "whole suite (failures that did not repeat: " + ", ".join(killers[:3]) + ")"
+
+
 def cost_data(build_dir):
     """ctest's recorded cost (seconds) of each test, from the last runs."""
     costs = {}
@@ -453,7 +488,7 @@ def random_run(args):
         print("mutate: the clean tree does not build")
         return 2
     if not args.skip_clean_run:
-        if failed := failing_tests(args.build_dir):
+        if failed := suite_verdict(args.build_dir, None)[0]:
             print("mutate: the suite fails on the clean tree; fix that first: " + ", ".join(failed))
             return 2
         print("mutate: the clean tree passes the suite", flush=True)
@@ -471,10 +506,7 @@ def random_run(args):
             if not build(args.build_dir):
                 verdict = "stillborn"
             else:
-                if tier:
-                    killers, stage = failing_tests(args.build_dir, tier, exclude=False), "fast tier"
-                if not killers:
-                    killers, stage = failing_tests(args.build_dir), "whole suite"
+                killers, stage = suite_verdict(args.build_dir, tier)
                 verdict = "killed" if killers else "survived"
         finally:
             source.write_text(text)
