@@ -167,6 +167,36 @@ TEST(NamespaceSymlink, SymlinkIsReportedAndNothingElseJudgesTheLink) {
   EXPECT_EQ(f[0].evidence["lstat"]["kind"], "symlink");
 }
 
+// The name was a link when looked at and a directory (with ACLs) when opened: a race. The
+// link is what is reported; the directory's ACLs are not the namespace's, and no ACL rule
+// judges them. On Windows no POSIX ACL rule runs at all.
+TEST(NamespaceSymlink, ADirectorysAclsSeenThroughASwappedLinkAreNotJudged) {
+  NamespaceFacts ns = namespace_of();
+  ns.lstat = inode(FileKind::symlink, 0777, kMalloryUid, 9);
+  ns.opened = inode(FileKind::directory, 0775, kAliceUid, 10);
+  const PosixAcl grants_write{{entry(AclTag::user_obj, 7), entry(AclTag::user, 7, kMalloryUid),
+                               entry(AclTag::group_obj, 5), entry(AclTag::mask, 7),
+                               entry(AclTag::other, 5)}};
+  ns.access_acl = grants_write;
+  ns.default_acl = grants_write;
+  const Findings f = namespace_findings(ns);
+  for (const Finding& finding : f) {
+    EXPECT_EQ(finding.rule.rfind("namespace.acl", 0), std::string::npos) << finding.rule;
+    EXPECT_NE(finding.rule, "namespace.default-acl");
+  }
+  EXPECT_THAT(ids(f), Contains("namespace.symlink"));
+
+  TempRootFacts windows = temp_root();
+  windows.platform = Platform::windows;
+  NamespaceFacts dir = namespace_of();
+  dir.access_acl = grants_write;
+  dir.default_acl = grants_write;
+  for (const Finding& finding : checks::check_namespace(windows, dir)) {
+    EXPECT_EQ(finding.rule.rfind("namespace.acl", 0), std::string::npos) << finding.rule;
+    EXPECT_NE(finding.rule, "namespace.default-acl");
+  }
+}
+
 TEST(NamespaceSymlink, WindowsReparsePointsAreLeftToTheWindowsRule) {
   TempRootFacts root = temp_root();
   root.platform = Platform::windows;
