@@ -6,6 +6,7 @@
 #include <set>
 
 #include "checks/checks.hpp"
+#include "checks/publication.hpp"
 #include "checks_builders.hpp"
 
 namespace hsperfguard::test {
@@ -170,6 +171,39 @@ TEST(NamespaceSymlink, SymlinkIsReportedAndNothingElseJudgesTheLink) {
 // The name was a link when looked at and a directory (with ACLs) when opened: a race. The
 // link is what is reported; the directory's ACLs are not the namespace's, and no ACL rule
 // judges them. On Windows no POSIX ACL rule runs at all.
+// The space a JVM needs, to the byte and the inode: exactly one region of free space and one
+// free inode publish in a namespace (root counts its reserved blocks), one byte or inode less
+// does not; a new namespace needs two inodes (its directory and the file).
+TEST(NamespaceNoSpace, ExactlyARegionAndAnInodeAreEnoughAndOneLessIsNot) {
+  const TempRootFacts root = temp_root();
+  NamespaceFacts ns = namespace_of();
+  const std::uint64_t region = checks::predict_publication(root, ns).region_bytes;
+  ASSERT_GT(region, 0u);
+  const auto failures = [&](std::uint64_t bytes, std::uint64_t inodes, std::uint32_t uid) {
+    NamespaceFacts n = ns;
+    n.volume = tmpfs();
+    n.volume->free_bytes = bytes;
+    n.volume->free_bytes_root = bytes;
+    n.volume->free_inodes = inodes;
+    n.user->uid = uid;
+    if (uid == 0) n.lstat->uid = n.opened->uid = 0;
+    return checks::predict_publication(root, n).create_failures;
+  };
+  for (const std::uint32_t uid : {kAliceUid, 0u}) {
+    SCOPED_TRACE(uid);
+    EXPECT_THAT(failures(region, 1, uid), IsEmpty());
+    EXPECT_THAT(failures(region - 1, 1, uid), ElementsAre("no-space"));
+    EXPECT_THAT(failures(region, 0, uid), ElementsAre("no-free-inodes"));
+  }
+  TempRootFacts full = root;
+  full.volume = tmpfs();
+  full.volume->free_bytes = region;
+  full.volume->free_inodes = 2;
+  EXPECT_THAT(checks::predict_new_namespace(full, false).create_failures, IsEmpty());
+  full.volume->free_inodes = 1;
+  EXPECT_THAT(checks::predict_new_namespace(full, false).create_failures, ElementsAre("no-free-inodes"));
+}
+
 TEST(NamespaceSymlink, ADirectorysAclsSeenThroughASwappedLinkAreNotJudged) {
   NamespaceFacts ns = namespace_of();
   ns.lstat = inode(FileKind::symlink, 0777, kMalloryUid, 9);
