@@ -11,7 +11,8 @@
 with one more, one added or subtracted one less) from every such site of the
 security-critical Linux sources (RANDOM_LAYERS; comments, literals and preprocessor lines
 left out; --sites lists them), stratified by layer: each layer gets a share of N in
-proportion to its sites, at least 10, drawn uniformly with the seed. Each mutant is applied
+proportion to its sites, at least 10, drawn uniformly with the seed, and tried in an order
+shuffled with it (a run cut short has sampled every layer). Each mutant is applied
 alone, rebuilt, and run against the tests that cost under a second (from ctest's cost data
 of the clean run), then, if it survived them, against the whole suite, both with
 --stop-on-failure: a survivor passed the whole suite (less the ten cases that assert a cost,
@@ -363,6 +364,8 @@ def sample_sites(sites, count, seed):
     chosen = []
     for layer in RANDOM_LAYERS:
         chosen += rng.sample(by_layer[layer], min(quotas[layer], len(by_layer[layer])))
+    # Tried in a shuffled order, so that a run cut short has still sampled every layer.
+    rng.shuffle(chosen)
     return chosen
 
 
