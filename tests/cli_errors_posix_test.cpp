@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -167,6 +168,18 @@ TEST(CliErrors, ShortOptionsAreTheLongOnes) {
   EXPECT_EQ(quiet.out, "");
   const auto bytes = test::read_file(report);
   EXPECT_NE(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()).find("\"schema\""), std::string::npos);
+  // -v is --verbose: each file of a grouped finding listed with its evidence.
+  const std::filesystem::path ns = std::filesystem::path(dir / "tmp") / "hsperfdata_root";
+  std::filesystem::create_directories(ns);
+  for (int pid : {4194301, 4194302, 4194303, 4194304}) std::ofstream(ns / std::to_string(pid)) << "x";
+  const auto verbose = run_tool({"audit", "--tmpdir", dir / "tmp", "--no-containers", "--verbose"});
+  const auto v = run_tool({"audit", "--tmpdir", dir / "tmp", "--no-containers", "-v"});
+  const auto grouped = run_tool({"audit", "--tmpdir", dir / "tmp", "--no-containers"});
+  EXPECT_EQ(v.err, "");
+  EXPECT_EQ(v.out.size(), verbose.out.size()) << v.out;
+  EXPECT_GT(v.out.size(), grouped.out.size()) << v.out;
+  const auto reap_v = run_tool({"reap", "--tmpdir", dir / "tmp", "--no-containers", "--no-lock", "--dry-run", "-v"});
+  EXPECT_EQ(reap_v.exit_code, 0) << reap_v.err;
 }
 
 // An unprivileged reap cannot make root's lock directory: it says which options get past that.

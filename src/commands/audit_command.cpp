@@ -531,7 +531,7 @@ SubcommandHook add_audit_command(CLI::App& app) {
   cmd->add_option("-o,--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")
       ->check(file_path());
-  cmd->add_flag("--verbose", p->options.verbose, "Text: list every finding with its evidence (none grouped)");
+  cmd->add_flag("-v,--verbose", p->options.verbose, "Text: list every finding with its evidence (none grouped)");
   cmd->add_option("--color", p->color, "auto (on a terminal, unless NO_COLOR is set), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--max-runtime", p->max_runtime,

@@ -508,7 +508,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
   cmd->add_option("-o,--output", p->output,
                   "Write the report to FILE (atomically; a device, FIFO or - is written through)")
       ->check(file_path());
-  cmd->add_flag("--verbose", p->options.verbose, "Text: list every plan item (none grouped)");
+  cmd->add_flag("-v,--verbose", p->options.verbose, "Text: list every plan item (none grouped)");
   cmd->add_flag("--include-special", p->options.include_special,
                 "Also remove stale FIFOs, sockets and devices in namespaces");
   cmd->add_flag("--remove-empty-namespaces", p->options.remove_empty_namespaces,
