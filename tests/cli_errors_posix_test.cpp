@@ -35,6 +35,14 @@ TEST(CliErrors, MistypedSubcommandGetsTheNearestMatchAndTheList) {
   EXPECT_EQ(far.exit_code, 2);
   EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
   EXPECT_NE(far.err.find("subcommands: audit"), std::string::npos) << far.err;
+  // A subcommand's own subcommands likewise (rules show), and their help ends with their codes.
+  const auto nested = run_tool({"rules", "shwo", "file.mode"});
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_NE(nested.err.find("hsperfguard rules: unknown subcommand 'shwo'; did you mean 'show'?"), std::string::npos)
+      << nested.err;
+  const auto show_help = run_tool({"rules", "show", "--help"});
+  EXPECT_EQ(show_help.exit_code, 0);
+  EXPECT_NE(show_help.out.find("Exit status:\n  0  shown\n  2  usage error"), std::string::npos) << show_help.out;
 }
 
 TEST(CliErrors, MistypedOptionGetsTheNearestMatch) {

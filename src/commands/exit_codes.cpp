@@ -27,7 +27,7 @@ constexpr std::array<ExitCodeMeaning, 6> kTable{{
 constexpr std::string_view kUsage = "usage error (the message says which option or value)";
 
 // Each subcommand's codes in its own words: what its --help ends with.
-constexpr std::array<SubcommandExitCode, 26> kSubcommands{{
+constexpr std::array<SubcommandExitCode, 28> kSubcommands{{
     {"audit", kExitOk, "clean: no finding at or above --fail-on"},
     {"audit", kExitFindings, "findings at or above --fail-on (default medium)"},
     {"audit", kExitUsage,
@@ -38,6 +38,8 @@ constexpr std::array<SubcommandExitCode, 26> kSubcommands{{
      "where it stopped)"},
     {"rules", kExitOk, "listed"},
     {"rules", kExitUsage, kUsage},
+    {"rules show", kExitOk, "shown"},
+    {"rules show", kExitUsage, "usage error (also: an unknown rule id; the message names the nearest one)"},
     {"inspect", kExitOk, "decoded"},
     {"inspect", kExitUsage, "usage error (also: a path that does not exist)"},
     {"inspect", kExitIncomplete, "could not read the file or the process's mapping"},

@@ -55,23 +55,6 @@ std::string command_path(const CLI::App* app) {
   return out;
 }
 
-// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 std::string_view without_dashes(std::string_view word) {
   while (word.starts_with('-')) word.remove_prefix(1);
   return word;
@@ -104,6 +87,7 @@ std::vector<std::string> subcommand_names(const CLI::App& app) {
 }
 
 std::string subcommand_list(const CLI::App& app) {
+  if (app.get_parent() != nullptr) return "subcommands: " + join(subcommand_names(app), ", ") + " (" + command_path(&app) + " --help)";
   return "subcommands: " + join(subcommand_names(app), ", ") + " (" + std::string(kProgramName) +
          " help SUBCOMMAND)";
 }
@@ -248,7 +232,27 @@ std::string HelpFormatter::make_footer(const CLI::App* app) const {
                      0, kWidth) +
            "\n\n";
   }
-  return out + exit_status_help(app->get_parent() == nullptr ? std::string_view{} : app->get_name());
+  // A nested subcommand's codes are its path below the program ("rules show").
+  const std::string path = command_path(app);
+  return out + exit_status_help(app->get_parent() == nullptr ? std::string_view{}
+                                                              : std::string_view(path).substr(kProgramName.size() + 1));
+}
+
+// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
 }
 
 std::optional<std::string> nearest_match(std::string_view word, const std::vector<std::string>& candidates) {
@@ -293,15 +297,19 @@ std::optional<std::string> unknown_word_message(const CLI::App& app, const std::
       if (option->get_expected_min() > 0 && !inline_value) ++i;
       continue;
     }
-    if (current != &app) continue;  // an operand (inspect's target): the parser judges it
+    const auto subs = current->get_subcommands({});
+    // An operand (inspect's target, rules show's id): the parser judges it.
+    if (subs.empty() || !current->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty()) {
+      continue;
+    }
     const CLI::App* sub = nullptr;
-    for (const CLI::App* s : app.get_subcommands({})) {
+    for (const CLI::App* s : subs) {
       if (s->get_name() == arg) sub = s;
     }
     if (sub == nullptr) {
-      std::string message = std::string(kProgramName) + ": unknown subcommand '" + arg + "'";
-      if (auto near = nearest_match(arg, subcommand_names(app))) message += "; did you mean '" + *near + "'?";
-      return message + "\n" + subcommand_list(app);
+      std::string message = command_path(current) + ": unknown subcommand '" + arg + "'";
+      if (auto near = nearest_match(arg, subcommand_names(*current))) message += "; did you mean '" + *near + "'?";
+      return message + "\n" + subcommand_list(*current);
     }
     current = sub;
   }

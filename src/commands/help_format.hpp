@@ -39,6 +39,9 @@ std::string exit_status_help(std::string_view subcommand);
 
 // The candidate nearest to `word` (a prefix of a candidate, or within a few edits:
 // Damerau-Levenshtein, adjacent transpositions counted once), if any is near enough.
+// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
 std::optional<std::string> nearest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 // The message for a command line naming a subcommand or option `app` does not have, with the

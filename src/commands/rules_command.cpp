@@ -11,27 +11,12 @@
 #include <vector>
 
 #include "commands/exit_codes.hpp"
+#include "commands/help_format.hpp"
 #include "model/rule_catalog.hpp"
 #include "report/report_json.hpp"
 
 namespace hsperfguard {
 namespace {
-
-// The edit distance of two ids (insertions, deletions, substitutions), for "did you mean".
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 // The catalogue id nearest to `id`, when one is near enough to be what was meant: a few edits
 // away, or the only id that starts with it or ends with it (`mode` -> `file.mode`).
