@@ -220,7 +220,8 @@ set(CPACK_RPM_PACKAGE_RELEASE 1)
 set(CPACK_RPM_PACKAGE_SUMMARY "Audit and clean up the JVM's hsperfdata namespaces")
 set(CPACK_RPM_PACKAGE_DESCRIPTION "${CPACK_DEBIAN_PACKAGE_DESCRIPTION}")
 # SPDX, as Fedora and RHEL write it: ours, and liburing's (MIT), linked statically.
-set(CPACK_RPM_PACKAGE_LICENSE "Apache-2.0 AND MIT")
+# The project's, and those of liburing and libstdc++, both linked into the binary.
+set(CPACK_RPM_PACKAGE_LICENSE "Apache-2.0 AND MIT AND GPL-3.0-or-later WITH GCC-exception-3.1")
 set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
 set(CPACK_RPM_PACKAGE_AUTOREQ ON)
 set(CPACK_RPM_PACKAGE_REQUIRES "crontabs")  # owns /etc/cron.d on RHEL-family systems

@@ -347,9 +347,10 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
         << soname << " not required:\n"
         << requires_.out;
   }
-  // The license: the tag in SPDX (liburing's too), the project's text marked %license.
+  // The license: the tag in SPDX (liburing's and GCC's runtime's too), the project's text
+  // marked %license.
   const auto license_tag = test::run({"rpm", "-qp", "--qf", "%{LICENSE}", rpm});
-  EXPECT_EQ(license_tag.out, "Apache-2.0 AND MIT");
+  EXPECT_EQ(license_tag.out, "Apache-2.0 AND MIT AND GPL-3.0-or-later WITH GCC-exception-3.1");
   const auto license_files = test::run({"rpm", "-qpL", rpm});
   EXPECT_EQ(lines_of(license_files.out), std::vector<std::string>{license});
   // The site policy and the cron example are the admin's: kept on upgrade.
