@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The peer table of the performance issue, from one run: every tool on identical fresh trees,
-alternating, several rounds; medians, spread (min-max) and hsperfguard's ratio to each peer.
+"""The performance table, from one run: every figure a ratio to its own floor or peer, taken on
+identical fresh trees, the tools alternating, several rounds; medians, spread (min-max).
 
   bench/peers.py [--build DIR] [--dir DIR] [--namespaces N] [--files M] [--runs R]
                  [--owners UID,...] [--sync] [--ps]
@@ -14,12 +14,26 @@ alternating, several rounds; medians, spread (min-max) and hsperfguard's ratio t
                tree generated for it (reap) or on the round's tree (audit)
   --sync       write each tree back to disk before it is timed (default: the page cache is
                warm, the files not yet written back)
-  --ps         also run bench/ps_bench.sh (10 JVMs, 4 on the host and 6 in 3 containers)
+  --ps         also run bench/ps_bench.sh (10 JVMs, 4 on the host and 6 in 3 containers) for
+               the ps row
 
-Figures: reap (hsperfguard reap --min-age 1s vs systemd-tmpfiles --clean with the same 1 s
-age rule vs find -type f -delete), audit (hsperfguard audit, JSON report written beside the
-tree, vs find -printf '%m %U %s\\n'), the audit's peak RSS, and the decode of one 32 KiB JDK 17
-region (bench_parse, parse_region). Run as root: the trees have several owners.
+Rows, each with its goal (the performance issue's table):
+  audit / floor        hsperfguard audit (JSON report written beside the tree) against the calls
+                       its checks need, alone, on the same tree in the same round
+                       (bench_reap_protocol --tree TREE --modes read: list, lstat, then per file
+                       openat2 beneath, statx, the ACL probe, a 16 KiB read, close)     <= 1.1x
+  audit / find         against find -printf '%m %U %s\\n' on the same tree              <= 2x
+  audit peak RSS                                                                        < 20 MB
+  reap / tmpfiles      hsperfguard reap --min-age 1s against systemd-tmpfiles --clean with
+                       the same 1 s age rule, each on a fresh identical tree           <= 1.0x
+  reap / find -delete  against find -type f -delete        (on disk: stay below both) (report)
+  start / true         hsperfguard --version against /bin/true (bench_start_time: posix_spawn,
+                       the two alternating run by run, 500 runs)                       <= 1.5x
+  decode / floor       parse_region of the JDK 17 region against decode_floor (a copy of its
+                       used bytes and one pass over its entry headers; bench_parse)   <= 2x
+  ps / floor           (--ps) hsperfguard ps --format json against bench_ps_floor, 10 JVMs
+                                                                                       <= 1.25x
+Run as root: the trees have several owners.
 """
 import argparse
 import json
@@ -65,7 +79,9 @@ def main():
     tool = os.path.join(build, "hsperfguard")
     gen = os.path.join(build, "bench", "bench_gen_tree")
     parse = os.path.join(build, "bench", "bench_parse")
-    for path in (tool, gen, parse):
+    protocol = os.path.join(build, "bench", "bench_reap_protocol")
+    start_time = os.path.join(build, "bench", "bench_start_time")
+    for path in (tool, gen, parse, protocol, start_time):
         if not os.access(path, os.X_OK):
             sys.exit(f"peers: {path} is missing: build {build} with -DHSPERFGUARD_BENCH=ON first")
     for needed in ("systemd-tmpfiles", "find", "/usr/bin/time"):
@@ -103,7 +119,7 @@ def main():
                               "--output", report],
         "find -printf": ["find", tree, "-printf", "%m %U %s\\n"],
     }
-    times = {name: [] for name in list(reap_tools) + list(audit_tools)}
+    times = {name: [] for name in list(reap_tools) + list(audit_tools) + ["audit floor"]}
     rss_kib = []
     total = args.namespaces * args.files
     print(f"date: {time.strftime('%Y-%m-%d %H:%M %Z')}; machine: {os.cpu_count()} CPUs, "
@@ -123,9 +139,10 @@ def main():
             if left:
                 print(f"  round {round_ + 1}: {name} left {left} of {total} files", file=sys.stderr)
         fresh_tree()
-        names = list(audit_tools)
-        if round_ % 2:
-            names.reverse()
+        # The audit, find and the audit's floor on the round's tree, in an order rotated each
+        # round (the first to run meets the coldest caches).
+        names = list(audit_tools) + ["audit floor"]
+        names = names[round_ % len(names):] + names[:round_ % len(names)]
         for name in names:
             if name == "hsperfguard audit":
                 start = time.perf_counter()
@@ -136,39 +153,77 @@ def main():
                 # 0 clean, 1 findings: both are a finished audit.
                 if done.returncode not in (0, 1):
                     sys.exit(f"peers: audit exited {done.returncode}")
+            elif name == "audit floor":
+                # Its own timing of the calls alone (no process start, as the audit's has).
+                floor = subprocess.run([protocol, "--tree", tree, "--modes", "read", "--runs", "1"],
+                                       capture_output=True, text=True, check=True).stdout
+                times[name].append(next(float(line.split()[1]) for line in floor.splitlines()
+                                        if line.startswith("read ")))
             else:
                 times[name].append(run_timed(audit_tools[name], stdout=subprocess.DEVNULL))
     shutil.rmtree(tree, ignore_errors=True)
 
-    decode = subprocess.run([parse, "--benchmark_filter=^parse_region/", "--benchmark_format=json",
-                             "--benchmark_min_time=0.5", "--benchmark_repetitions=3"],
+    start = subprocess.run([start_time, "--runs", "500", "--warmup", "20", f"{tool} --version", "/bin/true"],
+                           capture_output=True, text=True, check=True).stdout
+    start_rows = [line for line in start.splitlines() if not line.startswith("ratio ")]
+    start_ratio = float(next(line.split()[2] for line in start.splitlines() if line.startswith("ratio 0 ")))
+
+    decode = subprocess.run([parse, "--benchmark_filter=^(parse_region|decode_floor)/", "--benchmark_format=json",
+                             "--benchmark_min_time=0.5", "--benchmark_repetitions=5"],
                             capture_output=True, text=True, check=True)
-    decode_ns = [b["real_time"] for b in json.loads(decode.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
+    decode_runs = [b for b in json.loads(decode.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
+    decode_ns = [b["real_time"] for b in decode_runs if b["name"].startswith("parse_region/")]
+    decode_floor_ns = [b["real_time"] for b in decode_runs if b["name"].startswith("decode_floor/")]
 
     def ratio(a, b):
         return statistics.median(times[a]) / statistics.median(times[b])
 
+    rows = []  # (figure, ratio or value, goal text, met)
+
+    def row(figure, value, goal, met, unit="x"):
+        rows.append((figure, f"{value:.2f}{unit}", goal, "met" if met else "NOT MET"))
+
     print()
-    print(f"{'figure':<34} {'median (min-max)':<26} ratio / goal")
+    print(f"{'measured':<34} median (min-max)")
     for name in reap_tools:
-        print(f"  reap: {name:<27} {fmt(times[name]):<26}")
-    print(f"  reap vs systemd-tmpfiles{'':<9} {'':<26} {ratio('hsperfguard reap', 'systemd-tmpfiles --clean'):.2f}x"
-          "  (goal <= 1.0x)")
-    print(f"  reap vs find -delete{'':<13} {'':<26} {ratio('hsperfguard reap', 'find -delete'):.2f}x"
-          "  (goal <= 1.2x on tmpfs, <= 1.0x on disk)")
-    for name in audit_tools:
-        print(f"  audit: {name:<26} {fmt(times[name]):<26}")
-    print(f"  audit vs find -printf{'':<12} {'':<26} {ratio('hsperfguard audit', 'find -printf'):.2f}x"
-          "  (goal <= 2x)")
+        print(f"  reap: {name:<27} {fmt(times[name])}")
+    for name in list(audit_tools) + ["audit floor"]:
+        print(f"  audit: {name:<26} {fmt(times[name])}")
     print(f"  audit peak RSS{'':<19} {statistics.median(rss_kib) / 1024:.1f} MiB"
-          f" ({min(rss_kib) / 1024:.1f}-{max(rss_kib) / 1024:.1f}){'':<6} (goal < 20 MB)")
-    print(f"  decode one region (parse_region){'':<1} {fmt(decode_ns, 'us', 1e-3):<26} (goal < 3 us)")
-    if made_dir:
-        shutil.rmtree(work, ignore_errors=True)
+          f" ({min(rss_kib) / 1024:.1f}-{max(rss_kib) / 1024:.1f})")
+    print(f"  decode: parse_region{'':<13} {fmt(decode_ns, 'us', 1e-3)}")
+    print(f"  decode: decode_floor{'':<13} {fmt(decode_floor_ns, 'us', 1e-3)}")
+    for line in start_rows[1:]:
+        print(f"  start: {line}")
+
+    audit_floor = ratio("hsperfguard audit", "audit floor")
+    audit_find = ratio("hsperfguard audit", "find -printf")
+    reap_tmpfiles = ratio("hsperfguard reap", "systemd-tmpfiles --clean")
+    reap_find = ratio("hsperfguard reap", "find -delete")
+    rss_mb = statistics.median(rss_kib) * 1024 / 1e6
+    decode_ratio = statistics.median(decode_ns) / statistics.median(decode_floor_ns)
+    row("audit / its floor", audit_floor, "<= 1.1x", audit_floor <= 1.1)
+    row("audit / find -printf", audit_find, "<= 2x", audit_find <= 2.0)
+    row("audit peak RSS", rss_mb, "< 20 MB", rss_mb < 20, " MB")
+    row("reap / systemd-tmpfiles --clean", reap_tmpfiles, "<= 1.0x" if fs == "tmpfs" else "< 1.0x",
+        reap_tmpfiles <= 1.0 if fs == "tmpfs" else reap_tmpfiles < 1.0)
+    row("reap / find -delete", reap_find, "(report)" if fs == "tmpfs" else "< 1.0x",
+        True if fs == "tmpfs" else reap_find < 1.0)
+    row("--version / /bin/true", start_ratio, "<= 1.5x", start_ratio <= 1.5)
+    row("parse_region / decode_floor", decode_ratio, "<= 2x", decode_ratio <= 2.0)
     if args.ps:
         print()
-        subprocess.run(["bash", os.path.join(root, "bench", "ps_bench.sh")], check=True,
-                       env=dict(os.environ, HSPERFGUARD_BUILD_DIR=build))
+        ps = subprocess.run(["bash", os.path.join(root, "bench", "ps_bench.sh")], check=True, capture_output=True,
+                            text=True, env=dict(os.environ, HSPERFGUARD_BUILD_DIR=build))
+        print(ps.stdout, end="")
+        ps_ratio = float(next(line.split()[1] for line in ps.stdout.splitlines() if line.startswith("ps/floor ")))
+        row("ps (10 JVMs) / bench_ps_floor", ps_ratio, "<= 1.25x", ps_ratio <= 1.25)
+    print()
+    print(f"{'ratio':<34} {'value':>9}  {'goal':<9} verdict")
+    for figure, value, goal, verdict in rows:
+        print(f"  {figure:<32} {value:>9}  {goal:<9} {verdict}")
+    if made_dir:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Times `hsperfguard ps` against `jps -l -J-XX:-UsePerfData` with 10 live JVMs: 4 on the host
-# (as nobody), 6 in 3 containers (each: its own mount and pid namespace, a tmpfs on /tmp, 2
-# JVMs, one of them pid 1). Run as root after the build:
+# Times `hsperfguard ps` against its floor (bench_ps_floor: the calls of ps's pass and no more)
+# and against `jps -l -J-XX:-UsePerfData` with 10 live JVMs: 4 on the host (as nobody), 6 in 3
+# containers (each: its own mount and pid namespace, a tmpfs on /tmp, 2 JVMs, one of them
+# pid 1). The commands alternate run by run (bench_start_time); the last line is
+# "ps/floor <ratio>" (bench/peers.py --ps reads it). Run as root after the build
+# (-DHSPERFGUARD_BENCH=ON):
 #
 #   bench/ps_bench.sh            (HSPERFGUARD_BUILD_DIR selects the build, default build/;
 #                                 SETTLE_SECONDS the pause once every JVM is up, default 10)
 #
-# Needs: java, javac, jps, hyperfine, python3, unshare, setpriv.
+# Needs: java, javac, jps, python3, unshare, setpriv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(realpath "${HSPERFGUARD_BUILD_DIR:-build}/hsperfguard")
+floor=$(realpath "${HSPERFGUARD_BUILD_DIR:-build}/bench/bench_ps_floor")
+start_time=$(realpath "${HSPERFGUARD_BUILD_DIR:-build}/bench/bench_start_time")
 work=$(mktemp -d /tmp/hsperfguard-ps-bench.XXXXXX)
 classes="$work/classes"
 mkdir -p "$classes"
@@ -51,4 +56,8 @@ echo "live IdleJvm rows in ps: $live"
 "$bin" ps --format text
 echo "rows: ps=$("$bin" ps --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["jvms"]))')" \
   "jps=$(jps -l -J-XX:-UsePerfData | grep -vc 'jdk.jcmd' || true)"
-hyperfine -N -w 3 -r 30 "$bin ps --format json" "$bin ps --format text" "jps -l -J-XX:-UsePerfData"
+echo "floor rows: $("$floor" | grep -c IdleJvm) IdleJvm of $("$floor" | wc -l)"
+"$start_time" --runs 30 --warmup 3 "$(command -v jps) -l -J-XX:-UsePerfData" "$bin ps --format text" "$floor"
+out=$("$start_time" --runs 200 --warmup 5 "$bin ps --format json" "$floor")
+echo "$out" | grep -v '^ratio'
+echo "ps/floor $(echo "$out" | sed -n 's/^ratio 0 //p')"

@@ -4,6 +4,10 @@
 //
 //   bench_reap_protocol --dir DIR [--namespaces N] [--files M] [--threads T] [--batch K]
 //                       [--runs R] [--modes find,protocol,uring[,stat,read]]
+//   bench_reap_protocol --tree TREE [--threads T] [--runs R] [--modes stat,read]
+//
+// With --tree, the modes that remove nothing run on an existing tree (the one an audit was
+// just timed on: bench/peers.py puts the audit beside its floor that way), nothing generated.
 //
 // Every run of every mode gets a fresh tree from bench_gen_tree (next to this program) in
 // DIR/tree; the modes are rotated each round. Each mode walks the namespaces with T threads
@@ -314,6 +318,7 @@ std::string self_dir() {
 
 int main(int argc, char** argv) {
   std::string dir;
+  std::string given_tree;
   std::string namespaces = "100";
   std::string files = "1000";
   unsigned threads = 2;
@@ -325,6 +330,8 @@ int main(int argc, char** argv) {
     const std::string value = argv[i + 1];
     if (flag == "--dir") {
       dir = value;
+    } else if (flag == "--tree") {
+      given_tree = value;
     } else if (flag == "--namespaces") {
       namespaces = std::to_string(std::stoul(value));
     } else if (flag == "--files") {
@@ -344,38 +351,51 @@ int main(int argc, char** argv) {
       }
     } else {
       dir.clear();
+      given_tree.clear();
       break;
     }
   }
+  const bool read_only = std::all_of(modes.begin(), modes.end(),
+                                     [](const std::string& m) { return m == "stat" || m == "read"; });
   const bool known = std::all_of(modes.begin(), modes.end(), [](const std::string& m) {
     return m == "find" || m == "protocol" || m == "uring" || m == "stat" || m == "read";
   });
-  if (dir.empty() || !known || argc % 2 == 0) {
+  if (dir.empty() == given_tree.empty() || !known || argc % 2 == 0 ||
+      (!given_tree.empty() && !read_only)) {
     std::fprintf(stderr,
                  "usage: bench_reap_protocol --dir DIR [--namespaces N] [--files M] [--threads T] "
-                 "[--batch K] [--runs R] [--modes find,protocol,uring[,stat,read]]\n");
+                 "[--batch K] [--runs R] [--modes find,protocol,uring[,stat,read]]\n"
+                 "       bench_reap_protocol --tree TREE [--threads T] [--runs R] [--modes stat,read]\n");
     return 2;
   }
-  const std::string tree = dir + "/tree";
+  const std::string tree = given_tree.empty() ? dir + "/tree" : given_tree;
   const std::string generate = "rm -rf '" + tree + "' && '" + self_dir() +
                                "/bench_gen_tree' --out '" + tree + "' --namespaces " + namespaces +
                                " --files " + files + " >/dev/null";
-  std::printf(
-      "%s namespaces x %s files, %u thread(s), io_uring batches of %zu, %d run(s) per mode\n",
-      namespaces.c_str(), files.c_str(), threads, batch, runs);
+  if (given_tree.empty()) {
+    std::printf(
+        "%s namespaces x %s files, %u thread(s), io_uring batches of %zu, %d run(s) per mode\n",
+        namespaces.c_str(), files.c_str(), threads, batch, runs);
+  } else {
+    std::printf("the tree %s, %u thread(s), %d run(s) per mode\n", tree.c_str(), threads, runs);
+  }
   std::vector<std::vector<Timing>> timings(modes.size());
   for (int round = 0; round < runs; ++round) {
     for (std::size_t k = 0; k < modes.size(); ++k) {
       const std::size_t m = (k + static_cast<std::size_t>(round)) % modes.size();
-      if (std::system(generate.c_str()) != 0) die("bench_gen_tree", EIO);
-      ::sleep(1);
+      if (given_tree.empty()) {
+        if (std::system(generate.c_str()) != 0) die("bench_gen_tree", EIO);
+        ::sleep(1);
+      }
       timings[m].push_back(run_mode(modes[m], tree, threads, batch));
       if (failures != 0)
         die(modes[m] + ": " + std::to_string(failures.load()) + " file(s) not handled as asked",
             EIO);
     }
   }
-  if (std::system(("rm -rf '" + tree + "'").c_str()) != 0) die("rm -rf " + tree, EIO);
+  if (given_tree.empty() && std::system(("rm -rf '" + tree + "'").c_str()) != 0) {
+    die("rm -rf " + tree, EIO);
+  }
   std::vector<Timing> medians;
   double find_median = 0;
   double stat_median = 0;
