@@ -11,6 +11,7 @@
 #include <ctime>
 #include <string>
 
+#include "child_posix.hpp"
 #include "platform/users.hpp"
 #include "refusals_posix.hpp"
 #include "test_support.hpp"
@@ -297,6 +298,27 @@ TEST_F(ForeignUsersTest, PasswdRewrittenInPlaceIsReadAgain) {
   EXPECT_EQ(users->find_name(4242), "eve");
   ASSERT_TRUE(users->find_user("eve").has_value());
   EXPECT_EQ(users->find_user("eve")->gid, 4343u);
+}
+
+// A passwd file whose read fails (here pread refused with EIO by a seccomp filter, in a child)
+// makes a failed database that names the read and its error, at once: an error other than
+// EINTR is never retried (the loop would spin on it), and EINTR alone is.
+TEST_F(ForeignUsersTest, PasswdWhoseReadFailsIsAFailedDatabaseNamingTheRead) {
+  write_file(root_ + "/etc/passwd", to_bytes("alice:x:4242:4343::/home/alice:/bin/sh\n"));
+  const auto child = test::run_in_child(
+      [&]() -> std::string {
+        if (!test::refuse_system_calls({SYS_pread64}, EIO)) return "filter refused";
+        const auto users = load();
+        const auto error = users->error();
+        return std::string(users->failed() ? "failed" : "not failed") + " " +
+               (error ? error->op + " " + std::to_string(error->code) + " " + error->path : "-") +
+               " " + (users->find_user("alice") ? "alice" : "no alice");
+      },
+      std::chrono::seconds(10));
+  ASSERT_TRUE(child.finished) << "the read was retried without end";
+  EXPECT_EQ(child.out, "failed pread " + std::to_string(EIO) + " " + root_ + "/etc/passwd no alice");
+  // The same file read without the filter: alice.
+  EXPECT_EQ(load()->find_name(4242), "alice");
 }
 
 TEST_F(ForeignUsersTest, MissingPasswdMakesTheDatabaseFailedNotEmpty) {
