@@ -6,8 +6,8 @@
  *   bench_ps_floor            prints one line per JVM: PID NSPID USER MAIN
  *
  * For every process in /proc: its directory (O_PATH), its exe link (none: a kernel thread),
- * its maps read through to a "/libjvm.so". For each JVM: stat, status (Uid, NSpid), cmdline,
- * cgroup and the ns/mnt link read; its root opened; beneath that root (openat2, no symlinks,
+ * its maps read to the end (a "/libjvm.so"; a "/hsperfdata_" file mapped). For each JVM:
+ * stat, status (Uid, NSpid), cmdline, cgroup and the ns/mnt link read; its root opened; beneath that root (openat2, no symlinks,
  * no magic links, no mount crossing) the root's etc/passwd read for the user's name and
  * its tmp opened, beneath which (on the same mount) hsperfdata_<user>/<nspid> is opened,
  * fstat'ed and its first 16 KiB read, where
@@ -28,7 +28,8 @@
 static int open_beneath(int dirfd, const char* path, int flags, int same_mount) {
   struct open_how how;
   memset(&how, 0, sizeof how);
-  how.flags = (unsigned)(flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+  /* openat2 refuses O_PATH with any flag but O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC. */
+  how.flags = (unsigned)(flags | O_NOFOLLOW | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY));
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
                 (same_mount ? RESOLVE_NO_XDEV : 0);
   return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
@@ -46,20 +47,24 @@ static ssize_t slurp(int dirfd, const char* name, char* buf, size_t size) {
   return (ssize_t)got;
 }
 
-/* Whether the maps under `dirfd` name libjvm.so; read 16 KiB at a time, a match across two
- * reads found by keeping the last bytes of each. */
-static int maps_libjvm(int dirfd) {
+/* Whether the maps under `dirfd` name libjvm.so, and whether they map a file of an hsperfdata
+ * namespace (ps says whether a JVM maps its backing file): read through to the end, as ps must
+ * (the backing file's mapping comes after libjvm's), 16 KiB at a time, a match across two reads
+ * found by keeping the last bytes of each. */
+static int maps_libjvm(int dirfd, int* maps_backing) {
+  *maps_backing = 0;
   const int fd = openat(dirfd, "maps", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   static char buf[16384 + 16];
-  static const char needle[] = "/libjvm.so";
-  const size_t keep = sizeof needle - 2;
+  static const char jvm[] = "/libjvm.so", backing[] = "/hsperfdata_";
+  const size_t keep = sizeof backing - 2;
   size_t carried = 0;
   int found = 0;
   ssize_t n;
-  while (!found && (n = read(fd, buf + carried, 16384)) > 0) {
+  while ((n = read(fd, buf + carried, 16384)) > 0) {
     const size_t have = carried + (size_t)n;
-    found = memmem(buf, have, needle, sizeof needle - 1) != NULL;
+    found = found || memmem(buf, have, jvm, sizeof jvm - 1) != NULL;
+    *maps_backing = *maps_backing || memmem(buf, have, backing, sizeof backing - 1) != NULL;
     carried = have < keep ? have : keep;
     memmove(buf, buf + have - carried, carried);
   }
@@ -156,7 +161,8 @@ int main(void) {
     const int pidfd = openat(dirfd(proc), e->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (pidfd < 0) continue;
     char exe[4096];
-    if (readlinkat(pidfd, "exe", exe, sizeof exe) < 0 || !maps_libjvm(pidfd)) {
+    int maps_backing = 0;
+    if (readlinkat(pidfd, "exe", exe, sizeof exe) < 0 || !maps_libjvm(pidfd, &maps_backing)) {
       close(pidfd);
       continue;
     }
@@ -179,7 +185,7 @@ int main(void) {
       main_class(root, user, nspid, main_name, sizeof main_name);
       close(root);
     }
-    printf("%s %ld %s %s\n", e->d_name, nspid, user, main_name);
+    printf("%s %ld %s %s%s\n", e->d_name, nspid, user, main_name, maps_backing ? "" : " (maps no backing file)");
     close(pidfd);
   }
   closedir(proc);
