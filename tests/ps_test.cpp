@@ -316,6 +316,11 @@ TEST(ProcfsParse, Cgroup) {
             "/process_api/bce3");
   EXPECT_EQ(procfs::parse_cgroup("12:name=systemd:/docker/1\n4:memory:/docker/2\n0::/x:y\n"),
             "/x:y");
+  // cgroup v1 alone: the name=systemd hierarchy's path, wherever it is listed, before any
+  // other controller's.
+  EXPECT_EQ(procfs::parse_cgroup("4:memory:/docker/2\n12:name=systemd:/docker/1\n"), "/docker/1");
+  EXPECT_EQ(procfs::parse_cgroup("12:name=systemd:/docker/1\n4:memory:/docker/2\n"), "/docker/1");
+  EXPECT_EQ(procfs::parse_cgroup("4:memory:/docker/2\n5:cpu:/docker/3\n"), "/docker/2");
   EXPECT_EQ(procfs::parse_cgroup("3:cpu:/\n0::/\n"), "/");
   EXPECT_FALSE(procfs::parse_cgroup(""));
   EXPECT_FALSE(procfs::parse_cgroup("garbage\nx:y\n"));
