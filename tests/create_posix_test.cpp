@@ -12,8 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "child_posix.hpp"
 #include "model/perfdata.hpp"
 #include "reap_test_support.hpp"
+#include "refusals_posix.hpp"
 
 namespace hsperfguard::test {
 namespace {
@@ -184,6 +186,32 @@ TEST(CreateRegionCli, BuildsAValidRegionOwnedByTheUserAndNeverOverwrites) {
   for (const auto& [rule, n] : doc.at("summary").at("by_rule").items()) {
     EXPECT_TRUE(rule == "file.stale" || rule == "file.pid-reused") << rule << " " << n;
   }
+}
+
+// Where the file system refuses fallocate (here a seccomp filter makes it EINVAL for the tool,
+// started from a child), the region is reserved HotSpot's way, the size set and a zero written
+// to every page: the file is exactly the pages asked for, not a byte more, every page allocated,
+// and the region valid.
+TEST(CreateRegionCli, WhereFallocateIsRefusedEveryPageIsWrittenAndTheSizeIsExact) {
+  if (!is_root()) GTEST_SKIP() << "needs root (creates for another user)";
+  ReapTree tree;
+  const auto child = test::run_in_child([&]() -> std::string {
+    if (!test::refuse_system_calls({SYS_fallocate}, EINVAL)) return "filter refused";
+    const auto r = run_tool({"create", "--user", "nobody", "--tmpdir", tree.tmp, "--pid", "4243",
+                             "--command", "Demo 2", "--size", "5000"});
+    return "exit " + std::to_string(r.exit_code) + " " + r.err;
+  });
+  ASSERT_TRUE(child.finished);
+  ASSERT_EQ(child.out, "exit 0 ");
+  const std::string file = tree.tmp + "/hsperfdata_nobody/4243";
+  const Stat s = lstat_of(file);
+  ASSERT_TRUE(s.ok);
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  EXPECT_EQ(static_cast<std::size_t>(s.st.st_size), (5000 + page - 1) / page * page);
+  EXPECT_GE(s.st.st_blocks * 512, s.st.st_size);  // every page written, none left sparse
+  const auto region = perfdata::parse_region(read_file(file));
+  ASSERT_TRUE(region.valid());
+  EXPECT_EQ(region.find("sun.rt.javaCommand")->string_value, "Demo 2");
 }
 
 // A small tmpfs, mounted for the test and unmounted after.
