@@ -211,6 +211,26 @@ std::optional<std::int64_t> begin_time(const std::string& path) {
 
 // lock_state false: gather() leaves every lock unknown (nothing read, nothing probed);
 // gather_locks() adds it afterwards, the candidates untouched.
+// A process's command line as ps shows it: the NUL separators become spaces (the last one
+// dropped), every other byte stays as it is, and at most `max` bytes are taken. Read from a
+// directory laid out as /proc is.
+TEST(ProcReaderCmdline, SeparatorsBecomeSpacesAndNothingElseChanges) {
+  ScratchDir scratch;
+  const std::string proc = scratch / "proc";
+  ASSERT_EQ(::mkdir((proc).c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((proc + "/4242").c_str(), 0755), 0);
+  const char raw[] = "/usr/bin/java\0-Xmx32m\0-cp\0/a b\0Main\0";
+  const std::string text(raw, sizeof raw - 1);  // the kernel's: each argument ends with a NUL
+  test::write_file(proc + "/4242/cmdline", test::to_bytes(text));
+  ASSERT_EQ(::mkdir((proc + "/4243").c_str(), 0755), 0);
+  test::write_file(proc + "/4243/cmdline", std::vector<std::byte>{});
+  platform::ProcReader reader(proc);
+  EXPECT_EQ(reader.read_cmdline(4242), "/usr/bin/java -Xmx32m -cp /a b Main");
+  EXPECT_EQ(reader.read_cmdline(4242, 17), "/usr/bin/java -Xm");
+  EXPECT_EQ(reader.read_cmdline(4243), std::nullopt);  // empty: a kernel thread, a zombie
+  EXPECT_EQ(reader.read_cmdline(4244), std::nullopt);  // none
+}
+
 TEST(LivenessPosix, LockStateIsAddedOnlyWhenAskedFor) {
   ScratchDir scratch;
   const std::string dir = make_namespace(scratch);
