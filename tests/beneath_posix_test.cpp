@@ -12,6 +12,7 @@
 #include <string>
 
 #include "child_posix.hpp"
+#include "platform/posix/posix_util.hpp"
 #include "platform/users.hpp"
 #include "refusals_posix.hpp"
 #include "test_support.hpp"
@@ -378,6 +379,17 @@ TEST(HostUsers, NssAnswersForTheHost) {
   using namespace std::string_literals;
   EXPECT_FALSE(users->find_user("root\0evil"s).has_value());  // a NUL never reaches NSS
   EXPECT_FALSE(users->failed());
+}
+
+// What the NSS look-ups' codes mean: getpwnam(3)'s "not found" codes are answered "no such
+// user"; every other code (the name service failing: I/O, memory, descriptors, a signal) makes
+// the database a failed one, never an empty one, so a namespace's owner is never judged
+// against a user that only seemed absent.
+TEST(HostUsers, NotFoundIsExactlyWhatGetpwnamSaysIt) {
+  for (const int rc : {0, ENOENT, ESRCH, EBADF, EPERM}) EXPECT_TRUE(nss_not_found(rc)) << rc;
+  for (const int rc : {EIO, ENOMEM, EMFILE, ENFILE, EINTR, ERANGE, EAGAIN, EACCES}) {
+    EXPECT_FALSE(nss_not_found(rc)) << rc;
+  }
 }
 
 }  // namespace

@@ -44,6 +44,10 @@ ObservationError make_error(std::string path, std::string op, int err) {
   return {std::move(path), std::move(op), err, std::strerror(err)};
 }
 
+bool nss_not_found(int rc) {
+  return rc == 0 || rc == ENOENT || rc == ESRCH || rc == EBADF || rc == EPERM;
+}
+
 int open_noatime(int dirfd, const char* name, int flags) {
   int fd = ::openat(dirfd, name, flags | O_NOATIME);
   if (fd < 0 && errno == EPERM) fd = ::openat(dirfd, name, flags);

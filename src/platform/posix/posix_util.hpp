@@ -44,6 +44,10 @@ FileKind kind_from_mode(mode_t mode);
 InodeFacts to_inode_facts(const struct stat& st);
 ObservationError make_error(std::string path, std::string op, int err);
 
+// Whether a getpwnam_r/getpwuid_r error code means "no such user" (getpwnam(3): 0, ENOENT,
+// ESRCH, EBADF and EPERM all do); any other code is a failure of the name service itself.
+bool nss_not_found(int rc);
+
 // Opens read-only with O_NOATIME when the caller may (owner or CAP_FOWNER), without
 // otherwise: the audit must not change what it looks at, even access times.
 int open_noatime(int dirfd, const char* name, int flags);

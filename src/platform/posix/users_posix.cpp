@@ -81,8 +81,7 @@ class HostUserDatabase final : public UserDatabase {
                           static_cast<std::uint32_t>(pw.pw_gid), std::nullopt};
         return true;
       }
-      // getpwnam(3): 0, ENOENT, ESRCH, EBADF and EPERM all mean "not found".
-      if (rc == 0 || rc == ENOENT || rc == ESRCH || rc == EBADF || rc == EPERM) return true;
+      if (nss_not_found(rc)) return true;
       failed_ = true;
       error_ = make_error("user database (NSS): " + subject, op, rc);
       return false;
