@@ -1012,9 +1012,10 @@ TEST(ProcfsParse, LocksKeepsHoldersAndSkipsWaiters) {
       "5: FLOCK  ADVISORY  WRITE 0 00:1a:3 0 EOF\n"
       "6: POSIX  ADVISORY  WRITE 77 <none>:0 0 EOF\n"
       "garbage line\n"
-      "7: FLOCK  ADVISORY  WRITE 12 fe:zz:1 0 EOF";  // no final newline
+      "7: FLOCK  ADVISORY  WRITE 1 00:1a:4 0 EOF\n"  // pid 1: a JVM that is init of our pid namespace
+      "8: FLOCK  ADVISORY  WRITE 12 fe:zz:1 0 EOF";  // no final newline
   const procfs::LocksParse p = procfs::parse_locks(text);
-  ASSERT_EQ(p.held.size(), 5u);
+  ASSERT_EQ(p.held.size(), 6u);
   EXPECT_EQ(p.waiters, 1u);
   EXPECT_EQ(p.malformed, 2u);
   EXPECT_EQ(p.held[0].kind, "FLOCK");
@@ -1027,6 +1028,8 @@ TEST(ProcfsParse, LocksKeepsHoldersAndSkipsWaiters) {
   EXPECT_EQ(p.held[2].file.major, 0x103u);
   EXPECT_EQ(p.held[3].kind, "LEASE");
   EXPECT_FALSE(p.held[4].pid.has_value());  // holder outside our pid namespace
+  EXPECT_EQ(p.held[5].pid, 1);
+  EXPECT_EQ(p.held[5].file, (procfs::FileId{0, 0x1a, 4}));
 }
 
 TEST(ProcfsParse, StatTakesFieldsAfterTheLastParenthesis) {
