@@ -106,6 +106,24 @@ TEST_P(BeneathTest, OrdinaryPathsResolveInsideTheRoot) {
 
 // A trailing "/" or "/." names a directory: a file there is ENOTDIR, as openat2 says, never the
 // file itself.
+// Descriptor 0 is a descriptor like any other: a process started with its standard input
+// closed (a daemon, a cron job with <&-) gets it for its first open, and that open succeeded
+// (openat2 gives it to the file; the walk, to the first directory it opens). In a child,
+// which closes its own.
+TEST_P(BeneathTest, AnOpenThatGetsDescriptorZeroSucceeded) {
+  const Identity passwd = identity_of(root_ + "/etc/passwd");
+  const auto child = test::run_in_child([&]() -> std::string {
+    ::close(0);
+    ObservationError err;
+    UniqueFd fd = open("etc/passwd", O_RDONLY, &err);
+    if (!fd.valid()) return "failed: " + err.op + " " + err.message;
+    return std::string(identity_of(fd.get()) == passwd ? "passwd" : "other") +
+           (by_openat2() && fd.get() != 0 ? " not on descriptor 0" : "");
+  });
+  ASSERT_TRUE(child.finished);
+  EXPECT_EQ(child.out, "passwd");
+}
+
 TEST_P(BeneathTest, TrailingSlashNamesADirectoryOnly) {
   for (const char* path : {"etc/passwd/", "etc/passwd/.", "/etc/passwd//"}) {
     ObservationError err;
