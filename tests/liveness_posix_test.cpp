@@ -231,6 +231,23 @@ TEST(ProcReaderCmdline, SeparatorsBecomeSpacesAndNothingElseChanges) {
   EXPECT_EQ(reader.read_cmdline(4244), std::nullopt);  // none
 }
 
+// The pids of a /proc listing: every name of digits that is a positive pid, nothing else
+// ("0" and "00" would make kill(0, 0) signal our own process group). From a directory laid out
+// as /proc is.
+TEST(ProcReaderPids, OnlyPositivePidsAreListed) {
+  ScratchDir scratch;
+  const std::string proc = scratch / "proc";
+  ASSERT_EQ(::mkdir(proc.c_str(), 0755), 0);
+  for (const char* name : {"0", "00", "1", "12", "0042", "self", "12a", "1234567890", "999999999"}) {
+    ASSERT_EQ(::mkdir((proc + "/" + name).c_str(), 0755), 0) << name;
+  }
+  int err = -1;
+  std::vector<std::int32_t> pids = platform::list_pids(proc, &err);
+  EXPECT_EQ(err, 0);
+  std::sort(pids.begin(), pids.end());
+  EXPECT_EQ(pids, (std::vector<std::int32_t>{1, 12, 42, 999999999}));
+}
+
 TEST(LivenessPosix, LockStateIsAddedOnlyWhenAskedFor) {
   ScratchDir scratch;
   const std::string dir = make_namespace(scratch);

@@ -346,13 +346,18 @@ TEST(ReapExecutor, EmptyNamespaceOfAGoneUserOnlyWithTheFlag) {
   EXPECT_FALSE(exists(file));
   EXPECT_TRUE(exists(ns));
 
-  tree.stale_file(ns);
+  const std::string second = tree.stale_file(ns);
   ReapCommandOptions flag;
   flag.remove_empty_namespaces = true;
   ReapRun run = plan_in(tree.tmp, flag);
   const auto result = platform::execute_plan(run.plan, {});
   EXPECT_EQ(outcome_of(run, result, ns), ReapOutcome::removed);
   EXPECT_FALSE(exists(ns));
+  // Each record says what was removed: the file unlinked, the directory removed.
+  ASSERT_NE(record_of(run, result, ns), nullptr);
+  EXPECT_EQ(record_of(run, result, ns)->detail, "removed-directory");
+  ASSERT_NE(record_of(run, result, second), nullptr);
+  EXPECT_EQ(record_of(run, result, second)->detail, "unlinked");
 }
 
 // ---- Mounts: never crossed --------------------------------------------------------------------
