@@ -178,6 +178,7 @@ TEST(CreateRegionCli, BuildsAValidRegionOwnedByTheUserAndNeverOverwrites) {
   const auto again = run_tool({"create", "--user", "nobody", "--tmpdir", tree.tmp, "--pid", "4242",
                                "--command", "Other"});
   EXPECT_EQ(again.exit_code, 4) << again.err;
+  EXPECT_EQ(again.err.find("the file system is full"), std::string::npos) << again.err;  // only ENOSPC says so
   EXPECT_EQ(read_file(file), bytes);
   // The audit judges the file as a backing file: no finding but liveness (pid 4242 is not
   // a JVM that maps it).
@@ -242,6 +243,7 @@ TEST(CreateRegionCli, FullFileSystemFailsNowWithAClearErrorAndLeavesNoFile) {
   auto r = run_tool({"create", "--user", "nobody", "--tmpdir", small, "--pid", "4242", "--size", "131072"});
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("No space left"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(the file system is full)"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("nothing was left behind"), std::string::npos) << r.err;
   EXPECT_FALSE(exists(small + "/hsperfdata_nobody/4242"));
   EXPECT_EQ(tree.count_entries(small + "/hsperfdata_nobody"), 0u);

@@ -312,6 +312,24 @@ TEST(LivenessIndex, PlacementsIndexOneNamespaceAndSayWhatIsUncertain) {
       << "not every process was listed";
 }
 
+// A process with no NSpid whose status was read (a kernel before 4.1) makes the index
+// incomplete without an error (nothing failed); failed reads are errors, the first 8 of them.
+TEST(LivenessIndex, NoNspidIsAnErrorOnlyWhereAReadFailedAndErrorsAreCapped) {
+  const std::string x = "mnt:[4026532001]";
+  std::vector<ProcessPlacement> placed;
+  placed.push_back(ProcessPlacement{500, x, std::nullopt, 0, 0});  // status read, no NSpid line
+  platform::NamespaceIndex in_x = platform::index_mount_namespace(placed, x, true);
+  EXPECT_FALSE(in_x.complete);
+  EXPECT_TRUE(in_x.errors.empty()) << in_x.errors.front().path;
+  for (std::int32_t pid = 600; pid < 620; ++pid) {
+    placed.push_back(ProcessPlacement{pid, x, std::nullopt, 0, EACCES});
+  }
+  in_x = platform::index_mount_namespace(placed, x, true);
+  ASSERT_EQ(in_x.errors.size(), 8u);
+  EXPECT_EQ(in_x.errors.front().path, "/proc/600/status");
+  EXPECT_EQ(in_x.errors.back().path, "/proc/607/status");
+}
+
 TEST(LivenessPosix, LiveJvmIsLiveByProcLocksAndByMaps) {
   REQUIRE_JDK();
   JvmProcess jvm;

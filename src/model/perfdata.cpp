@@ -16,9 +16,6 @@ class Reader {
       : bytes_(bytes),
         native_((order == ByteOrder::big) == (std::endian::native == std::endian::big)) {}
 
-  bool fits(std::size_t offset, std::size_t length) const {
-    return offset <= bytes_.size() && length <= bytes_.size() - offset;
-  }
   std::uint8_t u8(std::size_t offset) const { return static_cast<std::uint8_t>(bytes_[offset]); }
   std::uint32_t u32(std::size_t offset) const { return static_cast<std::uint32_t>(load(offset, 4)); }
   std::int32_t i32(std::size_t offset) const { return static_cast<std::int32_t>(u32(offset)); }
@@ -342,7 +339,9 @@ Region walk_region(std::span<const std::byte> bytes, Keep keep) {
       fail(region.error, pos, "entry is not 4-byte aligned");
       break;
     }
-    if (!in.fits(pos, 4) || pos + 4 > end) {
+    // pos never passes end (it starts at entry_offset <= used and moves by an entry_length
+    // checked to fit), and end (used) never passes the bytes (parse_prologue checks it).
+    if (end - pos < 4) {
       fail(region.error, pos, "entry header truncated by used=", static_cast<std::int64_t>(end),
            "");
       break;
