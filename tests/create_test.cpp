@@ -57,6 +57,12 @@ TEST(CreateRegion, SizeIsRoundedUpToThePageAndBounded) {
   EXPECT_EQ(plan_region({5000, 1, std::nullopt}, 65536).bytes.size(), 65536u);
   EXPECT_TRUE(plan_region({100, 1, std::nullopt}, 4096).error);  // below HotSpot's minimum
   EXPECT_TRUE(plan_region({3u << 20, 1, std::nullopt}, 4096).error);
+  // HotSpot's bounds themselves are allowed, one byte past either is not.
+  EXPECT_FALSE(plan_region({128, 1, std::nullopt}, 4096).error);
+  EXPECT_EQ(plan_region({128, 1, std::nullopt}, 4096).bytes.size(), 4096u);
+  EXPECT_TRUE(plan_region({127, 1, std::nullopt}, 4096).error);
+  EXPECT_FALSE(plan_region({2u << 20, 1, std::nullopt}, 4096).error);
+  EXPECT_TRUE(plan_region({(2u << 20) + 1, 1, std::nullopt}, 4096).error);
   // 2 MiB - 1 on 64 KiB pages rounds to exactly 2 MiB: allowed.
   EXPECT_EQ(plan_region({(2u << 20) - 1, 1, std::nullopt}, 65536).bytes.size(), 2u << 20);
   // A command line longer than the region does not fit.

@@ -10,6 +10,15 @@
 #include <cstring>
 #include <string>
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include <cstddef>
+
+#include "child_posix.hpp"
+#include "refusals_posix.hpp"
 #include "platform/posix/safe_path_posix.hpp"
 #include "test_support.hpp"
 
@@ -206,6 +215,78 @@ TEST_F(WalkPath, AHeldFileIsReopenedAsItselfNotByName) {
   struct stat st {};
   ASSERT_EQ(::fstat(fd.get(), &st), 0);
   EXPECT_EQ(st.st_ino, inode_of(at("moved")));
+}
+
+}  // namespace
+}  // namespace hsperfguard::platform
+
+namespace hsperfguard::platform {
+namespace {
+
+// Makes linkat with AT_EMPTY_PATH fail with `code` on this thread (and what it starts), as
+// kernels before 6.10 answer a caller without CAP_DAC_READ_SEARCH (ENOENT); every other call,
+// linkat without that flag included, is allowed.
+bool refuse_linkat_empty_path(int code) {
+  if (test::kAuditArch == 0) return false;
+  // Jump offsets count from the next instruction: 6 allows, 7 refuses.
+  std::vector<sock_filter> program = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),            // 0
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, test::kAuditArch, 0, 4),                 // 1
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),              // 2
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_linkat, 0, 2),                       // 3
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[4])),         // 4: flags
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 1, 0),                   // 5
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),                                // 6
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (static_cast<unsigned>(code) & SECCOMP_RET_DATA)),
+  };
+  const sock_fprog prog{static_cast<unsigned short>(program.size()), program.data()};
+  if (::getuid() != 0 && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
+  return ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;
+}
+
+// An unnamed file (O_TMPFILE) gets its name by linkat with AT_EMPTY_PATH, which kernels before
+// 6.10 allow only with CAP_DAC_READ_SEARCH; where it is refused (here by a seccomp filter, in a
+// child), through /proc/self/fd. Both give the file its name and refuse a name that is taken;
+// an error other than the refusal is the answer.
+TEST(LinkUnnamed, NamesTheFileWithOrWithoutTheCapabilityAndNeverReplaces) {
+  test::ScratchDir scratch;
+  const std::string dir = scratch / "d";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  const auto name_one = [&](const char* name) -> std::string {
+    const int d = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (d < 0 || fd < 0) return std::string("open: ") + std::strerror(errno);
+    const int err = link_unnamed(fd, d, name);
+    ::close(fd);
+    ::close(d);
+    return err == 0 ? "named" : std::strerror(err);
+  };
+  ASSERT_EQ(name_one("as-root"), "named");
+  const auto without = [&](int code) {
+    return test::run_in_child([&, code]() -> std::string {
+      if (!refuse_linkat_empty_path(code)) return "filter refused";
+      const std::string first = name_one(code == ENOENT ? "refused-enoent" : "refused-eperm");
+      return first + " " + name_one(code == ENOENT ? "refused-enoent" : "refused-eperm");
+    });
+  };
+  for (const int code : {ENOENT, EPERM}) {
+    const auto child = without(code);
+    ASSERT_TRUE(child.finished);
+    EXPECT_EQ(child.out, std::string("named ") + std::strerror(EEXIST)) << code;
+  }
+  // Another error is the answer, not a reason to try the other way.
+  const auto other = test::run_in_child([&]() -> std::string {
+    if (!refuse_linkat_empty_path(EIO)) return "filter refused";
+    return name_one("eio");
+  });
+  ASSERT_TRUE(other.finished);
+  EXPECT_EQ(other.out, std::strerror(EIO));
+  struct stat st {};
+  EXPECT_EQ(::lstat((dir + "/refused-enoent").c_str(), &st), 0);
+  EXPECT_EQ(::lstat((dir + "/refused-eperm").c_str(), &st), 0);
+  EXPECT_NE(::lstat((dir + "/eio").c_str(), &st), 0);
+  EXPECT_EQ(::lstat((dir + "/as-root").c_str(), &st), 0);
 }
 
 }  // namespace
