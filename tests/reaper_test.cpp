@@ -559,6 +559,31 @@ TEST(ReapPlan, EmptyNamespaceOfAGoneUserOnlyWhenAskedAndOnlyWhenEverythingGoes) 
   EXPECT_TRUE(planned(kept, ReapAction::skip, "not-empty", 2));
 }
 
+// A gone user's namespace says, in its evidence, how many of its own entries the plan removes:
+// those of another namespace are not counted.
+TEST(ReapPlan, AGoneUsersNamespaceCountsItsOwnEntriesPlannedForRemoval) {
+  NamespaceFacts alice = alice_namespace({entry("4330"), entry("4331")});
+  alice.user.reset();
+  NamespaceFacts bob = alice_namespace({entry("4332")});
+  bob.name = "hsperfdata_bob";
+  bob.path = "/tmp/hsperfdata_bob";
+  bob.user_suffix = "bob";
+  bob.user.reset();
+  std::vector<TempRootFacts> roots = {temp_root({alice, bob})};
+  ReapOptions o = options();
+  o.remove_empty_namespaces = true;
+  const Plan plan = plan_reap(roots, o, kNow, 0);
+  std::vector<std::pair<std::string, std::size_t>> counted;
+  for (std::size_t i = 0; i < plan.items.size(); ++i) {
+    if (plan.items[i].subject != ReapSubject::namespace_dir) continue;
+    const LivenessVerdict v = explain_item(roots, plan, i, o);
+    counted.emplace_back(plan.items[i].name, v.evidence.at("entries_planned_for_removal").get<std::size_t>());
+    EXPECT_EQ(v.evidence.at("entries"), plan.items[i].name == "hsperfdata_alice" ? 2u : 1u);
+  }
+  EXPECT_EQ(counted, (std::vector<std::pair<std::string, std::size_t>>{{"hsperfdata_alice", 2},
+                                                                      {"hsperfdata_bob", 1}}));
+}
+
 TEST(ReapPlan, ItemsAreOrderedNamespaceByNamespaceThenAttachFiles) {
   NamespaceFacts bob = alice_namespace({entry("4401")});
   bob.name = "hsperfdata_bob";
