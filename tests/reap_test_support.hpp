@@ -53,7 +53,11 @@ inline bool exists(const std::string& path) {
 
 inline std::string basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
-// A pid no process has now, never the same one twice in a test process.
+// A pid no process has now, never the same one twice in a test process, and one the kernel
+// will not hand out again soon: the kernel gives pids upward from the last one it gave
+// (ns_last_pid) and wraps, so a dead pid just below that one comes round again only after the
+// whole of pid_max. A pid just above it is the next one a fork of a parallel test gets, and a
+// "stale" file named after it would turn into a reused pid mid-test.
 inline pid_t dead_pid() {
   static std::mutex mutex;
   static std::set<pid_t> handed_out;
@@ -61,9 +65,13 @@ inline pid_t dead_pid() {
   std::lock_guard<std::mutex> lock(mutex);
   long pid_max = 32768;
   std::ifstream("/proc/sys/kernel/pid_max") >> pid_max;
-  if (next == 0) next = static_cast<pid_t>(300 + (::getpid() * 7919L) % (pid_max - 600));
+  if (next == 0) {
+    long last = 0;
+    std::ifstream("/proc/sys/kernel/ns_last_pid") >> last;
+    next = static_cast<pid_t>(last > 300 && last < pid_max ? last : ::getpid());
+  }
   for (long tries = 0; tries < pid_max; ++tries) {
-    next = next + 1 >= pid_max ? 300 : next + 1;
+    next = next - 1 < 300 ? static_cast<pid_t>(pid_max - 1) : next - 1;
     if (::kill(next, 0) != 0 && errno == ESRCH && !handed_out.contains(next)) {
       handed_out.insert(next);
       return next;
