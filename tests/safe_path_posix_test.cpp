@@ -170,6 +170,26 @@ TEST_F(WalkPath, ALinkLoopEndsWithELOOP) {
   EXPECT_EQ(error.code, ELOOP);
 }
 
+// A link whose target reads back empty (no Linux file system makes one, but a FUSE server or a
+// crafted image can; here a seccomp filter makes readlinkat answer 0) is unusable: followed as
+// "", the walk would go on from the link's own directory and reach a file the link does not
+// name.
+TEST_F(WalkPath, ALinkWithAnEmptyTargetIsRefusedNotFollowedToItsDirectory) {
+  dir("real");
+  file("real/f");
+  file("f");  // what an empty target, taken as "here", would lead to
+  link("real", "rel");
+  const auto child = test::run_in_child([&]() -> std::string {
+    if (!test::refuse_system_calls({SYS_readlinkat}, 0)) return "filter refused";
+    ObservationError error;
+    const auto walked = walk_path(at("rel/f"), WalkRules{}, error);
+    if (walked) return "walked to " + walked->reached;
+    return std::to_string(error.code) + " " + error.message;
+  });
+  ASSERT_TRUE(child.finished);
+  EXPECT_EQ(child.out, std::to_string(ENAMETOOLONG) + " " + at("rel") + ": unusable link target");
+}
+
 TEST_F(WalkPath, ARelativePathStartsAtTheWorkingDirectory) {
   dir("cwd");
   file("cwd/f");
