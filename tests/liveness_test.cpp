@@ -1178,6 +1178,26 @@ TEST(ProcfsParse, MapsLineLongerThanTheBufferKeepsItsFileButNotItsPath) {
   EXPECT_FALSE(m.files_complete()) << "the line it could not parse may have mapped any file";
 }
 
+// The boundary: a line of exactly the bytes kept is whole, wherever it was cut; one byte more
+// and its path is no longer judged.
+TEST(ProcfsParse, MapsLineOfExactlyTheBytesKeptIsWhole) {
+  const std::string head = "7f10-7f20 r-xp 0 fe:00 77 /";
+  const std::string tail = "/lib/server/libjvm.so";
+  const std::string fits = head + repeat('d', 256 - head.size() - tail.size()) + tail;
+  ASSERT_EQ(fits.size(), 256u);
+  const std::string one_more = head + repeat('d', 257 - head.size() - tail.size()) + tail;
+  for (const std::size_t chunk : {std::size_t{1}, std::size_t{100}, std::size_t{256}, std::size_t{257}}) {
+    const procfs::MapsSummary m = parse_in_chunks(fits + "\n", chunk, 256);
+    EXPECT_EQ(m.lines, 1u) << chunk;
+    EXPECT_EQ(m.long_lines, 0u) << chunk;
+    EXPECT_TRUE(m.libjvm) << chunk;
+    EXPECT_TRUE(m.paths_complete()) << chunk;
+    const procfs::MapsSummary longer = parse_in_chunks(one_more + "\n", chunk, 256);
+    EXPECT_EQ(longer.long_lines, 1u) << chunk;
+    EXPECT_FALSE(longer.libjvm) << chunk;
+  }
+}
+
 // The reader stopped within a line (the cap, or the run limits): that line is not parsed, its
 // inode may be cut short ("12" of "123456"), and the summary proves no file unmapped.
 TEST(ProcfsParse, MapsLineCutAtTheCapIsNotParsed) {
