@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -267,6 +268,20 @@ TEST(Report, WriterStreamsEachNamespaceBeforeTheEnd) {
   const AuditTally tally = tally_result(result);
   writer.finish(result, tally);
   EXPECT_GT(received, before);
+}
+
+// A root or namespace without its judgement is the caller's fault, never counted as clean.
+TEST(Report, TallyOfAResultMissingAJudgementRefusesToCountIt) {
+  AuditResult result = example_result();
+  ASSERT_FALSE(result.roots.empty());
+  ASSERT_FALSE(result.roots[0].namespaces.empty());
+  EXPECT_NO_THROW(tally_result(result));
+  AuditResult no_namespace = result;
+  no_namespace.judgements[0].namespaces.pop_back();
+  EXPECT_THROW(tally_result(no_namespace), std::out_of_range);
+  AuditResult no_root = result;
+  no_root.judgements.pop_back();
+  EXPECT_THROW(tally_result(no_root), std::out_of_range);
 }
 
 #ifndef _WIN32

@@ -188,20 +188,18 @@ void AuditTally::add_attach(const AttachFacts& attach, const Findings& judged) {
 }
 
 AuditTally tally_result(const AuditResult& result) {
+  // Every root observed has its judgement, and every namespace of it its own: a result that
+  // lacks one is a fault of the caller, not a namespace to count as clean.
   AuditTally t;
   for (std::size_t r = 0; r < result.roots.size(); ++r) {
     const auto& root = result.roots[r];
+    const RootJudgement& judged = result.judgements.at(r);
     for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
-      static const NamespaceJudgement kNotJudged;
-      const auto* nj = r < result.judgements.size() && n < result.judgements[r].namespaces.size()
-                           ? &result.judgements[r].namespaces[n]
-                           : &kNotJudged;
-      t.add_namespace(root.namespaces[n], *nj);
+      t.add_namespace(root.namespaces[n], judged.namespaces.at(n));
     }
   }
   for (std::size_t r = 0; r < result.roots.size(); ++r) {
-    static const RootJudgement kNotJudged;
-    t.add_root(result.roots[r], r < result.judgements.size() ? result.judgements[r] : kNotJudged);
+    t.add_root(result.roots[r], result.judgements.at(r));
   }
   return t;
 }
