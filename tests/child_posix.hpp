@@ -4,7 +4,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,6 +69,74 @@ inline ChildResult run_in_child(const std::function<std::string()>& body,
   if (!result.finished) ::kill(pid, SIGKILL);
   ::waitpid(pid, &result.status, 0);
   return result;
+}
+
+// Runs `body` in a child in a new user namespace whose maps its parent writes, as a container
+// runtime does ("0 0 1\n65534 65534 1\n": root and nobody). Root there keeps every capability
+// over files whose owner is mapped and none over the rest, and the kernel can give no id the
+// maps leave out. What `body` returned, or why it could not run.
+inline ChildResult run_in_user_namespace(const std::string& uid_map, const std::string& gid_map,
+                                         const std::function<std::string()>& body,
+                                         std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+  return run_in_child(
+      [&]() -> std::string {
+        int ready[2], go[2], out[2];
+        if (::pipe(ready) != 0 || ::pipe(go) != 0 || ::pipe(out) != 0) return "pipe failed";
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+          ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // killed with its parent if it hangs
+          ::close(ready[0]);
+          ::close(go[1]);
+          ::close(out[0]);
+          const char state = ::unshare(CLONE_NEWUSER) == 0 ? 'r' : 'E';
+          if (::write(ready[1], &state, 1) != 1 || state != 'r') ::_exit(1);
+          char c = 0;
+          if (::read(go[0], &c, 1) != 1 || c != 'g') ::_exit(1);
+          std::string text;
+          try {
+            text = body();
+          } catch (const std::exception& e) {
+            text = std::string("exception: ") + e.what();
+          }
+          for (std::size_t at = 0; at < text.size();) {
+            const ssize_t n = ::write(out[1], text.data() + at, text.size() - at);
+            if (n <= 0) break;
+            at += static_cast<std::size_t>(n);
+          }
+          ::_exit(0);
+        }
+        ::close(ready[1]);
+        ::close(go[0]);
+        ::close(out[1]);
+        char state = 0;
+        std::string text;
+        if (pid < 0 || ::read(ready[0], &state, 1) != 1 || state != 'r') {
+          text = "unshare(CLONE_NEWUSER) refused";
+        } else {
+          const std::string proc = "/proc/" + std::to_string(pid);
+          const auto write_map = [](const std::string& path, const std::string& map) {
+            const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+            const bool ok = fd >= 0 && ::write(fd, map.data(), map.size()) == static_cast<ssize_t>(map.size());
+            if (fd >= 0) ::close(fd);
+            return ok;
+          };
+          if (!write_map(proc + "/uid_map", uid_map) || !write_map(proc + "/gid_map", gid_map)) {
+            text = "writing the maps failed";
+          } else if (const char g = 'g'; ::write(go[1], &g, 1) == 1) {
+            char buffer[512];
+            for (ssize_t n; (n = ::read(out[0], buffer, sizeof buffer)) > 0;) {
+              text.append(buffer, static_cast<std::size_t>(n));
+            }
+          }
+        }
+        ::close(go[1]);
+        ::close(ready[0]);
+        ::close(out[0]);
+        int status = 0;
+        if (pid > 0) ::waitpid(pid, &status, 0);
+        return text;
+      },
+      timeout);
 }
 
 }  // namespace hsperfguard::test

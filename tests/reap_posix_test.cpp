@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "child_posix.hpp"
 #include "commands/reap_command.hpp"
 #include "jvm_support.hpp"
 #include "model/perfdata.hpp"
@@ -249,6 +250,33 @@ TEST(ReapExecutor, ActsWithTheNamespaceOwnersFileSystemIdentity) {
   EXPECT_EQ(record->error->code, EACCES) << record->error->message;
   EXPECT_TRUE(exists(theirs));
   EXPECT_EQ(outcome_of(run, result, ours), ReapOutcome::removed);  // root's own namespace
+}
+
+// Where the kernel has the owner's uid but not its gid (a user namespace that maps one and not
+// the other), setfsuid takes and setfsgid fails without a word. The executor reads both back:
+// an identity taken only half is a failure of the namespace, and nothing in it is removed as
+// the owner's uid with root's group.
+TEST(ReapExecutor, AnIdentityTakenOnlyHalfIsAFailureAndNothingIsRemoved) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string stale = tree.stale_file(ns);
+  ReapRun run = plan_in(tree.tmp);
+  ASSERT_EQ(action_of(run, stale), "remove");
+  // Nobody's uid is mapped, its gid is not.
+  const auto child = test::run_in_user_namespace("0 0 1\n65534 65534 1\n", "0 0 1\n", [&]() -> std::string {
+      // The sandbox is what the test says it is: nobody's uid is there, its gid is not.
+      if (::setfsuid(kNobody) != 0 || ::setfsuid(0) != static_cast<int>(kNobody)) return "no uid 65534";
+      if (::setfsgid(kNogroup) != 0 || ::setfsgid(0) != 0) return "gid 65534 is mapped";
+      const auto result = platform::execute_plan(run.plan, {});
+      const auto* record = record_of(run, result, stale);
+      if (record == nullptr) return "no record";
+      return std::string(to_string(record->outcome)) + " " + record->detail + " " +
+           (record->error ? record->error->op : "no error");
+  });
+  ASSERT_TRUE(child.finished);
+  EXPECT_EQ(child.out, "failed identity-switch-failed setfsuid");
+  EXPECT_TRUE(exists(stale));
 }
 
 TEST(ReapExecutor, TheCallingThreadIsRootAgainAfterwards) {
