@@ -11,6 +11,7 @@
 #include "decide/audit.hpp"
 #include "platform/create.hpp"
 #include "platform/observe.hpp"
+#include "child_posix.hpp"
 #include "reap_test_support.hpp"
 #include "decide/repair.hpp"
 
@@ -341,6 +342,30 @@ TEST(RepairRace, FileReplacedByAnotherOfTheSameKindIsNeverChanged) {
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].outcome, RepairOutcome::changed) << records[0].detail;
   EXPECT_EQ(mode_of(a), 0666u) << "the file put in its place was changed";
+}
+
+// A refusal is a failure, not an entry that changed: in a user namespace that does not map
+// nobody, root has no say over nobody's 0700 namespace and opening it is EACCES. The outcome
+// says so (the operator has a permission to look at), not that someone swapped the entry.
+TEST(RepairExecutor, ANamespaceThatCannotBeOpenedIsAFailureWithItsErrno) {
+  if (!is_root()) GTEST_SKIP() << "needs root";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup, 0700);
+  const std::string a = tree.region_file(ns, "4242");
+  ASSERT_EQ(::chmod(a.c_str(), 0666), 0);
+  const Planned p = plan_in(tree.tmp);
+  ASSERT_EQ(p.plan.targets.size(), 1u);
+  const auto child = test::run_in_user_namespace("0 0 1\n", "0 0 1\n", [&]() -> std::string {
+    const auto records = platform::execute_repair(p.plan);
+    if (records.size() != 1) return "records: " + std::to_string(records.size());
+    const auto& r = records[0];
+    return std::to_string(static_cast<int>(r.outcome)) + " " + r.detail + " " +
+           (r.error ? std::to_string(r.error->code) : "no error");
+  });
+  ASSERT_TRUE(child.finished);
+  EXPECT_EQ(child.out, std::to_string(static_cast<int>(RepairOutcome::failed)) + " openat " +
+                           std::to_string(EACCES));
+  EXPECT_EQ(mode_of(a), 0666u);
 }
 
 TEST(RepairRace, TempDirReplacedAfterPlanningIsNotEntered) {
