@@ -27,6 +27,11 @@ Rows, each with its goal (the performance issue's table):
   reap / tmpfiles      hsperfguard reap --min-age 1s against systemd-tmpfiles --clean with
                        the same 1 s age rule, each on a fresh identical tree           <= 1.0x
   reap / find -delete  against find -type f -delete        (on disk: stay below both) (report)
+  reap / protocol      against the removal protocol's calls alone on an identical tree
+                       (bench_reap_protocol --tree TREE --modes protocol: list, lstat, then per
+                       file open, statx, flock, statx by name, unlinkat, statx, close)   (report)
+  protocol / tmpfiles  that floor against systemd-tmpfiles --clean: what the reap/tmpfiles
+                       goal asks of the protocol alone                                   (report)
   start / true         hsperfguard --version against /bin/true (bench_start_time: posix_spawn,
                        the two alternating run by run, 500 runs)                       <= 1.5x
   decode / floor       parse_region of the JDK 17 region against decode_floor (a copy of its
@@ -119,7 +124,8 @@ def main():
                               "--output", report],
         "find -printf": ["find", tree, "-printf", "%m %U %s\\n"],
     }
-    times = {name: [] for name in list(reap_tools) + list(audit_tools) + ["audit floor"]}
+    reap_names = list(reap_tools) + ["reap protocol floor"]
+    times = {name: [] for name in reap_names + list(audit_tools) + ["audit floor"]}
     rss_kib = []
     total = args.namespaces * args.files
     print(f"date: {time.strftime('%Y-%m-%d %H:%M %Z')}; machine: {os.cpu_count()} CPUs, "
@@ -128,13 +134,20 @@ def main():
     print(f"trees in {work} ({fs}): {args.namespaces} namespaces x {args.files} stale regions = {total} files; "
           f"{args.runs} rounds, tools alternating; {'written back' if args.sync else 'page cache warm'}")
     for round_ in range(args.runs):
-        names = list(reap_tools)
+        names = list(reap_names)
         names = names[round_ % len(names):] + names[:round_ % len(names)]
         for name in names:
             fresh_tree()
-            times[name].append(run_timed(reap_tools[name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                               if name != "hsperfguard reap" else
-                               run_timed(reap_tools[name], stdout=subprocess.DEVNULL))
+            if name == "reap protocol floor":
+                # Its own timing of the protocol's calls alone (no process start).
+                floor = subprocess.run([protocol, "--tree", tree, "--modes", "protocol", "--runs", "1"],
+                                       capture_output=True, text=True, check=True).stdout
+                times[name].append(next(float(line.split()[1]) for line in floor.splitlines()
+                                        if line.startswith("protocol ")))
+            elif name == "hsperfguard reap":
+                times[name].append(run_timed(reap_tools[name], stdout=subprocess.DEVNULL))
+            else:
+                times[name].append(run_timed(reap_tools[name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
             left = remaining()
             if left:
                 print(f"  round {round_ + 1}: {name} left {left} of {total} files", file=sys.stderr)
@@ -185,7 +198,7 @@ def main():
 
     print()
     print(f"{'measured':<34} median (min-max)")
-    for name in reap_tools:
+    for name in reap_names:
         print(f"  reap: {name:<27} {fmt(times[name])}")
     for name in list(audit_tools) + ["audit floor"]:
         print(f"  audit: {name:<26} {fmt(times[name])}")
@@ -200,6 +213,8 @@ def main():
     audit_find = ratio("hsperfguard audit", "find -printf")
     reap_tmpfiles = ratio("hsperfguard reap", "systemd-tmpfiles --clean")
     reap_find = ratio("hsperfguard reap", "find -delete")
+    reap_protocol = ratio("hsperfguard reap", "reap protocol floor")
+    protocol_tmpfiles = ratio("reap protocol floor", "systemd-tmpfiles --clean")
     rss_mb = statistics.median(rss_kib) * 1024 / 1e6
     decode_ratio = statistics.median(decode_ns) / statistics.median(decode_floor_ns)
     row("audit / its floor", audit_floor, "<= 1.1x", audit_floor <= 1.1)
@@ -209,6 +224,8 @@ def main():
         reap_tmpfiles <= 1.0 if fs == "tmpfs" else reap_tmpfiles < 1.0)
     row("reap / find -delete", reap_find, "(report)" if fs == "tmpfs" else "< 1.0x",
         True if fs == "tmpfs" else reap_find < 1.0)
+    row("reap / its protocol floor", reap_protocol, "(report)", True)
+    row("protocol floor / tmpfiles", protocol_tmpfiles, "(report)", True)
     row("--version / /bin/true", start_ratio, "<= 1.5x", start_ratio <= 1.5)
     row("parse_region / decode_floor", decode_ratio, "<= 2x", decode_ratio <= 2.0)
     if args.ps:

@@ -5,9 +5,12 @@
 //   bench_reap_protocol --dir DIR [--namespaces N] [--files M] [--threads T] [--batch K]
 //                       [--runs R] [--modes find,protocol,uring[,stat,read]]
 //   bench_reap_protocol --tree TREE [--threads T] [--runs R] [--modes stat,read]
+//   bench_reap_protocol --tree TREE [--threads T] --runs 1 --modes find|protocol|uring
 //
 // With --tree, the modes that remove nothing run on an existing tree (the one an audit was
-// just timed on: bench/peers.py puts the audit beside its floor that way), nothing generated.
+// just timed on: bench/peers.py puts the audit beside its floor that way), nothing generated;
+// one mode that removes runs once on it, emptying it (bench/peers.py puts the reaper beside
+// the protocol's floor on a tree made as the reaper's is).
 //
 // Every run of every mode gets a fresh tree from bench_gen_tree (next to this program) in
 // DIR/tree; the modes are rotated each round. Each mode walks the namespaces with T threads
@@ -361,11 +364,12 @@ int main(int argc, char** argv) {
     return m == "find" || m == "protocol" || m == "uring" || m == "stat" || m == "read";
   });
   if (dir.empty() == given_tree.empty() || !known || argc % 2 == 0 ||
-      (!given_tree.empty() && !read_only)) {
+      (!given_tree.empty() && !read_only && (runs != 1 || modes.size() != 1))) {
     std::fprintf(stderr,
                  "usage: bench_reap_protocol --dir DIR [--namespaces N] [--files M] [--threads T] "
                  "[--batch K] [--runs R] [--modes find,protocol,uring[,stat,read]]\n"
-                 "       bench_reap_protocol --tree TREE [--threads T] [--runs R] [--modes stat,read]\n");
+                 "       bench_reap_protocol --tree TREE [--threads T] [--runs R] [--modes stat,read]\n"
+                 "       bench_reap_protocol --tree TREE [--threads T] --runs 1 --modes find|protocol|uring\n");
     return 2;
   }
   const std::string tree = given_tree.empty() ? dir + "/tree" : given_tree;
