@@ -300,6 +300,20 @@ TEST(ReapPlan, AnotherUsersFileTheNamespaceOwnerMayNotReadIsKeptForAPerson) {
   EXPECT_TRUE(planned(as_alice, ReapAction::remove, "reapable", 1));
 }
 
+// The sticky bit stops only those who own neither the entry nor the directory: in her own
+// sticky namespace the owner may remove another user's file (one she may read), as the kernel
+// lets her; the plan says so, not "not-permitted".
+TEST(ReapPlan, TheStickyBitOfHerOwnNamespaceDoesNotStopTheOwner) {
+  constexpr std::uint32_t kNobody = 65534;
+  for (const std::uint32_t mode : {0755u, 01755u}) {
+    NamespaceFacts ns = alice_namespace({owned_entry("4257", kNobody, kNobody, 0644), entry("4258")});
+    ns.lstat->mode = ns.opened->mode = mode;
+    const Plan plan = plan_reap({temp_root({ns})}, options(), kNow, 0);
+    EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 0)) << octal_mode(mode);
+    EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 1)) << octal_mode(mode);
+  }
+}
+
 TEST(ReapPlan, WhatTheNamespaceOwnerMayNotDoInItIsKeptForAPerson) {
   // Her own file she may not read.
   const Plan unreadable = plan_of({owned_entry("4260", kAlice, kAliceGroup, 0200)});
