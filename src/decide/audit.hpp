@@ -127,6 +127,7 @@ struct AuditTally {
 };
 
 // The tally of a whole result (namespaces first, then the roots, as a streamed audit counts).
+// Needs the judgement of every root and namespace (std::out_of_range otherwise).
 AuditTally tally_result(const AuditResult& result);
 
 // The most severe finding, if any.
