@@ -28,6 +28,25 @@ struct ChildResult {
   std::string out;
 };
 
+// In a child: runs `body`, writes what it returned (or the exception it threw) to `fd`, and
+// exits, 0 or 2 after an exception.
+[[noreturn]] inline void answer_and_exit(int fd, const std::function<std::string()>& body) {
+  std::string text;
+  int code = 0;
+  try {
+    text = body();
+  } catch (const std::exception& e) {
+    text = std::string("exception: ") + e.what();
+    code = 2;
+  }
+  for (std::size_t at = 0; at < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+    if (n <= 0) break;
+    at += static_cast<std::size_t>(n);
+  }
+  ::_exit(code);
+}
+
 inline ChildResult run_in_child(const std::function<std::string()>& body,
                                 std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
   int fds[2];
@@ -35,20 +54,7 @@ inline ChildResult run_in_child(const std::function<std::string()>& body,
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-    std::string text;
-    int code = 0;
-    try {
-      text = body();
-    } catch (const std::exception& e) {
-      text = std::string("exception: ") + e.what();
-      code = 2;
-    }
-    for (std::size_t at = 0; at < text.size();) {
-      const ssize_t n = ::write(fds[1], text.data() + at, text.size() - at);
-      if (n <= 0) break;
-      at += static_cast<std::size_t>(n);
-    }
-    ::_exit(code);
+    answer_and_exit(fds[1], body);
   }
   ::close(fds[1]);
   ChildResult result;
@@ -95,18 +101,7 @@ inline ChildResult run_in_user_namespace(const std::string& uid_map, const std::
           ::close(out[0]);
           char c = 0;  // the maps are written
           if (::read(go[0], &c, 1) != 1 || c != 'g') ::_exit(1);
-          std::string text;
-          try {
-            text = body();
-          } catch (const std::exception& e) {
-            text = std::string("exception: ") + e.what();
-          }
-          for (std::size_t at = 0; at < text.size();) {
-            const ssize_t n = ::write(out[1], text.data() + at, text.size() - at);
-            if (n <= 0) break;
-            at += static_cast<std::size_t>(n);
-          }
-          ::_exit(0);
+          answer_and_exit(out[1], body);
         }
         const int err = errno;
         ::close(go[0]);

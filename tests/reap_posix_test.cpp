@@ -265,13 +265,13 @@ TEST(ReapExecutor, AnIdentityTakenOnlyHalfIsAFailureAndNothingIsRemoved) {
   ASSERT_EQ(action_of(run, stale), "remove");
   // Nobody's uid is mapped, its gid is not.
   const auto child = test::run_in_user_namespace("0 0 1\n65534 65534 1\n", "0 0 1\n", [&]() -> std::string {
-      // The sandbox is what the test says it is: nobody's uid is there, its gid is not.
-      if (::setfsuid(kNobody) != 0 || ::setfsuid(0) != static_cast<int>(kNobody)) return "no uid 65534";
-      if (::setfsgid(kNogroup) != 0 || ::setfsgid(0) != 0) return "gid 65534 is mapped";
-      const auto result = platform::execute_plan(run.plan, {});
-      const auto* record = record_of(run, result, stale);
-      if (record == nullptr) return "no record";
-      return std::string(to_string(record->outcome)) + " " + record->detail + " " +
+    // The sandbox is what the test says it is: nobody's uid is there, its gid is not.
+    if (::setfsuid(kNobody) != 0 || ::setfsuid(0) != static_cast<int>(kNobody)) return "no uid 65534";
+    if (::setfsgid(kNogroup) != 0 || ::setfsgid(0) != 0) return "gid 65534 is mapped";
+    const auto result = platform::execute_plan(run.plan, {});
+    const auto* record = record_of(run, result, stale);
+    if (record == nullptr) return "no record";
+    return std::string(to_string(record->outcome)) + " " + record->detail + " " +
            (record->error ? record->error->op : "no error");
   });
   ASSERT_TRUE(child.finished);
