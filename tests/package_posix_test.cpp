@@ -805,8 +805,8 @@ mkdir -p /run/hsperfguard
 printf '4242\n' > $L && run; echo old=$([ -e $L ] && echo kept || echo removed)
 printf '4242\nhsperfguard reap lock\n' > $L && run; echo marked=$([ -e $L ] && echo kept || echo removed)
 printf '4242\n' > $L
-/usr/bin/python3 -c 'import fcntl, sys, time; f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(30)' $L >/dev/null 2>&1 & HOLDER=$!
-i=0; while [ $i -lt 50 ] && ! grep -q "$(stat -c %i $L)" /proc/locks; do sleep 0.1; i=$((i+1)); done
+/usr/bin/python3 -c 'import fcntl, sys, time; f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w").close(); time.sleep(60)' $L /run/holding >/dev/null 2>&1 & HOLDER=$!
+i=0; while [ $i -lt 600 ] && [ ! -e /run/holding ]; do sleep 0.1; i=$((i+1)); done
 run; echo held=$([ -e $L ] && echo kept || echo removed); kill $HOLDER; wait $HOLDER 2>/dev/null
 rm -f $L; printf '42\n' > /tmp/state && ln -s /tmp/state $L && run
 echo link=$([ -L $L ] && echo kept || echo removed) target=$(cat /tmp/state)
