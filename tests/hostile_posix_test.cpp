@@ -141,8 +141,8 @@ TEST(HostileInput, SigtermWhileWaitingForTheLockIsAnInterruption) {
   SKIP_UNLESS_ROOT();
   const Outcome o = run_case(R"SH(
 mkdir -p /run/hsperfguard && : > /run/hsperfguard/reap.lock
-flock /run/hsperfguard/reap.lock sleep 60 > /dev/null 2>&1 & HOLDER=$!
-i=0; while [ $i -lt 100 ] && ! grep -q FLOCK /proc/locks; do sleep 0.05; i=$((i+1)); done
+flock /run/hsperfguard/reap.lock sh -c ': > /run/holding; exec sleep 60' > /dev/null 2>&1 & HOLDER=$!
+i=0; while [ $i -lt 600 ] && [ ! -e /run/holding ]; do sleep 0.1; i=$((i+1)); done
 $H reap --tmpdir /tmp/t --no-containers --min-age 0 --wait --format json > /dev/null 2> /tmp/err & PID=$!
 sleep 0.5
 echo waiting=$([ -d /proc/$PID ] && echo yes || echo no)
