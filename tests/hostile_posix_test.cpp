@@ -144,7 +144,9 @@ mkdir -p /run/hsperfguard && : > /run/hsperfguard/reap.lock
 flock /run/hsperfguard/reap.lock sh -c ': > /run/holding; exec sleep 60' > /dev/null 2>&1 & HOLDER=$!
 i=0; while [ $i -lt 600 ] && [ ! -e /run/holding ]; do sleep 0.1; i=$((i+1)); done
 $H reap --tmpdir /tmp/t --no-containers --min-age 0 --wait --format json > /dev/null 2> /tmp/err & PID=$!
-sleep 0.5
+# Waiting: it has the lock file open (its signal handlers are set before it opens it).
+i=0; while [ $i -lt 300 ] && ! ls -l /proc/$PID/fd 2>/dev/null | grep -q reap.lock; do sleep 0.1; i=$((i+1)); done
+sleep 0.2
 echo waiting=$([ -d /proc/$PID ] && echo yes || echo no)
 kill -TERM $PID
 i=0; while [ -d /proc/$PID ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
