@@ -398,6 +398,28 @@ TEST(Metrics, PreviousFileThatIsGarbageIsIgnored) {
   EXPECT_EQ(value_of(text, "hsperfguard_reap_files_total{outcome=\"vanished\"}"), 0);
 }
 
+// Values are written in the shortest form that reads back the same (whole numbers as
+// integers) and read back exactly; what is not a number, or not finite, is not read.
+TEST(Metrics, ValuesAreWrittenShortestAndReadBackExactly) {
+  AuditResult result = sample_audit();
+  result.finished_at_ms = result.started_at_ms + 1;
+  const std::string text = audit_metrics_text(result, true, kBuild, {});
+  EXPECT_NE(text.find("\nhsperfguard_audit_run_duration_seconds 0.001\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nhsperfguard_audit_last_run_timestamp_seconds 1800000000.001\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("\nhsperfguard_audit_last_run_success 1\n"), std::string::npos);
+  EXPECT_EQ(value_of(text, "hsperfguard_audit_run_duration_seconds"), 0.001);
+
+  const MetricSamples samples = parse_metric_samples(
+      "a 1.5e-07\nb -5\nc 1e+20\nd 0.1\ne 9007199254740993\nf +Inf\ng 0x10\nh 1e999\ni 2,5\n");
+  EXPECT_EQ(samples.at("a"), 1.5e-07);
+  EXPECT_EQ(samples.at("b"), -5);
+  EXPECT_EQ(samples.at("c"), 1e+20);
+  EXPECT_EQ(samples.at("d"), 0.1);
+  EXPECT_EQ(samples.at("e"), 9007199254740992.0);
+  for (const char* rejected : {"f", "g", "h", "i"}) EXPECT_FALSE(samples.contains(rejected)) << rejected;
+}
+
 TEST(Metrics, ParseReadsQuotedSpacesAndTimestamps) {
   const MetricSamples samples = parse_metric_samples(
       "# HELP x y\nm{a=\"b c\\\" d\"} 3 1700000000000\nn 2.5\n");

@@ -4,9 +4,11 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 #include <utility>
 #include <vector>
+#include <nlohmann/json.hpp>
 
 #include "decide/audit.hpp"
 #include "report/reap_report.hpp"
@@ -20,10 +22,19 @@ using Labels = std::vector<std::pair<std::string, std::string>>;  // name, raw v
 std::string format_value(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
-  std::array<char, 64> buffer{};
-  const auto [end, ec] = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  if (ec != std::errc()) return "NaN";
-  return std::string(buffer.data(), end);
+  // A whole number (a count, a time in seconds) as an integer; any other value as the JSON
+  // library writes a double, the shortest form that reads back as the same value. Not
+  // to_chars: its double overloads are all that would make the binary need libm (their
+  // rounding-mode calls), one library more to load at every start.
+  constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+  if (value > -kExactIntegers && value < kExactIntegers &&
+      static_cast<double>(static_cast<std::int64_t>(value)) == value) {
+    std::array<char, 24> buffer{};
+    const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(),
+                                   static_cast<std::int64_t>(value)).ptr;
+    return std::string(buffer.data(), end);
+  }
+  return nlohmann::json(value).dump();
 }
 
 std::string series_key(std::string_view name, const Labels& labels) {
@@ -206,9 +217,12 @@ MetricSamples parse_metric_samples(std::string_view exposition) {
     const std::string_view series = line.substr(0, end);
     std::string_view rest = line.substr(end + 1);
     rest = rest.substr(0, rest.find(' '));  // an optional timestamp follows
-    double value = 0;
-    const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
-    if (ec != std::errc() || ptr != rest.data() + rest.size() || !std::isfinite(value)) continue;
+    // The value as a JSON number (what format_value writes for a finite value), parsed by the
+    // JSON library rather than from_chars, for the reason format_value gives.
+    const auto parsed = nlohmann::json::parse(rest.begin(), rest.end(), nullptr, false);
+    if (!parsed.is_number()) continue;
+    const double value = parsed.get<double>();
+    if (!std::isfinite(value)) continue;
     samples.insert_or_assign(std::string(series), value);
   }
   return samples;
