@@ -219,9 +219,12 @@ set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
 set(CPACK_RPM_PACKAGE_RELEASE 1)
 set(CPACK_RPM_PACKAGE_SUMMARY "Audit and clean up the JVM's hsperfdata namespaces")
 set(CPACK_RPM_PACKAGE_DESCRIPTION "${CPACK_DEBIAN_PACKAGE_DESCRIPTION}")
-# SPDX, as Fedora and RHEL write it: ours, and liburing's (MIT), linked statically.
-# The project's, and those of liburing and libstdc++, both linked into the binary.
+# SPDX, as Fedora and RHEL write it: the project's, and those of liburing (MIT), libstdc++ and
+# libacl (when HSPERFGUARD_STATIC_LIBACL is on), linked into the binary.
 set(CPACK_RPM_PACKAGE_LICENSE "Apache-2.0 AND MIT AND GPL-3.0-or-later WITH GCC-exception-3.1")
+if(HSPERFGUARD_STATIC_LIBACL)
+  string(APPEND CPACK_RPM_PACKAGE_LICENSE " AND LGPL-2.1-or-later")
+endif()
 set(CPACK_RPM_PACKAGE_GROUP "Applications/System")
 set(CPACK_RPM_PACKAGE_AUTOREQ ON)
 set(CPACK_RPM_PACKAGE_REQUIRES "crontabs")  # owns /etc/cron.d on RHEL-family systems

@@ -158,6 +158,11 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
       << copyright.out;
   EXPECT_NE(copyright.out.find("\nLicense: MIT\n Permission is hereby granted, free of charge,"), std::string::npos)
       << copyright.out;
+  // libacl, linked statically by default: its copyright, its license and how to relink.
+  EXPECT_NE(copyright.out.find("\nFiles: libacl/*\n"), std::string::npos) << copyright.out;
+  EXPECT_NE(copyright.out.find("\nLicense: LGPL-2.1+\n This library is free software"), std::string::npos)
+      << copyright.out;
+  EXPECT_NE(copyright.out.find("-DHSPERFGUARD_STATIC_LIBACL=OFF"), std::string::npos) << copyright.out;
   EXPECT_EQ(read_text(kSource + "/LICENSE"), read_text("/usr/share/common-licenses/Apache-2.0"));
 
   // lintian: no errors. Warnings are printed for the record (README lists them and why).
@@ -347,10 +352,14 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
         << soname << " not required:\n"
         << requires_.out;
   }
-  // The license: the tag in SPDX (liburing's and GCC's runtime's too), the project's text
-  // marked %license.
+  // The license: the tag in SPDX (liburing's and GCC's runtime's too, and libacl's when the
+  // binary holds it rather than needing libacl.so.1), the project's text marked %license.
   const auto license_tag = test::run({"rpm", "-qp", "--qf", "%{LICENSE}", rpm});
-  EXPECT_EQ(license_tag.out, "Apache-2.0 AND MIT AND GPL-3.0-or-later WITH GCC-exception-3.1");
+  const auto sonames = lines_of(needed.out);
+  const bool holds_libacl =
+      std::find(sonames.begin(), sonames.end(), std::string("libacl.so.1")) == sonames.end();
+  EXPECT_EQ(license_tag.out, std::string("Apache-2.0 AND MIT AND GPL-3.0-or-later WITH GCC-exception-3.1") +
+                                 (holds_libacl ? " AND LGPL-2.1-or-later" : ""));
   const auto license_files = test::run({"rpm", "-qpL", rpm});
   EXPECT_EQ(lines_of(license_files.out), std::vector<std::string>{license});
   // The site policy and the cron example are the admin's: kept on upgrade.
