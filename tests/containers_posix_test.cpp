@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -45,6 +46,7 @@ using test::slurp;
 using test::children_of;
 using test::readlink_text;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Not;
 using Clock = std::chrono::steady_clock;
 
@@ -292,6 +294,37 @@ TEST_F(ContainerJvms, ReapKeepsLiveFilesAndReapsTheKilledJvmsFile) {
   EXPECT_FALSE(exists(stale)) << c3_report.substr(0, 6000);
   EXPECT_TRUE(exists(s_->c1.root() + "/tmp/hsperfdata_root/1"));
   EXPECT_TRUE(exists(s_->c2.root() + "/tmp/hsperfdata_root/1"));
+}
+
+// ---- ps's one pass over /proc ------------------------------------------------------------
+
+// A process with no address space (a kernel thread: its exe link is ENOENT) maps nothing and
+// reaches no container: ps's pass reads neither its mount namespace nor its root. strace
+// shows, for every ENOENT exe link, that the thread's next look at a process is the next
+// process's exe link.
+TEST(PsPass, KernelThreadsMountNamespaceAndRootAreNotRead) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (another process's ns/mnt)";
+  if (!test::have_program("strace")) GTEST_FAIL() << "strace is needed (apt-get install strace)";
+  const test::ScratchDir dir;
+  const std::string trace = dir / "ps.trace";
+  const auto r = run({"env", test::traced_asan_options(), "strace", "-f", "-qq", "-o", trace, "-e",
+                      "trace=readlinkat,newfstatat,fstatat64,statx", test::tool_path(), "ps",
+                      "--format", "json"});
+  ASSERT_NE(r.exit_code, 2) << r.err;
+  std::ifstream in(trace);
+  std::map<std::string, bool> after_kernel_thread;  // by thread id: the last call was a kernel thread's exe
+  int kernel_threads = 0;
+  std::vector<std::string> read_after;
+  for (std::string line; std::getline(in, line);) {
+    const std::string tid = line.substr(0, line.find(' '));
+    const bool exe = line.find("readlinkat(") != std::string::npos && line.find("\"exe\"") != std::string::npos;
+    if (after_kernel_thread[tid] && !exe) read_after.push_back(line);
+    after_kernel_thread[tid] = exe && line.find("= -1 ENOENT") != std::string::npos;
+    if (after_kernel_thread[tid]) ++kernel_threads;
+  }
+  // kthreadd (pid 2) and its threads are in every pid namespace a host's root sees.
+  EXPECT_GT(kernel_threads, 0) << "no kernel thread seen: is this run in a pid namespace?";
+  EXPECT_THAT(read_after, IsEmpty());
 }
 
 // ---- A /tmp shared by three pid namespaces ------------------------------------------------

@@ -129,7 +129,7 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
       continue;
     }
     ++scan.processes;
-    if (visit) visit(pid, dir.get());
+    if (visit && !visit(pid, dir.get()) && !focus) continue;
     // Its link, or (when that needs more than we have) its mountinfo placing it at our root.
     bool at_our_root = false;
     if (const int e = read_mount_namespace(dir.get(), "", own_mounts, mnt, status, &at_our_root); e != 0) {

@@ -135,11 +135,12 @@ class MapsPass {
         limits_(limits),
         self_(static_cast<std::int32_t>(::getpid())) {}
 
-  // `dirfd`: the process's /proc directory, or -1 to name it by its path.
-  void visit(std::int32_t pid, int dirfd) {
-    if (pid == self_ || limits_.reached() != nullptr) return;
+  // `dirfd`: the process's /proc directory, or -1 to name it by its path. False when the
+  // process has no address space (a kernel thread, a zombie) or has exited (see ProcessVisitor).
+  bool visit(std::int32_t pid, int dirfd) {
+    if (pid == self_ || limits_.reached() != nullptr) return true;
     if (dirfd >= 0 && readlink_at(dirfd, "exe", exe_) == ENOENT) {
-      return;  // no address space (a kernel thread, a zombie) or exited: nothing maps libjvm
+      return false;  // no address space (a kernel thread, a zombie) or exited: nothing maps libjvm
     }
     const std::string path = "/proc/" + std::to_string(pid) + "/maps";
     MapsReading maps =
@@ -148,7 +149,7 @@ class MapsPass {
       if (!vanished(maps.error) && noted_++ < kMaxErrors) {
         errors_.push_back(make_error(path, "read", maps.error));
       }
-      return;
+      return true;
     }
     if (maps.summary.libjvm) {
       observer_.observe(pid, maps, out_);
@@ -157,6 +158,7 @@ class MapsPass {
       e.message += "; whether it maps libjvm.so is not known";
       partial_.push_back(std::move(e));
     }
+    return true;
   }
 
  private:
@@ -203,7 +205,7 @@ HostProcesses scan_host_processes(const ContainerScanOptions& options,
   HostProcesses host;
   MapsPass pass(host.jvms, errors, errors, options.limits);
   host.containers = scan_container_temp_dirs(
-      options, [&pass](std::int32_t pid, int dirfd) { pass.visit(pid, dirfd); });
+      options, [&pass](std::int32_t pid, int dirfd) { return pass.visit(pid, dirfd); });
   return host;
 }
 
