@@ -411,13 +411,14 @@ TEST(Metrics, ValuesAreWrittenShortestAndReadBackExactly) {
   EXPECT_EQ(value_of(text, "hsperfguard_audit_run_duration_seconds"), 0.001);
 
   const MetricSamples samples = parse_metric_samples(
-      "a 1.5e-07\nb -5\nc 1e+20\nd 0.1\ne 9007199254740993\nf +Inf\ng 0x10\nh 1e999\ni 2,5\n");
+      "a 1.5e-07\nb -5\nc 1e+20\nd 0.1\ne 9007199254740993\nf +Inf\ng 0x10\nh 1e999\ni 2,5\n"
+      "j 4\r\nk\t5\t\n");
   EXPECT_EQ(samples.at("a"), 1.5e-07);
   EXPECT_EQ(samples.at("b"), -5);
   EXPECT_EQ(samples.at("c"), 1e+20);
   EXPECT_EQ(samples.at("d"), 0.1);
   EXPECT_EQ(samples.at("e"), 9007199254740992.0);
-  for (const char* rejected : {"f", "g", "h", "i"}) EXPECT_FALSE(samples.contains(rejected)) << rejected;
+  for (const char* rejected : {"f", "g", "h", "i", "j", "k"}) EXPECT_FALSE(samples.contains(rejected)) << rejected;
 }
 
 TEST(Metrics, ParseReadsQuotedSpacesAndTimestamps) {

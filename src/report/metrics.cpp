@@ -219,6 +219,8 @@ MetricSamples parse_metric_samples(std::string_view exposition) {
     rest = rest.substr(0, rest.find(' '));  // an optional timestamp follows
     // The value as a JSON number (what format_value writes for a finite value), parsed by the
     // JSON library rather than from_chars, for the reason format_value gives.
+    // The JSON parser skips white space around a number, which from_chars never did.
+    if (rest.find_first_of(" \t\r\n") != std::string_view::npos) continue;
     const auto parsed = nlohmann::json::parse(rest.begin(), rest.end(), nullptr, false);
     if (!parsed.is_number()) continue;
     const double value = parsed.get<double>();
