@@ -17,6 +17,7 @@ mode=${2:-}
 
 sample=$(unshare --mount --propagation private --pid --fork --mount-proc \
   env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root H="$binary" bash -euc '
+    exec 9<"$H" && H=/proc/$$/fd/9  # the binary stays reachable when it lies under /tmp
     mount -t tmpfs -o mode=1777 sample /tmp
     cd /tmp
     # A JVM of root killed long ago: its file stays (no JVM of root has started since).

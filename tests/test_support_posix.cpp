@@ -134,6 +134,10 @@ CommandResult run_in_private_mounts(const std::string& script) {
   const std::string prologue = R"(set -u
 exec 9<"$HSPERFGUARD_BIN" || exit 120
 H=/proc/$$/fd/9
+# A checkout under /tmp (a clone made there) is put back at its path once /tmp is covered, so
+# that a script can name its files (tests/validate_json.py, a schema); it is held open first
+# and bound from that descriptor (--no-canonicalize: its link text names the covered path).
+case "$HSPERFGUARD_TREE" in /tmp/?*) exec 8<"$HSPERFGUARD_TREE" || exit 119 ;; esac
 # A working directory under /tmp (a checkout there) is covered below: start from /, where
 # every program of the script (a pyenv shim too) can stay.
 cd / || exit 127
@@ -144,8 +148,13 @@ mount -t tmpfs -o mode=0755 tmpfs /dev || exit 124
 mknod -m 666 /dev/null c 1 3 && mknod -m 666 /dev/zero c 1 5 && mknod -m 666 /dev/full c 1 7 || exit 125
 ln -s /proc/self/fd /dev/fd && ln -s /proc/self/fd/0 /dev/stdin && ln -s /proc/self/fd/1 /dev/stdout &&
   ln -s /proc/self/fd/2 /dev/stderr || exit 126
+case "$HSPERFGUARD_TREE" in
+  /tmp/?*) { mkdir -p "$HSPERFGUARD_TREE" && mount --no-canonicalize --bind /proc/$$/fd/8 "$HSPERFGUARD_TREE"; } || exit 118
+           exec 8<&- ;;
+esac
 )";
-  return run({"env", "HSPERFGUARD_BIN=" + tool_path(), "unshare", "--mount", "--propagation", "private", "sh",
+  return run({"env", "HSPERFGUARD_BIN=" + tool_path(), "HSPERFGUARD_TREE=" + source_path(""), "unshare",
+              "--mount", "--propagation", "private", "sh",
               "-c", prologue + script});
 }
 
