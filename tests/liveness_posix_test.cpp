@@ -822,8 +822,16 @@ TEST(LivenessPosix, ContainerFileMadeAfterTheSharedPassIsNotProvenStaleByIt) {
   ASSERT_GT(inner, 0) << "unshare did not start";
   const ProcessFacts sleeper = platform::observe_process(inner);
   ASSERT_TRUE(sleeper.mount_namespace.has_value());
-  std::int32_t unused = 30000;
-  while (unused > 2 && !(::kill(unused, 0) != 0 && errno == ESRCH)) --unused;
+  // A free pid just below the last one the kernel gave: pids are handed out upwards from
+  // there, so it is taken again only after they wrap (a pid picked at a fixed place could be
+  // given to another test's process while this one runs, and the file's verdict be "live").
+  std::int32_t unused = 0;
+  std::ifstream("/proc/sys/kernel/ns_last_pid") >> unused;
+  if (unused <= 3) unused = 30000;
+  do {
+    --unused;
+  } while (unused > 2 && !(::kill(unused, 0) != 0 && errno == ESRCH));
+  ASSERT_GT(unused, 2) << "no free pid below the last one given";
   const std::string name = std::to_string(unused);
   LivenessScope scope;
   scope.kind = RootKind::container;
