@@ -143,7 +143,7 @@ TEST(CliErrors, HelpHasMetavarsNoValidatorTagsTheProgramsNameAndItsOwnExitCodes)
   }
   const auto audit = run_tool({"audit", "--help"}).out;
   for (const char* shown : {"  --tmpdir DIR ", "  --container PID ", "  -f, --format json|text ", "  -o, --output FILE ",
-                            "  --max-runtime DURATION ", "  -q, --quiet ", "Cannot be combined with --root"}) {
+                            "  --max-runtime DURATION ", "  -q, --quiet ", "Cannot be combined with --policy."}) {
     EXPECT_NE(audit.find(shown), std::string::npos) << shown << ":\n" << audit;
   }
   // Every line fits a terminal.

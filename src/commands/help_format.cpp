@@ -30,9 +30,12 @@ std::string either(const std::vector<std::string>& names) {
   return out;
 }
 
+// In the order of their names: CLI11 keeps an option's needs and excludes in a set ordered by
+// address, which would make the help depend on where the parser happened to be allocated.
 std::vector<std::string> long_names(const std::vector<CLI::Option*>& options) {
   std::vector<std::string> out;
   for (const CLI::Option* o : options) out.push_back(o->get_name(false, false));
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -200,9 +203,7 @@ std::string HelpFormatter::make_option_desc(const CLI::Option* opt) const {
   if (opt->get_required() && !opt->get_positional()) sentence("Required.");
   // Both are returned by value: copied once each.
   if (const auto needs = opt->get_needs(); !needs.empty()) {
-    std::vector<std::string> names;
-    for (const CLI::Option* o : needs) names.push_back(o->get_name(false, false));
-    sentence("Only with " + join(names, " and ") + ".");
+    sentence("Only with " + join(long_names({needs.begin(), needs.end()}), " and ") + ".");
   }
   if (const auto excludes = opt->get_excludes(); !excludes.empty()) {
     sentence("Cannot be combined with " + either(long_names({excludes.begin(), excludes.end()})) + ".");
