@@ -1,5 +1,5 @@
 // How a subcommand joins the command line: it adds itself and its options to the CLI11 app
-// and hands back what runs it once parsed. main.cpp only lists them; every option of a
+// and hands back what runs it once parsed. command_line.cpp only lists them; every option of a
 // subcommand is declared in that subcommand's own file.
 #pragma once
 
