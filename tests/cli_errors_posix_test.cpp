@@ -82,6 +82,22 @@ TEST(CliErrors, VersionHelpSubcommandAndNoSubcommand) {
   }
 }
 
+// A subcommand's arguments that CLI11 hands back to the top level (after `--`) reach the
+// whole parser's --bash-completion: the script is printed once, as `--bash-completion` alone
+// prints it (the parser built for one subcommand, tried first, has no such flag).
+TEST(CliErrors, ATopLevelFlagAfterASubcommandActsOnce) {
+  const auto script = run_tool({"--bash-completion"});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  ASSERT_NE(script.out.find("complete "), std::string::npos) << script.out;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"rules", "--", "--bash-completion"},
+        std::vector<std::string>{"ps", "--", "--bash-completion", "-h"}}) {
+    const auto r = run_tool(args);
+    EXPECT_EQ(r.exit_code, script.exit_code) << args[0];
+    EXPECT_EQ(r.out, script.out) << args[0];
+  }
+}
+
 TEST(CliErrors, AMissingPathIsAUsageErrorNamingItWithNoReport) {
   ScratchDir dir;
   const std::string missing = dir / "nonexistent";

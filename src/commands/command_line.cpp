@@ -62,6 +62,10 @@ CommandLine::CommandLine(std::string_view only)
   for (const SubcommandEntry& entry : kSubcommands) {
     if (only.empty() || entry.name == only) subcommands.push_back(entry.add(app));
   }
+  // The one flag whose callback acts while the command line is parsed. A parser built for one
+  // subcommand has none (CLI11 can hand a top-level flag back to the parent, as after `--`):
+  // what it refuses the whole parser parses again, and nothing is printed twice.
+  if (!only.empty()) return;
   // Generated from the definitions above, so it lists exactly what --help-all does.
   app.add_flag_callback(
       "--bash-completion",
