@@ -25,7 +25,7 @@ struct SubcommandEntry {
 };
 
 // In the order of --help. Each name is the one its add_*_command gives the subcommand
-// (CommandLine.EachSubcommandBuiltAloneIsTheOneNamed checks it).
+// (CommandLine.EachSubcommandBuiltAloneIsTheOneNamedWithTheSameOptionsAndHelp checks it).
 constexpr std::array<SubcommandEntry, 7> kSubcommands{{
     {"audit", add_audit_command},
     {"rules", add_rules_command},

@@ -19,9 +19,8 @@ std::string version_line();
 std::span<const std::string_view> subcommand_names();
 
 // The parser. Built with every subcommand, or with `only` alone (a name of
-// subcommand_names()): building the seven costs about 0.2 ms of every run's start, more than
-// anything else between exec and the subcommand (bench_start_time: `help ps` 1,024 us,
-// `--version`, which builds nothing, 772 us). Built for one subcommand, it has no
+// subcommand_names()): building the seven costs about 0.2 ms of every run's start
+// (bench_start_time: `help ps` 1,024 us, `--version`, which builds nothing, 772 us). Built for one subcommand, it has no
 // --bash-completion (the one flag that acts while parsing). Not moved once made: the hooks and
 // the flag callbacks refer to it.
 struct CommandLine {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "commands/command_line.hpp"
-#include "commands/help_format.hpp"
 #include "commands/exit_codes.hpp"
+#include "commands/help_format.hpp"
 #include "commands/subcommand.hpp"
 #include "platform/signals.hpp"
 
