@@ -287,7 +287,11 @@ TEST(ReapPlan, AnotherUsersFileTheNamespaceOwnerMayNotReadIsKeptForAPerson) {
   ASSERT_TRUE(remedy);
   EXPECT_NE(remedy->find("Owned by uid 65534, not by uid 1000"), std::string::npos) << *remedy;
   EXPECT_NE(remedy->find("mode 0600"), std::string::npos) << *remedy;
-  EXPECT_NE(remedy->find("`rm -- " + shell_word(plan.items[0].path) + "`"), std::string::npos) << *remedy;
+  // Run as alice, the namespace's owner: she could put anything at that path before it runs.
+  EXPECT_NE(remedy->find("`setpriv --reuid=1000 --regid=1000 --clear-groups -- rm -- " +
+                         shell_word(plan.items[0].path) + "`"),
+            std::string::npos)
+      << *remedy;
   EXPECT_EQ(remedy->find("<path>"), std::string::npos) << *remedy;
   EXPECT_FALSE(item_remediation(plan, 1)) << "only what is left to a person has a remedy";
 

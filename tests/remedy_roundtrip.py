@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 TOOL, SOURCE = sys.argv[1], sys.argv[2]
-VERBS = ["chmod", "chown", "unlink", "setfacl", "chattr", "findmnt", "find", "hsperfguard", "rm",
+VERBS = ["setpriv", "chmod", "chown", "unlink", "setfacl", "chattr", "findmnt", "find", "hsperfguard", "rm",
          "icacls", "compact", "jcmd", "ps", "nsenter", "systemctl", "getfacl", "ls"]
 failures = []
 checked = {"commands": 0}
@@ -100,12 +100,36 @@ def expected_calls(template_command, values):
                     out = out.replace(placeholder.encode(), values[key])
             calls[-1].append(out)
         i += 1
+    # The tool's own commands act on the temp dir the finding is about.
+    for call in calls:
+        if len(call) >= 2 and call[0] == b"hsperfguard" and call[1] in (b"create", b"repair", b"reap", b"audit"):
+            call += values.get("scope", [])
     return calls
 
 
-def check_command(printed, expected, cwd, where):
+def strip_setpriv(calls):
+    """The calls with a leading `setpriv --reuid=U --regid=G --clear-groups --` taken off, and
+    the (uid, gid) each ran as (None: as the caller)."""
+    out, users = [], []
+    for call in calls:
+        m = re.fullmatch(rb"setpriv\0--reuid=(\d+)\0--regid=(\d+)\0--clear-groups\0--\0(.*)", b"\0".join(call), re.S)
+        if m:
+            users.append((int(m.group(1)), int(m.group(2))))
+            out.append(m.group(3).split(b"\0"))
+        else:
+            users.append(None)
+            out.append(call)
+    return out, users
+
+
+def check_command(printed, expected, cwd, where, as_user=None):
+    """`printed` must run exactly the argv lists `expected`, each as `as_user` ((uid, gid)
+    through setpriv, or None: as the caller)."""
     checked["commands"] += 1
     calls, _, err = run_in_bash(printed.encode("utf-8", "surrogateescape"), cwd)
+    calls, users = strip_setpriv(calls)
+    if any(u != as_user for u in users):
+        fail("%s: `%s` runs as %r, expected %r" % (where, printed, users, as_user))
     if os.listdir(cwd):
         fail("%s: `%s` made %r in the working directory: it ran something" % (where, printed, os.listdir(cwd)))
         for name in os.listdir(cwd):
@@ -124,9 +148,9 @@ def namespace_of(path):
     return None
 
 
-def finding_values(finding, temp_dir):
+def finding_values(finding, temp_dir, scope):
     path = bytes.fromhex(finding["path_hex"]) if "path_hex" in finding else b(finding["path"])
-    values = {"path": path, "temp_dir": temp_dir}
+    values = {"path": path, "temp_dir": temp_dir, "scope": list(scope)}
     ns = namespace_of(path)
     if ns is not None:
         values["namespace"] = ns
@@ -136,13 +160,13 @@ def finding_values(finding, temp_dir):
     return values
 
 
-def check_finding(finding, temp_dir, cwd, where):
+def check_finding(finding, temp_dir, cwd, where, scope):
     """Each command of the finding's remediation against the catalogue's (or, for the remedies
     the rules write themselves, against what they must say)."""
     printed = commands_in(finding["remediation"])
     if not printed:
         return
-    values = finding_values(finding, temp_dir)
+    values = finding_values(finding, temp_dir, scope)
     rule = finding["rule"]
     if rule == "tmpdir.unsafe":
         target = values["path"]
@@ -154,8 +178,17 @@ def check_finding(finding, temp_dir, cwd, where):
     if len(printed) != len(expected):
         fail("%s: %s prints %d commands, the catalogue has %d: %r" % (where, rule, len(printed), len(expected), printed))
         return
+    # A command that changes what is in or at a namespace of another user than root runs with
+    # that user's rights.
+    owner = None
+    if "namespace" in values:
+        st = os.lstat(values["namespace"])
+        if st.st_uid != 0:
+            owner = (st.st_uid, st.st_gid)
     for command, calls in zip(printed, expected):
-        check_command(command, calls, cwd, "%s %s" % (where, rule))
+        changes = calls and calls[0] and calls[0][0] in (b"chmod", b"setfacl", b"unlink", b"rm") and \
+            any(b"/" in w for w in calls[0][1:])
+        check_command(command, calls, cwd, "%s %s" % (where, rule), as_user=owner if changes else None)
 
 
 def mkdir_mode(path, mode):
@@ -182,9 +215,12 @@ def main():
     try:
         temp_dir = os.fsencode(base) + b"/t '$(touch PWNED)`touch PWNED`\\\n\xff"
         os.mkdir(temp_dir)
-        for name in hostile_names():
+        os.chmod(temp_dir, 0o1777)  # as /tmp is: no tmpdir.unsafe, which would stop repair beneath it
+        for i, name in enumerate(hostile_names()):
             ns = temp_dir + b"/hsperfdata_" + name
             mkdir_mode(ns, 0o777)
+            if i % 2 and os.geteuid() == 0:
+                os.chown(ns, 65534, 65534)  # a user's: its commands run as her
             with open(ns + b"/1", "wb") as f:
                 f.write(b"\0" * 64)
             os.chmod(ns + b"/1", 0o644)
@@ -194,7 +230,7 @@ def main():
         findings += [f for ns in report["namespaces"] for file in ns["files"] for f in file["findings"]]
         findings += [f for root in report["roots"] for f in root["findings"]]
         for finding in findings:
-            check_finding(finding, temp_dir, cwd, "audit --format json")
+            check_finding(finding, temp_dir, cwd, "audit --format json", [b"--tmpdir", temp_dir])
         json_remedies = {f["remediation"] for f in findings}
         print("audit --format json: %d findings, %d commands checked" % (len(findings), checked["commands"]))
 
@@ -255,14 +291,14 @@ def check_reap(temp_dir, cwd):
             continue
         path = bytes.fromhex(item["path_hex"]) if "path_hex" in item else b(item["path"])
         for command in commands_in(remedy):
-            if command.startswith("rm "):
+            if command.startswith("rm ") or command.startswith("setpriv "):
                 seen += 1
-                check_command(command, [[b"rm", b"--", path]], cwd, "reap --dry-run")
+                check_command(command, [[b"rm", b"--", path]], cwd, "reap --dry-run", as_user=(65534, 65534))
     if seen < len(names):
         fail("reap --dry-run: %d rm remedies for %d entries left to a person" % (seen, len(names)))
     text = subprocess.run([TOOL, "reap", "--dry-run", "--min-age", "0", "--tmpdir", temp_dir],
                           capture_output=True, check=False).stdout.decode("utf-8", "surrogateescape")
-    printed = re.findall(r"`(rm [^`]*)`", text)
+    printed = re.findall(r"`((?:setpriv [^`]* -- )?rm [^`]*)`", text)
     json_commands = {c for item in report["plan"] if item.get("remediation") for c in commands_in(item["remediation"])}
     for command in printed:
         if command not in json_commands:
@@ -291,7 +327,7 @@ def check_foreign_root(base, cwd):
         fail("--root: %d owner-mismatch findings for %d users" % (len(findings), len(users)))
     before = checked["commands"]
     for finding in findings:
-        check_finding(finding, tmp, cwd, "audit --root")
+        check_finding(finding, tmp, cwd, "audit --root", [b"--root", root])
     print("audit --root: %d user names, %d commands checked" % (len(findings), checked["commands"] - before))
 
 

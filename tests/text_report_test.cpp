@@ -86,6 +86,7 @@ Finding finding(const char* rule, const std::string& path, const std::string& me
   if (info != nullptr) {
     f.severity = info->severity;
     f.remediation = remediation_for(*info, path);
+    f.repairable = info->repairable;  // what repair decides for these hand-built namespaces
   }
   return f;
 }

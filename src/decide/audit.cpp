@@ -3,6 +3,8 @@
 #include <iterator>
 
 #include "checks/checks.hpp"
+#include "decide/remedy.hpp"
+#include "decide/repair.hpp"
 
 namespace hsperfguard {
 
@@ -12,25 +14,51 @@ LivenessSettings liveness_settings_for(const TempRootFacts& root) {
   return liveness;
 }
 
+namespace {
+
+// The temp dir's own findings, before their remedies are fitted (what repair_refusal reads).
+Findings temp_dir_findings(const TempRootFacts& root, const Policy& policy) {
+  return apply_policy_to_findings(checks::check_temp_root(root), policy);
+}
+
+// Each finding's `repairable` and its remedy for where its subject is (decide/remedy.hpp),
+// by repair's own decision.
+void fit_remedies(Findings& findings, const TempRootFacts& root, const Findings& root_findings,
+                  const RepairSubject& subject) {
+  for (Finding& f : findings) fit_remedy(f, root, subject.ns, repair_refusal(root, root_findings, subject, f));
+}
+
+}  // namespace
+
 RootJudgement judge_root(const TempRootFacts& root, const Policy& policy) {
   RootJudgement rj;
-  rj.findings = apply_policy_to_findings(checks::check_temp_root(root), policy);
+  rj.findings = temp_dir_findings(root, policy);
+  const Findings unfitted = rj.findings;
+  fit_remedies(rj.findings, root, unfitted, {});
   rj.attach_files.reserve(root.attach_files.size());
   for (const auto& attach : root.attach_files) rj.attach_files.push_back(judge_attach(root, attach, policy));
   return rj;
 }
 
 Findings judge_attach(const TempRootFacts& root, const AttachFacts& attach, const Policy& policy) {
-  return apply_policy_to_findings(checks::check_attach(root, attach), policy);
+  Findings findings = apply_policy_to_findings(checks::check_attach(root, attach), policy);
+  fit_remedies(findings, root, {}, {.attach = true});
+  return findings;
 }
 
 NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
                                    const Policy& policy) {
+  return judge_namespace(root, ns, policy, temp_dir_findings(root, policy));
+}
+
+NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
+                                   const Policy& policy, const Findings& root_findings) {
   NamespaceJudgement nj;
   if (ns.part == 0) {
     nj.prediction = checks::predict_publication(root, ns);
     nj.findings = apply_policy_to_findings(
         checks::check_namespace(root, ns, checks::RuleSelection::all(), &*nj.prediction), policy);
+    fit_remedies(nj.findings, root, root_findings, {.ns = &ns});
   }
   nj.files.reserve(ns.files.size());
   const LivenessSettings liveness = liveness_settings_for(root);
@@ -45,6 +73,7 @@ NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFac
       }
     }
     fj.findings = apply_policy_to_findings(std::move(findings), policy);
+    fit_remedies(fj.findings, root, root_findings, {.ns = &ns, .file = &file});
     nj.files.push_back(std::move(fj));
   }
   return nj;
@@ -56,7 +85,10 @@ std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const 
   for (const auto& root : roots) {
     RootJudgement rj = judge_root(root, policy);
     rj.namespaces.reserve(root.namespaces.size());
-    for (const auto& ns : root.namespaces) rj.namespaces.push_back(judge_namespace(root, ns, policy));
+    const Findings root_findings = temp_dir_findings(root, policy);
+    for (const auto& ns : root.namespaces) {
+      rj.namespaces.push_back(judge_namespace(root, ns, policy, root_findings));
+    }
     out.push_back(std::move(rj));
   }
   return out;
@@ -78,6 +110,7 @@ void count(AuditTally& t, const Finding& f) {
   ++t.by_severity[f.severity];
   ++t.by_rule[f.rule];
   ++t.by_rule_and_severity[{f.rule, f.severity}];
+  if (f.repairable) ++t.repairable;
   if (!t.worst || f.severity > *t.worst) t.worst = f.severity;
 }
 
@@ -147,6 +180,7 @@ void AuditTally::merge(AuditTally&& other) {
   for (const auto& [severity, n] : other.by_severity) by_severity[severity] += n;
   for (const auto& [rule, n] : other.by_rule) by_rule[rule] += n;
   for (const auto& [key, n] : other.by_rule_and_severity) by_rule_and_severity[key] += n;
+  repairable += other.repairable;
   if (other.worst && (!worst || *other.worst > *worst)) worst = other.worst;
   roots += other.roots;
   namespaces += other.namespaces;

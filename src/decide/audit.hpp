@@ -66,6 +66,10 @@ std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const 
 RootJudgement judge_root(const TempRootFacts& root, const Policy& policy);
 NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
                                    const Policy& policy);
+// The same with the temp dir's own findings already made (judge_root's, before their remedies
+// were fitted: whether repair may act beneath the temp dir depends on them).
+NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
+                                   const Policy& policy, const Findings& root_findings);
 // One attach file of `root` (a streamed audit judges them a part at a time, apart from the
 // temp dir: observe_attach_files).
 Findings judge_attach(const TempRootFacts& root, const AttachFacts& attach, const Policy& policy);
@@ -89,6 +93,7 @@ struct AuditTally {
   std::map<Severity, std::size_t> by_severity;
   std::map<std::string, std::size_t> by_rule;
   std::map<std::pair<std::string, Severity>, std::size_t> by_rule_and_severity;
+  std::size_t repairable = 0;  // findings `hsperfguard repair` fixes (Finding::repairable)
   std::optional<Severity> worst;
   std::size_t roots = 0;
   std::size_t namespaces = 0;

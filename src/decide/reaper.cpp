@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "decide/remedy.hpp"
 #include "model/compact_json.hpp"
 #include "model/shell_word.hpp"
 
@@ -416,6 +417,36 @@ ReapPlanner::ReapPlanner(Plan& plan, const ReapOptions& options, std::uint32_t e
   plan_.euid = euid;
 }
 
+namespace {
+
+// How a person removes an entry the reaper leaves: with the rights of the user who may remove
+// it (the directory's owner; in a sticky directory the entry's), since the owner of the
+// directory can put anything at the path before the command runs (decide/remedy.hpp); a
+// container's entry from inside the container, never through /proc/<pid>/root, where an
+// absolute link resolves on this host.
+std::string remove_by_hand(const Plan& plan, const PlanItem& item, const ExpectedInode& dir,
+                           RemovalDenial denial) {
+  const RootPlan* root = item.root < plan.roots.size() ? &plan.roots[item.root] : nullptr;
+  if (root != nullptr && root->kind == RootKind::container) {
+    std::string reached = root->root_dir;
+    while (reached.size() > 1 && reached.ends_with('/')) reached.pop_back();
+    reached += root->temp_dir;
+    std::string inside = item.path;
+    if (item.path.starts_with(reached)) inside = root->temp_dir + item.path.substr(reached.size());
+    return "check what it is, then remove it inside the container (its runtime's exec, as the owner "
+           "of the directory it is in), where it is `rm -- " + shell_word(inside) +
+           "`; never through " + shell_word(item.path) + " from this host";
+  }
+  std::string rm = "`rm -- " + shell_word(item.path) + "`";
+  const bool sticky = denial == RemovalDenial::sticky_directory;
+  const std::uint32_t uid = sticky ? item.expected->uid : dir.uid;
+  const std::uint32_t gid = sticky ? item.expected->gid : dir.gid;
+  if (uid != 0) rm = run_as_owner(std::move(rm), uid, gid);
+  return "check what it is, then remove it by hand (" + rm + ")";
+}
+
+}  // namespace
+
 std::optional<std::string> item_remediation(const Plan& plan, std::size_t i) {
   const PlanItem& item = plan.items.at(i);
   if (item.why != kNotPermitted || !item.expected) return std::nullopt;
@@ -426,7 +457,7 @@ std::optional<std::string> item_remediation(const Plan& plan, std::size_t i) {
   if (!denial) return std::nullopt;
   const std::string as = "uid " + std::to_string(actor.uid);
   const std::string where = item.subject == ReapSubject::namespace_file ? "its namespace" : "the temp dir";
-  const std::string by_hand = "check what it is, then remove it by hand (`rm -- " + shell_word(item.path) + "`)";
+  const std::string by_hand = remove_by_hand(plan, item, *dir, *denial);
   switch (*denial) {
     case RemovalDenial::search_directory:
     case RemovalDenial::write_directory:
@@ -434,7 +465,7 @@ std::optional<std::string> item_remediation(const Plan& plan, std::size_t i) {
              (*denial == RemovalDenial::search_directory ? "search " : "write to ") + where +
              " (mode " + octal_mode(dir->mode) + ", owner uid " + std::to_string(dir->uid) +
              "), so it cannot remove this entry: give the directory's owner back its permissions"
-             " (for a namespace, `hsperfguard repair` fixes namespace.owner-no-access), or " + by_hand + ".";
+             " (for a namespace, `hsperfguard repair` fixes namespace.owner-no-access), then " + by_hand + ".";
     case RemovalDenial::sticky_directory:
       return "The reaper acts here as " + as + ", and " + where + " is sticky (mode " +
              octal_mode(dir->mode) + ") and owned by uid " + std::to_string(dir->uid) +

@@ -48,10 +48,9 @@ std::optional<std::string> file_unsafe_for_repair(const FileFacts& file, Platfor
 }
 
 // Why nothing in a temp root is acted on (nullopt: it may be).
-std::optional<std::string> root_unsafe_for_repair(const TempRootFacts& root,
-                                                  const RootJudgement& judgement) {
+std::optional<std::string> root_unsafe_for_repair(const TempRootFacts& root, const Findings& root_findings) {
   if (!root.opened) return "the temp dir could not be observed";
-  for (const auto& f : judgement.findings) {
+  for (const auto& f : root_findings) {
     if (f.rule == "tmpdir.unsafe" || f.rule == "tmpdir.identity-changed") {
       return "the temp dir itself is unsafe (" + f.rule + "): nothing beneath it is repaired";
     }
@@ -80,6 +79,41 @@ std::optional<std::string> windows_file_owner_unsafe(const FileFacts& file,
   return std::nullopt;
 }
 
+// POSIX: why a file that is otherwise safe is not acted on: its owner (nullopt: it may be).
+// The namespace's user's JVMs make its files; a file of anyone else was put there, and a
+// remedy never changes what someone else put there (file.owner-mismatch says what to do).
+std::optional<std::string> posix_file_owner_unsafe(const NamespaceFacts& ns, const FileFacts& file) {
+  if (!ns.user || !ns.user->uid || !file.opened) return std::nullopt;
+  if (file.opened->uid == *ns.user->uid) return std::nullopt;
+  return "the file is owned by uid " + std::to_string(file.opened->uid) + ", not by " +
+         escape_non_utf8(ns.user_suffix) + " (uid " + std::to_string(*ns.user->uid) +
+         "): a file put there by someone else is never changed";
+}
+
+// The rules repair has a fix for, by subject and platform.
+bool has_fix(const Finding& f, const RepairSubject& subject, Platform platform) {
+  if (platform == Platform::windows) return f.rule.rfind("dacl.", 0) == 0;
+  if (subject.file != nullptr) return f.rule == "file.mode" || f.rule == "file.setid" || f.rule == "file.acl";
+  return f.rule == "namespace.group-other-writable" || f.rule == "namespace.not-private" ||
+         f.rule == "namespace.acl-grants-write" || f.rule == "namespace.owner-no-access" ||
+         f.rule == "namespace.default-acl";
+}
+
+bool catalogue_repairable(const Finding& f) {
+  const RuleInfo* info = find_rule(f.rule);
+  return info != nullptr && info->repairable;
+}
+
+RepairRefusal place(std::string reason) { return {RepairRefusal::Kind::place, std::move(reason)}; }
+RepairRefusal rule(std::string reason) { return {RepairRefusal::Kind::rule, std::move(reason)}; }
+
+constexpr const char* kNotRepairable = "not repairable: needs a decision by a person";
+constexpr const char* kNoFix = "repair has no fix for this rule on this platform";
+
+// Why repair does not act in namespace `ns` at all, for where it is (nullopt: it may).
+std::optional<std::string> namespace_place_refusal(const TempRootFacts& root, const Findings& root_findings,
+                                                   const NamespaceFacts& ns);
+
 class Planner {
  public:
   explicit Planner(RepairPlan& plan) : plan_(plan) {}
@@ -90,34 +124,24 @@ class Planner {
     r.root_dir = root.root;
     r.temp_dir = root.temp_dir;
     if (root.opened) r.expected = expected_from(*root.opened);
-    const auto root_reason = root_unsafe_for_repair(root, judgement);
-    for (const auto& f : judgement.findings) {
-      left(f, root_reason.value_or("the temp dir is not changed by repair"));
-    }
+    root_findings_ = &judgement.findings;
+    for (const auto& f : judgement.findings) left(f, refusal(root, {}, f)->reason);
     for (std::size_t n = 0; n < root.namespaces.size() && n < judgement.namespaces.size(); ++n) {
       if (root.platform == Platform::windows) {
-        windows_namespace(index, root, root.namespaces[n], judgement.namespaces[n], root_reason);
+        windows_namespace(index, root, root.namespaces[n], judgement.namespaces[n]);
       } else {
-        namespace_(index, root, root.namespaces[n], judgement.namespaces[n], root_reason);
+        namespace_(index, root, root.namespaces[n], judgement.namespaces[n]);
       }
     }
     for (const auto& attach : judgement.attach_files) {
-      for (const auto& f : attach) left(f, "attach files are not changed by repair");
+      for (const auto& f : attach) left(f, refusal(root, {.attach = true}, f)->reason);
     }
   }
 
  private:
   void namespace_(std::size_t root_index, const TempRootFacts& root, const NamespaceFacts& ns,
-                  const NamespaceJudgement& judgement, const std::optional<std::string>& root_reason) {
-    std::optional<std::string> reason = root_reason;
-    if (!reason) reason = namespace_unsafe_for_repair(root, ns);
-    if (reason) {
-      for (const auto& f : judgement.findings) left(f, *reason);
-      for (const auto& file : judgement.files) {
-        for (const auto& f : file.findings) left(f, *reason);
-      }
-      return;
-    }
+                  const NamespaceJudgement& judgement) {
+    if (!left_whole(root, ns, judgement)) return;
     const InodeFacts& dir = *ns.opened;
     std::optional<std::size_t> target;
     auto dir_target = [&]() -> RepairTarget& {
@@ -134,7 +158,10 @@ class Planner {
     };
     std::vector<std::size_t> mode_items;
     for (const auto& f : judgement.findings) {
-      if (!repairable(f)) continue;
+      if (const auto refused = refusal(root, {.ns = &ns}, f)) {
+        left(f, refused->reason);
+        continue;
+      }
       if (f.rule == "namespace.group-other-writable" || f.rule == "namespace.not-private" ||
           f.rule == "namespace.acl-grants-write") {
         RepairTarget& t = dir_target();
@@ -153,25 +180,23 @@ class Planner {
         dir_target().remove_default_acl = true;
         fix(f, *target, "default ACL removed");
       } else {
-        left(f, "repair has no fix for this rule on this platform");
+        left(f, kNoFix);
       }
     }
     if (target) describe_mode_changes(plan_.targets[*target], mode_items, "namespace.acl-grants-write");
 
     for (std::size_t i = 0; i < ns.files.size() && i < judgement.files.size(); ++i) {
-      file(root_index, ns, ns.files[i], judgement.files[i]);
+      file(root_index, root, ns, ns.files[i], judgement.files[i]);
     }
   }
 
-  void file(std::size_t root_index, const NamespaceFacts& ns, const FileFacts& facts,
-            const FileJudgement& judgement) {
-    const auto reason = file_unsafe_for_repair(facts, Platform::posix);
+  void file(std::size_t root_index, const TempRootFacts& root, const NamespaceFacts& ns,
+            const FileFacts& facts, const FileJudgement& judgement) {
     std::optional<std::size_t> target;
     std::vector<std::size_t> mode_items;
     for (const auto& f : judgement.findings) {
-      if (!repairable(f)) continue;
-      if (reason) {
-        left(f, *reason);
+      if (const auto refused = refusal(root, {.ns = &ns, .file = &facts}, f)) {
+        left(f, refused->reason);
         continue;
       }
       const InodeFacts& inode = *facts.opened;
@@ -197,10 +222,29 @@ class Planner {
         if (f.rule == "file.acl") t.strip_access_acl = true;
         mode_items.push_back(fix(f, *target, ""));
       } else {
-        left(f, "repair has no fix for this rule on this platform");
+        left(f, kNoFix);
       }
     }
     if (target) describe_mode_changes(plan_.targets[*target], mode_items, "file.acl");
+  }
+
+  // Leaves every finding of a namespace that repair does not act in at all (its files' too),
+  // and returns false; true when it may act there.
+  bool left_whole(const TempRootFacts& root, const NamespaceFacts& ns, const NamespaceJudgement& judgement) {
+    if (!namespace_place_refusal(root, *root_findings_, ns)) return true;
+    for (const auto& f : judgement.findings) left(f, refusal(root, {.ns = &ns}, f)->reason);
+    for (std::size_t i = 0; i < judgement.files.size(); ++i) {
+      const FileFacts* file = i < ns.files.size() ? &ns.files[i] : nullptr;
+      for (const auto& f : judgement.files[i].findings) {
+        left(f, refusal(root, {.ns = &ns, .file = file}, f)->reason);
+      }
+    }
+    return false;
+  }
+
+  std::optional<RepairRefusal> refusal(const TempRootFacts& root, const RepairSubject& subject,
+                                       const Finding& f) const {
+    return repair_refusal(root, *root_findings_, subject, f);
   }
 
   // Windows: every repairable dacl.* finding of the namespace, and of each file in it, is
@@ -208,17 +252,8 @@ class Planner {
   // through a handle that was compared with what was judged. The owner is never changed
   // (dacl.owner is not repairable: a person decides who should own it).
   void windows_namespace(std::size_t root_index, const TempRootFacts& root,
-                         const NamespaceFacts& ns, const NamespaceJudgement& judgement,
-                         const std::optional<std::string>& root_reason) {
-    std::optional<std::string> reason = root_reason;
-    if (!reason) reason = namespace_unsafe_for_repair(root, ns);
-    if (reason) {
-      for (const auto& f : judgement.findings) left(f, *reason);
-      for (const auto& file : judgement.files) {
-        for (const auto& f : file.findings) left(f, *reason);
-      }
-      return;
-    }
+                         const NamespaceFacts& ns, const NamespaceJudgement& judgement) {
+    if (!left_whole(root, ns, judgement)) return;
     const std::string& user_sid = *ns.user->sid;
     const SecurityDescriptor& current = *ns.security;
     // Everyone keeps HotSpot's listing of the namespace, unless it could not list it before.
@@ -228,18 +263,14 @@ class Planner {
     const auto descriptor =
         compliant_descriptor(CompliantObject::namespace_directory, current.owner_sid.value_or(""),
                              user_sid, everyone_may_list);
-    windows_object(root_index, ns, nullptr, judgement.findings, descriptor);
+    windows_object(root_index, root, ns, nullptr, judgement.findings, descriptor);
     for (std::size_t i = 0; i < ns.files.size() && i < judgement.files.size(); ++i) {
       const FileFacts& file = ns.files[i];
-      auto file_reason = file_unsafe_for_repair(file, Platform::windows);
-      if (!file_reason) file_reason = windows_file_owner_unsafe(file, user_sid);
-      if (file_reason) {
-        for (const auto& f : judgement.files[i].findings) {
-          if (repairable(f)) left(f, *file_reason);
-        }
+      if (file_unsafe_for_repair(file, Platform::windows) || windows_file_owner_unsafe(file, user_sid)) {
+        for (const auto& f : judgement.files[i].findings) left(f, refusal(root, {.ns = &ns, .file = &file}, f)->reason);
         continue;
       }
-      windows_object(root_index, ns, &file, judgement.files[i].findings,
+      windows_object(root_index, root, ns, &file, judgement.files[i].findings,
                      compliant_descriptor(CompliantObject::backing_file,
                                           file.security->owner_sid.value_or(""), user_sid));
     }
@@ -247,13 +278,12 @@ class Planner {
 
   // The findings of one object (the namespace when `file` is null): a target with the new
   // DACL for the dacl.* ones, the others left.
-  void windows_object(std::size_t root_index, const NamespaceFacts& ns, const FileFacts* file,
-                      const Findings& findings, const SecurityDescriptor& descriptor) {
+  void windows_object(std::size_t root_index, const TempRootFacts& root, const NamespaceFacts& ns,
+                      const FileFacts* file, const Findings& findings, const SecurityDescriptor& descriptor) {
     std::optional<std::size_t> target;
     for (const auto& f : findings) {
-      if (!repairable(f)) continue;
-      if (f.rule.rfind("dacl.", 0) != 0) {
-        left(f, "repair has no fix for this rule on this platform");
+      if (const auto refused = refusal(root, {.ns = &ns, .file = file}, f)) {
+        left(f, refused->reason);
         continue;
       }
       if (!target) {
@@ -291,15 +321,6 @@ class Planner {
     }
   }
 
-  // Findings of rules that are not repairable are left with their remediation; returns
-  // whether the caller should plan a fix.
-  bool repairable(const Finding& f) {
-    const RuleInfo* info = find_rule(f.rule);
-    if (info != nullptr && info->repairable) return true;
-    left(f, "not repairable: needs a decision by a person");
-    return false;
-  }
-
   std::size_t fix(const Finding& f, std::size_t target, std::string change) {
     RepairItem& item = add(f);
     item.disposition = RepairDisposition::fix;
@@ -325,6 +346,7 @@ class Planner {
   }
 
   RepairPlan& plan_;
+  const Findings* root_findings_ = nullptr;  // of the temp root being planned
 };
 
 }  // namespace
@@ -365,6 +387,42 @@ std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root
            escape_non_utf8(ns.user_suffix) + " (uid " + std::to_string(*ns.user->uid) +
            "); its owner controls what is in it, so nothing in it is repaired";
   }
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<std::string> namespace_place_refusal(const TempRootFacts& root, const Findings& root_findings,
+                                                   const NamespaceFacts& ns) {
+  if (root.kind == RootKind::container) {
+    return "in a container's temp dir: repair acts only on this host's temp dir (or --tmpdir, "
+           "--root), never through /proc/<pid>/root, where an entry can be a link or a mount "
+           "of this host's files";
+  }
+  if (auto reason = root_unsafe_for_repair(root, root_findings)) return reason;
+  return namespace_unsafe_for_repair(root, ns);
+}
+
+}  // namespace
+
+std::optional<RepairRefusal> repair_refusal(const TempRootFacts& root, const Findings& root_findings,
+                                            const RepairSubject& subject, const Finding& f) {
+  if (subject.attach) return rule("attach files are not changed by repair");
+  if (subject.ns == nullptr) {
+    if (auto reason = root_unsafe_for_repair(root, root_findings)) return place(*reason);
+    return rule("the temp dir is not changed by repair");
+  }
+  if (auto reason = namespace_place_refusal(root, root_findings, *subject.ns)) return place(*reason);
+  if (!catalogue_repairable(f)) return rule(kNotRepairable);
+  if (subject.file != nullptr) {
+    auto reason = file_unsafe_for_repair(*subject.file, root.platform);
+    if (!reason && root.platform == Platform::windows && subject.ns->user && subject.ns->user->sid) {
+      reason = windows_file_owner_unsafe(*subject.file, *subject.ns->user->sid);
+    }
+    if (!reason && root.platform == Platform::posix) reason = posix_file_owner_unsafe(*subject.ns, *subject.file);
+    if (reason) return place(*reason);
+  }
+  if (!has_fix(f, subject, root.platform)) return rule(kNoFix);
   return std::nullopt;
 }
 

@@ -53,4 +53,27 @@ RepairPlan plan_repair(const std::vector<TempRootFacts>& roots, const std::vecto
 std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root,
                                                        const NamespaceFacts& ns);
 
+// What a finding is about, for repair_refusal: the temp dir, an attach file, a namespace, or
+// a file of a namespace.
+struct RepairSubject {
+  const NamespaceFacts* ns = nullptr;  // null: the temp dir or an attach file
+  const FileFacts* file = nullptr;     // a file of `ns`
+  bool attach = false;                 // an attach file of the temp dir
+};
+
+// Why `repair` would leave finding `f` to a person (nullopt: it fixes it). The one decision:
+// the repair planner takes it for every finding, and the audit for a finding's `repairable`
+// and for whether its remedy may propose changing the entry in place, so the two never
+// disagree. `root_findings` are the temp dir's own findings (judge_root's): an unsafe temp
+// dir stops every repair beneath it. Kinds of reason, for remedies: RepairRefusal::place is a
+// reason of where the entry is (a container's temp dir, a link, a mount point, a file with
+// other names or another owner, an unsafe namespace or temp dir), ::rule one of the rule (no
+// fix by repair at all).
+struct RepairRefusal {
+  enum class Kind { rule, place } kind = Kind::rule;
+  std::string reason;
+};
+std::optional<RepairRefusal> repair_refusal(const TempRootFacts& root, const Findings& root_findings,
+                                            const RepairSubject& subject, const Finding& f);
+
 }  // namespace hsperfguard

@@ -23,6 +23,9 @@ struct Finding {
   std::string message;
   nlohmann::json evidence = nlohmann::json::object();  // the observed values that decided it
   std::string remediation;
+  // `hsperfguard repair` fixes it: repair's own decision (decide/repair.hpp, repair_refusal),
+  // made when the finding is judged; false until then.
+  bool repairable = false;
 };
 
 using Findings = std::vector<Finding>;

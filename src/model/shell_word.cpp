@@ -148,4 +148,8 @@ std::string shell_option(std::string_view option, std::string_view value) {
   return out;
 }
 
+std::string as_user_prefix(std::uint32_t uid, std::uint32_t gid) {
+  return "setpriv --reuid=" + std::to_string(uid) + " --regid=" + std::to_string(gid) + " --clear-groups -- ";
+}
+
 }  // namespace hsperfguard

@@ -15,6 +15,7 @@
 // double quotes and has no literal quoting at all: the remedies name PowerShell.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -34,5 +35,11 @@ std::string shell_word(std::string_view raw);
 // An option and its value as the words of a command line: "--tmpdir WORD", or "--tmpdir=WORD"
 // when the value begins with '-' (which a parser would take for another option).
 std::string shell_option(std::string_view option, std::string_view value);
+
+// What makes a command a person runs act with a user's rights alone (util-linux setpriv):
+// "setpriv --reuid=UID --regid=GID --clear-groups -- ". A command on a path inside a
+// directory that user controls is given this prefix, so that whatever she puts at that path
+// between the report and the command, the command can do no more than she could herself.
+std::string as_user_prefix(std::uint32_t uid, std::uint32_t gid);
 
 }  // namespace hsperfguard

@@ -47,6 +47,7 @@ json finding_json(const Finding& f) {
   j["message"] = escape_non_utf8(f.message);
   j["evidence"] = sanitize_json(f.evidence);
   j["remediation"] = f.remediation;
+  j["repairable"] = f.repairable;
   return j;
 }
 
@@ -222,6 +223,7 @@ void append_findings(std::string& out, const Findings& findings) {
     o.utf8("message", f.message);
     o.text("path", f.path);
     o.string("remediation", f.remediation);
+    o.boolean("repairable", f.repairable);
     o.string("rule", f.rule);
     o.string("severity", to_string(f.severity));
   }

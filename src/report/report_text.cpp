@@ -36,10 +36,9 @@ std::string plural(std::size_t n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
-// The repair hint of a finding the catalogue marks repairable (unless its remedy says so).
+// The repair hint of a finding repair fixes (unless its remedy says so).
 void print_repair_hint(std::string& out, const char* indent, const Finding& f, const TextOptions& options) {
-  const RuleInfo* info = find_rule(f.rule);
-  if (info == nullptr || !info->repairable) return;
+  if (!f.repairable) return;
   if (f.remediation.find("hsperfguard repair") != std::string::npos) return;
   out.append(indent).append("or run: hsperfguard repair").append(terminal_safe(options.scope));
   out.append(" (it fixes this finding)\n");
@@ -289,13 +288,11 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
 
   // What to run next.
   std::vector<std::string> next;
-  std::size_t repairable = 0;
+  const std::size_t repairable = tally.repairable;
   std::string worst_rule;
   Severity worst = Severity::info;
   for (const auto& [key, count] : tally.by_rule_and_severity) {
     const auto& [rule, severity] = key;
-    const RuleInfo* info = find_rule(rule);
-    if (info != nullptr && info->repairable) repairable += count;
     if (worst_rule.empty() || severity > worst) {
       worst = severity;
       worst_rule = rule;
