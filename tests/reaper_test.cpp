@@ -11,6 +11,7 @@
 #include "model/facts.hpp"
 #include "model/json_text.hpp"
 #include "model/pid_name.hpp"
+#include "model/shell_word.hpp"
 #include "model/text_escape.hpp"
 #include "report/reap_report.hpp"
 
@@ -286,7 +287,8 @@ TEST(ReapPlan, AnotherUsersFileTheNamespaceOwnerMayNotReadIsKeptForAPerson) {
   ASSERT_TRUE(remedy);
   EXPECT_NE(remedy->find("Owned by uid 65534, not by uid 1000"), std::string::npos) << *remedy;
   EXPECT_NE(remedy->find("mode 0600"), std::string::npos) << *remedy;
-  EXPECT_NE(remedy->find("rm -- <path>"), std::string::npos) << *remedy;
+  EXPECT_NE(remedy->find("`rm -- " + shell_word(plan.items[0].path) + "`"), std::string::npos) << *remedy;
+  EXPECT_EQ(remedy->find("<path>"), std::string::npos) << *remedy;
   EXPECT_FALSE(item_remediation(plan, 1)) << "only what is left to a person has a remedy";
 
   // Root's own namespace: root keeps its capabilities there, and may.

@@ -29,20 +29,35 @@ TEST(RemediationFor, NamesTheNamespaceAndItsUserWhereTheCatalogueHasPlaceholders
   EXPECT_TRUE(has(owner, "hsperfguard create --user bob`")) << owner;
   const std::string mode = remedy("file.mode", "/tmp/hsperfdata_bob/4242");
   EXPECT_TRUE(has(mode, "`chmod 0600 /tmp/hsperfdata_bob/4242`")) << mode;
+  // Windows paths are quoted for the shell of the build (PowerShell on Windows, a POSIX shell
+  // elsewhere): single quotes either way, never double quotes.
   const std::string dacl = remedy("dacl.owner", "C:\\Temp\\hsperfdata_bob");
-  EXPECT_TRUE(has(dacl, "icacls C:\\Temp\\hsperfdata_bob /setowner bob")) << dacl;
+  EXPECT_TRUE(has(dacl, "icacls 'C:\\Temp\\hsperfdata_bob' /setowner bob")) << dacl;
   const std::string compressed = remedy("file.compressed", "C:\\Temp\\hsperfdata_bob\\12");
-  EXPECT_TRUE(has(compressed, "compact /u /s:C:\\Temp\\hsperfdata_bob")) << compressed;
+  EXPECT_TRUE(has(compressed, "compact /u /s:'C:\\Temp\\hsperfdata_bob'")) << compressed;
 }
 
 // A name from the file system is one word of the command, whatever it holds.
 TEST(RemediationFor, QuotesAPathThatAShellWouldSplitOrExpand) {
   const std::string spaced = remedy("file.mode", "/tmp/hsperfdata_bob/it's $(x)");
+#ifdef _WIN32
+  EXPECT_TRUE(has(spaced, "`chmod 0600 '/tmp/hsperfdata_bob/it''s $(x)'`")) << spaced;
+#else
   EXPECT_TRUE(has(spaced, "`chmod 0600 '/tmp/hsperfdata_bob/it'\\''s $(x)'`")) << spaced;
+#endif
   const std::string windows = remedy("dacl.admins-missing", "C:\\Users\\A B\\Temp\\hsperfdata_ab");
-  EXPECT_TRUE(has(windows, "icacls \"C:\\Users\\A B\\Temp\\hsperfdata_ab\" /grant")) << windows;
+  EXPECT_TRUE(has(windows, "icacls 'C:\\Users\\A B\\Temp\\hsperfdata_ab' /grant")) << windows;
+  EXPECT_FALSE(has(windows, "\"")) << windows;
+#ifndef _WIN32
+  // A byte that is not UTF-8 is written as an escape the shell turns back into that byte.
   const std::string bytes = remedy("file.mode", std::string("/tmp/hsperfdata_bob/\xff"));
-  EXPECT_TRUE(has(bytes, "/tmp/hsperfdata_bob/\\xff")) << bytes;
+  EXPECT_TRUE(has(bytes, "`chmod 0600 $'/tmp/hsperfdata_bob/\\xff'`")) << bytes;
+  // The user name of a namespace is a word too: never in double quotes, where $(...) runs.
+  const std::string owner = remedy("namespace.owner-mismatch", "/tmp/hsperfdata_x$(id>PWNED)\\y");
+  EXPECT_TRUE(has(owner, "`hsperfguard create --user 'x$(id>PWNED)\\y'`")) << owner;
+  const std::string dash = remedy("namespace.owner-mismatch", "/tmp/hsperfdata_-rf");
+  EXPECT_TRUE(has(dash, "`hsperfguard create --user=-rf`")) << dash;
+#endif
 }
 
 // Placeholders the path does not give are left for the reader.

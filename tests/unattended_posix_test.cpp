@@ -39,6 +39,7 @@ echo planted_left=$([ -e $NS/$P ] && echo yes || echo no) stale_left=$(stale_lef
 python3 - $NS/$P <<'PY'
 import json, sys
 planted = sys.argv[1]
+print("planted=%s" % planted)
 for run in ("dry", "real", "again"):
     r = json.load(open("/tmp/%s.json" % run))
     item = [i for i in r["plan"] if i["path"] == planted][0]
@@ -66,7 +67,8 @@ PY
     EXPECT_EQ(o.at(r + "_verdict"), "stale") << r;
     EXPECT_NE(o.at(r + "_remediation").find("Owned by uid 65534, not by uid 1"), std::string::npos)
         << r << ": " << o.at(r + "_remediation");
-    EXPECT_NE(o.at(r + "_remediation").find("rm -- <path>"), std::string::npos) << r;
+    EXPECT_NE(o.at(r + "_remediation").find("`rm -- " + o.at("planted") + "`"), std::string::npos)
+        << r << ": " << o.at(r + "_remediation");
     EXPECT_EQ(o.at(r + "_attempted"), "False") << r << ": the plan promised nothing it could not do";
   }
   EXPECT_EQ(o.at("dry_rc"), "0") << o.result.err;

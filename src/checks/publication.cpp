@@ -117,6 +117,13 @@ nlohmann::json prediction_evidence(const PublicationPrediction& p,
       return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
     };
     evidence["read_only"] = optional(volume->read_only);
+    if (!volume->read_only_seen_by.empty()) {
+      evidence["read_only_seen_by"] = volume->read_only_seen_by;
+      evidence["read_only_to_observer"] = optional(volume->read_only_to_observer);
+      if (!volume->read_only_view_error.empty()) {
+        evidence["read_only_view_error"] = printable(volume->read_only_view_error);
+      }
+    }
     evidence["free_bytes"] = optional(volume->free_bytes);
     evidence["free_bytes_root"] = optional(volume->free_bytes_root);
     evidence["free_inodes"] = optional(volume->free_inodes);

@@ -7,6 +7,7 @@
 #include "checks/evidence.hpp"
 #include "checks/publication.hpp"
 #include "checks/rules.hpp"
+#include "model/shell_word.hpp"
 
 namespace hsperfguard::checks {
 namespace {
@@ -43,7 +44,7 @@ nlohmann::json temp_dir_json(const TempRootFacts& root) {
   return j;
 }
 
-// What to do about an unsafe temp dir that is not this host's: the catalogue's remedy
+// What to do about an unsafe temp dir that is not this host's /tmp: the catalogue's remedy
 // (`chown root:root /tmp`) names this host's /tmp.
 std::optional<std::string> unsafe_remediation(const TempRootFacts& root) {
   const std::string path = printable(root.shown_temp_dir());
@@ -61,9 +62,19 @@ std::optional<std::string> unsafe_remediation(const TempRootFacts& root) {
            "policy file.";
   }
   if (root.kind == RootKind::root) {
+    const std::string word = shell_word(root.shown_temp_dir());
     return "Make " + path + " a real directory owned by root with mode 1777 (sticky), in the system "
-           "whose root is " + printable(root.root) + ": `chown root:root " + path + " && chmod 1777 " +
-           path + "`; if it is a symbolic link, replace it with a directory.";
+           "whose root is " + printable(root.root) + ": `chown root:root " + word + " && chmod 1777 " +
+           word + "`; if it is a symbolic link, replace it with a directory.";
+  }
+  if (root.kind == RootKind::tmpdir && root.platform == Platform::posix) {
+    // The catalogue's example names /tmp; the directory given with --tmpdir is this one.
+    const std::string word = shell_word(root.shown_temp_dir());
+    return "Make " + path + " a real directory owned by root with mode 1777 (sticky) or narrower, "
+           "for example `chown root:root " + word + " && chmod 1777 " + word +
+           "`; if it is a symbolic link, replace it with a directory. When auditing a private "
+           "scratch directory given with --tmpdir, disable this rule with a policy file if the "
+           "non-root owner is intended.";
   }
   return std::nullopt;
 }

@@ -26,6 +26,7 @@
 #include "decide/ps.hpp"
 #include "model/rule_catalog.hpp"
 #include "model/run_limits.hpp"
+#include "model/shell_word.hpp"
 #include "model/text_escape.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
@@ -191,9 +192,9 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   if (options.container_pid) {
     text_options.scope = " --container " + std::to_string(*options.container_pid);
   } else if (options.tmpdir) {
-    text_options.scope = " --tmpdir " + command_word(*options.tmpdir);
+    text_options.scope = " " + shell_option("--tmpdir", *options.tmpdir);
   } else if (options.root) {
-    text_options.scope = " --root " + command_word(*options.root);
+    text_options.scope = " " + shell_option("--root", *options.root);
   }
   DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
                                               options.containers, options.container_pid);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "model/compact_json.hpp"
+#include "model/shell_word.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -425,7 +426,7 @@ std::optional<std::string> item_remediation(const Plan& plan, std::size_t i) {
   if (!denial) return std::nullopt;
   const std::string as = "uid " + std::to_string(actor.uid);
   const std::string where = item.subject == ReapSubject::namespace_file ? "its namespace" : "the temp dir";
-  const std::string by_hand = "check what it is, then remove it by hand (rm -- <path>)";
+  const std::string by_hand = "check what it is, then remove it by hand (`rm -- " + shell_word(item.path) + "`)";
   switch (*denial) {
     case RemovalDenial::search_directory:
     case RemovalDenial::write_directory:

@@ -107,7 +107,16 @@ struct VolumeFacts {
   std::optional<std::uint64_t> mount_id;  // statx STATX_MNT_ID where available
   // What decides whether a JVM can create its backing file here (POSIX: statfs, or the mount
   // table for a namespace on another mount, which is never asked itself).
+  // read_only is as the JVMs that use this temp dir see it. An observer in a mount namespace
+  // of its own (a systemd unit's ProtectSystem= makes /tmp read-only there alone) reads it
+  // through pid 1's root, where this host's JVMs see it; read_only_seen_by says whose view it
+  // is: "" for the observer's own when that is pid 1's mount namespace (or a container's view,
+  // reached through its root), "pid 1" when taken from there, "observer" when pid 1's view
+  // could not be reached (read_only_view_error says why) and the observer's own stands.
   std::optional<bool> read_only;                  // mounted read-only
+  std::string read_only_seen_by;
+  std::optional<bool> read_only_to_observer;      // the observer's own view, where it differs
+  std::string read_only_view_error;
   std::optional<std::uint64_t> free_bytes;        // for a user (f_bavail)
   std::optional<std::uint64_t> free_bytes_root;   // for root, reserved blocks included (f_bfree)
   std::optional<std::uint64_t> free_inodes;       // f_ffree; nullopt where the file system has no count

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "embedded_rules.hpp"
-#include "model/text_escape.hpp"
+#include "model/shell_word.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -352,14 +352,17 @@ std::string remediation_for(const RuleInfo& rule, std::string_view path) {
     const std::string_view parent = path.substr(0, slash);
     if (last_component(parent).starts_with(kNamespacePrefix)) ns = parent;
   }
-  const std::string subject = command_word(path);
+  const std::string subject = shell_word(path);
   replace_all(remedy, "<path>", subject);
   replace_all(remedy, "<file>", subject);
   if (ns) {
-    replace_all(remedy, "/tmp/hsperfdata_<user>", command_word(*ns));
-    replace_all(remedy, "<namespace>", command_word(*ns));
+    replace_all(remedy, "/tmp/hsperfdata_<user>", shell_word(*ns));
+    replace_all(remedy, "<namespace>", shell_word(*ns));
     const std::string_view user = last_component(*ns).substr(kNamespacePrefix.size());
-    if (!user.empty()) replace_all(remedy, "<user>", command_word(user));
+    if (!user.empty()) {
+      replace_all(remedy, "--user <user>", shell_option("--user", user));
+      replace_all(remedy, "<user>", shell_word(user));
+    }
   }
   return remedy;
 }

@@ -67,9 +67,8 @@ std::optional<std::string> apply_policy_text(Policy& base, std::string_view text
 // subject's path, so that the commands name what to change. `<path>` and `<file>` become the
 // path; `/tmp/hsperfdata_<user>` the path (a namespace's, or the namespace of a file);
 // `<namespace>` the namespace; `<user>` the name after "hsperfdata_" (a namespace subject or
-// a file in one). A path that is not made of plain characters is quoted for a shell (single
-// quotes; double quotes for a Windows path), bytes that are not UTF-8 escaped. A placeholder
-// that the path does not give (no namespace in it) is left as it is.
+// a file in one). Each is one shell word that means exactly its bytes (model/shell_word.hpp).
+// A placeholder that the path does not give (no namespace in it) is left as it is.
 std::string remediation_for(const RuleInfo& rule, std::string_view path);
 
 // Fills severity and remediation (remediation_for the finding's path) from the catalogue and

@@ -159,21 +159,9 @@ std::string to_hex(std::string_view s) {
   return out;
 }
 
-// The path as one word of a command line.
-std::string command_word(std::string_view raw) {
-  const std::string path = escape_non_utf8(raw);
-  const bool plain = !path.empty() && std::all_of(path.begin(), path.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           std::string_view("/._-+,:@%=\\").find(c) != std::string_view::npos;
-  });
-  if (plain && path.front() != '-') return path;
-  const bool windows = path.find('\\') != std::string::npos && path.find('/') == std::string::npos;
-  if (windows) return '"' + path + '"';  // a Windows path cannot hold a double quote
-  std::string quoted = "'";
-  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  quoted += "'";
-  if (path.front() == '-') quoted.insert(0, "./");  // never read as an option (a relative path)
-  return quoted;
+std::uint32_t utf8_code_point_at(std::string_view s, std::size_t i, std::size_t& length) {
+  length = i < s.size() ? utf8_sequence(s, i) : 0;
+  return length == 0 ? 0 : code_point(s.data() + i, length);
 }
 
 }  // namespace hsperfguard

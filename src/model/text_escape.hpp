@@ -33,10 +33,9 @@ std::string terminal_safe(std::string_view raw);
 // splits lines at U+2028, U+2029 or U+0085 sees one record per line.
 void escape_json_invisibles(std::string& json_text, std::size_t from = 0);
 
-// A path (or any name) as one word of a command line a person may paste into a shell: as it
-// is when made of plain characters, else in single quotes (a Windows path in double quotes),
-// its bytes that are not UTF-8 escaped as escape_non_utf8 does.
-std::string command_word(std::string_view raw);
+// The code point of the valid UTF-8 sequence at byte `i` of `s`, and its length in `length`;
+// 0 with `length` 0 where no valid sequence starts there (RFC 3629).
+std::uint32_t utf8_code_point_at(std::string_view s, std::size_t i, std::size_t& length);
 
 // Lowercase hex of every byte.
 std::string to_hex(std::string_view bytes);

@@ -89,6 +89,11 @@ json volume_json(const std::optional<VolumeFacts>& v) {
   j["acl_support"] = v->acl_support ? json(*v->acl_support) : json(nullptr);
   j["compressed"] = v->compressed ? json(*v->compressed) : json(nullptr);
   j["read_only"] = v->read_only ? json(*v->read_only) : json(nullptr);
+  if (!v->read_only_seen_by.empty()) {
+    j["read_only_seen_by"] = v->read_only_seen_by;
+    if (v->read_only_to_observer) j["read_only_to_observer"] = *v->read_only_to_observer;
+    if (!v->read_only_view_error.empty()) j["read_only_view_error"] = escape_non_utf8(v->read_only_view_error);
+  }
   j["free_bytes"] = v->free_bytes ? json(*v->free_bytes) : json(nullptr);
   j["free_inodes"] = v->free_inodes ? json(*v->free_inodes) : json(nullptr);
   return j;

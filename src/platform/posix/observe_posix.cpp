@@ -53,6 +53,7 @@
 #include "platform/posix/condition_posix.hpp"
 #include "platform/posix/safe_path_posix.hpp"
 #include "platform/posix/dirents_posix.hpp"
+#include "platform/posix/jvm_view_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
 #include "platform/posix/stat_posix.hpp"
@@ -181,8 +182,8 @@ struct Scratch {
 
 class Observer {
  public:
-  Observer(const ObserveOptions& options, std::int64_t max_pid, int temp_fd)
-      : options_(options), max_pid_(max_pid), temp_fd_(temp_fd), euid_(::geteuid()) {}
+  Observer(const ObserveOptions& options, std::int64_t max_pid, int temp_fd, const JvmView& view)
+      : options_(options), max_pid_(max_pid), temp_fd_(temp_fd), view_(view), euid_(::geteuid()) {}
 
   // Receives what enter_namespace observed: the whole namespace, or each of its parts in
   // order (`last` on the final call). Returns false when no further part is wanted.
@@ -217,6 +218,7 @@ class Observer {
     ns.default_acl = read_default_acl(dir.get(), ns.path, ns.errors);
     ns.inode_flags = read_inode_flags(dir.get(), ns.path, ns.errors);
     ns.volume = observe_volume(dir.get(), ns.inode_flags, ns.path, ns.errors);
+    view_.apply(*ns.volume);  // on the temp dir's mount: read-only as the JVMs see that
 
     const bool in_parts = options_.files_per_part > 0;
     const std::size_t per_part =
@@ -478,6 +480,7 @@ class Observer {
   const ObserveOptions& options_;
   std::int64_t max_pid_;
   int temp_fd_;
+  const JvmView& view_;
   std::uint32_t euid_;
   mutable std::atomic<bool> noatime_refused_{false};
 };
@@ -529,9 +532,22 @@ unsigned worker_count(std::size_t work_items) {
 // never entered or asked itself.
 class MountTable {
  public:
-  explicit MountTable(const RootSpec& spec) : spec_(spec) {}
+  MountTable(const RootSpec& spec, const JvmView& view) : spec_(spec), view_(view) {}
 
-  std::optional<VolumeFacts> volume_of(std::optional<std::uint64_t> mount_id) {
+  // The volume of namespace `name`, seen by the observer as `seen` on mount `mount_id`.
+  std::optional<VolumeFacts> volume_of(const std::string& name, const InodeFacts& seen,
+                                       std::optional<std::uint64_t> mount_id) {
+    auto own = own_volume_of(mount_id);
+    if (auto jvms = view_.volume_beneath(name, seen)) {
+      if (own && own->read_only != jvms->read_only) jvms->read_only_to_observer = own->read_only;
+      return jvms;
+    }
+    if (own) view_.apply(*own);  // says whose view it is (the observer's, and why)
+    return own;
+  }
+
+ private:
+  std::optional<VolumeFacts> own_volume_of(std::optional<std::uint64_t> mount_id) {
     if (!mount_id) return std::nullopt;
     if (!text_) {
       text_.emplace();
@@ -549,8 +565,8 @@ class MountTable {
     return v;
   }
 
- private:
   const RootSpec& spec_;
+  const JvmView& view_;
   std::optional<std::string> text_;
 };
 
@@ -585,7 +601,7 @@ NamespaceFacts& list_namespace(ListedBatch& batch, std::string&& name, const Ope
   if (ns.crosses_mount && st.inode.kind == FileKind::directory) {
     ns.errors.push_back(
         ObservationError{ns.path, "openat", EXDEV, "on another mount: not entered"});
-    ns.volume = mounts.volume_of(st.mount_id);
+    ns.volume = mounts.volume_of(ns.name, st.inode, st.mount_id);
   } else if (st.inode.kind == FileKind::directory) {
     batch.to_enter.push_back(batch.namespaces.size() - 1);
   }
@@ -857,6 +873,10 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   facts.opened = temp.stat.inode;
   const auto temp_flags = read_inode_flags(temp.fd, temp.display, facts.errors);
   facts.volume = observe_volume(temp.fd, temp_flags, temp.display, facts.errors);
+  // This host's temp dir (a container's is reached through its own root already, a foreign
+  // root's has no JVMs of this host): read-only as pid 1's mount namespace shows it.
+  const JvmView view = foreign ? JvmView() : JvmView(spec.temp_dir, temp.stat.inode);
+  view.apply(*facts.volume);
 
   // The namespace and attach names of the temp dir, a batch at a time (any user can make
   // namespaces in /tmp: with namespaces_per_batch set, memory does not grow with their
@@ -867,14 +887,14 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   const std::size_t per_batch = options.namespaces_per_batch > 0
                                     ? options.namespaces_per_batch
                                     : std::numeric_limits<std::size_t>::max();
-  MountTable mounts(spec);
+  MountTable mounts(spec, view);
   // Owners are looked up on this thread (the user database caches and is not shared between
   // threads), before a batch is entered, so that a stage sees them. A foreign root's passwd is
   // read and indexed once, when a namespace is first listed (a root without one costs no
   // passwd at all); the host's cache is started afresh for each batch.
   std::unique_ptr<UserDatabase> users;
   bool reported = false;
-  const Observer observer(options, facts.max_pid, temp.fd);
+  const Observer observer(options, facts.max_pid, temp.fd, view);
   std::size_t observed = 0;  // namespaces handed over so far (the index of the next)
   for (;;) {
     std::vector<DirEntry> listed;
