@@ -512,8 +512,9 @@ PY
   [ "$rc" = 0 ] || printf '%s\n' "$out" | tail -n 20
   check_left "$release: after the last purge"
 
-  step "$release: shut down"
+  step "$release: shut down, remove the copy of the root"
   stop_container
+  rm -rf "$dir"
 }
 
 # dead_pid: a pid of the container that was used and is gone (its process exited).
@@ -538,6 +539,9 @@ for release in "${releases[@]}"; do
   field "$release"
 done
 
+step "clean up"
+cleanup
+trap - EXIT
 echo "exposure (systemd-analyze security):"
 for release in "${releases[@]}"; do
   reap_var=score_${release}_reap audit_var=score_${release}_audit
