@@ -4,7 +4,7 @@
 #   (cd build && cpack -G DEB)      -> build/hsperfguard_<version>_<arch>.deb
 #
 # The package: /usr/bin/hsperfguard, hsperfguard(1), hsperfguard-policy(5), the rule catalogue in
-# /usr/share/hsperfguard, the systemd units in /lib/systemd/system (not enabled), the
+# /usr/share/hsperfguard, the systemd units in /usr/lib/systemd/system (not enabled), the
 # cron.d job in /etc/cron.d (commented out), the tmpfiles.d snippet in /usr/lib/tmpfiles.d
 # and the site policy /etc/hsperfguard/policy.json (a conffile). Dependencies come from
 # dpkg-shlibdeps.
@@ -31,12 +31,14 @@ endif()
 
 if(HSPERFGUARD_INSTALL_STEP)
   set(destdir "$ENV{DESTDIR}")
-  # Units where the distribution's systemd looks: /lib/systemd/system for the .deb and a
-  # plain install, /usr/lib/systemd/system for the RPM (CPack stages each generator apart).
-  set(unitdir lib/systemd/system)
+  # Units in /usr/lib/systemd/system, for the .deb as for the RPM: Debian 12 and 13 are
+  # merged-/usr (/lib is a link to usr/lib), and on Debian 13 `dpkg -S` knows a file only by the
+  # path its package lists, so a unit shipped as /lib/... belonged to no package there. The
+  # .deb's earlier /lib path names the same file, which dpkg keeps on an upgrade (the field test
+  # upgrades from such a package). CPack stages each generator apart.
+  set(unitdir usr/lib/systemd/system)
   set(rpm OFF)
   if(destdir MATCHES "/_CPack_Packages/[^/]+/RPM/")
-    set(unitdir usr/lib/systemd/system)
     set(rpm ON)
   endif()
   set(binary "${CMAKE_INSTALL_PREFIX}/bin/hsperfguard")
@@ -44,6 +46,8 @@ if(HSPERFGUARD_INSTALL_STEP)
                         hsperfguard-reap.service hsperfguard-reap.timer)
     file(READ "${HSPERFGUARD_PACKAGING_DIR}/systemd/${unit}" text)
     string(REPLACE "/usr/local/bin/hsperfguard " "${binary} " text "${text}")
+    # Documentation= names the runbook where this installation puts the docs.
+    string(REPLACE "file:///usr/local/share/doc/hsperfguard/" "file://${CMAKE_INSTALL_PREFIX}/share/doc/hsperfguard/" text "${text}")
     # The installed audit reads the site policy the package ships.
     string(REPLACE "${binary} audit " "${binary} audit --policy /etc/hsperfguard/policy.json " text "${text}")
     file(WRITE "${destdir}/${unitdir}/${unit}" "${text}")
@@ -199,7 +203,7 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_STRIP_FILES ON)
-set(CPACK_SET_DESTDIR ON)  # absolute destinations (/etc, /lib/systemd) into the package root
+set(CPACK_SET_DESTDIR ON)  # absolute destinations (/etc, /usr/lib/tmpfiles.d) into the package root
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_INSTALL_PREFIX /usr)
 set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
@@ -208,6 +212,7 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${HSPERFGUARD_PACKAGING_DIR}/debian/conffiles
     ${HSPERFGUARD_PACKAGING_DIR}/debian/postinst
+    ${HSPERFGUARD_PACKAGING_DIR}/debian/prerm
     ${HSPERFGUARD_PACKAGING_DIR}/debian/postrm)
 
 # The RPM (cpack -G RPM), for RHEL-family hosts: the same files, units in

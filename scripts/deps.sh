@@ -19,6 +19,7 @@ if [ "${1:-}" = "--tests" ]; then
     prometheus-node-exporter prometheus       # the metrics scrape test, promtool
     lintian dpkg-dev fakeroot file man-db     # the Debian package test
     rpm rpmlint cpio                          # the RPM: rpmbuild for CPack, rpmlint, rpm --root, its binary
+    debootstrap systemd-container             # the field test: Debian 12 and 13 roots booted by systemd-nspawn
     g++-mingw-w64-x86-64-posix wine wine64    # the Windows build, its tests run under wine
     googletest                                # GoogleTest sources, built for Windows
     buildah podman runc python3-yaml          # the node image (scripts/image.sh) run with the DaemonSet's settings, parsed from its YAML

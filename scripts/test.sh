@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317  # failed_tests and linux_tests are called through stage
 # The whole test suite: install, build, run every test (g++ Release), run them again with
 # openat2 and io_uring refused by a seccomp filter (the fallbacks), model-check the reaper's
 # removal protocol (scripts/verify.sh), run the suite again under ASan + UBSan
@@ -57,6 +58,10 @@ stage "tests (g++, Release)" linux_tests release
 # at a time instead of io_uring batches. Nothing is rebuilt.
 stage "tests under seccomp (no openat2, no io_uring)" \
   linux_tests release build-release/tests/seccomp_refuse --errno EPERM --
+# The packaged units as a real systemd runs them: Debian 12 and 13 roots (debootstrap, cached
+# in /var/cache/hsperfguard-field) booted with systemd-nspawn, the .deb of the Release build
+# installed with apt, timers and services run beside JVMs of JDK 17 and 25, then purged.
+stage "field: real systemd (Debian 12, 13)" bash tests/field/systemd_field.sh --build build-release
 stage "model check (SPIN)" bash scripts/verify.sh
 stage "ASan+UBSan (clang): build, tests" bash scripts/sanitize.sh asan
 stage "TSan (g++): build, tests" bash scripts/sanitize.sh tsan

@@ -10,12 +10,14 @@
 #include <grp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -124,10 +126,10 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
         "./usr/share/man/man5/hsperfguard-policy.5.gz",
         "./usr/share/hsperfguard/rules/file.json",
         "./usr/share/hsperfguard/rules/profiles/hotspot.json",
-        "./lib/systemd/system/hsperfguard-reap.service",
-        "./lib/systemd/system/hsperfguard-reap.timer",
-        "./lib/systemd/system/hsperfguard-audit.service",
-        "./lib/systemd/system/hsperfguard-audit.timer", "./etc/cron.d/hsperfguard",
+        "./usr/lib/systemd/system/hsperfguard-reap.service",
+        "./usr/lib/systemd/system/hsperfguard-reap.timer",
+        "./usr/lib/systemd/system/hsperfguard-audit.service",
+        "./usr/lib/systemd/system/hsperfguard-audit.timer", "./etc/cron.d/hsperfguard",
         "./usr/lib/tmpfiles.d/hsperfguard.conf", "./etc/hsperfguard/policy.json",
         "./usr/share/doc/hsperfguard/copyright", "./usr/share/doc/hsperfguard/changelog.gz",
         "./usr/share/bash-completion/completions/hsperfguard",
@@ -137,6 +139,8 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
     EXPECT_NE(contents.out.find(std::string(path) + "\n"), std::string::npos) << path << " missing:\n" << contents.out;
   }
   EXPECT_EQ(contents.out.find(" ./usr/local/"), std::string::npos) << contents.out;
+  // Not under /lib: on merged-/usr Debian 13 `dpkg -S` finds a file only by the path listed.
+  EXPECT_EQ(contents.out.find(" ./lib/"), std::string::npos) << contents.out;
   const auto conffiles = test::run({"dpkg-deb", "--info", deb, "conffiles"});
   EXPECT_EQ(conffiles.out, "/etc/cron.d/hsperfguard\n/etc/hsperfguard/policy.json\n");
   const auto depends = test::run({"dpkg-deb", "--field", deb, "Depends"});
@@ -183,25 +187,44 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
   const auto version = test::run({"/usr/bin/hsperfguard", "--version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_NE(version.out.find(std::string("hsperfguard ") + kVersion), std::string::npos) << version.out;
-  // The installed units run the installed binary; the audit reads the site policy.
-  EXPECT_NE(read_text("/lib/systemd/system/hsperfguard-reap.service").find("ExecStart=/usr/bin/hsperfguard reap "),
+  // The installed units run the installed binary; the audit reads the site policy; their
+  // Documentation= names the installed runbook.
+  const std::string unit_dir = "/usr/lib/systemd/system/";
+  EXPECT_NE(read_text(unit_dir + "hsperfguard-reap.service").find("ExecStart=/usr/bin/hsperfguard reap "),
             std::string::npos);
-  EXPECT_NE(read_text("/lib/systemd/system/hsperfguard-audit.service")
+  EXPECT_NE(read_text(unit_dir + "hsperfguard-audit.service")
                 .find("ExecStart=/usr/bin/hsperfguard audit --policy /etc/hsperfguard/policy.json "),
             std::string::npos);
+  for (const char* unit : {"hsperfguard-reap.service", "hsperfguard-reap.timer", "hsperfguard-audit.service",
+                           "hsperfguard-audit.timer"}) {
+    EXPECT_NE(read_text(unit_dir + unit)
+                  .find("\nDocumentation=man:hsperfguard(1) file:///usr/share/doc/hsperfguard/docs/operations.md\n"),
+              std::string::npos)
+        << unit;
+  }
+  EXPECT_TRUE(exists("/usr/share/doc/hsperfguard/docs/operations.md"));
+  // The maintainer scripts: prerm stops and disables the units on removal, as the RPM's %preun.
+  const auto prerm = test::run({"dpkg-deb", "--info", deb, "prerm"});
+  EXPECT_NE(prerm.out.find("systemctl --no-reload disable --now hsperfguard-reap.timer"), std::string::npos)
+      << prerm.out;
   // The cron job is there, disabled.
   const std::string cron = read_text("/etc/cron.d/hsperfguard");
   EXPECT_NE(cron.find("#*/15 * * * * root "), std::string::npos) << cron;
   for (const auto& line : lines_of(cron)) {
     EXPECT_FALSE(!line.starts_with("#") && line.find("hsperfguard reap") != std::string::npos) << line;
   }
-  // systemd-tmpfiles --create made the tool's directories.
+  // systemd-tmpfiles --create made the tool's directories, with the units' modes.
   EXPECT_TRUE(std::filesystem::is_directory("/var/lib/hsperfguard"));
+  for (const char* dir : {"/var/lib/hsperfguard", "/var/log/hsperfguard"}) {
+    struct stat st {};
+    EXPECT_EQ(::stat(dir, &st), 0) << dir;
+    EXPECT_EQ(st.st_mode & 07777, 0750u) << dir;
+  }
   if (!test::find_program("systemd-analyze").empty() && exists("/usr/lib/systemd/system/sysinit.target")) {
     const auto verify = shell(
-        "systemd-analyze verify --man=no /lib/systemd/system/hsperfguard-reap.service "
-        "/lib/systemd/system/hsperfguard-reap.timer /lib/systemd/system/hsperfguard-audit.service "
-        "/lib/systemd/system/hsperfguard-audit.timer");
+        "systemd-analyze verify --man=no /usr/lib/systemd/system/hsperfguard-reap.service "
+        "/usr/lib/systemd/system/hsperfguard-reap.timer /usr/lib/systemd/system/hsperfguard-audit.service "
+        "/usr/lib/systemd/system/hsperfguard-audit.timer");
     EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
     EXPECT_EQ(verify.err, "");
   }
@@ -254,10 +277,16 @@ std::set<std::string> package_files(const std::string& listing, bool deb) {
   return out;
 }
 
-// A root for `rpm --root` in which the package's scriptlets can run: /bin/sh and rm, with the
-// libraries they load, copied from this machine.
+// A root for `rpm --root` in which the package's scriptlets can run: /bin/sh, rm and install,
+// with the libraries they load, copied from this machine, and /dev/null (a scriptlet's
+// redirection to it fails the command where there is none). No systemd-tmpfiles: %post makes
+// the directories with install -d.
 ::testing::AssertionResult make_scriptlet_root(const std::string& root) {
-  for (const char* program : {"/bin/sh", "/bin/rm"}) {
+  std::filesystem::create_directories(root + "/dev");
+  if (::mknod((root + "/dev/null").c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0 ||
+      ::chmod((root + "/dev/null").c_str(), 0666) != 0)
+    return ::testing::AssertionFailure() << "mknod " << root << "/dev/null: " << std::strerror(errno);
+  for (const char* program : {"/bin/sh", "/bin/rm", "/usr/bin/install"}) {
     const auto libs =
         test::run({"sh", "-c", std::string("ldd ") + program + " | grep -o '/[^ ]*'"});
     std::vector<std::string> files = lines_of(libs.out);
@@ -297,8 +326,8 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
   // rpmlint: no error, and only the warnings packaging/rpm/rpmlint.toml explains.
   const auto lint = test::run({"rpmlint", "-c", kSource + "/packaging/rpm/rpmlint.toml", rpm});
   std::printf("rpmlint:\n%s%s", lint.out.c_str(), lint.err.c_str());
-  const std::set<std::string> explained = {"no-manual-page-for-binary",
-                                           "dangerous-command-in-%postun"};
+  const std::set<std::string> explained = {"no-manual-page-for-binary", "dangerous-command-in-%postun",
+                                           "dangerous-command-in-%post"};
   for (const auto& line : lines_of(lint.out)) {
     EXPECT_EQ(line.find(": E: "), std::string::npos) << line;
     if (const auto w = line.find(": W: "); w != std::string::npos) {
@@ -319,10 +348,7 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
   }
   std::set<std::string> in_deb;
   const auto deb_list = test::run({"dpkg-deb", "--contents", deb});
-  for (auto path : package_files(deb_list.out, true)) {
-    if (path.starts_with("/lib/systemd/system/")) path = "/usr" + path;
-    in_deb.insert(path);
-  }
+  for (const auto& path : package_files(deb_list.out, true)) in_deb.insert(path);
   // The RPM lists its own directories; the .deb's files must all be there, and nothing else but
   // directories of ours.
   for (const auto& path : in_deb)
@@ -382,6 +408,13 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
   EXPECT_NE(read_text(root + "/usr/lib/systemd/system/hsperfguard-reap.service")
                 .find("ExecStart=/usr/bin/hsperfguard reap "),
             std::string::npos);
+  // %post made the tool's directories without systemd-tmpfiles, with the units' modes.
+  for (const auto& [dir, mode] : {std::pair{"/run/hsperfguard", 0755u}, std::pair{"/var/lib/hsperfguard", 0750u},
+                                  std::pair{"/var/log/hsperfguard", 0750u}}) {
+    struct stat st {};
+    EXPECT_EQ(::stat((root + dir).c_str(), &st), 0) << dir;
+    EXPECT_EQ(st.st_mode & 07777, mode) << dir;
+  }
   ReapTree tree;
   tree.make_namespace("nobody", kNobody, kNogroup, 0777);
   const auto audit =
@@ -391,11 +424,20 @@ TEST(RpmPackage, BuildsLintsInstallsIntoAScratchRootRunsAndErasesCleanly) {
   EXPECT_NE(audit.out.find("namespace.group-other-writable"), std::string::npos) << audit.out;
 
   // What the tool wrote there goes with the package (the %postun scriptlet, run in the root).
-  ASSERT_TRUE(std::filesystem::create_directories(root + "/var/lib/hsperfguard"));
   test::write_file(root + "/var/lib/hsperfguard/audit.json", test::to_bytes("{}\n"));
+  // A systemd "running" in the root (/run/systemd/system) and a systemctl that records its
+  // arguments: %preun stops, disables and forgets the units, %postun reloads.
+  ASSERT_TRUE(std::filesystem::create_directories(root + "/run/systemd/system"));
+  std::filesystem::create_directories(root + "/usr/bin");
+  test::write_file(root + "/usr/bin/systemctl", test::to_bytes("#!/bin/sh\necho \"$*\" >> /systemctl.log\n"));
+  ::chmod((root + "/usr/bin/systemctl").c_str(), 0755);
   const auto erase = test::run({"rpm", "--root", root, "-e", "hsperfguard"});
   ASSERT_EQ(erase.exit_code, 0) << erase.out << erase.err;
   EXPECT_EQ(erase.err.find("scriptlet failed"), std::string::npos) << erase.err;
+  const std::string units =
+      "hsperfguard-reap.timer hsperfguard-audit.timer hsperfguard-reap.service hsperfguard-audit.service";
+  EXPECT_EQ(read_text(root + "/systemctl.log"), "--no-reload disable --now " + units + "\nreset-failed " + units +
+                                                    "\n--system daemon-reload\n");
   std::size_t files = 0;
   for (const auto& path : in_rpm) {
     ++files;
@@ -824,6 +866,73 @@ echo link=$([ -L $L ] && echo kept || echo removed) target=$(cat /tmp/state)
     EXPECT_NE(r.out.find("marked=kept"), std::string::npos) << scriptlet << ": " << r.out << r.err;
     EXPECT_NE(r.out.find("held=kept"), std::string::npos) << scriptlet << ": " << r.out << r.err;
     EXPECT_NE(r.out.find("link=kept target=42"), std::string::npos) << scriptlet << ": " << r.out << r.err;
+  }
+}
+
+// The text of a maintainer script of packaging/, for a here-document.
+std::string scriptlet_text(const std::string& scriptlet) {
+  std::ifstream in(test::source_path(scriptlet));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Removing the package with its timers enabled left them "not-found failed" with their links
+// in timers.target.wants/ (the .deb had no prerm). The Debian prerm and the RPM %preun now stop
+// and disable the four units and forget a failed one, with a running systemd; without one (a
+// chroot) they disable them all the same; an upgrade leaves them as they are. systemctl is a
+// stub that records its arguments; /run/systemd/system is made in a private /run. A real
+// systemd removing them: tests/field/systemd_field.sh.
+TEST(PackageScripts, RemovalStopsAndDisablesTheUnitsAnUpgradeLeavesThem) {
+  if (!test::is_root() || !test::have_program("unshare")) GTEST_SKIP() << "needs root, unshare";
+  const std::string units =
+      "hsperfguard-reap.timer hsperfguard-audit.timer hsperfguard-reap.service hsperfguard-audit.service";
+  struct Case {
+    const char* scriptlet;
+    const char* remove;
+    const char* upgrade;
+  };
+  for (const Case& c : {Case{"packaging/debian/prerm", "remove", "upgrade 0.2.0"},
+                        Case{"packaging/rpm/preun", "0", "1"}}) {
+    const std::string text = scriptlet_text(c.scriptlet);
+    ASSERT_FALSE(text.empty()) << c.scriptlet;
+    const auto r = test::run_in_private_mounts("cat > /run/scriptlet <<'SCRIPTLET'\n" + text + "SCRIPTLET\n" + R"SH(
+mkdir /tmp/stub && printf '#!/bin/sh\necho "$*" >> /tmp/systemctl.log\n' > /tmp/stub/systemctl && chmod 755 /tmp/stub/systemctl
+run() { rm -f /tmp/systemctl.log; PATH=/tmp/stub:$PATH sh /run/scriptlet "$@"; echo "rc=$?"; cat /tmp/systemctl.log 2>/dev/null; echo; }
+mkdir -p /run/systemd/system
+echo "== running"; run )SH" + c.remove + R"SH(
+echo "== upgrade"; run )SH" + c.upgrade + R"SH(
+rmdir /run/systemd/system
+echo "== offline"; run )SH" + c.remove + R"SH(
+)SH");
+    ASSERT_EQ(r.exit_code, 0) << c.scriptlet << ": " << r.out << r.err;
+    EXPECT_EQ(r.out, "== running\nrc=0\n--no-reload disable --now " + units + "\nreset-failed " + units +
+                         "\n\n== upgrade\nrc=0\n\n== offline\nrc=0\n--no-reload disable " + units + "\n\n")
+        << c.scriptlet << "\n"
+        << r.err;
+  }
+}
+
+// Without systemd-tmpfiles (a chroot, a cron-only host) the Debian postinst and the RPM %post
+// made none of the tool's directories; they make them now, with the tmpfiles.d snippet's modes
+// (the units' StateDirectoryMode= and LogsDirectoryMode=). /var/lib and /var/log are private
+// tmpfs; PATH holds what the scripts call and no systemd-tmpfiles.
+TEST(PackageScripts, WithoutSystemdTmpfilesTheDirectoriesAreMadeWithTheUnitsModes) {
+  if (!test::is_root() || !test::have_program("unshare")) GTEST_SKIP() << "needs root, unshare";
+  for (const auto& [scriptlet, args] : {std::pair{"packaging/debian/postinst", "configure"},
+                                        std::pair{"packaging/rpm/post", "1"}}) {
+    const std::string text = scriptlet_text(scriptlet);
+    ASSERT_FALSE(text.empty()) << scriptlet;
+    const auto r = test::run_in_private_mounts("cat > /run/scriptlet <<'SCRIPTLET'\n" + text + "SCRIPTLET\n" + R"SH(
+mount -t tmpfs tmpfs /var/lib && mount -t tmpfs tmpfs /var/log || exit 99
+mkdir /tmp/bin && for p in sh install rm wc grep flock; do ln -s "$(command -v $p)" /tmp/bin/$p; done
+PATH=/tmp/bin sh /run/scriptlet )SH" + args + R"SH(; echo "rc=$?"
+stat -c '%n %a %U' /run/hsperfguard /var/lib/hsperfguard /var/log/hsperfguard
+)SH");
+    EXPECT_EQ(r.out,
+              "rc=0\n/run/hsperfguard 755 root\n/var/lib/hsperfguard 750 root\n/var/log/hsperfguard 750 root\n")
+        << scriptlet << "\n"
+        << r.err;
   }
 }
 

@@ -22,7 +22,7 @@ void UnattendedFlags::add_to(CLI::App* cmd) {
   cmd->add_flag("--syslog", syslog,
                 "Write the log lines (--log-format, text by default) to the system log (tag "
                 "hsperfguard-COMMAND, priority from each line's level) instead of stderr, which "
-                "keeps the error messages; exit 3 if nothing receives them at /dev/log");
+                "keeps the error messages; to stderr, saying so once, if nothing receives them at /dev/log");
 }
 
 LogOptions UnattendedFlags::log_options() const {
@@ -45,9 +45,11 @@ std::unique_ptr<Logger> UnattendedFlags::make_logger(const std::string& command,
   ObservationError error;
   auto system_log = platform::SystemLog::open("hsperfguard-" + command, &error);
   if (!system_log) {
+    // A host without a log daemon (a container, a minimal cron-only host): the lines go where
+    // they go without --syslog, standard error (what cron mails), and the run says so once.
     err << "hsperfguard: " << command << ": --syslog: " << error.path << ": " << error.op << ": "
-        << error.message << "\n";
-    return nullptr;
+        << error.message << "; the log lines go to standard error instead\n";
+    return std::make_unique<Logger>(err, log_options(), command, &platform::now_epoch_ms);
   }
   const auto write = [log = *system_log](LogLevel level, std::string_view line) {
     log.write(level == LogLevel::error     ? platform::SystemLogPriority::error

@@ -37,8 +37,8 @@ struct UnattendedFlags {
   LogOptions log_options() const;
   std::optional<std::string> metrics_file() const;
   // The logger of `command` ("audit", "reap"): its lines on `err`, or with --syslog in the
-  // system log (tag hsperfguard-<command>) while `err` keeps the plain error messages.
-  // nullptr, after saying why on `err`, when there is no system log to write to.
+  // system log (tag hsperfguard-<command>) while `err` keeps the plain error messages; where
+  // nothing receives messages at the system log, on `err` after saying so once.
   std::unique_ptr<Logger> make_logger(const std::string& command, std::ostream& err) const;
 };
 
