@@ -72,7 +72,7 @@ TEST(TmpdirUnsafe, ContainersTempDirIsNamedAsReachedAndItsRemedyIsForThatContain
   root.kind = RootKind::container;
   root.root = "/proc/4/root";
   root.reachable_path = "/proc/4/root/tmp";
-  root.container = ContainerFacts{4, "mnt:[4026532300]", std::nullopt};
+  root.container = ContainerFacts{4, "mnt:[4026532300]", std::nullopt, std::nullopt};
   const Findings f = temp_findings(root);
   ASSERT_THAT(ids(f), ElementsAre("tmpdir.unsafe"));
   EXPECT_EQ(f[0].path, "/proc/4/root/tmp");

@@ -537,6 +537,7 @@ FakeEnvironment host_and_containers_world() {
     root.container = ContainerFacts{};
     root.container->host_pid = pid;
     root.container->mount_namespace = dir.mount_namespace;
+    root.container->uid_map = std::vector<procfs::UidRange>{{0, 4294967295u}};  // no user namespace
     if (pid == 12) {
       NamespaceFacts ns = namespace_of("bob", 1001);
       FileFacts stale = backing_file(ns, "77");

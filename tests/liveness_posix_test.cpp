@@ -774,7 +774,7 @@ TEST(LivenessPosix, ContainerFileIsMatchedByNSpidNotByHostPid) {
   NamespaceFacts ns = namespace_facts(dir, {"1", unused_name});
   LivenessScope scope;
   scope.kind = RootKind::container;
-  scope.container = ContainerFacts{inner, *init.mount_namespace, std::nullopt};
+  scope.container = ContainerFacts{inner, *init.mount_namespace, std::nullopt, std::nullopt};
   LivenessGatherer gatherer;
   gatherer.gather(ns, scope);
 
@@ -835,7 +835,7 @@ TEST(LivenessPosix, ContainerFileMadeAfterTheSharedPassIsNotProvenStaleByIt) {
   const std::string name = std::to_string(unused);
   LivenessScope scope;
   scope.kind = RootKind::container;
-  scope.container = ContainerFacts{inner, *sleeper.mount_namespace, std::nullopt};
+  scope.container = ContainerFacts{inner, *sleeper.mount_namespace, std::nullopt, std::nullopt};
   LivenessSettings settings;
   settings.container = true;
 

@@ -30,7 +30,7 @@ TempRootFacts container_world() {
   TempRootFacts root = temp_root();
   root.kind = RootKind::container;
   root.root = "/proc/5000/root";
-  root.container = ContainerFacts{5000, "mnt:[4026532176]", "/docker/abc"};
+  root.container = ContainerFacts{5000, "mnt:[4026532176]", "/docker/abc", std::nullopt};
   NamespaceFacts ns = namespace_of();
   ns.path = "/proc/5000/root/tmp/hsperfdata_alice";
   FileFacts file = backing_file(ns, "1");

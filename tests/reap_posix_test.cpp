@@ -171,10 +171,11 @@ TEST(ReapExecutor, NamespaceSwappedForASymlinkAfterPlanningIsNeverFollowed) {
   EXPECT_FALSE(opened_during(target, [&] { result = platform::execute_plan(run.plan, {}); }))
       << "the symlink's target directory was opened";
 
-  // Exactly this: the namespace is refused as changed, and each of its items fails with it.
+  // Exactly this: the namespace is refused as changed, and each of its items with it (not a
+  // failure of the reaper: its owner may put anything in its place).
   const ReapActionRecord* r = record_of(run, result, file);
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->outcome, ReapOutcome::failed);
+  EXPECT_EQ(r->outcome, ReapOutcome::changed);
   EXPECT_EQ(r->detail, "namespace-changed");
   EXPECT_TRUE(tree.sentinels_intact());
 }

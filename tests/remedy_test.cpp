@@ -71,7 +71,7 @@ TEST(Remedy, RepairableIsWhatThePlannerDoesWithEveryFinding) {
     if (kind == RootKind::container) {
       root.root = "/proc/77/root";
       root.reachable_path = "/proc/77/root/tmp";
-      root.container = ContainerFacts{77, "mnt:[4026532000]", std::nullopt};
+      root.container = ContainerFacts{77, "mnt:[4026532000]", std::nullopt, std::nullopt};
     }
     const std::vector<TempRootFacts> roots{root};
     const auto judged = judge(roots, default_policy());
@@ -129,7 +129,7 @@ TEST(Remedy, AContainersEntryIsFixedInsideItNeverThroughProcRoot) {
   root.kind = RootKind::container;
   root.root = "/proc/77/root";
   root.reachable_path = "/proc/77/root/tmp";
-  root.container = ContainerFacts{77, "mnt:[4026532000]", std::nullopt};
+  root.container = ContainerFacts{77, "mnt:[4026532000]", std::nullopt, std::nullopt};
   for (auto& ns : root.namespaces) {
     ns.path = "/proc/77/root" + ns.path;
     for (auto& file : ns.files) file.path = ns.path + "/" + file.name;

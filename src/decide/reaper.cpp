@@ -34,6 +34,16 @@ LivenessSettings settings_for(const TempRootFacts& root, const ReapOptions& opti
   return settings;
 }
 
+// A root run in a container's /tmp acts only as a host uid the container's user namespace
+// maps: no process in it can own anything else, so an entry of another uid there was not made
+// there (a user's own user and mount namespace can bind any directory of this host she can
+// reach over its /tmp), and acting as its owner would remove files of this host. A map that
+// could not be read maps nothing.
+bool acts_outside_container(const RootPlan& root_plan, std::uint32_t owner, std::uint32_t euid) {
+  if (root_plan.kind != RootKind::container || euid != 0) return false;
+  return !root_plan.container || !root_plan.container->maps_host_uid(owner);
+}
+
 NamespacePlan plan_namespace(const NamespaceFacts& ns, const RootPlan& root_plan, std::size_t r,
                              std::size_t n, std::uint32_t euid) {
   NamespacePlan p;
@@ -56,6 +66,7 @@ NamespacePlan plan_namespace(const NamespaceFacts& ns, const RootPlan& root_plan
   if (!ns.opened) return refuse("unobserved");
   if (!ns.identity_matches || ns.opened->kind != FileKind::directory) return refuse("replaced");
   if (!root_plan.actionable) return refuse("temp-dir-unobserved");
+  if (acts_outside_container(root_plan, ns.opened->uid, euid)) return refuse("owner-outside-container");
   if (euid == 0) {
     p.acting = ActingIdentity{ns.opened->uid, ns.opened->gid};
   } else if (ns.opened->uid != euid) {
@@ -256,6 +267,9 @@ PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, std::
   } else if (!root_plan.actionable) {
     item.action = ReapAction::skip;
     item.why = "temp-dir-not-actionable";
+  } else if (acts_outside_container(root_plan, attach.lstat->uid, euid)) {
+    item.action = ReapAction::skip;
+    item.why = "owner-outside-container";
   } else if (euid != 0 && attach.lstat->uid != euid) {
     item.action = ReapAction::skip;  // the temp dir is sticky: only the owner may remove it
     item.why = "not-owner";
@@ -495,6 +509,7 @@ void ReapPlanner::begin_root(const TempRootFacts& root, std::size_t r, std::int6
   rp.root_dir = root.root;
   rp.temp_dir = root.temp_dir;
   if (root.opened) rp.expected = expected_from(*root.opened);
+  rp.container = root.container;
   rp.actionable = root.opened.has_value() && root.opened->kind == FileKind::directory;
   rp.why = rp.actionable ? "ok" : "temp-dir-unobserved";
   attach_added_ = attach_removals_ = attach_others_ = 0;

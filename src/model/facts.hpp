@@ -313,6 +313,18 @@ struct ContainerFacts {
   std::int32_t host_pid = 0;    // a process through which the root was reached
   std::string mount_namespace;  // "mnt:[4026532123]"
   std::optional<std::string> cgroup;
+  // The host uids host_pid's user namespace maps (nullopt: not read). A process in the
+  // container can own nothing else: a namespace in its /tmp owned by another host uid was not
+  // made there (a user's own user namespace binding a host directory over its /tmp), and the
+  // reaper never acts as that uid there.
+  std::optional<std::vector<procfs::UidRange>> uid_map;
+  bool maps_host_uid(std::uint32_t uid) const {
+    if (!uid_map) return false;
+    for (const procfs::UidRange& r : *uid_map) {
+      if (uid >= r.first_host_uid && uid - r.first_host_uid < r.count) return true;
+    }
+    return false;
+  }
 };
 
 // Processes the container scan could not look into: their mount namespace, root or /tmp

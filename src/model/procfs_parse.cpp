@@ -350,6 +350,24 @@ bool has_option(std::string_view options, std::string_view wanted) {
 
 }  // namespace
 
+std::optional<std::vector<UidRange>> parse_uid_map(std::string_view text) {
+  std::vector<UidRange> out;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    if (skip_spaces(line).empty()) continue;
+    const auto inside = parse_unsigned(next_token(line), 10);
+    const auto outside = parse_unsigned(next_token(line), 10);
+    const auto count = parse_unsigned(next_token(line), 10);
+    if (!inside || !outside || !count || !skip_spaces(line).empty()) return std::nullopt;
+    constexpr std::uint64_t kMax = std::numeric_limits<std::uint32_t>::max();
+    if (*outside > kMax || *count > kMax + 1 - *outside) return std::nullopt;
+    out.push_back(UidRange{static_cast<std::uint32_t>(*outside), static_cast<std::uint32_t>(*count)});
+  }
+  return out;
+}
+
 std::optional<MountEntry> find_mount(std::string_view mountinfo, std::uint64_t mount_id) {
   std::optional<MountEntry> found;
   for_each_line(mountinfo, [&](std::string_view line) {

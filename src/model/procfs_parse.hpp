@@ -150,6 +150,17 @@ struct MountEntry {
   std::string_view fs_type;  // "tmpfs", "ext4", "fuse.sshfs", ...
   bool read_only = false;    // "ro" in the mount's options or its super block's
 };
+// A range of host uids a user namespace maps (a line of /proc/<pid>/uid_map).
+struct UidRange {
+  std::uint32_t first_host_uid = 0;
+  std::uint32_t count = 0;
+  friend bool operator==(const UidRange&, const UidRange&) = default;
+};
+
+// /proc/<pid>/uid_map ("inside outside count" per line): the ranges of host uids it maps.
+// nullopt when a line is not three numbers (the kernel writes at most 340 lines).
+std::optional<std::vector<UidRange>> parse_uid_map(std::string_view text);
+
 // The mount whose id (field 1) is `mount_id`, or nullopt.
 std::optional<MountEntry> find_mount(std::string_view mountinfo, std::uint64_t mount_id);
 // The ids (field 1) of the mounts whose mount point (field 5) is "/", the reader's root, in

@@ -44,6 +44,9 @@ struct RootPlan {
   std::optional<ExpectedInode> expected;  // of the opened temp dir
   bool actionable = false;
   std::string why;  // when not actionable: "temp-dir-unobserved"
+  // A container's: the container it is the /tmp of (its uid_map says as whom a root run may
+  // act there). nullopt for the other kinds.
+  std::optional<ContainerFacts> container;
   // Its attach files (any user can make any number of them): how many were judged, and of
   // those beyond what one run plans, the reapable ones left for a later run (deferred) and
   // the others (kept, skipped) judged and counted but not in the plan (unlisted).
@@ -63,7 +66,7 @@ struct NamespacePlan {
   std::optional<ExpectedInode> expected;  // of the opened directory
   bool actionable = false;
   // Stable code. Not actionable: "unobserved", "not-a-directory", "replaced", "crosses-mount",
-  // "not-owner", "temp-dir-unobserved". Actionable: "ok".
+  // "not-owner", "owner-outside-container", "temp-dir-unobserved". Actionable: "ok".
   std::string why;
   // Root runs: the directory's owner. Others act as themselves (nullopt).
   std::optional<ActingIdentity> acting;
@@ -91,7 +94,7 @@ struct PlanItem {
   // the identity the executor acts with may not remove it: left to a person, see
   // item_remediation); skip: "too-young", "special-file", "directory", "hard-linked",
   // "unexpected-kind", "not-a-pid-name", "namespace-not-actionable",
-  // "temp-dir-not-actionable", "not-owner", "not-empty".
+  // "temp-dir-not-actionable", "not-owner", "owner-outside-container", "not-empty".
   std::string why;
   std::optional<ActingIdentity> acting;  // as NamespacePlan::acting; attach: the file's owner
 };

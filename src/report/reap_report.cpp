@@ -71,6 +71,10 @@ std::string left_alone_words(std::string_view why, const std::optional<InodeFact
   if (why == "replaced") return "it was replaced while it was observed";
   if (why == "crosses-mount") return "something is mounted on it";
   if (why == "not-owner") return "it is another user's, and only root acts as its owner";
+  if (why == "owner-outside-container") {
+    return "its owner is no uid the container's user namespace maps: nothing in the container made it "
+           "(a directory of this host bound there), and the reaper never acts as that uid there";
+  }
   if (why == "temp-dir-unobserved") return "its temp dir could not be observed";
   return std::string(why);
 }
@@ -91,6 +95,10 @@ std::string item_why_words(const PlanItem& item, const ReapOptions& options) {
   if (why == "namespace-not-actionable") return "its namespace is left alone";
   if (why == "temp-dir-not-actionable") return "its temp dir is left alone";
   if (why == "not-owner") return "it is another user's, and only root acts as its owner";
+  if (why == "owner-outside-container") {
+    return "its owner is no uid the container's user namespace maps: nothing in the container made it "
+           "(a directory of this host bound there), and the reaper never acts as that uid there";
+  }
   if (why == "not-empty") return "it is not empty";
   if (why == "live") return "a live JVM's";
   if (why == "unknown") return "whether its JVM is alive is not known";

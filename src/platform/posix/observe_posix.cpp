@@ -847,6 +847,13 @@ TempRootFacts temp_root_shell(const RootSpec& spec) {
   facts.temp_dir = spec.temp_dir;
   facts.reachable_path = reachable_temp_dir(spec);
   facts.container = spec.container;
+  if (facts.container) {
+    // Which host uids its processes can be (the reaper acts in a container's /tmp only as
+    // those); unread, the reaper acts as none (decide/reaper.hpp).
+    std::string map;
+    const std::string path = "/proc/" + std::to_string(facts.container->host_pid) + "/uid_map";
+    if (read_proc_file(AT_FDCWD, path.c_str(), map) == 0) facts.container->uid_map = procfs::parse_uid_map(map);
+  }
   facts.sharing_mount_namespaces = spec.sharing_mount_namespaces;
   facts.unobserved = spec.unobserved;
   // The host kernel hands out the pids, also for containers and foreign roots.

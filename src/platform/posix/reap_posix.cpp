@@ -195,11 +195,23 @@ class Executor {
       record_error(e);
       for (const std::size_t i : batch.items) settle(i, ReapOutcome::failed, detail, e);
     };
+    // The namespace's owner may rename it, or put anything in its place, at any time (its
+    // name is hers in the sticky temp dir): that is not the reaper's failure, and alerting on
+    // it would let any user make every reap "fail". Its items were not removed: vanished when
+    // nothing is there, changed when something else is.
+    auto changed_all = [&](ObservationError e) {
+      const ReapOutcome outcome = e.code == ENOENT ? ReapOutcome::vanished : ReapOutcome::changed;
+      for (const std::size_t i : batch.items) settle(i, outcome, "namespace-changed", e);
+    };
     if (!ns.expected) return fail_all(ObservationError{ns.path, "open", 0, "never observed"}, "namespace-changed");
 
     // A direct child of the verified temp dir: one component, never followed.
     UniqueFd dir(::openat(temp_fd, ns.name.c_str(), kDirFlags));
-    if (!dir.valid()) return fail_all(make_error(ns.path, "openat", errno), "namespace-changed");
+    if (!dir.valid()) {
+      const int err = errno;
+      if (err == ENOENT || err == ELOOP || err == ENOTDIR) return changed_all(make_error(ns.path, "openat", err));
+      return fail_all(make_error(ns.path, "openat", err), "namespace-changed");
+    }
     Stat seen;
     if (const int err = stat_at(dir.get(), "", AT_EMPTY_PATH, seen); err != 0) {
       return fail_all(make_error(ns.path, "statx", err), "namespace-changed");
@@ -208,10 +220,9 @@ class Executor {
     if (seen.inode.dev != want.dev || seen.inode.ino != want.ino ||
         seen.inode.kind != FileKind::directory || seen.inode.uid != want.uid ||
         seen.inode.mode != want.mode) {
-      return fail_all(ObservationError{ns.path, "openat", 0,
-                                       "not the directory that was observed (dev, ino, owner "
-                                       "or mode changed)"},
-                      "namespace-changed");
+      return changed_all(ObservationError{ns.path, "openat", 0,
+                                          "not the directory that was observed (dev, ino, owner "
+                                          "or mode changed)"});
     }
     if (!temp_place.contains(seen)) {
       return fail_all(ObservationError{ns.path, "openat", EXDEV, "on another mount than its temp dir"},
