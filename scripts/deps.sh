@@ -23,6 +23,7 @@ if [ "${1:-}" = "--tests" ]; then
     g++-mingw-w64-x86-64-posix wine wine64    # the Windows build, its tests run under wine
     googletest                                # GoogleTest sources, built for Windows
     buildah podman runc python3-yaml          # the node image (scripts/image.sh) run with the DaemonSet's settings, parsed from its YAML
+    systemd                                   # systemd-tmpfiles --clean on the tmpfiles.d snippet, systemd-analyze verify of the units
   )
 fi
 packages+=(help2man)                          # the man page, generated from --help

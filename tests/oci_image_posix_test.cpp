@@ -7,7 +7,12 @@
 // node_exporter must export the metrics it writes into the only writable mount. Each
 // capability the manifest adds is needed for one assertion: SYS_PTRACE to find the container's
 // temp dir at all, DAC_READ_SEARCH to read nobody's 0600 file, KILL to tell a reused pid of
-// nobody's (pid-reused, not unknown).
+// nobody's (pid-reused, not unknown). The manifest's Localhost seccomp profile is
+// packaging/kubernetes/hsperfguard-seccomp.json (what the nodes install as
+// profiles/hsperfguard.json): with it, a probe built here (tests/seccomp_probe.cpp) run in the
+// image with the same settings gets EPERM from ptrace(2), process_vm_readv, process_vm_writev,
+// kcmp and unshare against that JVM, where podman's default profile lets ptrace,
+// process_vm_readv, process_vm_writev and kcmp through.
 //
 // Nothing is left behind: podman's storage is the test's, and what the tools make outside it
 // whatever their options (RuntimeLeftovers) is removed when the test made it.
@@ -29,6 +34,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -52,6 +58,9 @@ using Clock = std::chrono::steady_clock;
 const std::string kSource = HSPERFGUARD_SOURCE_DIR;
 const std::string kBuildDir = std::filesystem::path(HSPERFGUARD_BINARY).parent_path().string();
 const std::string kManifest = kSource + "/packaging/kubernetes/daemonset.yaml";
+// The Localhost profile the manifest names, as the nodes install it (docs/operations.md).
+const std::string kSeccompProfile = kSource + "/packaging/kubernetes/hsperfguard-seccomp.json";
+const std::string kLocalhostProfile = "profiles/hsperfguard.json";
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -108,6 +117,7 @@ struct PodRun {
   std::vector<std::string> capabilities;
   std::string writable_mount;
   std::vector<std::string> args;
+  std::string seccomp_option;  // "seccomp=FILE" for a Localhost profile, else empty
 };
 
 PodRun pod_run(const json& manifest, const std::string& textfile_dir) {
@@ -133,8 +143,17 @@ PodRun pod_run(const json& manifest, const std::string& textfile_dir) {
     // Kubernetes mounts nothing writable of its own on /tmp, /run, /var/tmp; podman would.
     run.options.insert(run.options.end(), {"--read-only", "--read-only-tmpfs=false"});
   }
-  // RuntimeDefault is podman's default profile: no option (and never "unconfined").
-  EXPECT_EQ(sc.at("seccompProfile").at("type"), "RuntimeDefault");
+  // A Localhost profile is the file the nodes install; RuntimeDefault is podman's default
+  // profile, no option (and never "unconfined"). The manifest names the Localhost one.
+  const json& seccomp = sc.at("seccompProfile");
+  EXPECT_EQ(seccomp.value("type", ""), "Localhost") << "ptrace(2) refused in the pod: " << seccomp.dump();
+  if (seccomp.value("type", "") == "Localhost") {
+    EXPECT_EQ(seccomp.value("localhostProfile", ""), kLocalhostProfile);
+    run.seccomp_option = "seccomp=" + kSeccompProfile;
+    run.options.insert(run.options.end(), {"--security-opt", run.seccomp_option});
+  } else {
+    EXPECT_EQ(seccomp.value("type", ""), "RuntimeDefault");
+  }
   EXPECT_EQ(sc.at("capabilities").at("drop"), json::array({"ALL"}));
   run.options.insert(run.options.end(), {"--cap-drop", "ALL"});
   for (const auto& cap : sc.at("capabilities").at("add")) {
@@ -183,6 +202,14 @@ class Podman {
     std::vector<std::string> argv = global_;
     argv.insert(argv.end(), args.begin(), args.end());
     return test::run(argv);
+  }
+  // The command line operator() runs, for the log.
+  std::string command_line(const std::vector<std::string>& args) const {
+    std::string line;
+    for (const auto* part : {&global_, &args}) {
+      for (const auto& word : *part) line += (line.empty() ? "" : " ") + word;
+    }
+    return line;
   }
   // This machine: runc, and limits it can set (see the top of this file).
   static std::vector<std::string> machine_options() {
@@ -283,7 +310,7 @@ bool mounted_under(const std::string& dir) {
 TEST(OciImage, DaemonSetSettingsAuditAContainerJvmIntoNodeExporter) {
   for (const auto& [program, package] : std::vector<std::pair<std::string, std::string>>{
            {"buildah", "buildah"}, {"podman", "podman"}, {"runc", "runc"}, {"strip", "binutils"}, {"prometheus-node-exporter", "prometheus-node-exporter"},
-           {"unshare", "util-linux"}, {"setpriv", "util-linux"}, {"python3", "python3-yaml"}}) {
+           {"unshare", "util-linux"}, {"setpriv", "util-linux"}, {"python3", "python3-yaml"}, {"g++", "g++"}}) {
     ASSERT_TRUE(test::have_program(program)) << program << " not found: install Debian's package " << package;
   }
   if (!test::is_root() || !test::have_jdk()) GTEST_SKIP() << "rootful podman and a JVM: needs root and a JDK";
@@ -400,6 +427,7 @@ TEST(OciImage, DaemonSetSettingsAuditAContainerJvmIntoNodeExporter) {
     const std::string once_name = "hsperfguard-once-" + std::to_string(::getpid());
     ContainerGuard once_guard{podman, once_name};
     once.insert(once.end(), {"--name", once_name, tag, "audit", "--containers-only", "--format", "json", "--fail-on", "critical"});
+    std::printf("%s\n", podman.command_line(once).c_str());
     const auto r = podman(once);
     const auto once_removed = podman({"rm", once_name});
     EXPECT_EQ(once_removed.exit_code, 0) << once_removed.err;
@@ -450,6 +478,64 @@ TEST(OciImage, DaemonSetSettingsAuditAContainerJvmIntoNodeExporter) {
     std::printf("  %s/%s: verdict %s (%s)\n", ns_found->value("path", "").c_str(), sleeper.c_str(),
                 reused_file->at("verdict").value("verdict", "").c_str(),
                 reused_file->at("verdict").value("reason", "").c_str());
+  }
+
+  // What the pod can do to another container's process: the probe (tests/seccomp_probe.cpp),
+  // built static, in a container of the image with the DaemonSet's settings and the JVM's host
+  // pid; then the same with podman's default profile in place of the Localhost one (what the
+  // manifest's RuntimeDefault gave the pod before). The probe's ptrace(PTRACE_SEIZE) neither
+  // stops nor changes the JVM and ends with the probe; it reads 8 bytes and writes none.
+  {
+    const std::string probe = scratch / "seccomp_probe";
+    const auto compiled =
+        test::run({"g++", "-std=c++20", "-O1", "-static", "-o", probe, kSource + "/tests/seccomp_probe.cpp"});
+    ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
+    const pid_t jvm = box.java_pid();
+    ASSERT_GT(jvm, 0) << box.log();
+    std::printf("the JVM of the other container: host pid %d\n", static_cast<int>(jvm));
+    const auto probe_in_pod = [&](bool localhost_profile) {
+      std::vector<std::string> argv = {"run"};
+      for (std::size_t i = 0; i < pod.options.size(); ++i) {
+        if (!localhost_profile && pod.options[i] == "--security-opt" && i + 1 < pod.options.size() &&
+            pod.options[i + 1] == pod.seccomp_option) {
+          ++i;
+          continue;
+        }
+        argv.push_back(pod.options[i]);
+      }
+      const std::string name = std::string("hsperfguard-probe-") + (localhost_profile ? "localhost-" : "default-") +
+                               std::to_string(::getpid());
+      ContainerGuard probe_guard{podman, name};
+      argv.insert(argv.end(), machine.begin(), machine.end());
+      argv.insert(argv.end(), {"--name", name, "-v", probe + ":/seccomp_probe:ro", "--entrypoint", "/seccomp_probe",
+                               tag, std::to_string(jvm)});
+      std::printf("%s\n", podman.command_line(argv).c_str());
+      const auto r = podman(argv);
+      EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+      EXPECT_EQ(podman({"rm", name}).exit_code, 0);
+      std::map<std::string, std::string> answers;
+      for (const auto& line : lines_of(r.out)) {
+        std::printf("  %s\n", line.c_str());
+        const auto space = line.find(' ');
+        if (space != std::string::npos) answers[line.substr(0, space)] = line.substr(space + 1);
+      }
+      return answers;
+    };
+    const auto refused = probe_in_pod(true);
+    for (const char* call : {"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "unshare"}) {
+      EXPECT_EQ(refused.count(call) ? refused.at(call) : "", "errno=EPERM (1)") << call;
+    }
+    EXPECT_EQ(refused.count("clone3") ? refused.at("clone3") : "", "errno=ENOSYS (38)");
+    // Without the profile the same calls reach the JVM (Yama's ptrace_scope 3 would refuse
+    // them to anyone: then there is nothing to compare).
+    const auto allowed = probe_in_pod(false);
+    if (read_text("/proc/sys/kernel/yama/ptrace_scope").starts_with("3")) {
+      std::printf("Yama ptrace_scope 3: nothing to compare\n");
+    } else {
+      for (const char* call : {"ptrace", "process_vm_readv", "process_vm_writev", "kcmp"}) {
+        EXPECT_EQ(allowed.count(call) ? allowed.at(call) : "", "ok") << call << ": the probe proves nothing";
+      }
+    }
   }
 
   // The DaemonSet's own arguments, but every 2 s instead of 15 min, into node_exporter's

@@ -901,39 +901,91 @@ TEST(ReapPackaging, SystemdUnitsVerify) {
   EXPECT_EQ(verify.err, "") << verify.err;
 }
 
-// The tmpfiles.d snippet keeps age-based cleaning away from namespaces and attach files:
-// applied to a private tree next to an aggressive age rule, everything else old goes.
-TEST(ReapPackaging, TmpfilesSnippetExcludesNamespacesFromAgeCleaning) {
-  if (test::find_program("systemd-tmpfiles").empty()) GTEST_SKIP() << "no systemd-tmpfiles";
-  ReapTree tree;
-  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
-  const std::string backing = tree.stale_file(ns);
-  const std::string listener = tree.tmp + "/.java_pid" + std::to_string(dead_pid());
-  ASSERT_TRUE(make_socket(listener));
-  const std::string junk = tree.plain_file(tree.tmp, "old-junk");
-  const timespec old_times[2] = {{::time(nullptr) - 3 * 86400, 0}, {::time(nullptr) - 3 * 86400, 0}};
-  for (const std::string& p : {backing, listener, junk, ns}) {
-    ASSERT_EQ(::utimensat(AT_FDCWD, p.c_str(), old_times, AT_SYMLINK_NOFOLLOW), 0) << p;
+// The tmpfiles.d snippet, as shipped, under the real systemd-tmpfiles --clean, in a private
+// mount namespace whose /tmp is a tmpfs of its own. The tree: what a JVM of pid P makes (its
+// backing file, an attach socket no listener of this network namespace holds, as a JVM in a
+// container with its own network sharing this /tmp, and jcmd's trigger), a namespace with no
+// file (as `hsperfguard create` leaves it), and what a user makes under those names. Every
+// entry's atime and mtime are set 3 days back and its ctime (which cannot be set) is let age
+// past the line for /tmp's 1 s. The paths still there afterwards come back.
+std::set<std::string> tmpfiles_clean_survivors(const std::string& tmp_line, std::string* log) {
+  const std::string script = R"SH(
+set -e
+P=$$
+mkdir -p /tmp/hsperfdata_bob/stuff /tmp/hsperfdata_carol /tmp/.java_pid_data /run/victim
+echo region > /tmp/hsperfdata_bob/$P
+echo region > /tmp/hsperfdata_bob/4194304
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' /tmp/.java_pid$P
+: > /tmp/.attach_pid$P
+echo notes > /tmp/hsperfdata_bob/notes.txt
+echo data > /tmp/hsperfdata_bob/stuff/data
+echo data > /tmp/hsperfdata_bob/0123
+echo data > /tmp/hsperfdata_bob/1junk
+echo data > /tmp/hsperfdata_bob/41943040
+echo data > /tmp/.java_pid_data/data
+echo data > /tmp/.java_pidX
+echo data > /tmp/.attach_pid1junk
+echo data > /tmp/old-junk
+echo precious > /run/victim/precious
+ln -s /run/victim /tmp/hsperfdata_evil
+chown -R 65534:65534 /tmp/hsperfdata_bob /tmp/hsperfdata_carol /tmp/.java_pid_data /tmp/.java_pidX /tmp/.attach_pid1junk
+chown -h 65534:65534 /tmp/hsperfdata_evil
+find /tmp /run/victim -mindepth 1 -depth -exec touch -h -d '3 days ago' {} +
+printf '%s\n' ")SH" + tmp_line + R"SH(" > /run/tmp.conf
+sleep 2
+systemd-tmpfiles --clean /run/tmp.conf "$SNIPPET" >&2
+find /tmp /run/victim -mindepth 1 | sed -e "s|/$P\$|/P|" -e "s|_pid$P\$|_pidP|" | sort
+)SH";
+  const auto r = test::run_in_private_mounts("SNIPPET='" + kPackaging + "/tmpfiles.d/hsperfguard.conf'\n" + script);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  *log = r.err;
+  std::set<std::string> paths;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) paths.insert(line);
+  return paths;
+}
+
+const std::set<std::string> kJvmNamed = {"/tmp/hsperfdata_bob", "/tmp/hsperfdata_bob/P",
+                                         "/tmp/hsperfdata_bob/4194304", "/tmp/.java_pidP", "/tmp/.attach_pidP",
+                                         "/tmp/hsperfdata_carol"};
+const std::set<std::string> kUserMade = {
+    "/tmp/hsperfdata_bob/notes.txt", "/tmp/hsperfdata_bob/stuff", "/tmp/hsperfdata_bob/stuff/data",
+    "/tmp/hsperfdata_bob/0123",      "/tmp/hsperfdata_bob/1junk", "/tmp/hsperfdata_bob/41943040",
+    "/tmp/.java_pid_data",           "/tmp/.java_pid_data/data",  "/tmp/.java_pidX",
+    "/tmp/.attach_pid1junk"};
+
+// Where /tmp is aged (upstream's `q /tmp 1777 root root 10d`, here 1 s; `D` alike): the JVM's
+// pid-named files and the namespace directories stay, what a user made under those names goes
+// with the rest. A symbolic link named like a namespace is not followed: its target's files
+// stay.
+TEST(ReapPackaging, TmpfilesSnippetKeepsPidNamedFilesAndCleansWhatUsersMakeUnderThoseNames) {
+  if (test::find_program("systemd-tmpfiles").empty()) GTEST_SKIP() << "no systemd-tmpfiles (Debian: systemd)";
+  if (!test::is_root()) GTEST_SKIP() << "a private mount namespace with its own /tmp: needs root";
+  for (const std::string tmp_line : {"q /tmp 1777 root root 1s", "D /tmp 1777 root root 1s"}) {
+    SCOPED_TRACE(tmp_line);
+    std::string log;
+    const std::set<std::string> left = tmpfiles_clean_survivors(tmp_line, &log);
+    EXPECT_FALSE(left.contains("/tmp/old-junk")) << "the age rule did not apply: the test proves nothing";
+    for (const std::string& path : kJvmNamed) EXPECT_TRUE(left.contains(path)) << path << " was removed\n" << log;
+    for (const std::string& path : kUserMade) EXPECT_FALSE(left.contains(path)) << path << " was kept\n" << log;
+    EXPECT_TRUE(left.contains("/run/victim/precious")) << "the link was followed";
+    std::string kept;
+    for (const std::string& path : left) kept += " " + path;
+    std::printf("%s: left%s\n", tmp_line.c_str(), kept.c_str());
   }
-  // The snippet's x lines, pointed at the private tree, and an age rule by mtime.
-  std::ifstream snippet(kPackaging + "/tmpfiles.d/hsperfguard.conf");
-  std::string config, line;
-  int excludes = 0;
-  while (std::getline(snippet, line)) {
-    if (!line.starts_with("x /tmp/")) continue;
-    config += "x " + tree.tmp + line.substr(6) + "\n";
-    ++excludes;
+}
+
+// Where /tmp is not aged (Debian 12's `D /tmp 1777 root root -`), the snippet ages nothing
+// either: its `X` line takes the age of the line for /tmp, here none.
+TEST(ReapPackaging, TmpfilesSnippetAgesNothingWhereTmpIsNotAged) {
+  if (test::find_program("systemd-tmpfiles").empty()) GTEST_SKIP() << "no systemd-tmpfiles (Debian: systemd)";
+  if (!test::is_root()) GTEST_SKIP() << "a private mount namespace with its own /tmp: needs root";
+  std::string log;
+  const std::set<std::string> left = tmpfiles_clean_survivors("D /tmp 1777 root root -", &log);
+  for (const auto* paths : {&kJvmNamed, &kUserMade}) {
+    for (const std::string& path : *paths) EXPECT_TRUE(left.contains(path)) << path << " was removed\n" << log;
   }
-  EXPECT_EQ(excludes, 3);
-  config += "d " + tree.tmp + " 1777 root root mM:1d\n";
-  const std::string conf = tree.scratch / "clean.conf";
-  test::write_file(conf, test::to_bytes(config));
-  const auto clean = run({"systemd-tmpfiles", "--clean", conf});
-  EXPECT_EQ(clean.exit_code, 0) << clean.err;
-  EXPECT_FALSE(exists(junk)) << "the age rule did not apply: the test proves nothing";
-  EXPECT_TRUE(exists(backing));
-  EXPECT_TRUE(exists(listener));
-  EXPECT_TRUE(exists(ns));
+  EXPECT_TRUE(left.contains("/tmp/old-junk"));
 }
 
 // The command lines the units and the cron job run are accepted as they are (only the paths

@@ -51,8 +51,9 @@ InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRoot
                     " was deleted while it runs (a tmp cleaner such as systemd-tmpfiles' age rule or "
                     "tmpwatch): jps and jstat find JVMs by that file; `hsperfguard inspect PID` still "
                     "reads its counters as root";
-    d.fix = "keep cleaners away from /tmp/hsperfdata_* (the tmpfiles.d snippet hsperfguard ships, "
-            "or `x /tmp/hsperfdata_*`), then restart the JVM to publish again";
+    d.fix = "keep cleaners away from the JVM's pid-named files (the tmpfiles.d snippet hsperfguard ships, "
+            "/usr/lib/tmpfiles.d/hsperfguard.conf, which keeps /tmp/hsperfdata_*/<pid> and nothing else a "
+            "user puts there), then restart the JVM to publish again";
     return d;
   }
   if (jvm.perf_data && jvm.perf_data->disables) {
