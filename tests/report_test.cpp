@@ -417,5 +417,25 @@ TEST(EscapingRule, TextShowsLineSeparatorsAndControlsAsEscapes) {
   for (std::uint32_t c : {0x20u, 0x41u, 0xa0u, 0xe9u, 0x20acu, 0x2030u}) EXPECT_FALSE(is_invisible_control(c)) << c;
 }
 
+// Characters a terminal shows as nothing (found by an outside review: a namespace named
+// "hsperfdata_root" and U+200B read as root's own, beside it): zero-width space, joiners,
+// word joiner, soft hyphen, BOM, Hangul filler, variation selector, tags, annotation.
+TEST(EscapingRule, CharactersATerminalShowsAsNothingAreEscapesToo) {
+  EXPECT_EQ(terminal_safe("hsperfdata_root\u200b"), "hsperfdata_root\\u200b");
+  EXPECT_EQ(terminal_safe("t\U000E0041g"), "t\\U000e0041g");
+  for (std::uint32_t c : {0xadu, 0x34fu, 0x115fu, 0x180eu, 0x200bu, 0x200cu, 0x200du, 0x2060u, 0x2062u,
+                          0x3164u, 0xfe0fu, 0xfeffu, 0xfff9u, 0x1d173u, 0xe0041u}) {
+    EXPECT_TRUE(is_invisible_control(c)) << std::hex << c;
+  }
+  for (std::uint32_t c : {0xaeu, 0x350u, 0x3163u, 0xfe10u, 0xfffcu, 0x1f600u, 0xe1000u}) {
+    EXPECT_FALSE(is_invisible_control(c)) << std::hex << c;
+  }
+  // JSON: a surrogate pair above the BMP, the same string to a reader.
+  const std::string raw = "t\U000E0041g\u200b";
+  const std::string text = dump_json(nlohmann::json(raw), -1);
+  EXPECT_EQ(text, "\"t\\udb40\\udc41g\\u200b\"");
+  EXPECT_EQ(nlohmann::json::parse(text).get<std::string>(), raw);
+}
+
 }  // namespace
 }  // namespace hsperfguard

@@ -17,7 +17,8 @@ inline std::vector<std::string> hostile_words() {
   }
   for (const char* w : {"x$(id>PWNED)\\y", "`id`", "it's", "''", "\"$HOME\"", "-rf", "--user", "*", "~root",
                         "=ls", "{a,b}", "a b", "!!", "a\nb", "\r", "\xff\xfe", "\xc3(", "caf\xc3\xa9",
-                        "\xe2\x80\xae" "evil", "\xe2\x80\xa8", "\xc2\x9b" "31m", "\\x0a", "$'x'", "\xe2\x80\x98q"}) {
+                        "\xe2\x80\xae" "evil", "\xe2\x80\xa8", "\xc2\x9b" "31m", "\\x0a", "$'x'", "\xe2\x80\x98q",
+                        "hsperfdata_root\xe2\x80\x8b", "a\xc2\xad" "b", "\xef\xbb\xbf" "x", "t\xf3\xa0\x80\x81" "g"}) {
     words.emplace_back(w);
   }
   return words;

@@ -121,8 +121,14 @@ std::string powershell_word(std::string_view raw) {
       needs_expression = true;
       close_part();
       expression += expression.empty() ? "" : "+";
-      expression += "[char]0x";
-      for (int shift = 12; shift >= 0; shift -= 4) expression += kHex[(c >> shift) & 0xf];
+      if (c > 0xffff) {  // above the BMP: two UTF-16 units
+        expression += "[char]::ConvertFromUtf32(0x";
+        for (int shift = 20; shift >= 0; shift -= 4) expression += kHex[(c >> shift) & 0xf];
+        expression += ")";
+      } else {
+        expression += "[char]0x";
+        for (int shift = 12; shift >= 0; shift -= 4) expression += kHex[(c >> shift) & 0xf];
+      }
     } else {
       quoted.append(raw.substr(i, length));
     }

@@ -89,27 +89,56 @@ std::uint32_t code_point(const char* s, std::size_t n) {
   }
 }
 
+// \uXXXX, or \U00XXXXXX above the BMP (a terminal text: one escape per code point).
 void append_u_escape(std::string& out, std::uint32_t c) {
+  if (c > 0xffff) {
+    out += "\\U";
+    for (int shift = 28; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0xf];
+    return;
+  }
   out += "\\u";
   for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0xf];
+}
+
+// JSON's form: \uXXXX, a surrogate pair above the BMP.
+void append_json_u_escape(std::string& out, std::uint32_t c) {
+  if (c <= 0xffff) return append_u_escape(out, c);
+  const std::uint32_t v = c - 0x10000;
+  append_u_escape(out, 0xd800 + (v >> 10));
+  append_u_escape(out, 0xdc00 + (v & 0x3ff));
 }
 
 }  // namespace
 
 bool is_invisible_control(std::uint32_t c) {
-  return c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f) ||  // C0, DEL, C1 (NEL included)
-         c == 0x2028 || c == 0x2029 ||                           // line and paragraph separators
-         c == 0x061c || c == 0x200e || c == 0x200f ||            // bidi marks
-         (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);  // bidi embeddings, isolates
+  if (c < 0x20 || c == 0x7f || (c >= 0x80 && c <= 0x9f)) return true;  // C0, DEL, C1 (NEL included)
+  if (c < 0xad) return false;  // the usual case: printable ASCII and Latin-1
+  // Line and paragraph separators, bidi controls, and every other character a terminal shows
+  // as nothing (Unicode's Default_Ignorable_Code_Point: zero-width spaces and joiners, word
+  // joiner, soft hyphen, fillers, variation selectors, BOM, tags) or as something that is not
+  // there (format characters: Arabic number signs, interlinear annotation).
+  struct Range {
+    std::uint32_t first, last;
+  };
+  static constexpr Range kInvisible[] = {
+      {0x00ad, 0x00ad},   {0x034f, 0x034f},   {0x0600, 0x0605},   {0x061c, 0x061c},
+      {0x06dd, 0x06dd},   {0x070f, 0x070f},   {0x08e2, 0x08e2},   {0x115f, 0x1160},
+      {0x17b4, 0x17b5},   {0x180b, 0x180f},   {0x200b, 0x200f},   {0x2028, 0x202e},
+      {0x2060, 0x206f},   {0x3164, 0x3164},   {0xfe00, 0xfe0f},   {0xfeff, 0xfeff},
+      {0xffa0, 0xffa0},   {0xfff0, 0xfffb},   {0x110bd, 0x110bd}, {0x110cd, 0x110cd},
+      {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0000, 0xe0fff},
+  };
+  for (const Range& r : kInvisible) {
+    if (c < r.first) return false;
+    if (c <= r.last) return true;
+  }
+  return false;
 }
 
 void escape_json_invisibles(std::string& text, std::size_t from) {
-  // Every invisible control above U+007F starts with one of these lead bytes (C1: C2;
-  // U+061C: D8; U+200E..U+2069: E2), which never occur inside another sequence.
-  const auto lead = [](char c) {
-    const auto b = static_cast<std::uint8_t>(c);
-    return b == 0xc2 || b == 0xd8 || b == 0xe2;
-  };
+  // Every invisible control above U+007F is at least two bytes long, so it starts with a lead
+  // byte of 0xC2 or above, which never occurs inside another sequence.
+  const auto lead = [](char c) { return static_cast<std::uint8_t>(c) >= 0xc2; };
   std::size_t i = from;
   while (i < text.size() && !lead(text[i])) ++i;
   if (i == text.size()) return;  // the usual case: nothing to rewrite, nothing copied
@@ -118,7 +147,7 @@ void escape_json_invisibles(std::string& text, std::size_t from) {
     const std::size_t n = std::max<std::size_t>(1, utf8_sequence(text, i));
     const std::uint32_t c = code_point(text.data() + i, n);
     if (n > 1 && is_invisible_control(c)) {
-      append_u_escape(out, c);
+      append_json_u_escape(out, c);
     } else {
       out.append(text, i, n);
     }

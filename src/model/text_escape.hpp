@@ -17,12 +17,15 @@ std::string escape_non_utf8(std::string_view bytes);
 // line-oriented reader shows besides themselves: C0 controls (newline and carriage return
 // included) and DEL, C1 controls (U+0080..U+009F: a terminal may read U+009B as CSI, and U+0085
 // is a line break to Python's splitlines), the line and paragraph separators U+2028 and U+2029
-// (line breaks to JavaScript and splitlines), and the Unicode bidirectional controls (which
-// reorder the text around them).
+// (line breaks to JavaScript and splitlines), the Unicode bidirectional controls (which
+// reorder the text around them), and the characters a terminal shows as nothing or as what is
+// not there (Default_Ignorable_Code_Point: zero-width spaces and joiners, soft hyphen, Hangul
+// fillers, variation selectors, BOM, tags; and format characters such as U+FFF9..U+FFFB):
+// "hsperfdata_root" followed by U+200B would read as root's own namespace.
 bool is_invisible_control(std::uint32_t code_point);
 
 // For a terminal, a text log or a metrics label: escape_non_utf8, and every invisible control
-// written as an escape: \xNN below U+0080, \uXXXX above. A name can then neither forge a
+// written as an escape: \xNN below U+0080, \uXXXX above, \U00XXXXXX above U+FFFF. A name can then neither forge a
 // line, move the cursor, erase text, set the window title nor hide what follows it. Every
 // text output of a name or value from the file system or a process goes through here.
 std::string terminal_safe(std::string_view raw);
