@@ -140,6 +140,36 @@ TEST(Ps, BlindJvmIsListedWithItsCommandLine) {
   EXPECT_THAT(text, HasSubstr("77 blind (perf-data-disabled): it was started with -XX:-UsePerfData (command line)"));
 }
 
+// On a terminal no row is longer than it is wide: a command line padded to the terminal's
+// width followed by a forged row ("1 1 root live 9d ...") wrapped into a line of its own that
+// read as another JVM (found by an outside review at 80 and 40 columns).
+TEST(Ps, OnATerminalNoRowWrapsIntoALineOfItsOwn) {
+  JvmProcessFacts quiet = jvm(77, false);
+  quiet.perf_data = PerfDataOption{true, "-XX:-UsePerfData", "command line"};
+  quiet.command_line = "java -XX:-UsePerfData Quiet " + std::string(200, ' ') +
+                       "1 1 root live 9d - 17.0.21 org.example.Billing \u6f22\u5b57\u6f22\u5b57";
+  const auto rows = ps_rows({temp_root()}, {quiet}, {});
+  for (const std::size_t columns : {40u, 80u, 132u}) {
+    const std::string text = ps_text(rows, kNow, columns);
+    const std::string table = text.substr(0, text.find("\n\n"));
+    std::size_t start = 0;
+    while (start < table.size()) {
+      const std::size_t end = std::min(table.find('\n', start), table.size());
+      const std::string line = table.substr(start, end - start);
+      std::size_t width = 0;  // the test's text is ASCII but for the two-column CJK at the end
+      for (std::size_t i = 0; i < line.size(); ++i) {
+        if ((static_cast<unsigned char>(line[i]) & 0xc0) == 0x80) continue;
+        width += static_cast<unsigned char>(line[i]) >= 0xe0 ? 2 : 1;
+      }
+      EXPECT_LE(width, columns) << line;
+      start = end + 1;
+    }
+    EXPECT_THAT(table, HasSubstr(">")) << "the cut row says it was cut";
+  }
+  // Without a terminal (a pipe, a file) the row is whole.
+  EXPECT_THAT(ps_text(rows, kNow), HasSubstr("org.example.Billing"));
+}
+
 // Each reason of the closed set, from the facts that decide it.
 TEST(Ps, InvisibleJvmReasons) {
   const auto reason_of = [](const TempRootFacts& root, const JvmProcessFacts& j) {

@@ -2,6 +2,7 @@
 // problems. The format is the same wherever stdout goes (run_tool's stdout is a pipe, as in
 // `hsperfguard audit | cat`); JSON only with --format json.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -203,6 +204,46 @@ TEST(TextOutput, ColourOnATerminalOnlyAndNeverWithNoColorNeverOrAPipe) {
   const auto bytes = test::read_file(file);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()).find("\033["), std::string::npos)
       << "never in a file";
+}
+
+// On a terminal no line of inspect is wider than the terminal: a region's command line padded
+// to the width and followed by a forged header ("user:    root (uid 0)") wrapped into a line
+// of its own (found by an outside review). Piped, the line is whole.
+TEST(TextOutput, InspectOnATerminalWrapsNoLineIntoALineOfItsOwn) {
+  test::ScratchDir dir;
+  const std::string forged = "com.example.App" + std::string(300, ' ') + "user:    root (uid 0)" +
+                             std::string(60, 'x') + "file:    /tmp/hsperfdata_root/1";
+  const auto made = run_tool({"create", "--user", test::is_root() ? "root" : std::to_string(::geteuid()),
+                              "--tmpdir", dir.path(), "--pid", "4242", "--command", forged});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string file = dir.path() + "/hsperfdata_" + (test::is_root() ? std::string("root") : std::to_string(::geteuid())) + "/4242";
+  for (const char* format : {"text", "snap"}) {
+    const auto result = test::run({"python3", "-c", R"PY(
+import fcntl, os, struct, subprocess, sys, termios
+primary, secondary = os.openpty()
+fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+child = subprocess.Popen(sys.argv[1:], stdout=secondary, stderr=subprocess.DEVNULL)
+os.close(secondary)
+out = b""
+while True:
+    try:
+        chunk = os.read(primary, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+child.wait()
+lines = out.decode("utf-8", "replace").replace(chr(13), "").split(chr(10))
+print("lines=%d widest=%d cut=%d" % (len(lines), max(len(l) for l in lines), sum(1 for l in lines if l.endswith(">"))))
+)PY", test::tool_path(), "inspect", "--format", format, file});
+    const auto at = result.out.find("widest=");
+    ASSERT_NE(at, std::string::npos) << result.out << result.err;
+    EXPECT_LE(std::stoul(result.out.substr(at + 7)), 80u) << format << ": " << result.out;
+    EXPECT_EQ(result.out.find("cut=0"), std::string::npos) << format << ": " << result.out;
+  }
+  const auto piped = run_tool({"inspect", file});
+  EXPECT_NE(piped.out.find("user:    root (uid 0)" + std::string(60, 'x')), std::string::npos) << "whole in a pipe";
 }
 
 }  // namespace

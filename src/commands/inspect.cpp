@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <iomanip>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <ostream>
@@ -229,11 +230,16 @@ int print_region(const std::string& path, const platform::FileRead& file, const 
     }
     out << dump_json(j) << "\n";
   } else if (region.valid()) {
+    std::ostringstream text;
     if (options.format == InspectFormat::snap) {
-      for (const auto& line : snap_lines(region, !options.supported_only)) out << terminal_safe(line) << "\n";
+      for (const auto& line : snap_lines(region, !options.supported_only)) text << terminal_safe(line) << "\n";
     } else {
-      print_text(path, region, out, header);
+      print_text(path, region, text, header);
     }
+    // On a terminal no line wraps: a JVM's command line or counters long enough to wrap
+    // could otherwise start a line of their own that reads as a header of another JVM.
+    const auto columns = platform::stdout_terminal_columns();
+    out << (columns ? fit_to_columns(text.str(), *columns) : text.str());
   }
   if (!region.valid()) {
     err << "hsperfguard: inspect: " << terminal_safe(path) << ": not a valid PerfData region: "

@@ -126,7 +126,7 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
   if (json) {
     out << dump_json(ps_json(rows, now, errors)) << "\n";
   } else {
-    out << ps_text(rows, now);
+    out << ps_text(rows, now, platform::stdout_terminal_columns());
     if (!errors.empty()) {
       err << "hsperfguard: ps: " << errors.size() << " thing" << (errors.size() == 1 ? "" : "s")
           << " could not be observed (first: " << terminal_safe(errors.front().path) << ": "

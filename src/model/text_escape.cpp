@@ -193,4 +193,46 @@ std::uint32_t utf8_code_point_at(std::string_view s, std::size_t i, std::size_t&
   return length == 0 ? 0 : code_point(s.data() + i, length);
 }
 
+namespace {
+
+// Terminal columns of code point `c`, counted high (wcwidth's wide ranges take two).
+std::size_t columns_of(std::uint32_t c) {
+  const bool wide = (c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) ||
+                    (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
+                    (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
+                    (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1faff) ||
+                    (c >= 0x20000 && c <= 0x3fffd);
+  return wide ? 2 : 1;
+}
+
+}  // namespace
+
+std::string fit_to_columns(std::string_view text, std::size_t columns) {
+  if (columns < 2) return std::string(text);
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    std::size_t used = 0, i = 0, cut = std::string_view::npos;
+    while (i < line.size()) {
+      const std::size_t n = std::max<std::size_t>(1, utf8_sequence(line, i));
+      const std::size_t w = columns_of(code_point(line.data() + i, n));
+      if (cut == std::string_view::npos && used + w > columns - 1) cut = i;  // where '>' would go
+      used += w;
+      if (used > columns) break;
+      i += n;
+    }
+    if (used > columns) {
+      out.append(line.substr(0, cut)).append(">");
+    } else {
+      out.append(line);
+    }
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(end + 1);
+  }
+  return out;
+}
+
 }  // namespace hsperfguard

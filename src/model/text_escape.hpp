@@ -40,6 +40,13 @@ void escape_json_invisibles(std::string& json_text, std::size_t from = 0);
 // 0 with `length` 0 where no valid sequence starts there (RFC 3629).
 std::uint32_t utf8_code_point_at(std::string_view s, std::size_t i, std::size_t& length);
 
+// Every line of `text` (terminal_safe text) that would take more than `columns` columns of a
+// terminal, cut to `columns - 1` columns and ended with '>': on a terminal no line wraps, so
+// no name or argument long enough to wrap can put text at the start of a line of its own (a
+// forged row of a table, a header, a fix). Columns are counted high: two for an East Asian
+// wide character, one for anything else (a combining mark too).
+std::string fit_to_columns(std::string_view text, std::size_t columns);
+
 // Lowercase hex of every byte.
 std::string to_hex(std::string_view bytes);
 

@@ -1,6 +1,7 @@
 // Facts about the running system and process, and small OS services the commands need.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,6 +15,8 @@ namespace hsperfguard::platform {
 HostInfo observe_host();
 std::int64_t now_epoch_ms();
 bool stdout_is_terminal();
+// The width in columns of the terminal standard output is, nullopt when it is none (or says 0).
+std::optional<std::size_t> stdout_terminal_columns();
 
 // Reads a small configuration file (a policy document). Not for untrusted namespaces.
 std::optional<std::string> read_config_file(const std::string& path, ObservationError* error);

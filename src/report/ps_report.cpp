@@ -24,7 +24,7 @@ std::string format_uptime(std::optional<std::int64_t> start_ms, std::int64_t now
   return std::to_string(s) + "s";
 }
 
-std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms) {
+std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms, std::optional<std::size_t> columns) {
   std::vector<std::vector<std::string>> table;
   table.push_back(
       {"HOST-PID", "NS-PID", "USER", "STATE", "UPTIME", "CONTAINER", "VERSION", "MAIN"});
@@ -40,14 +40,16 @@ std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms) {
   for (const auto& line : table) {
     for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
   }
-  std::ostringstream out;
+  std::ostringstream rows_text;
   for (const auto& line : table) {
     for (std::size_t i = 0; i < line.size(); ++i) {
-      out << line[i];
-      if (i + 1 < line.size()) out << std::string(width[i] - line[i].size() + 2, ' ');
+      rows_text << line[i];
+      if (i + 1 < line.size()) rows_text << std::string(width[i] - line[i].size() + 2, ' ');
     }
-    out << "\n";
+    rows_text << "\n";
   }
+  std::ostringstream out;
+  out << (columns ? fit_to_columns(rows_text.str(), *columns) : rows_text.str());
   // Why each invisible JVM is invisible, and the fix.
   bool first = true;
   for (const auto& r : rows) {

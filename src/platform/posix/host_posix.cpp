@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -33,6 +34,14 @@ std::int64_t now_epoch_ms() {
 }
 
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
+
+std::optional<std::size_t> stdout_terminal_columns() {
+  struct winsize ws {};
+  if (::isatty(STDOUT_FILENO) != 1 || ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0) {
+    return std::nullopt;
+  }
+  return ws.ws_col;
+}
 
 std::optional<std::string> read_config_file(const std::string& path, ObservationError* error) {
   // The one path walk (a link of root's or ours is followed, the last component too), the

@@ -52,6 +52,16 @@ bool stdout_is_terminal() {
   return ::GetConsoleMode(::GetStdHandle(STD_OUTPUT_HANDLE), &mode) != 0;
 }
 
+std::optional<std::size_t> stdout_terminal_columns() {
+  CONSOLE_SCREEN_BUFFER_INFO info{};
+  if (!stdout_is_terminal() || !::GetConsoleScreenBufferInfo(::GetStdHandle(STD_OUTPUT_HANDLE), &info)) {
+    return std::nullopt;
+  }
+  const int columns = info.srWindow.Right - info.srWindow.Left + 1;
+  if (columns <= 0) return std::nullopt;
+  return static_cast<std::size_t>(columns);
+}
+
 std::optional<std::string> read_config_file(const std::string& path, ObservationError* error) {
   constexpr std::uint64_t kMaxBytes = 16 * 1024 * 1024;
   const std::wstring wide = widen(path);
