@@ -48,6 +48,12 @@ version=$("$bin" --version | awk 'NR == 1 { print $2 }')
 name=${3:-hsperfguard:$version}
 revision=$(git -C "$here" rev-parse HEAD 2>/dev/null || echo unknown)
 source_url=${HSPERFGUARD_IMAGE_SOURCE:-$(git -C "$here" remote get-url origin 2>/dev/null || true)}
+# A remote's URL may carry credentials (https://user:token@host/...): the label is public.
+source_url=$(printf '%s' "$source_url" | sed -E 's#^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@#\1#')
+case $source_url in
+  http://* | https://*) ;;
+  *) source_url= ;;  # an scp-style or local path says nothing to a reader of the label
+esac
 source_url=${source_url:-https://hsperfguard.org/}
 # Reproducible: the image's files and its creation date are those of the last commit.
 epoch=${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct 2>/dev/null || echo 0)}
@@ -94,8 +100,18 @@ buildah "${storage[@]}" config \
   --label "org.opencontainers.image.source=$source_url" \
   --label "org.opencontainers.image.vendor=hsperfguard maintainers" \
   "$container"
-rm -f "$out"
+# Written to a new file of our own beside OUTPUT, then renamed onto it: rename(2) replaces a
+# name and never follows a link there, so a link someone puts at OUTPUT (in a shared
+# directory) is replaced, not written through. A directory there is refused.
+if [ -d "$out" ] && [ ! -L "$out" ]; then
+  echo "$0: $out: is a directory" >&2
+  exit 2
+fi
+partial=$(mktemp "$(dirname "$out")/.hsperfguard-image.XXXXXX")
+trap 'cleanup; rm -f "$partial"' EXIT
 buildah "${storage[@]}" commit --quiet --rm --format oci --disable-compression=false --timestamp "$epoch" \
-  "$container" "oci-archive:$out:$name" >/dev/null
+  "$container" "oci-archive:$partial:$name" >/dev/null
 container=
+chmod 0644 "$partial"
+mv -fT "$partial" "$out"
 echo "$out: $name, $(stat -c %s "$out") bytes"
