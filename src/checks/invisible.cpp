@@ -74,7 +74,7 @@ InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRoot
     d.explanation = "HotSpot refuses namespace " + where + " (" + joined(p.refusals) +
                     ") and silently runs without shared performance data";
     d.fix = "fix the namespace (`hsperfguard audit` says how; `hsperfguard repair` fixes modes and "
-            "owners), then restart the JVM";
+            "ACLs, never an owner), then restart the JVM";
     return d;
   }
   if (ns != nullptr) {

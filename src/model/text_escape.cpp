@@ -177,6 +177,36 @@ std::string terminal_safe(std::string_view raw) {
   return out;
 }
 
+std::string unambiguous_text(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size();) {
+    const std::size_t n = utf8_sequence(raw, i);
+    if (n == 0) {  // not UTF-8: the byte's escape
+      const auto b = static_cast<std::uint8_t>(raw[i]);
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 0xf];
+      ++i;
+      continue;
+    }
+    const std::uint32_t c = code_point(raw.data() + i, n);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (!is_invisible_control(c)) {
+      out.append(raw, i, n);
+    } else if (c < 0x80) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      append_u_escape(out, c);
+    }
+    i += n;
+  }
+  return out;
+}
+
 std::string to_hex(std::string_view s) {
   std::string out;
   out.reserve(s.size() * 2);

@@ -30,6 +30,12 @@ bool is_invisible_control(std::uint32_t code_point);
 // text output of a name or value from the file system or a process goes through here.
 std::string terminal_safe(std::string_view raw);
 
+// terminal_safe made one-to-one, for a text that must tell every name apart (a metrics label:
+// two namespaces whose labels were equal made one series, and the file's other sample was
+// dropped): a backslash of the name is written "\\", so that no escape can stand for both a
+// byte and the characters that spell its escape ("\x0a" and a newline).
+std::string unambiguous_text(std::string_view raw);
+
 // For JSON text already serialised (valid UTF-8; the serialiser escaped C0 controls): every
 // invisible control it left raw is rewritten as its \uXXXX escape, from byte `from` on. Such
 // a character can only be inside a string, so the document means the same, and a reader that

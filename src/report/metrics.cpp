@@ -178,8 +178,9 @@ bool rule_applies(const RuleInfo& rule, const std::vector<TempRootFacts>& roots)
 
 std::string escape_label_value(std::string_view raw) {
   // The text outputs' rule first (no ESC, CR or bidi control reaches whoever cats or curls
-  // the file), then the exposition format's own escapes.
-  const std::string text = terminal_safe(raw);
+  // the file), one-to-one (two names never make one series), then the exposition format's own
+  // escapes.
+  const std::string text = unambiguous_text(raw);
   std::string escaped;
   escaped.reserve(text.size());
   for (const char c : text) {
