@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hostile_support.hpp"
+#include "model/text_escape.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
@@ -43,6 +44,42 @@ TEST(CliErrors, MistypedSubcommandGetsTheNearestMatchAndTheList) {
   const auto show_help = run_tool({"rules", "show", "--help"});
   EXPECT_EQ(show_help.exit_code, 0);
   EXPECT_NE(show_help.out.find("Exit status:\n  0  shown\n  2  usage error"), std::string::npos) << show_help.out;
+}
+
+// A usage error quotes what was given, escaped like every other output: ESC and OSC bytes
+// in a value, an option or a subcommand name reached the terminal raw (found by an outside
+// review: a title set, a screen cleared by `--tmpdir`, `--profile`, `--color`, `--format`,
+// `--max-runtime`, `--container`, an unknown subcommand and create's refusals).
+TEST(CliErrors, UsageErrorsEchoNoRawControlBytes) {
+  test::ScratchDir dir;
+  const std::string evil = std::string("x\x1b]0;pwned\x07\x1b[2J\xc2\x9b") + "31m\u202e";
+  const std::vector<std::vector<std::string>> runs = {
+      {"audit", "--tmpdir", "/nonexistent/" + evil},
+      {"audit", "--profile", evil},
+      {"audit", "--color", evil},
+      {"audit", "--format", evil},
+      {"audit", "--max-runtime", evil},
+      {"audit", "--container", evil},
+      {"audit", "--fail-on", evil},
+      {evil},
+      {"help", evil},
+      {"audit", "--" + evil},
+      {"create", "--user", "nobody", "--tmpdir", dir.path(), "--mode", evil},
+      {"create", "--user", "nobody", "--tmpdir", dir.path(), "--profile", evil},
+      {"repair", "--tmpdir", dir.path(), "--profile", evil},
+      {"reap", "--dry-run", "--tmpdir", dir.path(), "--min-age", evil},
+  };
+  for (const auto& args : runs) {
+    const auto r = run_tool(args);
+    std::string shown;
+    for (const auto& a : args) shown += terminal_safe(a) + " ";
+    EXPECT_EQ(r.exit_code, 2) << shown << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << shown << ": " << terminal_safe(r.err);
+    EXPECT_EQ(r.err.find('\x07'), std::string::npos) << shown << ": " << terminal_safe(r.err);
+    EXPECT_EQ(r.err.find("\xc2\x9b"), std::string::npos) << shown << ": " << terminal_safe(r.err);
+    EXPECT_EQ(r.err.find("\xe2\x80\xae"), std::string::npos) << shown << ": " << terminal_safe(r.err);
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << shown;
+  }
 }
 
 TEST(CliErrors, MistypedOptionGetsTheNearestMatch) {

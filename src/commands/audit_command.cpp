@@ -43,7 +43,7 @@ namespace {
 std::optional<std::string> load_policy(const AuditCommandOptions& options, Policy& policy,
                                        std::optional<std::string>& read) {
   auto profile = builtin_profile(options.profile);
-  if (!profile) return "unknown profile '" + options.profile + "'";
+  if (!profile) return "unknown profile '" + terminal_safe(options.profile) + "'";
   policy = *profile;
   if (!options.policy_file) return std::nullopt;
   ObservationError error;
@@ -432,8 +432,8 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
     platform::OutputOptions output;
     output.stop = &stop_requested;
     if (auto error = write_output_to(*options.output, run, output, &report_out)) {
-      err << "hsperfguard: audit: cannot write " << *options.output << ": " << error->op << ": "
-          << error->message << "\n";
+      err << "hsperfguard: audit: cannot write " << terminal_safe(*options.output) << ": "
+          << terminal_safe(error->op) << ": " << terminal_safe(error->message) << "\n";
       return kExitIncomplete;
     }
   } else {

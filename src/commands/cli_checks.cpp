@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "model/digits.hpp"
+#include "model/text_escape.hpp"
 
 namespace hsperfguard {
 
@@ -77,7 +78,7 @@ CLI::Validator duration() {
       [](std::string& text) {
         return parse_duration_ms(text)
                    ? std::string()
-                   : "not a duration of at most 3650d (90, 500ms, 90s, 15m, 2h, 1d): " + text;
+                   : "not a duration of at most 3650d (90, 500ms, 90s, 15m, 2h, 1d): " + terminal_safe(text);
       },
       "DURATION", "duration");
 }

@@ -65,7 +65,7 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   }
   const auto mode = parse_namespace_mode(options.mode);
   if (!mode) {
-    err << "hsperfguard: create: --mode must be 0755 or 0700, not " << options.mode << "\n";
+    err << "hsperfguard: create: --mode must be 0755 or 0700, not " << terminal_safe(options.mode) << "\n";
     return kExitUsage;
   }
   if (options.pid && *options.pid <= 0) {
@@ -74,7 +74,7 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   }
   auto policy = builtin_profile(options.profile);
   if (!policy) {
-    err << "hsperfguard: create: unknown profile '" << options.profile << "'\n";
+    err << "hsperfguard: create: unknown profile '" << terminal_safe(options.profile) << "'\n";
     return kExitUsage;
   }
   std::optional<PlannedRegion> region;
@@ -107,9 +107,9 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   // the token may, and says so when it could not.
   if (user->uid && euid != 0 && euid != uid) {
     // Making another user's namespace is exactly the squatting the audit reports.
-    err << "hsperfguard: create: only root may create the namespace of another user (" << options.user
-        << " is uid " << uid << ", this process runs as uid " << euid << "): run it as root, or as "
-        << options.user << "\n";
+    err << "hsperfguard: create: only root may create the namespace of another user ("
+        << terminal_safe(options.user) << " is uid " << uid << ", this process runs as uid " << euid
+        << "): run it as root, or as " << terminal_safe(options.user) << "\n";
     return kExitUsage;
   }
 
@@ -125,13 +125,13 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   TempRootFacts before = platform::observe_temp_root(spec, observe);
   if (!before.opened) {
     for (const auto& e : before.errors) print_error(err, e);
-    err << "hsperfguard: create: the temp dir " << spec.temp_dir << " could not be opened\n";
+    err << "hsperfguard: create: the temp dir " << terminal_safe(spec.temp_dir) << " could not be opened\n";
     return kExitIncomplete;
   }
   const auto index = find_namespace(before, name);
   const CreateAssessment assessment = assess_for_create(before, index, *policy, kBlockingSeverity);
   if (!assessment.blocking_temp_dir.empty()) {
-    err << "hsperfguard: create: refused: the temp dir " << before.temp_dir
+    err << "hsperfguard: create: refused: the temp dir " << terminal_safe(before.temp_dir)
         << " is unsafe, nothing is made beneath it:\n";
     print_findings(err, assessment.blocking_temp_dir, nullptr);
     return kExitRefused;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "commands/exit_codes.hpp"
+#include "model/text_escape.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -286,7 +287,7 @@ std::optional<std::string> unknown_word_message(const CLI::App& app, const std::
       const std::string name = is_long ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
       const CLI::Option* option = find_option(*current, name);
       if (option == nullptr) {
-        std::string message = where + "unknown option " + name;
+        std::string message = where + "unknown option " + terminal_safe(name);
         // "-tmpdir" is compared with the long names too.
         if (auto near = nearest_match(is_long ? name : arg.substr(0, arg.find('=')), option_names(*current))) {
           message += "; did you mean " + *near + "?";
@@ -308,7 +309,7 @@ std::optional<std::string> unknown_word_message(const CLI::App& app, const std::
       if (s->get_name() == arg) sub = s;
     }
     if (sub == nullptr) {
-      std::string message = command_path(current) + ": unknown subcommand '" + arg + "'";
+      std::string message = command_path(current) + ": unknown subcommand '" + terminal_safe(arg) + "'";
       if (auto near = nearest_match(arg, subcommand_names(*current))) message += "; did you mean '" + *near + "'?";
       return message + "\n" + subcommand_list(*current);
     }
@@ -325,7 +326,8 @@ std::string usage_error_message(const CLI::App& app, const std::vector<std::stri
     }
     if (named != &app) break;
   }
-  return command_path(named) + ": " + std::string(what) + "\nRun `" + command_path(named) + " --help` for its options.";
+  // The parser's message quotes what was given: escaped like every other output.
+  return command_path(named) + ": " + terminal_safe(what) + "\nRun `" + command_path(named) + " --help` for its options.";
 }
 
 std::string short_usage(const CLI::App& app) {

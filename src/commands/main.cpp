@@ -10,6 +10,7 @@
 #include "commands/exit_codes.hpp"
 #include "commands/help_format.hpp"
 #include "commands/subcommand.hpp"
+#include "model/text_escape.hpp"
 #include "platform/signals.hpp"
 
 namespace hg = hsperfguard;
@@ -73,7 +74,9 @@ int main(int argc, char** argv) {
         if (sub->get_name() == args[1]) about = sub;
       }
       if (about == nullptr) {
-        std::cerr << hg::unknown_word_message(app, {args[1]}).value_or("hsperfguard: help: no subcommand " + args[1]) << "\n";
+        std::cerr << hg::unknown_word_message(app, {args[1]}).value_or("hsperfguard: help: no subcommand " +
+                                                                       hg::terminal_safe(args[1]))
+                  << "\n";
         return hg::kExitUsage;
       }
     }

@@ -21,6 +21,7 @@
 #include "commands/operations.hpp"
 #include "commands/output_target.hpp"
 #include "decide/reaper.hpp"
+#include "model/text_escape.hpp"
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/liveness.hpp"
@@ -334,12 +335,12 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
         break;
       case platform::InstanceLock::Status::busy:
         if (signals.requested().load()) {
-          err << "hsperfguard: reap: interrupted while waiting for " << *options.lock_file
+          err << "hsperfguard: reap: interrupted while waiting for " << terminal_safe(*options.lock_file)
               << ": nothing was done\n";
           return kExitIncomplete;
         }
         // Another run is reaping: that is this run's work done, not a failure.
-        err << "hsperfguard: reap: another reap holds " << *options.lock_file;
+        err << "hsperfguard: reap: another reap holds " << terminal_safe(*options.lock_file);
         if (lock.holder_pid()) err << " (pid " << *lock.holder_pid() << ")";
         err << (options.wait_for_lock ? "; gave up waiting" : "; not waiting (--wait waits)")
             << "\n";
@@ -450,8 +451,8 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   if (options.output) {
     // Written even when the run was interrupted: it says what was removed and what was not.
     if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &report_out)) {
-      err << "hsperfguard: reap: cannot write " << *options.output << ": " << error->op << ": "
-          << error->message << "\n";
+      err << "hsperfguard: reap: cannot write " << terminal_safe(*options.output) << ": "
+          << terminal_safe(error->op) << ": " << terminal_safe(error->message) << "\n";
       return kExitIncomplete;
     }
   } else {

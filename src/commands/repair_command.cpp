@@ -44,7 +44,7 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
                        Environment& env) {
   auto policy = builtin_profile(options.profile);
   if (!policy) {
-    err << "hsperfguard: repair: unknown profile '" << options.profile << "'\n";
+    err << "hsperfguard: repair: unknown profile '" << terminal_safe(options.profile) << "'\n";
     return kExitUsage;
   }
   DiscoverOptions discover;
