@@ -82,6 +82,25 @@ TEST(CliErrors, UsageErrorsEchoNoRawControlBytes) {
   }
 }
 
+// A flag given on and off is refused, not decided by its last word: `reap --dry-run
+// --dry-run=false` removed files (found by an outside review). Given twice the same way it is
+// fine.
+TEST(CliErrors, AFlagGivenBothOnAndOffIsAUsageError) {
+  test::ScratchDir dir;
+  const std::string stale = dir.path() + "/hsperfdata_nobody";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"reap", "--dry-run", "--dry-run=false", "--tmpdir", dir.path()},
+        {"reap", "--dry-run=false", "--tmpdir", dir.path(), "--dry-run"},
+        {"repair", "--dry-run", "--tmpdir", dir.path(), "--dry-run=0"},
+        {"audit", "--verbose", "--verbose=false", "--tmpdir", dir.path()}}) {
+    const auto r = run_tool(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << " " << args[2] << ": " << r.err;
+    EXPECT_NE(r.err.find("is given both on and off"), std::string::npos) << r.err;
+  }
+  const auto twice = run_tool({"reap", "--dry-run", "--dry-run", "--tmpdir", dir.path()});
+  EXPECT_EQ(twice.exit_code, 0) << twice.err;
+}
+
 TEST(CliErrors, MistypedOptionGetsTheNearestMatch) {
   const auto r = run_tool({"audit", "--tmp-dir", "/x"});
   EXPECT_EQ(r.exit_code, 2);

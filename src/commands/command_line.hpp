@@ -40,4 +40,5 @@ struct CommandLine {
 // messages and help are the whole parser's. Empty when the run needs the whole parser.
 std::string_view subcommand_alone(const std::vector<std::string>& args);
 
+
 }  // namespace hsperfguard

@@ -341,4 +341,29 @@ std::string short_usage(const CLI::App& app) {
          "\n";
 }
 
+std::optional<std::string> contradicting_flag(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_expected_max() != 0 || option->count() < 2) continue;  // flags given twice
+    bool on = false, off = false;
+    for (const std::string& value : option->results()) {
+      std::int64_t flag = 1;
+      try {
+        flag = CLI::detail::to_flag_value(value);
+      } catch (const CLI::Error&) {
+        continue;  // the parser refused it already
+      }
+      (flag > 0 ? on : off) = true;
+    }
+    if (on && off) {
+      return command_path(&app) + ": " + option->get_name() +
+             " is given both on and off; say it once (the last would win, which turned a dry run into a "
+             "real one)\nRun `" + command_path(&app) + " --help` for its options.";
+    }
+  }
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (auto problem = contradicting_flag(*sub)) return problem;
+  }
+  return std::nullopt;
+}
+
 }  // namespace hsperfguard

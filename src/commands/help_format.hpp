@@ -56,4 +56,10 @@ std::string usage_error_message(const CLI::App& app, const std::vector<std::stri
 // What `hsperfguard` alone prints: the usage and the subcommands, one line each.
 std::string short_usage(const CLI::App& app);
 
+// A flag given more than once with opposite values (`reap --dry-run --dry-run=false`): the
+// parser takes the last, so a dry run became a real one. The usage error to print, naming the
+// subcommand and the flag; nullopt when every flag is given one way. Asked of the parsed
+// `app` and every subcommand it parsed.
+std::optional<std::string> contradicting_flag(const CLI::App& app);
+
 }  // namespace hsperfguard

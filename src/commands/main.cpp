@@ -57,7 +57,13 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError&) {
       parsed = false;
     }
-    if (parsed) return run_parsed(line.subcommands);
+    if (parsed) {
+      if (const auto problem = hg::contradicting_flag(line.app)) {
+        std::cerr << *problem << "\n";
+        return hg::kExitUsage;
+      }
+      return run_parsed(line.subcommands);
+    }
   }
   hg::CommandLine line;
   CLI::App& app = line.app;
@@ -95,6 +101,10 @@ int main(int argc, char** argv) {
     }
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::cerr << hg::usage_error_message(app, args, e.what()) << "\n";
+    return hg::kExitUsage;
+  }
+  if (const auto problem = hg::contradicting_flag(app)) {
+    std::cerr << *problem << "\n";
     return hg::kExitUsage;
   }
   return run_parsed(line.subcommands);
