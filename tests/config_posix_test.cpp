@@ -138,6 +138,41 @@ $H audit --tmpdir /tmp/t --format json --no-policy >/dev/null 2>&1; echo "ignore
   EXPECT_EQ(o.at("ignored_rc"), "1") << o.result.out << o.result.err;
 }
 
+// A policy decides what the audit calls clean, so it is trusted as the lock file is: a 0666
+// or a user's policy, or one in a user's directory or reached through her link, lowered every
+// severity and her 0777 namespace audited "clean (exit 0)" (found by an outside review).
+TEST(DefaultPolicy, APolicyAnotherUserCouldWriteIsRefusedNamingWhy) {
+  SKIP_UNLESS_ROOT();
+  const auto o = hostile::run_case(std::string(kEtcOverlay) + R"SH(
+P='{"rules": {"namespace.group-other-writable": {"enabled": false}}}'
+mkdir -m 0777 /tmp/t/hsperfdata_nobody
+try() { $H audit --tmpdir /tmp/t --no-containers "$@" >/dev/null 2>/tmp/err; echo "$1_rc=$?"; echo "$1_err=$(cat /tmp/err | head -1)"; }
+echo "$P" > /etc/hsperfguard/policy.json && chmod 0666 /etc/hsperfguard/policy.json
+$H audit --tmpdir /tmp/t --no-containers >/dev/null 2>/tmp/err; echo "wide_rc=$?"; echo "wide_err=$(head -1 /tmp/err)"
+chmod 0644 /etc/hsperfguard/policy.json && chown nobody /etc/hsperfguard/policy.json
+$H audit --tmpdir /tmp/t --no-containers >/dev/null 2>/tmp/err; echo "theirs_rc=$?"; echo "theirs_err=$(head -1 /tmp/err)"
+mkdir /tmp/evil && echo "$P" > /tmp/evil/policy.json && chown nobody /tmp/evil
+$H audit --tmpdir /tmp/t --no-containers --policy /tmp/evil/policy.json >/dev/null 2>/tmp/err; echo "dir_rc=$?"; echo "dir_err=$(head -1 /tmp/err)"
+chown root /etc/hsperfguard/policy.json
+ln -s /etc/hsperfguard/policy.json /tmp/link && chown -h nobody /tmp/link
+$H audit --tmpdir /tmp/t --no-containers --policy /tmp/link >/dev/null 2>/tmp/err; echo "link_rc=$?"; echo "link_err=$(head -1 /tmp/err)"
+$H audit --tmpdir /tmp/t --no-containers >/tmp/out 2>/tmp/err; echo "roots_rc=$?"
+echo "roots_applied=$(grep -c group-other-writable /tmp/out)"
+)SH");
+  ASSERT_EQ(o.at("overlay"), "<not printed>") << o.result.err;
+  for (const char* c : {"wide", "theirs", "dir", "link"}) {
+    EXPECT_EQ(o.at(std::string(c) + "_rc"), "2") << c << ": " << o.result.out << o.result.err;
+  }
+  EXPECT_NE(o.at("wide_err").find("/etc/hsperfguard/policy.json: writable by its group or others"), std::string::npos)
+      << o.at("wide_err");
+  EXPECT_NE(o.at("theirs_err").find("owned by uid 65534"), std::string::npos) << o.at("theirs_err");
+  EXPECT_NE(o.at("dir_err").find("/tmp/evil/policy.json"), std::string::npos) << o.at("dir_err");
+  EXPECT_NE(o.at("link_err").find("/tmp/link"), std::string::npos) << o.at("link_err");
+  // root's own 0644 policy in root's directory is read: the rule it disables is not reported.
+  EXPECT_NE(o.at("roots_rc"), "2") << o.result.out << o.result.err;
+  EXPECT_EQ(o.at("roots_applied"), "0") << o.result.out << o.result.err;
+}
+
 // ---- rules show, on the command line ---------------------------------------------------------
 
 TEST(RulesShowCli, ShowsOneRuleAndRefusesAnUnknownOneWithExit2) {

@@ -18,7 +18,9 @@ bool stdout_is_terminal();
 // The width in columns of the terminal standard output is, nullopt when it is none (or says 0).
 std::optional<std::size_t> stdout_terminal_columns();
 
-// Reads a small configuration file (a policy document). Not for untrusted namespaces.
+// Reads a small configuration file (a policy document). Not for untrusted namespaces. POSIX:
+// refused unless every directory on its path is root's or ours and the file is root's or ours
+// and writable by nobody else (a user could otherwise lower what the audit reports).
 std::optional<std::string> read_config_file(const std::string& path, ObservationError* error);
 
 // The conventional policy file, read when --policy names none: /etc/hsperfguard/policy.json

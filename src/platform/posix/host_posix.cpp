@@ -46,10 +46,22 @@ std::optional<std::size_t> stdout_terminal_columns() {
 std::optional<std::string> read_config_file(const std::string& path, ObservationError* error) {
   // The one path walk (a link of root's or ours is followed, the last component too), the
   // file judged by its type before it is opened.
+  // A policy decides what an audit calls clean: it is trusted as the lock file is. Every
+  // directory on the way is root's or ours, and the file is root's or ours and nobody else's
+  // to write (a 0666 or a user's policy, or one in a user's directory, silently lowered every
+  // severity, and her 0777 namespace audited clean).
   ObservationError failed;
-  const std::optional<WalkedPath> held = walk_path(path, WalkRules{.follow_last = true}, failed);
+  const std::optional<WalkedPath> held =
+      walk_path(path, WalkRules{.follow_last = true, .trusted_directories = true}, failed);
   UniqueFd fd;
-  if (held && S_ISREG(held->st.st_mode) && held->st.st_size <= 16 * 1024 * 1024) {
+  const uid_t euid = ::geteuid();
+  if (held && S_ISREG(held->st.st_mode) && held->st.st_uid != 0 && held->st.st_uid != euid) {
+    failed = ObservationError{path, "fstat", 0,
+                              "owned by uid " + std::to_string(held->st.st_uid) +
+                                  ", neither root nor this process's user: not trusted"};
+  } else if (held && S_ISREG(held->st.st_mode) && (held->st.st_mode & 0022) != 0) {
+    failed = ObservationError{path, "fstat", 0, "writable by its group or others: not trusted"};
+  } else if (held && S_ISREG(held->st.st_mode) && held->st.st_size <= 16 * 1024 * 1024) {
     fd = reopen_held(held->fd.get(), held->st, O_RDONLY | O_NONBLOCK | O_NOCTTY, path, failed);
   } else if (held) {
     failed = ObservationError{path, "fstat", 0, "not a regular file of at most 16 MiB"};
