@@ -477,6 +477,33 @@ echo container_ready=$([ -e /proc/$C/root/tmp/ready ] && echo yes || echo no)
 )SH";
 };
 
+// A passwd of 64 MiB of ten-byte lines ("a::1:1:::", 6.7 million of them) in a root a user
+// controls: indexing every line cost 390-398 MB (more than the DaemonSet's 256Mi, so every
+// audit of that node was killed). More accounts than two million are no database now: the
+// look-ups fail and the audit says so (namespace.user-lookup-failed), in bounded memory.
+TEST(HostileInput, APasswdOfShortLinesCostsBoundedMemory) {
+  SKIP_UNLESS_ROOT();
+  if (!test::have_program("python3")) GTEST_SKIP() << "needs python3";
+  const Outcome o = run_case(R"SH(
+mkdir -p /tmp/r/etc /tmp/r/tmp/hsperfdata_a && chmod 1777 /tmp/r/tmp
+python3 -c '
+with open("/tmp/r/etc/passwd", "w") as f:
+    f.write("a::1:1:::\n" * (64 * 1024 * 1024 // 10))'
+peak_rss $H audit --root /tmp/r --format json --output /tmp/a.json > /tmp/rss; echo rc=$?; cat /tmp/rss
+python3 -c '
+import json
+d = json.load(open("/tmp/a.json"))
+rules = [f["rule"] for ns in d["namespaces"] for f in ns["findings"]]
+errors = [e["message"] for ns in d["namespaces"] for e in ns["errors"]] + [e["message"] for r in d["roots"] for e in r["errors"]]
+print("lookup_failed=%d" % rules.count("namespace.user-lookup-failed"))
+print("said=%d" % sum(1 for e in errors if "accounts: not indexed" in e))'
+)SH");
+  EXPECT_TRUE(o.at("rc") == "0" || o.at("rc") == "1") << o.result.out << o.result.err;
+  EXPECT_EQ(o.at("lookup_failed"), "1") << o.result.out;
+  EXPECT_NE(o.at("said"), "0") << o.result.out;
+  EXPECT_LT(std::stol(o.at("rss_kb")), 160L * 1024) << "peak RSS (before: 390-398 MB)";
+}
+
 TEST(HostileInput, FakeContainerWithHugePasswdIsAuditedWholeAndCheaply) {
   SKIP_UNLESS_ROOT();
   if (!test::have_program("setpriv") || !test::have_program("python3")) GTEST_SKIP() << "needs setpriv, python3";

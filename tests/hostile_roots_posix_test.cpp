@@ -86,20 +86,21 @@ FAKES=)SH" + std::to_string(fakes) + " PASSWD_LINE='" + passwd_line + R"SH(' uns
 )SH";
 }
 
-// Twenty-four fake containers share one 60 MB passwd of 2.7 million short lines (about 0.9 s
-// of CPU to parse), then a container with a stale file of its own comes last. Before: the
+// Twenty-four fake containers share one 60 MB passwd of 1.2 million lines (below the two
+// million accounts any passwd may index; about 0.5 s of CPU to parse), then a container with
+// a stale file of its own comes last. Before: the
 // audit and the reap spent --max-runtime in the fake containers' passwd (parsed once for
 // each): exit 3, the host's stale file of daemon never removed, the last container never
 // looked at. Now the host's temp dir is done first whatever the containers cost; with a
-// budget too small for the passwd (500 ms) the containers cut off at their share are named and
+// budget too small for the passwd (150 ms) the containers cut off at their share are named and
 // the run says how many it did not reach; with 8 s the passwd is parsed once across the
 // containers' shares, the ones it cut off get a second turn, and the run completes, the last
 // container reaped too.
 TEST(HostileInput, FakeContainersSharingAHugePasswdCannotStopTheHostsReapOrHideLaterContainers) {
   SKIP_UNLESS_ROOT();
   if (!test::have_program("setpriv") || !test::have_program("python3")) GTEST_SKIP() << "needs setpriv, python3";
-  const Outcome o = run_case(with_fake_containers(24, "uN:x:1N:1:::", R"SH(
-$H audit --max-runtime 500ms --format json --output /tmp/a.json 2> /tmp/a.err; echo audit_rc=$?
+  const Outcome o = run_case(with_fake_containers(24, "uN:x:1N:1:a user of the fake container:/:", R"SH(
+$H audit --max-runtime 150ms --format json --output /tmp/a.json 2> /tmp/a.err; echo audit_rc=$?
 $H reap --max-runtime 8s --min-age 0 --format json --output /tmp/r.json 2> /tmp/r.err; echo reap_rc=$?
 echo host_stale_left=$(left $HOST_STALE) late_file_left=$(left $LATE_FILE)
 python3 -c '

@@ -210,3 +210,35 @@ TEST(Passwd, EmptyAndGarbageInputNeverThrow) {
 
 }  // namespace
 }  // namespace hsperfguard::passwd
+
+namespace hsperfguard::passwd {
+namespace {
+
+// A passwd of more accounts than any system has (a tenant's, of short lines) is no database:
+// empty, every look-up fails, and what it holds is bounded by the cap, not by the lines.
+TEST(Passwd, MoreAccountsThanTheCapAreNoDatabase) {
+  std::string text;
+  text.reserve((kMaxEntries + 1) * 10);
+  for (std::size_t i = 0; i <= kMaxEntries; ++i) text += "a::1:1:::\n";
+  const Database over = parse(text);
+  EXPECT_TRUE(over.too_many_entries);
+  EXPECT_TRUE(over.entries.empty());
+  EXPECT_EQ(over.find_name("a"), nullptr);
+  text.resize(kMaxEntries * 10);  // exactly the cap: indexed
+  const Database at = parse(text);
+  EXPECT_FALSE(at.too_many_entries);
+  EXPECT_EQ(at.entries.size(), kMaxEntries);
+  ASSERT_NE(at.find_name("a"), nullptr);
+  EXPECT_EQ(at.find_name("a")->uid, 1u);
+}
+
+// Names are views into the database's own storage, which a move keeps.
+TEST(Passwd, NamesSurviveMovingTheDatabase) {
+  Database first = parse("ab:x:7:7:::\n");  // shorter than any small-string buffer
+  Database moved = std::move(first);
+  ASSERT_NE(moved.find_uid(7), nullptr);
+  EXPECT_EQ(moved.find_uid(7)->name, "ab");
+}
+
+}  // namespace
+}  // namespace hsperfguard::passwd

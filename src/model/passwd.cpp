@@ -46,6 +46,13 @@ const char* parse_some(std::string_view whole, PartialParse& state, const RunLim
   if (state.done) return nullptr;
   Database& db = state.db;
   std::string_view text = whole.substr(std::min(state.offset, whole.size()));
+  if (state.line_number == 0 && db.names.capacity() == 0) {
+    // Reserved once, as large as they could be: a name never moves (entries view it), and
+    // what is reserved and not written takes no memory.
+    db.names.reserve(whole.size() + 1);
+    db.entries.reserve(std::min<std::size_t>(
+        kMaxEntries + 1, static_cast<std::size_t>(std::count(whole.begin(), whole.end(), '\n')) + 1));
+  }
   // Every call goes on by one step at least (a few thousand lines, or the indexing), so that
   // calls each made late still finish the parse between them.
   const std::size_t first_line = state.line_number;
@@ -91,7 +98,16 @@ const char* parse_some(std::string_view whole, PartialParse& state, const RunLim
       ++db.malformed_lines;
       continue;
     }
-    db.entries.push_back(Entry{std::string(field[0]), *uid, *gid});
+    if (db.entries.size() == kMaxEntries) {
+      db = Database{};
+      db.too_many_entries = true;
+      state.offset = whole.size();
+      state.done = true;
+      return nullptr;
+    }
+    const std::size_t at = db.names.size();
+    db.names.insert(db.names.end(), field[0].begin(), field[0].end());
+    db.entries.push_back(Entry{std::string_view(db.names.data() + at, field[0].size()), *uid, *gid});
   }
   state.offset = whole.size();
   if (limits != nullptr && state.line_number != first_line) {

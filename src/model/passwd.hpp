@@ -17,17 +17,33 @@
 namespace hsperfguard::passwd {
 
 // What an account is to hsperfguard: its name and ids (the other fields are checked for form
-// and not kept: a foreign root's passwd can be tens of MB).
+// and not kept: a foreign root's passwd can be tens of MB). The name is a view into its
+// Database's names.
 struct Entry {
-  std::string name;
+  std::string_view name;
   std::uint32_t uid = 0;
   std::uint32_t gid = 0;
 };
 
+// At most this many accounts are indexed: no system has two million, and a passwd of short
+// lines written by a tenant ("a::1:1:::", 6.7 million of them in 64 MiB) cost 390 MB to index
+// as it came. More is no database (too_many_entries): every look-up in it fails, which the
+// audit reports (namespace.user-lookup-failed), and memory stays what two million entries
+// take (32 bytes each with the two indexes, and their names).
+inline constexpr std::size_t kMaxEntries = std::size_t{1} << 21;
+
 struct Database {
+  Database() = default;
+  Database(Database&&) = default;
+  Database& operator=(Database&&) = default;
+  Database(const Database&) = delete;  // the entries' names point into this one's
+  Database& operator=(const Database&) = delete;
+
   std::vector<Entry> entries;       // in file order
+  std::vector<char> names;          // every entry's name, one after another (never reallocated)
   std::size_t malformed_lines = 0;  // lines that are not 7 well-formed fields
   std::size_t nis_lines = 0;        // "+..." / "-..." compat lines, skipped (no NIS here)
+  bool too_many_entries = false;    // more than kMaxEntries: empty, nothing may be concluded
   // Set when parse was told to stop (RunLimits::reached) before the end: the database is
   // incomplete and holds nothing. A missing user must never be concluded from it.
   const char* stopped = nullptr;

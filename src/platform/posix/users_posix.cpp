@@ -106,13 +106,13 @@ class PasswdUserDatabase final : public UserDatabase {
     if (error_) return std::nullopt;
     const passwd::Entry* e = db_->find_name(name);
     if (e == nullptr) return std::nullopt;
-    return UserFacts{e->name, e->uid, e->gid, std::nullopt};
+    return UserFacts{std::string(e->name), e->uid, e->gid, std::nullopt};
   }
   std::optional<std::string> find_name(std::uint32_t uid) override {
     if (error_) return std::nullopt;
     const passwd::Entry* e = db_->find_uid(uid);
     if (e == nullptr) return std::nullopt;
-    return e->name;
+    return std::string(e->name);
   }
   bool failed() const override { return error_.has_value(); }
   std::optional<ObservationError> error() const override { return error_; }
@@ -121,6 +121,12 @@ class PasswdUserDatabase final : public UserDatabase {
   std::shared_ptr<const passwd::Database> db_;
   std::optional<ObservationError> error_;
 };
+
+ObservationError too_many_entries(const std::string& display) {
+  return ObservationError{display, "read", EFBIG,
+                          "more than " + std::to_string(passwd::kMaxEntries) +
+                              " accounts: not indexed (no system has that many)"};
+}
 
 std::unique_ptr<UserDatabase> failed_database(ObservationError error) {
   return std::make_unique<PasswdUserDatabase>(std::move(error));
@@ -230,7 +236,10 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
   ParsedPasswdFiles& files = parsed_passwd_files();
   const PasswdFileKey key = version_of(st);
   std::shared_ptr<PasswdParse> parse = files.take(key);
-  if (parse && parse->db) return std::make_unique<PasswdUserDatabase>(parse->db);
+  if (parse && parse->db) {
+    if (parse->db->too_many_entries) return failed_database(too_many_entries(display));
+    return std::make_unique<PasswdUserDatabase>(parse->db);
+  }
   bool shared = parse != nullptr;  // kept for other roots (the file did not change while read)
   if (!parse) {
     if (limits != nullptr) {
@@ -271,6 +280,7 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
         std::string("not indexed: the run was stopped (") + why + ") after " + std::to_string(line) +
             " lines" + (shared ? ", where the next temp dir that opens this file goes on" : "")});
   }
+  if (parse->db->too_many_entries) return failed_database(too_many_entries(display));
   return std::make_unique<PasswdUserDatabase>(parse->db);
 }
 

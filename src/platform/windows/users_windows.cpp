@@ -60,6 +60,11 @@ class RootPasswd final : public UserDatabase {
       error_ = ObservationError{path, "ReadFile", 0, "larger than 64 MiB"};
     } else {
       database_ = passwd::parse(std::string_view(reinterpret_cast<const char*>(read.bytes.data()), read.bytes.size()));
+      if (database_->too_many_entries) {
+        database_.reset();
+        error_ = ObservationError{path, "ReadFile", 0,
+                                  "more than " + std::to_string(passwd::kMaxEntries) + " accounts: not indexed"};
+      }
     }
   }
 
@@ -67,13 +72,13 @@ class RootPasswd final : public UserDatabase {
     if (!database_) return std::nullopt;
     const passwd::Entry* entry = database_->find_name(name);
     if (entry == nullptr) return std::nullopt;
-    return UserFacts{entry->name, entry->uid, entry->gid, std::nullopt};
+    return UserFacts{std::string(entry->name), entry->uid, entry->gid, std::nullopt};
   }
 
   std::optional<std::string> find_name(std::uint32_t uid) override {
     if (!database_) return std::nullopt;
     const passwd::Entry* entry = database_->find_uid(uid);
-    return entry == nullptr ? std::nullopt : std::optional<std::string>(entry->name);
+    return entry == nullptr ? std::nullopt : std::optional<std::string>(std::string(entry->name));
   }
 
   bool failed() const override { return !database_.has_value(); }
