@@ -8,6 +8,7 @@
 #include "checks/checks.hpp"
 #include "checks/publication.hpp"
 #include "checks_builders.hpp"
+#include "model/shell_word.hpp"
 
 namespace hsperfguard::test {
 namespace {
@@ -94,7 +95,8 @@ TEST(TmpdirUnsafe, ContainersTempDirIsNamedAsReachedAndItsRemedyIsForThatContain
   const Findings g = temp_findings(root);
   ASSERT_THAT(ids(g), ElementsAre("tmpdir.unsafe"));
   EXPECT_EQ(g[0].path, "/srv/image/tmp");
-  EXPECT_NE(g[0].remediation.find("chown root:root /srv/image/tmp && chmod 1777 /srv/image/tmp"),
+  EXPECT_NE(g[0].remediation.find("chown root:root " + shell_word("/srv/image/tmp") + " && chmod 1777 " +
+                                  shell_word("/srv/image/tmp")),
             std::string::npos)
       << g[0].remediation;
 }

@@ -12,6 +12,7 @@
 #include "checks_builders.hpp"
 #include "decide/audit.hpp"
 #include "decide/repair.hpp"
+#include "model/shell_word.hpp"
 
 namespace hsperfguard::test {
 namespace {
@@ -102,7 +103,7 @@ TEST(Remedy, AFileRepairRefusesForWhereItIsGetsNoChmod) {
       if (f.rule != "file.mode") continue;
       if (f.path.ends_with("/100")) {
         EXPECT_TRUE(f.repairable);
-        EXPECT_TRUE(has(f.remediation, "chmod 0600 /tmp/hsperfdata_alice/100")) << f.remediation;
+        EXPECT_TRUE(has(f.remediation, "chmod 0600 " + shell_word("/tmp/hsperfdata_alice/100"))) << f.remediation;
         continue;
       }
       ++refused;
@@ -153,7 +154,8 @@ TEST(Remedy, AContainersEntryIsFixedInsideItNeverThroughProcRoot) {
   const Finding* writable = find(judged, "namespace.group-other-writable");
   ASSERT_NE(writable, nullptr);
   EXPECT_TRUE(has(writable->remediation, "Inside the container")) << writable->remediation;
-  EXPECT_TRUE(has(writable->remediation, "chmod go-w /tmp/hsperfdata_alice`")) << writable->remediation;
+  EXPECT_TRUE(has(writable->remediation, "chmod go-w " + shell_word("/tmp/hsperfdata_alice") + "`"))
+      << writable->remediation;
   const Finding* stale_like = find(judged, "file.mode");
   ASSERT_NE(stale_like, nullptr);
   EXPECT_TRUE(has(stale_like->remediation, "/proc/77/root/tmp/hsperfdata_alice/10")) << "names the path reached";
@@ -161,8 +163,8 @@ TEST(Remedy, AContainersEntryIsFixedInsideItNeverThroughProcRoot) {
 
 // --tmpdir and --root: the tool's own commands act on the temp dir the finding is about.
 TEST(Remedy, TheToolsOwnCommandsCarryTheTempDirTheyAreAbout) {
-  for (const auto& [kind, option] : {std::pair{RootKind::tmpdir, std::string("--tmpdir /scratch/t")},
-                                     std::pair{RootKind::root, std::string("--root /mnt/sys")}}) {
+  for (const auto& [kind, option] : {std::pair{RootKind::tmpdir, shell_option("--tmpdir", "/scratch/t")},
+                                     std::pair{RootKind::root, shell_option("--root", "/mnt/sys")}}) {
     TempRootFacts root = temp_root();
     root.kind = kind;
     root.root = kind == RootKind::root ? "/mnt/sys" : "/";
@@ -176,7 +178,8 @@ TEST(Remedy, TheToolsOwnCommandsCarryTheTempDirTheyAreAbout) {
     const auto judged = judge(roots, default_policy());
     const Finding* squatted = find(judged, "namespace.owner-mismatch");
     ASSERT_NE(squatted, nullptr);
-    EXPECT_TRUE(has(squatted->remediation, "`hsperfguard create --user bob " + option + "`")) << squatted->remediation;
+    EXPECT_TRUE(has(squatted->remediation, "`hsperfguard create --user " + shell_word("bob") + " " + option + "`"))
+        << squatted->remediation;
   }
 }
 
@@ -197,9 +200,11 @@ TEST(Remedy, ACommandOnAUsersPathRunsWithHerRights) {
   ASSERT_FALSE(alice.empty());
   ASSERT_FALSE(root_owned.empty());
   EXPECT_TRUE(has(alice[0].remediation,
-                  "`setpriv --reuid=1000 --regid=1000 --clear-groups -- chmod go-w /tmp/hsperfdata_alice`"))
+                  "`setpriv --reuid=1000 --regid=1000 --clear-groups -- chmod go-w " +
+                      shell_word("/tmp/hsperfdata_alice") + "`"))
       << alice[0].remediation;
-  EXPECT_TRUE(has(root_owned[0].remediation, "`chmod go-w /tmp/hsperfdata_root`")) << root_owned[0].remediation;
+  EXPECT_TRUE(has(root_owned[0].remediation, "`chmod go-w " + shell_word("/tmp/hsperfdata_root") + "`"))
+      << root_owned[0].remediation;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/rule_catalog.hpp"
+#include "model/shell_word.hpp"
 #include "report/report_text.hpp"
 
 namespace hsperfguard {
@@ -21,18 +22,18 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 TEST(RemediationFor, NamesTheNamespaceAndItsUserWhereTheCatalogueHasPlaceholders) {
   const std::string writable = remedy("namespace.group-other-writable", "/srv/t/hsperfdata_bob");
-  EXPECT_TRUE(has(writable, "`chmod go-w /srv/t/hsperfdata_bob`")) << writable;
+  EXPECT_TRUE(has(writable, "`chmod go-w " + shell_word("/srv/t/hsperfdata_bob") + "`")) << writable;
   EXPECT_FALSE(has(writable, "<user>")) << writable;
   const std::string symlink = remedy("namespace.symlink", "/tmp/hsperfdata_bob");
-  EXPECT_TRUE(has(symlink, "`unlink /tmp/hsperfdata_bob`")) << symlink;
+  EXPECT_TRUE(has(symlink, "`unlink " + shell_word("/tmp/hsperfdata_bob") + "`")) << symlink;
   const std::string owner = remedy("namespace.owner-mismatch", "/tmp/hsperfdata_bob");
-  EXPECT_TRUE(has(owner, "hsperfguard create --user bob`")) << owner;
+  EXPECT_TRUE(has(owner, "hsperfguard create --user " + shell_word("bob") + "`")) << owner;
   const std::string mode = remedy("file.mode", "/tmp/hsperfdata_bob/4242");
-  EXPECT_TRUE(has(mode, "`chmod 0600 /tmp/hsperfdata_bob/4242`")) << mode;
+  EXPECT_TRUE(has(mode, "`chmod 0600 " + shell_word("/tmp/hsperfdata_bob/4242") + "`")) << mode;
   // Windows paths are quoted for the shell of the build (PowerShell on Windows, a POSIX shell
   // elsewhere): single quotes either way, never double quotes.
   const std::string dacl = remedy("dacl.owner", "C:\\Temp\\hsperfdata_bob");
-  EXPECT_TRUE(has(dacl, "icacls 'C:\\Temp\\hsperfdata_bob' /setowner bob")) << dacl;
+  EXPECT_TRUE(has(dacl, "icacls 'C:\\Temp\\hsperfdata_bob' /setowner " + shell_word("bob"))) << dacl;
   const std::string compressed = remedy("file.compressed", "C:\\Temp\\hsperfdata_bob\\12");
   EXPECT_TRUE(has(compressed, "compact /u /s:'C:\\Temp\\hsperfdata_bob'")) << compressed;
 }
@@ -173,8 +174,8 @@ TEST(TextReport, FailingRunSaysWhyAndNamesRepairWhereItApplies) {
   const std::string text = audit_report_text(result, context_failing_at(Severity::medium), options);
   EXPECT_TRUE(has(text, "looked at; FAIL: 2 finding(s) at or above --fail-on medium (exit 1)\n")) << text;
   EXPECT_EQ(count_of(text, "or run: hsperfguard repair --tmpdir /scratch/tmp (it fixes this finding)"), 1u) << text;
-  EXPECT_TRUE(has(text, "`chmod go-w /scratch/tmp/hsperfdata_bob`")) << text;
-  EXPECT_TRUE(has(text, "hsperfguard create --user bob`")) << text;
+  EXPECT_TRUE(has(text, "`chmod go-w " + shell_word("/scratch/tmp/hsperfdata_bob") + "`")) << text;
+  EXPECT_TRUE(has(text, "hsperfguard create --user " + shell_word("bob") + "`")) << text;
   EXPECT_TRUE(has(text, "next      hsperfguard repair --dry-run --tmpdir /scratch/tmp")) << text;
   EXPECT_TRUE(has(text, "hsperfguard rules show namespace.")) << text;
 }
