@@ -55,7 +55,8 @@ echo "windows.sh: built after $((SECONDS - started)) s"
 
 # Tests are listed (gtest_discover_tests, PRE_TEST) and run through the emulator here.
 status=0
-ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" || status=$?
+ctest_log=$(mktemp)
+ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" 2>&1 | tee "$ctest_log" || status=$?  # pipefail: ctest's
 # Now and then wine fails to start a test program at all: the test "fails" within
 # milliseconds with no output, or only "wine client error: ...". When every failure is of that
 # kind, those tests (and only they) run once more; a test that printed anything is a failure.
@@ -68,6 +69,15 @@ if [ "$status" -ne 0 ] && awk '
   echo "windows.sh: wine could not start $(wc -l <"$build_dir/Testing/Temporary/LastTestsFailed.log") test(s) (no output); running them once more"
   status=0
   ctest --test-dir "$build_dir" --rerun-failed --output-on-failure || status=$?
+elif [ "$status" -ne 0 ] && grep -qE '^[[:space:]]*[0-9]+ - .* \(Timeout\)$' "$ctest_log" &&
+     ! grep -E '^[[:space:]]*[0-9]+ - .* \((Failed|SEGFAULT|Subprocess aborted|Exception|Not Run)\)$' "$ctest_log" | grep -q .; then
+  # Now and then a test program hangs under wine with nothing printed after its start (seen
+  # once in four runs of the suite, in the module walk, which passed in the other three): when every
+  # failure is a timeout, those tests run once more, alone; one that hangs again fails.
+  echo "windows.sh: $(grep -cE '\(Timeout\)$' "$ctest_log") test(s) timed out under wine; running them once more"
+  status=0
+  ctest --test-dir "$build_dir" --rerun-failed --output-on-failure || status=$?
 fi
+rm -f "$ctest_log"
 echo "windows.sh: finished after $((SECONDS - started)) s (exit $status)"
 exit "$status"

@@ -930,11 +930,12 @@ echo precious > /run/victim/precious
 ln -s /run/victim /tmp/hsperfdata_evil
 chown -R 65534:65534 /tmp/hsperfdata_bob /tmp/hsperfdata_carol /tmp/.java_pid_data /tmp/.java_pidX /tmp/.attach_pid1junk
 chown -h 65534:65534 /tmp/hsperfdata_evil
-find /tmp /run/victim -mindepth 1 -depth -exec touch -h -d '3 days ago' {} +
+# -xdev: a checkout under /tmp is bound back into this namespace (test_support): never touched.
+find /tmp /run/victim -xdev -mindepth 1 -depth -exec touch -h -d '3 days ago' {} +
 printf '%s\n' ")SH" + tmp_line + R"SH(" > /run/tmp.conf
 sleep 2
 systemd-tmpfiles --clean /run/tmp.conf "$SNIPPET" >&2
-find /tmp /run/victim -mindepth 1 | sed -e "s|/$P\$|/P|" -e "s|_pid$P\$|_pidP|" | sort
+find /tmp /run/victim -xdev -mindepth 1 | sed -e "s|/$P\$|/P|" -e "s|_pid$P\$|_pidP|" | sort
 )SH";
   const auto r = test::run_in_private_mounts("SNIPPET='" + kPackaging + "/tmpfiles.d/hsperfguard.conf'\n" + script);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
