@@ -25,12 +25,6 @@ bool printable_text(std::string_view raw) {
   return raw.find('`') == std::string_view::npos && terminal_safe(raw) == raw;
 }
 
-void append_hex_byte(std::string& out, unsigned char b) {
-  out += "\\x";
-  out += kHex[b >> 4];
-  out += kHex[b & 0xf];
-}
-
 // PowerShell's single quotes: ' and the typographic U+2018..U+201B (E2 80 98..9B).
 std::size_t powershell_quote_at(std::string_view s, std::size_t i) {
   if (s[i] == '\'') return 1;
@@ -73,7 +67,7 @@ std::string posix_shell_word(std::string_view raw) {
       out += '\\';
       out += c;
     } else if (b < 0x20 || b >= 0x7f || c == '`') {
-      append_hex_byte(out, b);
+      append_x_escape(out, b);
     } else {
       out += c;
     }

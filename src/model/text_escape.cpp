@@ -40,6 +40,12 @@ constexpr char kHex[] = "0123456789abcdef";
 
 }  // namespace
 
+void append_x_escape(std::string& out, std::uint8_t b) {
+  out += "\\x";
+  out += kHex[b >> 4];
+  out += kHex[b & 0xf];
+}
+
 bool is_valid_utf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     if (static_cast<std::uint8_t>(s[i]) < 0x80) {  // ASCII, the usual case: one byte
@@ -60,10 +66,7 @@ std::string escape_non_utf8(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t n = utf8_sequence(s, i);
     if (n == 0) {
-      const auto b = static_cast<std::uint8_t>(s[i]);
-      out += "\\x";
-      out += kHex[b >> 4];
-      out += kHex[b & 0xf];
+      append_x_escape(out, static_cast<std::uint8_t>(s[i]));
       ++i;
     } else if (s[i] == '\\') {
       out += "\\\\";
@@ -156,22 +159,29 @@ void escape_json_invisibles(std::string& text, std::size_t from) {
   text = std::move(out);
 }
 
+namespace {
+
+// The code point `c`, the `n` bytes of `text` at `i`, as it is when it shows as itself, else as
+// its escape: \xNN below U+0080, \uXXXX above (\U00XXXXXX above the BMP).
+void append_visible(std::string& out, std::string_view text, std::size_t i, std::size_t n, std::uint32_t c) {
+  if (!is_invisible_control(c)) {
+    out.append(text, i, n);
+  } else if (c < 0x80) {
+    append_x_escape(out, static_cast<std::uint8_t>(c));
+  } else {
+    append_u_escape(out, c);
+  }
+}
+
+}  // namespace
+
 std::string terminal_safe(std::string_view raw) {
   const std::string text = escape_non_utf8(raw);  // ASCII and valid UTF-8 only from here on
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t n = std::max<std::size_t>(1, utf8_sequence(text, i));
-    const std::uint32_t c = code_point(text.data() + i, n);
-    if (!is_invisible_control(c)) {
-      out.append(text, i, n);
-    } else if (c < 0x80) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    } else {
-      append_u_escape(out, c);
-    }
+    append_visible(out, text, i, n, code_point(text.data() + i, n));
     i += n;
   }
   return out;
@@ -183,26 +193,15 @@ std::string unambiguous_text(std::string_view raw) {
   for (std::size_t i = 0; i < raw.size();) {
     const std::size_t n = utf8_sequence(raw, i);
     if (n == 0) {  // not UTF-8: the byte's escape
-      const auto b = static_cast<std::uint8_t>(raw[i]);
-      out += "\\x";
-      out += kHex[b >> 4];
-      out += kHex[b & 0xf];
+      append_x_escape(out, static_cast<std::uint8_t>(raw[i]));
       ++i;
-      continue;
-    }
-    const std::uint32_t c = code_point(raw.data() + i, n);
-    if (c == '\\') {
+    } else if (raw[i] == '\\') {
       out += "\\\\";
-    } else if (!is_invisible_control(c)) {
-      out.append(raw, i, n);
-    } else if (c < 0x80) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
+      ++i;
     } else {
-      append_u_escape(out, c);
+      append_visible(out, raw, i, n, code_point(raw.data() + i, n));
+      i += n;
     }
-    i += n;
   }
   return out;
 }

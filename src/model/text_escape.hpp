@@ -53,6 +53,9 @@ std::uint32_t utf8_code_point_at(std::string_view s, std::size_t i, std::size_t&
 // wide character, one for anything else (a combining mark too).
 std::string fit_to_columns(std::string_view text, std::size_t columns);
 
+// Appends "\xNN", the escape of byte `b` (lowercase hex) every escaping here writes.
+void append_x_escape(std::string& out, std::uint8_t b);
+
 // Lowercase hex of every byte.
 std::string to_hex(std::string_view bytes);
 
