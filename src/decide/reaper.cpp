@@ -5,6 +5,7 @@
 
 #include "decide/remedy.hpp"
 #include "model/compact_json.hpp"
+#include "model/roots.hpp"
 #include "model/shell_word.hpp"
 
 namespace hsperfguard {
@@ -442,11 +443,9 @@ std::string remove_by_hand(const Plan& plan, const PlanItem& item, const Expecte
                            RemovalDenial denial) {
   const RootPlan* root = item.root < plan.roots.size() ? &plan.roots[item.root] : nullptr;
   if (root != nullptr && root->kind == RootKind::container) {
-    std::string reached = root->root_dir;
-    while (reached.size() > 1 && reached.ends_with('/')) reached.pop_back();
-    reached += root->temp_dir;
-    std::string inside = item.path;
-    if (item.path.starts_with(reached)) inside = root->temp_dir + item.path.substr(reached.size());
+    const std::string inside =
+        path_inside_root(item.path, reachable_path(root->root_dir, root->temp_dir), root->temp_dir)
+            .value_or(item.path);
     return "check what it is, then remove it inside the container (its runtime's exec, as the owner "
            "of the directory it is in), where it is `rm -- " + shell_word(inside) +
            "`; never through " + shell_word(item.path) + " from this host";

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/roots.hpp"
 #include "model/rule_catalog.hpp"
 #include "model/shell_word.hpp"
 #include "model/text_escape.hpp"
@@ -42,16 +43,6 @@ std::string with_option(std::string remedy, std::initializer_list<std::string_vi
   return remedy;
 }
 
-// The path of `f` inside its container: the temp dir as the container sees it, then what
-// follows the temp dir as this host reaches it.
-std::optional<std::string> inside_container(const Finding& f, const TempRootFacts& root) {
-  const std::string& reached = root.shown_temp_dir();
-  if (!f.path.starts_with(reached)) return std::nullopt;
-  const std::string_view rest = std::string_view(f.path).substr(reached.size());
-  if (!rest.empty() && rest.front() != '/') return std::nullopt;
-  return root.temp_dir + std::string(rest);
-}
-
 std::string container_remedy(const Finding& f, const TempRootFacts& root) {
   const std::string pid = root.container ? std::to_string(root.container->host_pid) : std::string("?");
   std::string out = "This is in the /tmp of a container (the one host pid " + pid +
@@ -59,7 +50,7 @@ std::string container_remedy(const Finding& f, const TempRootFacts& root) {
                     ": change nothing through that path, where a name can be a link or a mount "
                     "of this host's files, and `hsperfguard repair` and `create` never act there.";
   const RuleInfo* info = find_rule(f.rule);
-  const auto inside = inside_container(f, root);
+  const auto inside = path_inside_root(f.path, root.shown_temp_dir(), root.temp_dir);
   if (info != nullptr && inside) {
     out += " Inside the container (its runtime's exec, as its root), where it is " + shell_word(*inside) +
            ": " + remediation_for(*info, *inside);

@@ -29,14 +29,30 @@ struct RootSpec {
   UnobservedProcesses unobserved;
 };
 
+// `temp_dir` of the system whose root is `root`, as this host reaches it ("/proc/123/root"
+// and "/tmp" give "/proc/123/root/tmp"; root "/" gives temp_dir).
+inline std::string reachable_path(std::string_view root, const std::string& temp_dir) {
+  while (root.size() > 1 && root.ends_with('/')) root.remove_suffix(1);
+  if (root == "/") return temp_dir;
+  return std::string(root) + (temp_dir.starts_with('/') ? "" : "/") + temp_dir;
+}
+
 // The temp dir of `spec` as this host reaches it: its temp_dir, beneath its root for a
-// foreign root or a container ("/proc/123/root" and "/tmp" give "/proc/123/root/tmp").
+// foreign root or a container.
 inline std::string reachable_temp_dir(const RootSpec& spec) {
   if (spec.kind != RootKind::root && spec.kind != RootKind::container) return spec.temp_dir;
-  std::string_view root = spec.root;
-  while (root.size() > 1 && root.ends_with('/')) root.remove_suffix(1);
-  if (root == "/") return spec.temp_dir;
-  return std::string(root) + (spec.temp_dir.starts_with('/') ? "" : "/") + spec.temp_dir;
+  return reachable_path(spec.root, spec.temp_dir);
+}
+
+// `path`, beneath the temp dir this host reaches as `reached`, as its own system names it
+// (beneath `temp_dir`): "/proc/123/root/tmp/x" is "/tmp/x" in the container. nullopt when
+// `path` is not beneath `reached`.
+inline std::optional<std::string> path_inside_root(std::string_view path, std::string_view reached,
+                                                   const std::string& temp_dir) {
+  if (!path.starts_with(reached)) return std::nullopt;
+  const std::string_view rest = path.substr(reached.size());
+  if (!rest.empty() && rest.front() != '/') return std::nullopt;
+  return temp_dir + std::string(rest);
 }
 
 struct DirIdentity {
