@@ -317,7 +317,12 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
       std::size_t namespaces = 0;  // begun (their first part consumed)
       std::string closing;         // of the namespace in parts being written
       bool opened = false;         // text: the temp dir's opening line is written
+      // The temp dir's own findings, judged once for all its namespaces (whether repair acts
+      // beneath it depends on them), by the first worker that stages one.
+      std::once_flag root_judged;
+      Findings root_findings;
       const auto stage = [&](const TempRootFacts& shell, std::size_t n, NamespaceFacts& ns) {
+        std::call_once(root_judged, [&] { root_findings = judge_root(shell, result.policy).findings; });
         StagedNamespace done;
         done.continuation = ns.part > 0;
         gatherers.gather(ns, platform::liveness_scope_of(shell));
@@ -326,7 +331,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
           const std::lock_guard lock(users_mutex);
           users_seen.insert(ns.user_suffix);
         }
-        const NamespaceJudgement judgement = judge_namespace(shell, ns, result.policy);
+        const NamespaceJudgement judgement = judge_namespace(shell, ns, result.policy, root_findings);
         done.text = staged.spare_text();
         if (json) {
           render_audit_namespace(done.text, ns.more_parts ? &done.closing : nullptr, r, shell, ns, judgement);

@@ -16,7 +16,7 @@ LivenessSettings liveness_settings_for(const TempRootFacts& root) {
 
 namespace {
 
-// The temp dir's own findings, before their remedies are fitted (what repair_refusal reads).
+// The temp dir's own findings (repair_refusal reads their rule ids, which fitting keeps).
 Findings temp_dir_findings(const TempRootFacts& root, const Policy& policy) {
   return apply_policy_to_findings(checks::check_temp_root(root), policy);
 }
@@ -33,8 +33,7 @@ void fit_remedies(Findings& findings, const TempRootFacts& root, const Findings&
 RootJudgement judge_root(const TempRootFacts& root, const Policy& policy) {
   RootJudgement rj;
   rj.findings = temp_dir_findings(root, policy);
-  const Findings unfitted = rj.findings;
-  fit_remedies(rj.findings, root, unfitted, {});
+  fit_remedies(rj.findings, root, rj.findings, {});
   rj.attach_files.reserve(root.attach_files.size());
   for (const auto& attach : root.attach_files) rj.attach_files.push_back(judge_attach(root, attach, policy));
   return rj;
@@ -85,9 +84,8 @@ std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const 
   for (const auto& root : roots) {
     RootJudgement rj = judge_root(root, policy);
     rj.namespaces.reserve(root.namespaces.size());
-    const Findings root_findings = temp_dir_findings(root, policy);
     for (const auto& ns : root.namespaces) {
-      rj.namespaces.push_back(judge_namespace(root, ns, policy, root_findings));
+      rj.namespaces.push_back(judge_namespace(root, ns, policy, rj.findings));
     }
     out.push_back(std::move(rj));
   }

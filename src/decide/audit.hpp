@@ -66,8 +66,8 @@ std::vector<RootJudgement> judge(const std::vector<TempRootFacts>& roots, const 
 RootJudgement judge_root(const TempRootFacts& root, const Policy& policy);
 NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
                                    const Policy& policy);
-// The same with the temp dir's own findings already made (judge_root's, before their remedies
-// were fitted: whether repair may act beneath the temp dir depends on them).
+// The same with the temp dir's own findings already made (judge_root's: whether repair may act
+// beneath the temp dir depends on their rules).
 NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
                                    const Policy& policy, const Findings& root_findings);
 // One attach file of `root` (a streamed audit judges them a part at a time, apart from the

@@ -291,8 +291,8 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
   const std::size_t repairable = tally.repairable;
   std::string worst_rule;
   Severity worst = Severity::info;
-  for (const auto& [key, count] : tally.by_rule_and_severity) {
-    const auto& [rule, severity] = key;
+  for (const auto& entry : tally.by_rule_and_severity) {
+    const auto& [rule, severity] = entry.first;
     if (worst_rule.empty() || severity > worst) {
       worst = severity;
       worst_rule = rule;
