@@ -140,12 +140,13 @@ TEST(TextOutput, ReapPlanGroupsLikeItemsWithACount) {
   EXPECT_GT(lines_of(verbose.out), 500u);
 }
 
-// How many ANSI escapes (ESC [) `hsperfguard args...` writes to a pseudo-terminal as its
-// stdout, with the environment changes `env` ("NAME=VALUE"; TERM is xterm and NO_COLOR unset
-// unless they say otherwise).
-std::string escapes_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args) {
+// What `hsperfguard args...` writes to a pseudo-terminal `columns` wide as its stdout, with the
+// environment changes `env` ("NAME=VALUE"; TERM is xterm and NO_COLOR unset unless they say
+// otherwise), byte for byte (the terminal's CR before each LF included).
+std::string output_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args,
+                                 unsigned columns = 80) {
   std::vector<std::string> argv = {"python3", "-c", R"PY(
-import os, subprocess, sys
+import fcntl, os, struct, subprocess, sys, termios
 env = dict(os.environ)
 env.pop("NO_COLOR", None)
 env["TERM"] = "xterm"
@@ -154,7 +155,8 @@ for change in changes:
     name, value = change.split("=", 1)
     env[name] = value
 primary, secondary = os.openpty()
-child = subprocess.Popen(sys.argv[2:], stdout=secondary, stderr=subprocess.DEVNULL, env=env)
+fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, int(sys.argv[2]), 0, 0))
+child = subprocess.Popen(sys.argv[3:], stdout=secondary, stderr=subprocess.DEVNULL, env=env)
 os.close(secondary)
 out = b""
 while True:
@@ -166,14 +168,27 @@ while True:
         break
     out += chunk
 child.wait()
-print("escapes=%d lines=%d" % (out.count(b"\x1b["), out.count(b"\n")))
+sys.stdout.buffer.write(out)
 )PY"};
   std::string joined;
   for (const auto& e : env) joined += (joined.empty() ? "" : "\n") + e;
   argv.push_back(joined);
+  argv.push_back(std::to_string(columns));
   argv.push_back(test::tool_path());
   argv.insert(argv.end(), args.begin(), args.end());
   return test::run(argv).out;
+}
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+  return n;
+}
+
+// "escapes=N lines=M": how many ANSI escapes (ESC [) and lines the run writes to a terminal.
+std::string escapes_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args) {
+  const std::string out = output_on_a_terminal(env, args);
+  return "escapes=" + std::to_string(count_of(out, "\x1b[")) + " lines=" + std::to_string(lines_of(out));
 }
 
 TEST(TextOutput, ColourOnATerminalOnlyAndNeverWithNoColorNeverOrAPipe) {
@@ -218,29 +233,20 @@ TEST(TextOutput, InspectOnATerminalWrapsNoLineIntoALineOfItsOwn) {
   ASSERT_EQ(made.exit_code, 0) << made.err;
   const std::string file = dir.path() + "/hsperfdata_" + (test::is_root() ? std::string("root") : std::to_string(::geteuid())) + "/4242";
   for (const char* format : {"text", "snap"}) {
-    const auto result = test::run({"python3", "-c", R"PY(
-import fcntl, os, struct, subprocess, sys, termios
-primary, secondary = os.openpty()
-fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-child = subprocess.Popen(sys.argv[1:], stdout=secondary, stderr=subprocess.DEVNULL)
-os.close(secondary)
-out = b""
-while True:
-    try:
-        chunk = os.read(primary, 65536)
-    except OSError:
-        break
-    if not chunk:
-        break
-    out += chunk
-child.wait()
-lines = out.decode("utf-8", "replace").replace(chr(13), "").split(chr(10))
-print("lines=%d widest=%d cut=%d" % (len(lines), max(len(l) for l in lines), sum(1 for l in lines if l.endswith(">"))))
-)PY", test::tool_path(), "inspect", "--format", format, file});
-    const auto at = result.out.find("widest=");
-    ASSERT_NE(at, std::string::npos) << result.out << result.err;
-    EXPECT_LE(std::stoul(result.out.substr(at + 7)), 80u) << format << ": " << result.out;
-    EXPECT_EQ(result.out.find("cut=0"), std::string::npos) << format << ": " << result.out;
+    const std::string out = output_on_a_terminal({}, {"inspect", "--format", format, file}, 80);
+    std::size_t widest = 0, width = 0;
+    for (const char c : out) {
+      if (c == '\r') continue;
+      if (c == '\n') {
+        widest = std::max(widest, width);
+        width = 0;
+        continue;
+      }
+      if ((static_cast<unsigned char>(c) & 0xc0) != 0x80) ++width;  // a code point: a column
+    }
+    widest = std::max(widest, width);
+    EXPECT_LE(widest, 80u) << format << ": " << out;
+    EXPECT_NE(count_of(out, ">\r\n"), 0u) << format << ": the cut lines say so\n" << out;
   }
   const auto piped = run_tool({"inspect", file});
   EXPECT_NE(piped.out.find("user:    root (uid 0)" + std::string(60, 'x')), std::string::npos) << "whole in a pipe";
