@@ -351,12 +351,7 @@ field() {
   done
 
   step "$release: apt-get purge with the timers enabled (no service has run)"
-  check "$release: timers before the first purge" \
-    "$(inside systemctl is-enabled hsperfguard-reap.timer hsperfguard-audit.timer | tr '\n' ' ')" "enabled enabled "
-  out=$(inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y hsperfguard 2>&1) && rc=0 || rc=$?
-  check "$release: the first apt-get purge exit status" "$rc" 0
-  [ "$rc" = 0 ] || printf '%s\n' "$out" | tail -n 20
-  check_left "$release: after the first purge"
+  purge_with_timers_enabled "$release" first
 
   step "$release: upgrade from the /lib/systemd/system layout with the timers enabled"
   out=$(inside env DEBIAN_FRONTEND=noninteractive apt-get install -y "/root/$(basename "$old_deb")" 2>&1) && rc=0 || rc=$?
@@ -505,12 +500,7 @@ PY
   inside systemctl daemon-reload
 
   step "$release: apt-get purge with the timers enabled (after the services ran)"
-  check "$release: timers before the last purge" \
-    "$(inside systemctl is-enabled hsperfguard-reap.timer hsperfguard-audit.timer | tr '\n' ' ')" "enabled enabled "
-  out=$(inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y hsperfguard 2>&1) && rc=0 || rc=$?
-  check "$release: the last apt-get purge exit status" "$rc" 0
-  [ "$rc" = 0 ] || printf '%s\n' "$out" | tail -n 20
-  check_left "$release: after the last purge"
+  purge_with_timers_enabled "$release" last
 
   step "$release: shut down, remove the copy of the root"
   stop_container
@@ -533,6 +523,18 @@ check_left() {
   check "$1: dangling links in /etc/systemd/system" "$(inside find /etc/systemd/system -xtype l | tr '\n' ' ')" ""
   check "$1: the package's and the tool's files" \
     "$(inside sh -c 'ls -d /usr/bin/hsperfguard /usr/lib/systemd/system/hsperfguard-* /lib/systemd/system/hsperfguard-* /var/lib/hsperfguard /var/log/hsperfguard /etc/hsperfguard 2>/dev/null | tr "\n" " "')" ""
+}
+
+# purge_with_timers_enabled RELEASE WHICH: the timers are enabled, apt-get purge succeeds, and
+# nothing of the package is left (check_left); WHICH names the purge in the checks.
+purge_with_timers_enabled() {
+  local release=$1 which=$2 out rc
+  check "$release: timers before the $which purge" \
+    "$(inside systemctl is-enabled hsperfguard-reap.timer hsperfguard-audit.timer | tr '\n' ' ')" "enabled enabled "
+  out=$(inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y hsperfguard 2>&1) && rc=0 || rc=$?
+  check "$release: the $which apt-get purge exit status" "$rc" 0
+  [ "$rc" = 0 ] || printf '%s\n' "$out" | tail -n 20
+  check_left "$release: after the $which purge"
 }
 
 for release in "${releases[@]}"; do
