@@ -20,6 +20,7 @@
 #include "commands/exit_codes.hpp"
 #include "commands/operations.hpp"
 #include "commands/output_target.hpp"
+#include "commands/root_loop.hpp"
 #include "decide/reaper.hpp"
 #include "model/text_escape.hpp"
 #include "platform/files.hpp"
@@ -139,6 +140,152 @@ namespace {
 // failed), and no further temp root is observed.
 using ActOnRoot = std::function<bool(std::size_t first_item, const RunLimits& root_limits)>;
 
+// One turn of a temp root (root_loop.hpp): its facts, whether a namespace of it was observed
+// (its plan begun), and where its plan starts.
+struct ReapTurn {
+  TempRootFacts root;
+  bool seen = false;
+  const RootSpec* spec = nullptr;
+  std::size_t r = 0;           // its index among run.roots
+  std::size_t first_item = 0;  // of its plan items
+};
+
+// The reap's visitor of the temp roots: each root observed without regions (namespaces a
+// few ahead, by worker threads), its liveness evidence gathered, the regions that can decide
+// read (a live pid's), and planned namespace by namespace while the next ones are observed;
+// then its attach files, and `act` on its plan. The lock table is read once, when the first
+// namespace is gathered (as the audit does).
+class ReapRoots {
+ public:
+  ReapRoots(ReapRun& run, const RunLimits& limits, Environment& env, const ActOnRoot& act)
+      : run_(run),
+        env_(env),
+        act_(act),
+        liveness_(env.liveness(limits)),
+        planner_(run.plan, run.options, env.host().euid) {
+    observe_.max_region_bytes = 0;
+    observe_.open_files = false;    // planned from lstat; the executor re-checks each entry
+    observe_.attach_files = false;  // observed after the namespaces, in parts
+  }
+
+  ReapTurn observe(const RootSpec& spec, const RunLimits& root_limits) {
+    ReapTurn turn;
+    turn.spec = &spec;
+    turn.r = run_.roots.size();
+    turn.first_item = run_.plan.items.size();
+    observe_.limits = root_limits;
+    std::vector<NamespaceFacts> namespaces;
+    std::vector<ObservationError> region_errors;
+    turn.root = env_.observe_temp_root(
+        spec, observe_,
+        [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
+          liveness_->gather(ns, platform::liveness_scope_of(shell));
+          env_.read_regions(shell, std::span(&ns, 1), region_may_decide, region_bytes_, region_errors);
+          const auto started = Clock::now();
+          if (!turn.seen) planner_.begin_root(shell, turn.r, env_.now_epoch_ms());
+          turn.seen = true;
+          planner_.add_namespace(shell, ns, namespaces.size());
+          planning_ += Clock::now() - started;
+          namespaces.push_back(std::move(ns));
+        },
+        {});
+    turn.root.namespaces = std::move(namespaces);
+    turn.root.errors.insert(turn.root.errors.end(), region_errors.begin(), region_errors.end());
+    return turn;
+  }
+
+  bool finish(ReapTurn&& turn, std::size_t /*index*/, const RunLimits& root_limits) {
+    TempRootFacts& root = turn.root;
+    if (!turn.seen) planner_.begin_root(root, turn.r, env_.now_epoch_ms());
+    plan_attach_files(*turn.spec, root, root_limits);
+    const auto started = Clock::now();
+    planner_.end_root(root);
+    planning_ += Clock::now() - started;
+    run_.roots.push_back(std::move(root));
+    if (!act_) return true;
+    const auto acting_started = Clock::now();
+    const bool go_on = act_(turn.first_item, root_limits);
+    acting_ += Clock::now() - acting_started;
+    return go_on;
+  }
+
+  // A root whose second turn never came: its plan is what its first turn saw (nothing).
+  void finish_unvisited(ReapTurn&& turn, std::size_t /*index*/) {
+    planner_.begin_root(turn.root, run_.roots.size(), env_.now_epoch_ms());
+    planner_.end_root(turn.root);
+    run_.roots.push_back(std::move(turn.root));
+  }
+
+  Clock::duration planning() const { return planning_; }
+  Clock::duration acting() const { return acting_; }
+
+ private:
+  // The attach files beside the namespaces, a part at a time (any user can make any number):
+  // each planned as it comes, its facts kept only when the plan keeps it. Their pids are
+  // looked up as the backing files' names are: in every pid namespace using this temp dir.
+  void plan_attach_files(const RootSpec& spec, TempRootFacts& root, const RunLimits& root_limits) {
+    std::vector<ObservationError> attach_errors;
+    const platform::LivenessScope attach_scope = platform::liveness_scope_of(root);
+    env_.observe_attach_files(
+        spec, root, kAttachFilesPerPart, root_limits,
+        [&](std::vector<AttachFacts>&& part) {
+          const auto started = Clock::now();
+          for (AttachFacts& attach : part) {
+            liveness_->gather(attach, attach_scope);
+            root.attach_files.push_back(std::move(attach));
+            if (!planner_.add_attach(root, root.attach_files.size() - 1)) root.attach_files.pop_back();
+          }
+          planning_ += Clock::now() - started;
+        },
+        attach_errors);
+    // A container that stopped since its namespaces were observed: dropped, not an error.
+    std::erase_if(attach_errors, [&](const ObservationError& e) { return container_gone(root, e); });
+    root.errors.insert(root.errors.end(), attach_errors.begin(), attach_errors.end());
+  }
+
+  ReapRun& run_;
+  Environment& env_;
+  const ActOnRoot& act_;
+  const std::unique_ptr<LivenessSource> liveness_;
+  ReapPlanner planner_;
+  platform::ObserveOptions observe_;
+  const std::size_t region_bytes_ = platform::ObserveOptions{}.max_region_bytes;
+  Clock::duration planning_{};
+  Clock::duration acting_{};
+};
+
+// What the run's errors say of roots it did not finish: stopped by its limits, containers cut
+// off at their share, or halted when the journal failed.
+void note_unfinished_roots(ReapRun& run, const RunLimits& limits, const RootLoopOutcome& loop) {
+  const std::size_t containers = loop.roots - 1;
+  if (const char* why = limits.reached()) {
+    run.incomplete = true;
+    std::string message =
+        std::string("stopped (") + why + ") before every temp dir and namespace was observed and planned";
+    if (loop.cut_off > 0) {
+      message += "; " + std::to_string(loop.cut_off) + " of " + std::to_string(containers) +
+                 " container temp dirs cut off (their errors say where)";
+    }
+    if (loop.looked_at < loop.roots) {
+      message += "; " + std::to_string(loop.roots - loop.looked_at) + " of " + std::to_string(loop.roots) +
+                 " temp dirs not looked at";
+    }
+    run.errors.push_back(ObservationError{"reap", "observe", EINTR, std::move(message)});
+  } else if (loop.cut_off > 0) {
+    run.errors.push_back(ObservationError{"reap", "observe", EINTR,
+                                          "stopped (deadline) in " + std::to_string(loop.cut_off) + " of " +
+                                              std::to_string(containers) +
+                                              " container temp dirs, each at its share of --max-runtime "
+                                              "(their errors say where)"});
+  } else if (loop.halted) {
+    run.incomplete = true;
+    run.errors.push_back(ObservationError{"reap", "act", 0,
+                                          "stopped when the journal failed: " +
+                                              std::to_string(loop.roots - loop.looked_at) + " of " +
+                                              std::to_string(loop.roots) + " temp dirs were not looked at"});
+  }
+}
+
 // observe_and_plan, with `act` called for each temp root as soon as it is planned: the host's
 // (or the one --tmpdir, --root or --container names) is discovered, observed, planned and
 // acted on before any container's temp dir is looked at, and each container's gets its share
@@ -149,146 +296,27 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
   run.options.min_age_ms = options.min_age_ms;
   run.options.include_special = options.include_special;
   run.options.remove_empty_namespaces = options.remove_empty_namespaces;
-
-  // The pipeline, namespace by namespace: observed without regions (a few ahead, by worker
-  // threads), its liveness evidence gathered, the regions that can decide read (a live
-  // pid's), and planned, while the next ones are observed. The lock table is read once, when
-  // the first namespace is gathered (as the audit does).
-  Clock::duration planning{}, acting{};
   const DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
                                                     options.containers, options.container_pid);
-  platform::ObserveOptions observe;
-  observe.max_region_bytes = 0;
-  observe.open_files = false;  // planned from lstat; the executor re-checks each entry
-  observe.attach_files = false;  // observed after the namespaces, in parts
-  const std::size_t region_bytes = platform::ObserveOptions{}.max_region_bytes;
-  const std::unique_ptr<LivenessSource> liveness = env.liveness(limits);
-  ReapPlanner planner(run.plan, run.options, env.host().euid);
+  ReapRoots roots(run, limits, env, act);
   std::vector<ObservationError> discovery_errors;  // containers we could not look into
   const auto discovering = Clock::now();
   const std::vector<RootSpec> specs = env.discover(discover, &discovery_errors, limits);
   run.timings.discover_ms = elapsed_ms(discovering);
   const auto observing = Clock::now();
-  std::size_t cut_off = 0;  // temp roots after the first stopped at their share
-  bool halted = false;      // `act` said stop
-  std::set<std::size_t> looked_at;  // of specs
-  // Containers cut off at their share before anything of them was seen, waiting for their
-  // second turn (by their index in specs), as their first turn left them.
-  std::map<std::size_t, TempRootFacts> waiting;
-  RootSchedule schedule(limits, specs.size());
-  while (const auto turn = halted ? std::nullopt : schedule.next()) {
-    looked_at.insert(turn->index);
-    const RootSpec& spec = specs[turn->index];
-    const RunLimits& this_root = turn->limits;
-    observe.limits = this_root;
-    const std::size_t r = run.roots.size();
-    const std::size_t first_item = run.plan.items.size();
-    std::vector<NamespaceFacts> namespaces;
-    std::vector<ObservationError> region_errors;
-    bool begun = false;  // its plan begun (a namespace of it was observed)
-    TempRootFacts root =
-        env.observe_temp_root(spec, observe,
-                              [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
-                                liveness->gather(ns, platform::liveness_scope_of(shell));
-                                env.read_regions(shell, std::span(&ns, 1), region_may_decide,
-                                                 region_bytes, region_errors);
-                                const auto started = Clock::now();
-                                if (!begun) planner.begin_root(shell, r, env.now_epoch_ms());
-                                begun = true;
-                                planner.add_namespace(shell, ns, namespaces.size());
-                                planning += Clock::now() - started;
-                                namespaces.push_back(std::move(ns));
-                              },
-                              {});
-    // The container stopped since discovery (nothing of it was seen).
-    if (!options.container_pid && namespaces.empty() && container_vanished(root)) continue;
-    // Cut off at its share before anything of it was seen: looked at again at the end.
-    waiting.erase(turn->index);
-    if (root.stopped && !begun && schedule.again()) {
-      waiting.emplace(turn->index, std::move(root));
-      continue;
-    }
-    // Processes the container scan could not look into (the first root carries them): a
-    // container of theirs is not reaped.
-    if (!root.opened || root.stopped || !root.unobserved.empty()) run.incomplete = true;
-    if (root.stopped && turn->index > 0) ++cut_off;
-    root.namespaces = std::move(namespaces);
-    root.errors.insert(root.errors.end(), region_errors.begin(), region_errors.end());
-    if (!begun) planner.begin_root(root, r, env.now_epoch_ms());
-    // The attach files beside the namespaces, a part at a time (any user can make any number):
-    // each planned as it comes, its facts kept only when the plan keeps it. Their pids are
-    // looked up as the backing files' names are: in every pid namespace using this temp dir.
-    std::vector<ObservationError> attach_errors;
-    const platform::LivenessScope attach_scope = platform::liveness_scope_of(root);
-    env.observe_attach_files(
-        spec, root, kAttachFilesPerPart, this_root,
-        [&](std::vector<AttachFacts>&& part) {
-          const auto started = Clock::now();
-          for (AttachFacts& attach : part) {
-            liveness->gather(attach, attach_scope);
-            root.attach_files.push_back(std::move(attach));
-            if (!planner.add_attach(root, root.attach_files.size() - 1)) root.attach_files.pop_back();
-          }
-          planning += Clock::now() - started;
-        },
-        attach_errors);
-    // A container that stopped since its namespaces were observed: dropped, not an error.
-    std::erase_if(attach_errors, [&](const ObservationError& e) { return container_gone(root, e); });
-    root.errors.insert(root.errors.end(), attach_errors.begin(), attach_errors.end());
-    const auto started = Clock::now();
-    planner.end_root(root);
-    planning += Clock::now() - started;
-    run.roots.push_back(std::move(root));
-    if (act) {
-      const auto acting_started = Clock::now();
-      halted = !act(first_item, this_root);
-      acting += Clock::now() - acting_started;
-    }
-  }
-  // Those whose second turn never came (the run was stopped): as their first left them.
-  for (auto& [index, root] : waiting) {
-    run.incomplete = true;
-    ++cut_off;
-    planner.begin_root(root, run.roots.size(), env.now_epoch_ms());
-    planner.end_root(root);
-    run.roots.push_back(std::move(root));
-  }
+  const RootLoopOutcome loop = visit_temp_roots(specs, limits, options.container_pid.has_value(), roots);
+  if (loop.incomplete) run.incomplete = true;
   // Containers that could not be looked into are errors of the first root (the host's).
   if (!run.roots.empty()) {
     auto& errors = run.roots.front().errors;
     errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
   }
-  if (const char* why = limits.reached()) {
-    run.incomplete = true;
-    std::string message =
-        std::string("stopped (") + why + ") before every temp dir and namespace was observed and planned";
-    if (cut_off > 0) {
-      message += "; " + std::to_string(cut_off) + " of " + std::to_string(specs.size() - 1) +
-                 " container temp dirs cut off (their errors say where)";
-    }
-    if (looked_at.size() < specs.size()) {
-      message += "; " + std::to_string(specs.size() - looked_at.size()) + " of " +
-                 std::to_string(specs.size()) + " temp dirs not looked at";
-    }
-    run.errors.push_back(ObservationError{"reap", "observe", EINTR, std::move(message)});
-  } else if (cut_off > 0) {
-    run.errors.push_back(ObservationError{"reap", "observe", EINTR,
-                                          "stopped (deadline) in " + std::to_string(cut_off) + " of " +
-                                              std::to_string(specs.size() - 1) +
-                                              " container temp dirs, each at its share of --max-runtime "
-                                              "(their errors say where)"});
-  } else if (halted) {
-    run.incomplete = true;
-    run.errors.push_back(ObservationError{"reap", "act", 0,
-                                          "stopped when the journal failed: " +
-                                              std::to_string(specs.size() - looked_at.size()) + " of " +
-                                              std::to_string(specs.size()) + " temp dirs were not looked at"});
-  }
+  note_unfinished_roots(run, limits, loop);
   const auto ms = [](Clock::duration d) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   };
-  run.timings.plan_ms = ms(planning);
-  run.timings.execute_ms = ms(acting);
+  run.timings.plan_ms = ms(roots.planning());
+  run.timings.execute_ms = ms(roots.acting());
   run.timings.observe_ms = elapsed_ms(observing) - run.timings.plan_ms - run.timings.execute_ms;
 }
 
@@ -307,105 +335,107 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   return run_reap_command(options, out, err, system_environment());
 }
 
-int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err,
-                     Environment& env) {
-  ReapRun run;
-  run.started_at_ms = env.now_epoch_ms();
-  const auto started = Clock::now();
-  run.dry_run = options.dry_run;
-  run.max_runtime_ms = options.max_runtime_ms;
-  run.journal = options.dry_run ? std::nullopt : options.journal;
-  std::optional<Clock::time_point> deadline;
-  if (options.max_runtime_ms) deadline = started + std::chrono::milliseconds(*options.max_runtime_ms);
-  // SIGINT, SIGTERM (and SIGHUP on POSIX): the executor stops between two entries, and
-  // the report says what was done.
-  const platform::StopSignals signals;
+namespace {
 
-  // One reap at a time. A dry run changes nothing and takes no lock.
-  platform::InstanceLock lock;
-  if (!options.dry_run && options.lock_file) {
-    run.lock.path = options.lock_file;
-    lock = platform::InstanceLock::acquire(*options.lock_file, options.wait_for_lock, deadline,
-                                           &signals.requested());
-    run.lock.waited = options.wait_for_lock;
-    run.lock.wait_ms = elapsed_ms(started);
-    switch (lock.status()) {
-      case platform::InstanceLock::Status::acquired:
-        run.lock.acquired = true;
-        break;
-      case platform::InstanceLock::Status::busy:
-        if (signals.requested().load()) {
-          err << "hsperfguard: reap: interrupted while waiting for " << terminal_safe(*options.lock_file)
-              << ": nothing was done\n";
-          return kExitIncomplete;
-        }
-        // Another run is reaping: that is this run's work done, not a failure.
-        err << "hsperfguard: reap: another reap holds " << terminal_safe(*options.lock_file);
-        if (lock.holder_pid()) err << " (pid " << *lock.holder_pid() << ")";
-        err << (options.wait_for_lock ? "; gave up waiting" : "; not waiting (--wait waits)")
-            << "\n";
-        return kExitOk;
-      case platform::InstanceLock::Status::error:
-        print_errors(err, {*lock.error()});
-        // Not permitted (the default's directory is root's): what gets past it is another lock
-        // file, or none. A lock file that is not ours has its own advice in the error.
-        if (const int code = lock.error()->code; code == EACCES || code == EPERM || code == EROFS) {
-          err << "hsperfguard: reap: cannot take the single-instance lock: run as root, or pass --lock-file "
-                 "FILE (in a directory only you may write), or --no-lock if no other reap runs at the same time\n";
-        }
+// One reap at a time (a dry run changes nothing and takes no lock): the lock of
+// --lock-file, waited for under --wait. Returns the run's exit status when it must end here.
+std::optional<int> take_instance_lock(const ReapCommandOptions& options, ReapRun& run,
+                                      platform::InstanceLock& lock, const platform::StopSignals& signals,
+                                      Clock::time_point started, std::optional<Clock::time_point> deadline,
+                                      std::ostream& err) {
+  if (options.dry_run || !options.lock_file) return std::nullopt;
+  run.lock.path = options.lock_file;
+  lock = platform::InstanceLock::acquire(*options.lock_file, options.wait_for_lock, deadline,
+                                         &signals.requested());
+  run.lock.waited = options.wait_for_lock;
+  run.lock.wait_ms = elapsed_ms(started);
+  switch (lock.status()) {
+    case platform::InstanceLock::Status::acquired:
+      run.lock.acquired = true;
+      return std::nullopt;
+    case platform::InstanceLock::Status::busy:
+      if (signals.requested().load()) {
+        err << "hsperfguard: reap: interrupted while waiting for " << terminal_safe(*options.lock_file)
+            << ": nothing was done\n";
         return kExitIncomplete;
-    }
-  }
-  run.timings.lock_ms = elapsed_ms(started);
-
-  std::optional<platform::AppendLog> journal_log;
-  if (run.journal) {
-    ObservationError e;
-    journal_log = open_journal(*run.journal, e, env);
-    if (!journal_log) {
-      print_errors(err, {e});
-      // Not permitted: what gets past it. A file that is not a journal of ours has its own advice.
-      if (e.code == EACCES || e.code == EPERM || e.code == EROFS) {
-        err << "hsperfguard: reap: cannot use the journal: pass --journal FILE (in a directory only you may "
-               "write), or leave --journal out; nothing was removed\n";
+      }
+      // Another run is reaping: that is this run's work done, not a failure.
+      err << "hsperfguard: reap: another reap holds " << terminal_safe(*options.lock_file);
+      if (lock.holder_pid()) err << " (pid " << *lock.holder_pid() << ")";
+      err << (options.wait_for_lock ? "; gave up waiting" : "; not waiting (--wait waits)") << "\n";
+      return kExitOk;
+    case platform::InstanceLock::Status::error:
+      print_errors(err, {*lock.error()});
+      // Not permitted (the default's directory is root's): what gets past it is another lock
+      // file, or none. A lock file that is not ours has its own advice in the error.
+      if (const int code = lock.error()->code; code == EACCES || code == EPERM || code == EROFS) {
+        err << "hsperfguard: reap: cannot take the single-instance lock: run as root, or pass --lock-file "
+               "FILE (in a directory only you may write), or --no-lock if no other reap runs at the same time\n";
       }
       return kExitIncomplete;
-    }
   }
+  return std::nullopt;
+}
 
-  RunLimits limits;
-  limits.stop = &signals.requested();
-  limits.deadline = deadline;
-  // Each temp root is acted on as soon as it is planned, within its own limits (the host's
-  // first, before any container's temp dir is looked at).
-  std::optional<Journal> journal;
-  if (journal_log) journal.emplace(std::move(*journal_log), run.plan, env);
-  if (!options.dry_run) run.execution.emplace();
-  const ActOnRoot act = [&](std::size_t first_item, const RunLimits& root_limits) {
-    if (options.dry_run) return true;
-    if (journal) {
-      const RootPlan& root = run.plan.roots.back();
-      const auto items = std::span(run.plan.items).subspan(first_item);
-      const auto removals = std::count_if(items.begin(), items.end(),
-                                          [](const PlanItem& item) { return item.action == ReapAction::remove; });
-      nlohmann::json start = {{"event", "start"},
-                              {"at", format_utc_millis(env.now_epoch_ms())},
-                              {"root", root.root},
-                              {"planned_removals", removals},
-                              {"items", items.size()}};
-      put_text(start, "temp_dir", root.temp_dir);
-      journal->write(start);
+// The journal of --journal, opened (or nothing when there is none); an error ends the run
+// before anything is removed (`failed` is set).
+std::optional<Journal> open_run_journal(const ReapRun& run, Environment& env, std::ostream& err, bool& failed) {
+  if (!run.journal) return std::nullopt;
+  ObservationError e;
+  std::optional<platform::AppendLog> log = open_journal(*run.journal, e, env);
+  if (!log) {
+    print_errors(err, {e});
+    // Not permitted: what gets past it. A file that is not a journal of ours has its own advice.
+    if (e.code == EACCES || e.code == EPERM || e.code == EROFS) {
+      err << "hsperfguard: reap: cannot use the journal: pass --journal FILE (in a directory only you may "
+             "write), or leave --journal out; nothing was removed\n";
     }
+    failed = true;
+    return std::nullopt;
+  }
+  return std::optional<Journal>(std::in_place, std::move(*log), run.plan, env);
+}
+
+// Acts on each temp root's plan as soon as it is planned, within the root's own limits (the
+// host's first, before any container's temp dir is looked at), journalling each step; the
+// executions add up in run.execution.
+class PlanActor {
+ public:
+  PlanActor(ReapRun& run, std::optional<Journal>& journal, const platform::StopSignals& signals, Environment& env)
+      : run_(run), journal_(journal), signals_(signals), env_(env) {}
+
+  // ActOnRoot: false once the journal failed.
+  bool operator()(std::size_t first_item, const RunLimits& root_limits) {
+    if (journal_) journal_start(first_item);
     platform::ExecuteOptions exec;
     exec.deadline = root_limits.deadline;
-    exec.stop = &signals.requested();
+    exec.stop = &signals_.requested();
     exec.first_item = first_item;
-    if (journal) {
-      exec.before_unlink = [&](const PlanItem& item) { return journal->before_unlink(item); };
-      exec.on_action = [&](const PlanItem&, const ReapActionRecord& r) { journal->on_action(r); };
+    if (journal_) {
+      exec.before_unlink = [&](const PlanItem& item) { return journal_->before_unlink(item); };
+      exec.on_action = [&](const PlanItem&, const ReapActionRecord& r) { journal_->on_action(r); };
     }
-    ExecutionResult done = env.execute_plan(run.plan, exec);
-    ExecutionResult& all = *run.execution;
+    add(env_.execute_plan(run_.plan, exec));
+    return !journal_ || !journal_->error();
+  }
+
+ private:
+  void journal_start(std::size_t first_item) {
+    const RootPlan& root = run_.plan.roots.back();
+    const auto items = std::span(run_.plan.items).subspan(first_item);
+    const auto removals = std::count_if(items.begin(), items.end(),
+                                        [](const PlanItem& item) { return item.action == ReapAction::remove; });
+    nlohmann::json start = {{"event", "start"},
+                            {"at", format_utc_millis(env_.now_epoch_ms())},
+                            {"root", root.root},
+                            {"planned_removals", removals},
+                            {"items", items.size()}};
+    put_text(start, "temp_dir", root.temp_dir);
+    journal_->write(start);
+  }
+
+  void add(ExecutionResult&& done) {
+    ExecutionResult& all = *run_.execution;
     if (all.actions.empty()) {
       // The first temp dir with removals (usually the only one): its records are taken as
       // they are, not copied (100,000 records are 17 MB, twice over at the peak).
@@ -417,23 +447,32 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     all.errors.insert(all.errors.end(), done.errors.begin(), done.errors.end());
     all.deadline_reached = all.deadline_reached || done.deadline_reached;
     all.interrupted = all.interrupted || done.interrupted;
-    return !journal || !journal->error();
-  };
-  observe_plan_and_act(options, run, limits, env, act);
-  if (journal) {
-    const ReapOutcomeCounts c = count_outcomes(*run.execution);
-    journal->write({{"event", "finish"},
-                    {"at", format_utc_millis(env.now_epoch_ms())},
-                    {"removed", c.removed},
-                    {"vanished", c.vanished},
-                    {"became_live", c.became_live},
-                    {"changed", c.changed},
-                    {"failed", c.failed},
-                    {"not_attempted", c.not_attempted}});
-    if (journal->error()) run.errors.push_back(*journal->error());
   }
-  run.finished_at_ms = env.now_epoch_ms();
 
+  ReapRun& run_;
+  std::optional<Journal>& journal_;
+  const platform::StopSignals& signals_;
+  Environment& env_;
+};
+
+// The journal's last line: what the run's actions came to.
+void journal_finish(Journal& journal, ReapRun& run, Environment& env) {
+  const ReapOutcomeCounts c = count_outcomes(*run.execution);
+  journal.write({{"event", "finish"},
+                 {"at", format_utc_millis(env.now_epoch_ms())},
+                 {"removed", c.removed},
+                 {"vanished", c.vanished},
+                 {"became_live", c.became_live},
+                 {"changed", c.changed},
+                 {"failed", c.failed},
+                 {"not_attempted", c.not_attempted}});
+  if (journal.error()) run.errors.push_back(*journal.error());
+}
+
+// The report, on `out` or in --output (and under --quiet what needs a person on `out`).
+// false: --output could not be written (said on `err`).
+bool write_reap_report(const ReapCommandOptions& options, const ReapRun& run, Environment& env,
+                       std::ostream& out, std::ostream& err) {
   // --quiet: the report goes only to --output; `out` gets what needs a person.
   std::ostream no_report(nullptr);
   std::ostream& report_out = options.quiet ? no_report : out;
@@ -453,13 +492,51 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &report_out)) {
       err << "hsperfguard: reap: cannot write " << terminal_safe(*options.output) << ": "
           << terminal_safe(error->op) << ": " << terminal_safe(error->message) << "\n";
-      return kExitIncomplete;
+      return false;
     }
   } else {
     render([&](std::string_view piece) { report_out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
     report_out.flush();
   }
   if (options.quiet) out << reap_attention_text(run) << std::flush;
+  return true;
+}
+
+}  // namespace
+
+int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err,
+                     Environment& env) {
+  ReapRun run;
+  run.started_at_ms = env.now_epoch_ms();
+  const auto started = Clock::now();
+  run.dry_run = options.dry_run;
+  run.max_runtime_ms = options.max_runtime_ms;
+  run.journal = options.dry_run ? std::nullopt : options.journal;
+  std::optional<Clock::time_point> deadline;
+  if (options.max_runtime_ms) deadline = started + std::chrono::milliseconds(*options.max_runtime_ms);
+  // SIGINT, SIGTERM (and SIGHUP on POSIX): the executor stops between two entries, and
+  // the report says what was done.
+  const platform::StopSignals signals;
+  platform::InstanceLock lock;
+  if (const auto ended = take_instance_lock(options, run, lock, signals, started, deadline, err)) return *ended;
+  run.timings.lock_ms = elapsed_ms(started);
+  bool journal_failed = false;
+  std::optional<Journal> journal = open_run_journal(run, env, err, journal_failed);
+  if (journal_failed) return kExitIncomplete;
+
+  RunLimits limits;
+  limits.stop = &signals.requested();
+  limits.deadline = deadline;
+  if (!options.dry_run) run.execution.emplace();
+  PlanActor actor(run, journal, signals, env);
+  const ActOnRoot act = [&](std::size_t first_item, const RunLimits& root_limits) {
+    return options.dry_run || actor(first_item, root_limits);
+  };
+  observe_plan_and_act(options, run, limits, env, act);
+  if (journal) journal_finish(*journal, run, env);
+  run.finished_at_ms = env.now_epoch_ms();
+
+  if (!write_reap_report(options, run, env, out, err)) return kExitIncomplete;
   // Metrics and log lines (the summary's level follows the exit status).
   const int exit_code = record_reap_run(options, run, reap_exit_code(run), err);
   if (run.incomplete) {
