@@ -22,6 +22,7 @@
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
 #include "commands/reap_command.hpp"
+#include "commands/root_loop.hpp"
 #include "commands/repair_command.hpp"
 #include "model/json_text.hpp"
 
@@ -630,6 +631,124 @@ TEST(RootSchedule, FirstHasTheRunsLimitsFurtherOnesAShareAndACutOffOneASecondTur
   EXPECT_TRUE(stopped.next().has_value());
   stop = true;
   EXPECT_FALSE(stopped.next().has_value());
+}
+
+// The loop over temp roots both audit and reap use: what a scripted visitor is asked to do.
+struct ScriptedTurn {
+  TempRootFacts root;
+  bool seen = false;
+};
+struct ScriptedRoots {
+  // By root index, the turns its observation comes back as, in order (the last one repeats).
+  std::map<std::size_t, std::vector<ScriptedTurn>> script;
+  std::map<std::size_t, std::size_t> observed;  // times each root was observed
+  std::vector<std::string> calls;
+  std::atomic<bool>* stop = nullptr;  // set when root `stop_at` is observed
+  std::size_t stop_at = 0;
+  bool halt_after_first = false;
+
+  ScriptedTurn observe(const RootSpec& spec, const RunLimits& /*limits*/) {
+    const std::size_t index = std::stoul(spec.root.substr(1));
+    const auto& turns = script.at(index);
+    const std::size_t n = observed[index]++;
+    calls.push_back("observe " + std::to_string(index));
+    if (stop != nullptr && index == stop_at) *stop = true;
+    ScriptedTurn turn = turns[std::min(n, turns.size() - 1)];
+    turn.root.root = spec.root;
+    turn.root.kind = spec.kind;
+    return turn;
+  }
+  bool finish(ScriptedTurn&& turn, std::size_t index, const RunLimits& /*limits*/) {
+    calls.push_back("finish " + std::to_string(index) + (turn.root.stopped ? " stopped" : ""));
+    return !(index == 0 && halt_after_first);
+  }
+  void finish_unvisited(ScriptedTurn&& turn, std::size_t index) {
+    calls.push_back("unvisited " + std::to_string(index) + (turn.seen ? " seen" : ""));
+  }
+};
+
+std::vector<RootSpec> scripted_specs(std::size_t n) {
+  std::vector<RootSpec> specs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    specs[i].root = "/" + std::to_string(i);
+    if (i > 0) specs[i].kind = RootKind::container;
+  }
+  return specs;
+}
+
+ScriptedTurn opened_turn() {
+  ScriptedTurn turn;
+  turn.root.opened = InodeFacts{};
+  turn.seen = true;
+  return turn;
+}
+
+// A container cut off before anything of it was seen comes again after the others; one whose
+// process is gone is dropped without a finish (not incomplete); the rest are finished in order.
+TEST(RootLoop, CutOffRootComesAgainAtTheEndAndAVanishedContainerIsDropped) {
+  ScriptedRoots roots;
+  ScriptedTurn cut_off;
+  cut_off.root.opened = InodeFacts{};
+  cut_off.root.stopped = "deadline";
+  ScriptedTurn vanished;
+  vanished.root.errors.push_back(ObservationError{"/2", "open", ENOENT, "gone"});
+  roots.script = {{0, {opened_turn()}}, {1, {cut_off, opened_turn()}}, {2, {vanished}}, {3, {opened_turn()}}};
+  const std::vector<RootSpec> specs = scripted_specs(4);
+  const RootLoopOutcome outcome = visit_temp_roots(specs, RunLimits{}, false, roots);
+  EXPECT_EQ(roots.calls, (std::vector<std::string>{"observe 0", "finish 0", "observe 1", "observe 2", "observe 3",
+                                                   "finish 3", "observe 1", "finish 1"}));
+  EXPECT_EQ(outcome.roots, 4U);
+  EXPECT_EQ(outcome.looked_at, 4U);
+  EXPECT_EQ(outcome.cut_off, 0U);
+  EXPECT_FALSE(outcome.incomplete);
+  EXPECT_FALSE(outcome.halted);
+
+  // Named by --container, a root whose process is gone is the run's: finished, and incomplete.
+  ScriptedRoots named;
+  named.script = {{0, {vanished}}};
+  const RootLoopOutcome one = visit_temp_roots(scripted_specs(1), RunLimits{}, true, named);
+  EXPECT_EQ(named.calls, (std::vector<std::string>{"observe 0", "finish 0"}));
+  EXPECT_TRUE(one.incomplete) << "a temp dir that was not opened";
+}
+
+// A stop after a container was cut off at its share: its second turn never comes, so it is
+// finished as its first turn left it and counted cut off; a second turn stopped again is final;
+// a finish that says stop (the reap's failed journal) ends the loop, the roots after it not
+// looked at.
+TEST(RootLoop, RootsWithoutTheirSecondTurnAreFinishedAsTheyWereAndAHaltEndsTheLoop) {
+  ScriptedTurn cut_off;
+  cut_off.root.opened = InodeFacts{};
+  cut_off.root.stopped = "deadline";
+  std::atomic<bool> stop{false};
+  RunLimits limits;
+  limits.stop = &stop;
+  ScriptedRoots stopping;
+  stopping.script = {{0, {opened_turn()}}, {1, {cut_off}}, {2, {opened_turn()}}};
+  stopping.stop = &stop;
+  stopping.stop_at = 2;
+  const RootLoopOutcome outcome = visit_temp_roots(scripted_specs(3), limits, false, stopping);
+  EXPECT_EQ(stopping.calls, (std::vector<std::string>{"observe 0", "finish 0", "observe 1", "observe 2", "finish 2",
+                                                      "unvisited 1"}));
+  EXPECT_EQ(outcome.looked_at, 3U);
+  EXPECT_EQ(outcome.cut_off, 1U);
+  EXPECT_TRUE(outcome.incomplete);
+
+  stop = false;
+  ScriptedRoots second;
+  second.script = {{0, {opened_turn()}}, {1, {cut_off}}, {2, {opened_turn()}}};
+  const RootLoopOutcome both = visit_temp_roots(scripted_specs(3), limits, false, second);
+  EXPECT_EQ(second.calls, (std::vector<std::string>{"observe 0", "finish 0", "observe 1", "observe 2", "finish 2",
+                                                    "observe 1", "finish 1 stopped"}));
+  EXPECT_EQ(both.cut_off, 1U) << "stopped at its share on its second turn too";
+  EXPECT_TRUE(both.incomplete);
+
+  ScriptedRoots halting;
+  halting.script = {{0, {opened_turn()}}, {1, {opened_turn()}}};
+  halting.halt_after_first = true;
+  const RootLoopOutcome halted = visit_temp_roots(scripted_specs(2), RunLimits{}, false, halting);
+  EXPECT_EQ(halting.calls, (std::vector<std::string>{"observe 0", "finish 0"}));
+  EXPECT_TRUE(halted.halted);
+  EXPECT_EQ(halted.looked_at, 1U);
 }
 
 // ---- reap ------------------------------------------------------------------------------------
