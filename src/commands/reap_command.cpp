@@ -3,15 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <iostream>
-#include <limits>
-#include <map>
 #include <memory>
 #include <ostream>
-#include <set>
 #include <span>
 
 #include "commands/cli_checks.hpp"
@@ -20,6 +16,7 @@
 #include "commands/exit_codes.hpp"
 #include "commands/operations.hpp"
 #include "commands/output_target.hpp"
+#include "commands/reap_journal.hpp"
 #include "commands/root_loop.hpp"
 #include "decide/reaper.hpp"
 #include "model/text_escape.hpp"
@@ -39,89 +36,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The journal: one JSON line per event, written before each unlink and after each outcome.
-class Journal {
- public:
-  Journal(platform::AppendLog log, const Plan& plan, Environment& env)
-      : log_(std::move(log)), plan_(plan), env_(env) {}
-
-  bool write(const nlohmann::json& line) {
-    if (error_) return false;
-    error_ = log_.append(dump_json(line, -1));
-    return !error_;
-  }
-  bool before_unlink(const PlanItem& item) {
-    nlohmann::json j = {{"event", "unlinking"}, {"at", format_utc_millis(env_.now_epoch_ms())}};
-    j["item"] = static_cast<std::size_t>(&item - plan_.items.data());
-    put_text(j, "path", item.path);
-    if (item.expected) {
-      j["dev"] = item.expected->dev;
-      j["ino"] = item.expected->ino;
-      j["kind"] = to_string(item.expected->kind);
-    }
-    j["verdict"] = to_string(item.verdict);
-    j["reason"] = item.reason;
-    return write(j);
-  }
-  void on_action(const ReapActionRecord& record) {
-    nlohmann::json j = action_json(plan_, record);
-    j["event"] = "outcome";
-    write(j);
-  }
-  const std::optional<ObservationError>& error() const { return error_; }
-
- private:
-  platform::AppendLog log_;
-  const Plan& plan_;
-  Environment& env_;
-  std::optional<ObservationError> error_;
-};
-
 void print_errors(std::ostream& err, const std::vector<ObservationError>& errors) {
   for (const auto& e : errors) {
     err << "hsperfguard: reap: " << e.path << ": " << e.op << ": " << e.message << "\n";
   }
-}
-
-// A journal line of ours: a JSON object whose "event" is a string.
-bool is_journal_record(std::string_view line) {
-  const auto record = nlohmann::json::parse(line, nullptr, false);
-  return record.is_object() && record.contains("event") && record["event"].is_string();
-}
-
-// Opens the journal and makes sure appending to it is right: a new file, or one whose first
-// line is a record of ours (appending to anything else would corrupt some other file). A last
-// line cut short (a run killed while writing it, before records were written whole) is ended,
-// and the next record says so, so that no record is ever glued onto another.
-std::optional<platform::AppendLog> open_journal(const std::string& path, ObservationError& error,
-                                                Environment& env) {
-  std::optional<platform::AppendLog> log = platform::AppendLog::open(path, &error);
-  if (!log || log->created() || log->size() == 0) return log;
-  constexpr std::size_t kLookAt = 64 * 1024;
-  const auto head = log->read(0, kLookAt, &error);
-  if (!head) return std::nullopt;
-  const auto newline = head->find('\n');
-  const bool ours = newline != std::string::npos
-                        ? is_journal_record(std::string_view(*head).substr(0, newline))
-                        : head->starts_with("{\"") && head->size() == log->size();  // one record, cut short
-  if (!ours) {
-    error = ObservationError{path, "read", 0,
-                             "not a journal of hsperfguard (its first line is not one of its records): "
-                             "nothing appended"};
-    return std::nullopt;
-  }
-  const auto last = log->read(log->size() - 1, 1, &error);
-  if (!last) return std::nullopt;
-  if (*last != "\n") {
-    nlohmann::json note = {{"event", "incomplete-line"},
-                           {"at", format_utc_millis(env.now_epoch_ms())},
-                           {"note", "the line before this one was cut short by an earlier run"}};
-    if (auto failed = log->append_raw("\n" + dump_json(note, -1) + "\n")) {
-      error = *failed;
-      return std::nullopt;
-    }
-  }
-  return log;
 }
 
 std::int64_t elapsed_ms(Clock::time_point since) {
@@ -379,11 +297,11 @@ std::optional<int> take_instance_lock(const ReapCommandOptions& options, ReapRun
 
 // The journal of --journal, opened (or nothing when there is none); an error ends the run
 // before anything is removed (`failed` is set).
-std::optional<Journal> open_run_journal(const ReapRun& run, Environment& env, std::ostream& err, bool& failed) {
+std::optional<ReapJournal> open_run_journal(const ReapRun& run, Environment& env, std::ostream& err, bool& failed) {
   if (!run.journal) return std::nullopt;
   ObservationError e;
-  std::optional<platform::AppendLog> log = open_journal(*run.journal, e, env);
-  if (!log) {
+  std::optional<ReapJournal> journal = ReapJournal::open(*run.journal, run.plan, env, e);
+  if (!journal) {
     print_errors(err, {e});
     // Not permitted: what gets past it. A file that is not a journal of ours has its own advice.
     if (e.code == EACCES || e.code == EPERM || e.code == EROFS) {
@@ -391,9 +309,8 @@ std::optional<Journal> open_run_journal(const ReapRun& run, Environment& env, st
              "write), or leave --journal out; nothing was removed\n";
     }
     failed = true;
-    return std::nullopt;
   }
-  return std::optional<Journal>(std::in_place, std::move(*log), run.plan, env);
+  return journal;
 }
 
 // Acts on each temp root's plan as soon as it is planned, within the root's own limits (the
@@ -401,12 +318,12 @@ std::optional<Journal> open_run_journal(const ReapRun& run, Environment& env, st
 // executions add up in run.execution.
 class PlanActor {
  public:
-  PlanActor(ReapRun& run, std::optional<Journal>& journal, const platform::StopSignals& signals, Environment& env)
+  PlanActor(ReapRun& run, std::optional<ReapJournal>& journal, const platform::StopSignals& signals, Environment& env)
       : run_(run), journal_(journal), signals_(signals), env_(env) {}
 
   // ActOnRoot: false once the journal failed.
   bool operator()(std::size_t first_item, const RunLimits& root_limits) {
-    if (journal_) journal_start(first_item);
+    if (journal_) journal_->start_root(first_item);
     platform::ExecuteOptions exec;
     exec.deadline = root_limits.deadline;
     exec.stop = &signals_.requested();
@@ -420,20 +337,6 @@ class PlanActor {
   }
 
  private:
-  void journal_start(std::size_t first_item) {
-    const RootPlan& root = run_.plan.roots.back();
-    const auto items = std::span(run_.plan.items).subspan(first_item);
-    const auto removals = std::count_if(items.begin(), items.end(),
-                                        [](const PlanItem& item) { return item.action == ReapAction::remove; });
-    nlohmann::json start = {{"event", "start"},
-                            {"at", format_utc_millis(env_.now_epoch_ms())},
-                            {"root", root.root},
-                            {"planned_removals", removals},
-                            {"items", items.size()}};
-    put_text(start, "temp_dir", root.temp_dir);
-    journal_->write(start);
-  }
-
   void add(ExecutionResult&& done) {
     ExecutionResult& all = *run_.execution;
     if (all.actions.empty()) {
@@ -450,24 +353,10 @@ class PlanActor {
   }
 
   ReapRun& run_;
-  std::optional<Journal>& journal_;
+  std::optional<ReapJournal>& journal_;
   const platform::StopSignals& signals_;
   Environment& env_;
 };
-
-// The journal's last line: what the run's actions came to.
-void journal_finish(Journal& journal, ReapRun& run, Environment& env) {
-  const ReapOutcomeCounts c = count_outcomes(*run.execution);
-  journal.write({{"event", "finish"},
-                 {"at", format_utc_millis(env.now_epoch_ms())},
-                 {"removed", c.removed},
-                 {"vanished", c.vanished},
-                 {"became_live", c.became_live},
-                 {"changed", c.changed},
-                 {"failed", c.failed},
-                 {"not_attempted", c.not_attempted}});
-  if (journal.error()) run.errors.push_back(*journal.error());
-}
 
 // The report, on `out` or in --output (and under --quiet what needs a person on `out`).
 // false: --output could not be written (said on `err`).
@@ -521,7 +410,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   if (const auto ended = take_instance_lock(options, run, lock, signals, started, deadline, err)) return *ended;
   run.timings.lock_ms = elapsed_ms(started);
   bool journal_failed = false;
-  std::optional<Journal> journal = open_run_journal(run, env, err, journal_failed);
+  std::optional<ReapJournal> journal = open_run_journal(run, env, err, journal_failed);
   if (journal_failed) return kExitIncomplete;
 
   RunLimits limits;
@@ -533,7 +422,10 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
     return options.dry_run || actor(first_item, root_limits);
   };
   observe_plan_and_act(options, run, limits, env, act);
-  if (journal) journal_finish(*journal, run, env);
+  if (journal) {
+    journal->finish(*run.execution);
+    if (journal->error()) run.errors.push_back(*journal->error());
+  }
   run.finished_at_ms = env.now_epoch_ms();
 
   if (!write_reap_report(options, run, env, out, err)) return kExitIncomplete;
