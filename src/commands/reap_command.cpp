@@ -18,7 +18,7 @@
 #include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
-#include "commands/operations.hpp"
+#include "commands/run_record.hpp"
 #include "commands/output_target.hpp"
 #include "decide/reaper.hpp"
 #include "model/text_escape.hpp"
