@@ -299,11 +299,7 @@ SubcommandHook add_create_command(CLI::App& app) {
   cmd->add_option("--user", options->user, "The user the namespace is named after and owned by")
       ->check(user_name())
       ->required();
-  auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Create in this temp dir instead of /tmp")
-                     ->check(dir_path());
-  cmd->add_option("--root", options->root, "Create in the system whose root is DIR (its /tmp, its etc/passwd)")
-      ->check(dir_path())
-      ->excludes(tmpdir);
+  add_temp_dir_options(cmd, options->tmpdir, options->root, "Create in", "this temp dir");
   cmd->add_option("--mode", options->mode, "Mode of a namespace it makes: 0755 (HotSpot's) or 0700; an existing one only loses the bits this mode lacks")
       ->check(CLI::IsMember({"0755", "755", "0700", "700"}))
       ->capture_default_str();
@@ -316,9 +312,7 @@ SubcommandHook add_create_command(CLI::App& app) {
       ->needs(pid);
   cmd->add_option("--command", options->command, "sun.rt.javaCommand of the region (what jps shows)")
       ->needs(pid);
-  cmd->add_option("--profile", options->profile, "Rule profile the result is judged with")
-      ->check(CLI::IsMember(profile_names()))
-      ->capture_default_str();
+  add_profile_option(cmd, options->profile, "Rule profile the result is judged with")->capture_default_str();
   return SubcommandHook{cmd, [options]() {
                           return run_create_command(*options, std::cout, std::cerr);
                         }};

@@ -21,6 +21,7 @@ StandardStream standard_stream_named(std::string_view path);
 
 // --format: what a report is written as (audit, reap).
 enum class ReportFormat { json, text };
+std::optional<ReportFormat> parse_report_format(std::string_view text);  // "": nullopt
 
 // --color: always, never, or auto (the default): on a terminal, unless NO_COLOR is set to
 // anything but the empty string (no-color.org) or TERM is "dumb". Never in JSON, metrics,

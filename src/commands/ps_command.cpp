@@ -18,17 +18,12 @@ SubcommandHook add_ps_command(CLI::App& app) {
   PsCommandOptions& options = *options_ptr;
   auto* cmd = app.add_subcommand(
       "ps", "List every JVM of the host, across users and containers (without starting a JVM)");
-  cmd->add_option("-f,--format", options.format, "text (the default) or json")
-      ->check(CLI::IsMember({"json", "text"}));
+  add_format_option(cmd, options.format);
   cmd->add_flag("--all", options.all,
                 "Also list backing files that no live JVM owns (stale, pid-reused, foreign)");
-  auto* no_containers =
-      cmd->add_flag("--no-containers", options.no_containers, "Look at the host's temp dir only");
-  cmd->add_option("--container", options.container_pid,
-                  "Only the JVMs of the container that process PID is in")
-      ->option_text("PID")
-      ->check(CLI::PositiveNumber)
-      ->excludes(no_containers);
+  add_container_options(cmd, options.no_containers, options.container_pid,
+                        "Only the JVMs of the container that process PID is in",
+                        "Look at the host's temp dir only");
   cmd->footer(
       "STATE is the backing file's verdict (live, unknown, stale, pid-reused, foreign), or\n"
       "blind: a live process that maps libjvm.so but no backing file (-XX:-UsePerfData,\n"
