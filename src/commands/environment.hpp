@@ -6,9 +6,11 @@
 // inspect) a fake one and run it in process on hand-built facts, without touching a file
 // system or a process table. `rules` looks at nothing but the catalogue.
 //
-// Writing the report, the metrics file and the journal, and reading a policy file, stay with
-// the commands (platform/output.hpp, platform/files.hpp): they are the commands' own files,
-// not the world they judge.
+// Writing the report, the metrics file, the journal and the log lines, taking the reap's
+// lock, reading a policy file and catching stop signals stay with the commands
+// (platform/output.hpp, platform/files.hpp, platform/lock_and_journal.hpp,
+// platform/system_log.hpp, platform/signals.hpp): they are the commands' own files and the
+// process's own state, not the world they judge.
 #pragma once
 
 #include <cstddef>
