@@ -18,12 +18,17 @@
 
 #include "checks_builders.hpp"
 #include "commands/audit_command.hpp"
+#include "commands/create_command.hpp"
 #include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
+#include "commands/inspect_command.hpp"
+#include "commands/ps_command.hpp"
 #include "commands/reap_command.hpp"
 #include "commands/root_loop.hpp"
 #include "commands/repair_command.hpp"
+#include "decide/create.hpp"
+#include "model/expected_inode.hpp"
 #include "model/json_text.hpp"
 
 namespace hsperfguard {
@@ -78,6 +83,45 @@ class FakeLiveness final : public LivenessSource {
   std::map<std::int32_t, ProcessFacts> gone_;
 };
 
+// `ps`'s liveness: every namespace of a root as the fake gatherer gives it, the lock state
+// with it; gather_locks() is only recorded.
+class FakeRootLiveness final : public RootLivenessSource {
+ public:
+  FakeRootLiveness(std::unique_ptr<LivenessSource> each, std::vector<std::string>& calls)
+      : each_(std::move(each)), calls_(calls) {}
+  void gather(TempRootFacts& root) override {
+    for (auto& ns : root.namespaces) each_->gather(ns, platform::liveness_scope_of(root));
+  }
+  void gather_locks(TempRootFacts& root) override { calls_.push_back("gather_locks " + root.temp_dir); }
+
+ private:
+  std::unique_ptr<LivenessSource> each_;
+  std::vector<std::string>& calls_;
+};
+
+// The users of the fake world, by name.
+class FakeUsers final : public platform::UserDatabase {
+ public:
+  explicit FakeUsers(std::vector<UserFacts> users) : users_(std::move(users)) {}
+  std::optional<UserFacts> find_user(std::string_view name) override {
+    for (const auto& user : users_) {
+      if (user.name == name) return user;
+    }
+    return std::nullopt;
+  }
+  std::optional<std::string> find_name(std::uint32_t uid) override {
+    for (const auto& user : users_) {
+      if (user.uid == uid) return user.name;
+    }
+    return std::nullopt;
+  }
+  bool failed() const override { return false; }
+  std::optional<ObservationError> error() const override { return std::nullopt; }
+
+ private:
+  std::vector<UserFacts> users_;
+};
+
 // A world of temp roots (by temp dir; a container's by its root), processes and held locks;
 // the clock stands still.
 class FakeEnvironment final : public Environment {
@@ -101,6 +145,13 @@ class FakeEnvironment final : public Environment {
   std::vector<std::size_t> attach_parts;  // the sizes of the attach parts handed over
   std::optional<Plan> executed;
   std::optional<RepairPlan> repaired;
+  std::optional<platform::NamespaceRequest> namespace_made;
+  std::optional<platform::BackingFileRequest> backing_file_made;
+  // The users, and the backing files by path (what inspect reads; a process maps the file of
+  // its pid in `mapped`).
+  std::vector<UserFacts> users_known{UserFacts{"alice", kAliceUid, kAliceUid, std::nullopt}};
+  std::map<std::string, std::vector<std::byte>> files;
+  std::map<std::int32_t, std::string> mapped;
   // How acting goes.
   ReapOutcome reap_outcome = ReapOutcome::removed;
   bool interrupt_execution = false;
@@ -110,6 +161,11 @@ class FakeEnvironment final : public Environment {
   HostInfo host() override { return HostInfo{"fake-host", "linux", "6.0", euid}; }
   std::string default_temp_dir() override { return "/tmp"; }
   bool stdout_is_terminal() override { return false; }
+  std::optional<std::size_t> stdout_terminal_columns() override { return std::nullopt; }
+  std::size_t page_size() override { return 4096; }
+  std::unique_ptr<platform::UserDatabase> users(const std::optional<std::string>&) override {
+    return std::make_unique<FakeUsers>(users_known);
+  }
 
   std::vector<RootSpec> discover(const DiscoverOptions& options, std::vector<ObservationError>*,
                                  const RunLimits&) override {
@@ -197,6 +253,50 @@ class FakeEnvironment final : public Environment {
     return std::make_unique<FakeLiveness>(processes, locked, gathered);
   }
 
+  platform::HostProcesses scan_host_processes(const ContainerScanOptions&,
+                                              std::vector<ObservationError>&) override {
+    calls.push_back("scan_host_processes");
+    platform::HostProcesses found;
+    if (scan) found.containers = *scan;
+    return found;
+  }
+  std::unique_ptr<RootLivenessSource> ps_liveness(const std::vector<JvmProcessFacts>&,
+                                                  const ContainerScan&) override {
+    return std::make_unique<FakeRootLiveness>(liveness(RunLimits{}), calls);
+  }
+  ProcessFacts observe_process(std::int32_t pid) override {
+    auto it = processes.find(pid);
+    return it != processes.end() ? it->second : process(pid, Existence::gone);
+  }
+  std::optional<std::string> process_name(std::int32_t) override { return "java"; }
+  // A file of `files`, stat'ed as alice's 0600 regular file.
+  platform::FileRead read_backing_file(const std::string& path, std::size_t max_bytes) override {
+    calls.push_back("read " + path);
+    platform::FileRead read;
+    auto it = files.find(path);
+    if (it == files.end()) {
+      read.error = ObservationError{path, "openat", 2, "No such file or directory"};
+      return read;
+    }
+    read.stat = inode(FileKind::regular, 0600, kAliceUid, 300, it->second.size());
+    read.bytes.assign(it->second.begin(),
+                      it->second.begin() + static_cast<std::ptrdiff_t>(std::min(max_bytes, it->second.size())));
+    return read;
+  }
+  std::optional<platform::MappedBackingFile> read_mapped_backing_file(std::int32_t pid,
+                                                                      std::size_t max_bytes) override {
+    auto it = mapped.find(pid);
+    if (it == mapped.end()) return std::nullopt;
+    platform::MappedBackingFile file;
+    file.path = it->second;
+    file.through = "/proc/" + std::to_string(pid) + "/map_files/7f00-7f08";
+    file.read = read_backing_file(it->second, max_bytes);
+    return file;
+  }
+  std::vector<BackingFileCandidate> find_backing_files(const std::string&, std::int32_t) override {
+    return {};
+  }
+
   ExecutionResult execute_plan(const Plan& plan, const platform::ExecuteOptions& options) override {
     executed = plan;
     calls.push_back("execute " + std::to_string(options.first_item));
@@ -235,6 +335,25 @@ class FakeEnvironment final : public Environment {
       records.push_back(std::move(record));
     }
     return records;
+  }
+  // Makes alice's namespace in the fake /tmp, as HotSpot would.
+  platform::CreateResult make_namespace(const platform::NamespaceRequest& request) override {
+    namespace_made = request;
+    calls.push_back("make_namespace " + request.name);
+    const NamespaceFacts ns = namespace_of();
+    roots.at("/tmp").namespaces.push_back(ns);
+    platform::CreateResult made;
+    made.created = true;
+    made.made = expected_from(*ns.opened);
+    return made;
+  }
+  platform::CreateResult make_backing_file(const platform::BackingFileRequest& request) override {
+    backing_file_made = request;
+    calls.push_back("make_backing_file " + request.name);
+    platform::CreateResult made;
+    made.created = true;
+    made.made = expected_from(inode(FileKind::regular, 0600, request.uid, 300, request.content.size()));
+    return made;
   }
 };
 
@@ -930,6 +1049,104 @@ TEST(CommandSeam, RepairLeavesWhatItMustNotFix) {
             std::string::npos)
       << ran.out;
   EXPECT_EQ(ran.exit, kExitRefused) << ran.out;
+}
+
+// ---- create, ps, inspect ------------------------------------------------------------------
+
+TEST(CommandSeam, CreateMakesTheNamespaceAndBackingFileThroughTheEnvironment) {
+  FakeEnvironment env;
+  TempRootFacts root = temp_root();
+  root.kind = RootKind::tmpdir;
+  env.roots.emplace("/tmp", std::move(root));  // no namespace yet
+  CreateCommandOptions options;
+  options.user = "alice";  // known to the fake user database only
+  options.tmpdir = "/tmp";
+  options.pid = kLivePid;
+  std::ostringstream out, err;
+  const int exit = run_create_command(options, out, err, env);
+  ASSERT_EQ(exit, kExitOk) << err.str() << out.str();
+  EXPECT_EQ(env.calls, (std::vector<std::string>{"observe /tmp", "make_namespace hsperfdata_alice",
+                                                  "make_backing_file 4242", "observe /tmp"}));
+  ASSERT_TRUE(env.namespace_made);
+  EXPECT_EQ(env.namespace_made->uid, kAliceUid);
+  EXPECT_TRUE(env.namespace_made->chown);  // the fake runs as root
+  EXPECT_FALSE(env.namespace_made->existing);
+  ASSERT_TRUE(env.backing_file_made);
+  // The region's size is a multiple of the fake's page size; its begin time, the fake clock.
+  const auto region = perfdata::parse_region(env.backing_file_made->content);
+  ASSERT_TRUE(region.valid());
+  EXPECT_EQ(region.find("sun.rt.createVmBeginTime")->long_value, kNow);
+  EXPECT_EQ(out.str().substr(0, out.str().find("note:")),
+            "created /tmp/hsperfdata_alice (owner alice uid 1000, mode 0755)\n"
+            "created /tmp/hsperfdata_alice/4242 (32768 bytes, mode 0600)\n");
+}
+
+TEST(CommandSeam, CreateRefusesAUserTheEnvironmentDoesNotKnow) {
+  FakeEnvironment env = alice_world();
+  env.users_known.clear();
+  CreateCommandOptions options;
+  options.user = "alice";
+  options.tmpdir = "/tmp";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_create_command(options, out, err, env), kExitUsage);
+  EXPECT_EQ(err.str(), "hsperfguard: create: no such user: alice\n");
+  EXPECT_TRUE(env.calls.empty());
+}
+
+TEST(CommandSeam, PsListsTheJvmsOfTheWorldTheEnvironmentShows) {
+  FakeEnvironment env = alice_world();
+  PsCommandOptions options;
+  options.format = "json";
+  std::ostringstream out, err;
+  ASSERT_EQ(run_ps_command(options, out, err, env), kExitOk) << err.str() << out.str();
+  // As root: the processes in one pass with the container scan, then the one temp dir, then
+  // its lock state (the live row depends on it).
+  EXPECT_EQ(env.calls,
+            (std::vector<std::string>{"scan_host_processes", "observe /tmp", "gather_locks /tmp"}));
+  const auto report = nlohmann::json::parse(out.str());
+  EXPECT_EQ(report.at("generated_at"), format_utc_millis(kNow));
+  ASSERT_EQ(report.at("jvms").size(), 1u) << report.dump(2);  // the stale file only with --all
+  const auto& jvm = report.at("jvms").at(0);
+  EXPECT_EQ(jvm.at("host_pid"), kLivePid);
+  EXPECT_EQ(jvm.at("user"), "alice");
+  EXPECT_EQ(jvm.at("state"), "live");
+  EXPECT_EQ(jvm.at("backing_file"), "/tmp/hsperfdata_alice/4242");
+
+  options.all = true;
+  env.euid = kAliceUid;  // not root: no container scan
+  std::ostringstream all;
+  ASSERT_EQ(run_ps_command(options, all, err, env), kExitOk) << err.str();
+  EXPECT_EQ(nlohmann::json::parse(all.str()).at("jvms").size(), 2u) << all.str();
+  EXPECT_EQ(std::count(env.calls.begin(), env.calls.end(), "scan_host_processes"), 1);
+}
+
+TEST(CommandSeam, InspectDecodesTheFileTheEnvironmentShows) {
+  FakeEnvironment env;
+  const std::string path = "/tmp/hsperfdata_alice/4242";
+  env.files[path] = plan_region(RegionRequest{std::nullopt, kNow - 90'000, "com.example.Main"}, 4096).bytes;
+  env.mapped[kLivePid] = path;
+  InspectOptions options;
+  options.target = std::to_string(kLivePid);
+  std::ostringstream out, err;
+  ASSERT_EQ(run_inspect(options, out, err, env), kExitOk) << err.str();
+  EXPECT_EQ(err.str(), "");
+  // The pid's own mapping, its owner named by the fake user database, its uptime by the fake clock.
+  const std::string text = out.str();
+  EXPECT_EQ(text.substr(0, text.find("file:")),
+            "pid:     4242 (live: it maps this file)\n"
+            "main:    com.example.Main\n"
+            "user:    alice (uid 1000)\n"
+            "started: " + format_utc_millis(kNow - 90'000) + " (up 1m30s)\n")
+      << text;
+  EXPECT_NE(text.find("file:    " + path + "\n"), std::string::npos) << text;
+
+  // A path: read through the environment as well.
+  options.target = path;
+  options.format = InspectFormat::json;
+  std::ostringstream json;
+  ASSERT_EQ(run_inspect(options, json, err, env), kExitOk) << err.str();
+  EXPECT_EQ(nlohmann::json::parse(json.str()).at("path"), path);
+  EXPECT_EQ(env.calls.back(), "read " + path);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
-#include "commands/operations.hpp"
+#include "commands/run_record.hpp"
 #include "commands/output_target.hpp"
 #include "decide/audit.hpp"
 #include "model/rule_catalog.hpp"
@@ -199,7 +199,7 @@ bool wait_unless_stopped(std::chrono::milliseconds duration, const std::atomic<b
 SubcommandHook add_audit_command(CLI::App& app) {
   struct Parsed {
     AuditCommandOptions options;
-    std::string format, tmpdir, root, policy_file, output, max_runtime, every;
+    std::string format, policy_file, max_runtime, every;
     std::string fail_on = "medium";
     std::string color = "auto";
     bool no_containers = false;
@@ -208,26 +208,17 @@ SubcommandHook add_audit_command(CLI::App& app) {
   };
   auto p = std::make_shared<Parsed>();
   auto* cmd = app.add_subcommand("audit", "Audit every hsperfdata namespace and report");
-  auto* tmpdir_opt =
-      cmd->add_option("--tmpdir", p->tmpdir, "Audit this temp dir of this host instead of /tmp")
-          ->check(dir_path());
-  auto* root_opt = cmd->add_option("--root", p->root,
-                  "Audit the system whose root is DIR (its /tmp, its etc/passwd)")
-      ->check(dir_path())
-      ->excludes(tmpdir_opt);
-  cmd->add_option("--profile", p->options.profile, "Rule profile: default, strict or hotspot")
-      ->check(CLI::IsMember(profile_names()));
+  const TempDirOptions temp_dir =
+      add_temp_dir_options(cmd, p->options.tmpdir, p->options.root, "Audit", "this temp dir of this host");
+  add_profile_option(cmd, p->options.profile);
   auto* policy_opt = cmd->add_option("--policy", p->policy_file,
                                      "JSON policy: disable rules, change severities (default: "
                                      "/etc/hsperfguard/policy.json when it exists; hsperfguard-policy(5))")
                          ->check(file_path());
   cmd->add_flag("--no-policy", p->no_policy, "Do not read /etc/hsperfguard/policy.json: the profile alone")
       ->excludes(policy_opt);
-  cmd->add_option("-f,--format", p->format, "text (the default) or json")
-      ->check(CLI::IsMember({"json", "text"}));
-  cmd->add_option("-o,--output", p->output,
-                  "Write the report to FILE (atomically; a device, FIFO or - is written through)")
-      ->check(file_path());
+  add_format_option(cmd, p->format);
+  add_output_option(cmd, p->options.output);
   cmd->add_flag("-v,--verbose", p->options.verbose, "Text: list every finding with its evidence (none grouped)");
   cmd->add_option("--color", p->color, "auto (on a terminal, unless NO_COLOR is set), always or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -247,37 +238,28 @@ SubcommandHook add_audit_command(CLI::App& app) {
   cmd->add_option("--fail-on", p->fail_on, "Exit 1 when a finding is at least this severe")
       ->check(CLI::IsMember({"info", "low", "medium", "high", "critical"}))
       ->capture_default_str();
-  auto* no_containers = cmd->add_flag("--no-containers", p->no_containers,
-                                      "Skip the temp dirs of containers (looked at as root)");
-  auto* container_opt = cmd->add_option("--container", p->options.container_pid,
-                  "Audit only the temp dir of the container that process PID is in")
-      ->option_text("PID")
-      ->check(CLI::PositiveNumber)
-      ->excludes(no_containers)
-      ->excludes(tmpdir_opt);
+  const ContainerOptions containers = add_container_options(
+      cmd, p->no_containers, p->options.container_pid,
+      "Audit only the temp dir of the container that process PID is in");
+  containers.container->excludes(temp_dir.tmpdir);
   cmd->add_flag("--containers-only", p->options.containers_only,
                 "Audit every other mount namespace's temp dir, not our own (as root; in a pod "
                 "with the node's pid namespace: the node's /tmp and every container's)")
-      ->excludes(tmpdir_opt)
-      ->excludes(root_opt)
-      ->excludes(no_containers)
-      ->excludes(container_opt);
+      ->excludes(temp_dir.tmpdir)
+      ->excludes(temp_dir.root)
+      ->excludes(containers.no_containers)
+      ->excludes(containers.container);
   p->unattended.add_to(cmd);
   return SubcommandHook{
       cmd, [p]() {
         AuditCommandOptions audit = p->options;
-        if (!p->tmpdir.empty()) audit.tmpdir = p->tmpdir;
-        if (!p->root.empty()) audit.root = p->root;
         if (!p->policy_file.empty()) {
           audit.policy_file = p->policy_file;
         } else if (!p->no_policy) {
           audit.policy_file = platform::default_policy_file();
           audit.policy_file_is_default = true;
         }
-        if (!p->output.empty()) audit.output = p->output;
-        if (!p->format.empty()) {
-          audit.format = p->format == "json" ? ReportFormat::json : ReportFormat::text;
-        }
+        audit.format = parse_report_format(p->format);
         audit.fail_on = *parse_severity(p->fail_on);
         audit.color = parse_color_choice(p->color);
         if (!p->max_runtime.empty()) audit.max_runtime_ms = *parse_duration_ms(p->max_runtime);

@@ -9,7 +9,7 @@
 #include "commands/completion.hpp"
 #include "commands/create_command.hpp"
 #include "commands/help_format.hpp"
-#include "commands/inspect.hpp"
+#include "commands/inspect_command.hpp"
 #include "commands/ps_command.hpp"
 #include "commands/reap_command.hpp"
 #include "commands/repair_command.hpp"

@@ -6,14 +6,11 @@
 #include <ostream>
 
 #include "commands/cli_checks.hpp"
+#include "commands/environment.hpp"
+#include "commands/exit_codes.hpp"
 #include "decide/create.hpp"
 #include "decide/discover.hpp"
-#include "commands/exit_codes.hpp"
-#include "platform/create.hpp"
-#include "platform/files.hpp"
-#include "platform/host.hpp"
-#include "platform/observe.hpp"
-#include "platform/users.hpp"
+#include "model/rule_catalog.hpp"
 #include "model/text_escape.hpp"
 
 namespace hsperfguard {
@@ -56,175 +53,235 @@ int report_failure(std::ostream& err, const platform::CreateResult& result, cons
   }
 }
 
-}  // namespace
+// One run of `create`, step by step. Each step either lets the run go on (nullopt) or ends
+// it with an exit code, having said why on `err`.
+class CreateRun {
+ public:
+  CreateRun(const CreateCommandOptions& options, Environment& env, std::ostream& out, std::ostream& err)
+      : options_(options), env_(env), out_(out), err_(err) {}
 
-int run_create_command(const CreateCommandOptions& options, std::ostream& out, std::ostream& err) {
-  if (auto problem = check_user_name(options.user)) {
-    err << "hsperfguard: create: --user: " << *problem << "\n";
-    return kExitUsage;
+  int run() {
+    for (auto step : {&CreateRun::check_options, &CreateRun::resolve_user, &CreateRun::judge_existing,
+                      &CreateRun::make_namespace, &CreateRun::make_backing_file}) {
+      if (const std::optional<int> exit = (this->*step)()) return *exit;
+    }
+    return judge_made();
   }
-  const auto mode = parse_namespace_mode(options.mode);
-  if (!mode) {
-    err << "hsperfguard: create: --mode must be 0755 or 0700, not " << terminal_safe(options.mode) << "\n";
-    return kExitUsage;
-  }
-  if (options.pid && *options.pid <= 0) {
-    err << "hsperfguard: create: --pid must be a positive process id\n";
-    return kExitUsage;
-  }
-  auto policy = builtin_profile(options.profile);
-  if (!policy) {
-    err << "hsperfguard: create: unknown profile '" << terminal_safe(options.profile) << "'\n";
-    return kExitUsage;
-  }
-  std::optional<PlannedRegion> region;
-  if (options.pid) {
-    region = plan_region(RegionRequest{options.size, platform::now_epoch_ms(), options.command},
-                         platform::page_size());
-    if (region->error) {
-      err << "hsperfguard: create: " << *region->error << "\n";
+
+ private:
+  // What the command line asks for, beyond what the parser checks.
+  std::optional<int> check_options() {
+    if (auto problem = check_user_name(options_.user)) {
+      err_ << "hsperfguard: create: --user: " << *problem << "\n";
       return kExitUsage;
     }
+    mode_ = parse_namespace_mode(options_.mode);
+    if (!mode_) {
+      err_ << "hsperfguard: create: --mode must be 0755 or 0700, not " << terminal_safe(options_.mode) << "\n";
+      return kExitUsage;
+    }
+    if (options_.pid && *options_.pid <= 0) {
+      err_ << "hsperfguard: create: --pid must be a positive process id\n";
+      return kExitUsage;
+    }
+    policy_ = builtin_profile(options_.profile);
+    if (!policy_) {
+      err_ << "hsperfguard: create: unknown profile '" << terminal_safe(options_.profile) << "'\n";
+      return kExitUsage;
+    }
+    if (options_.pid) {
+      region_ = plan_region(RegionRequest{options_.size, env_.now_epoch_ms(), options_.command},
+                            env_.page_size());
+      if (region_->error) {
+        err_ << "hsperfguard: create: " << *region_->error << "\n";
+        return kExitUsage;
+      }
+    }
+    return std::nullopt;
   }
 
-  // The user, as the system that owns the temp dir knows it.
-  auto users = options.root ? platform::root_user_database(*options.root) : platform::host_user_database();
-  const auto user = users->find_user(options.user);
-  // POSIX accounts have a uid, Windows accounts a SID; either identifies the owner.
-  if (!user || (!user->uid && !user->sid)) {
-    if (users->failed()) {
-      if (auto e = users->error()) print_error(err, *e);
-      err << "hsperfguard: create: the user database could not be read\n";
+  // The user, as the system that owns the temp dir knows it; only root makes another's.
+  std::optional<int> resolve_user() {
+    auto users = env_.users(options_.root);
+    user_ = users->find_user(options_.user);
+    // POSIX accounts have a uid, Windows accounts a SID; either identifies the owner.
+    if (!user_ || (!user_->uid && !user_->sid)) {
+      if (users->failed()) {
+        if (auto e = users->error()) print_error(err_, *e);
+        err_ << "hsperfguard: create: the user database could not be read\n";
+        return kExitIncomplete;
+      }
+      err_ << "hsperfguard: create: no such user: " << terminal_safe(options_.user) << "\n";
+      return kExitUsage;
+    }
+    uid_ = user_->uid.value_or(0);
+    gid_ = user_->gid.value_or(uid_);
+    euid_ = env_.host().euid;
+    // Without a uid (Windows) the primitive decides: it makes the user's SID the owner when
+    // the token may, and says so when it could not.
+    if (user_->uid && euid_ != 0 && euid_ != uid_) {
+      // Making another user's namespace is exactly the squatting the audit reports.
+      err_ << "hsperfguard: create: only root may create the namespace of another user ("
+           << terminal_safe(options_.user) << " is uid " << uid_ << ", this process runs as uid " << euid_
+           << "): run it as root, or as " << terminal_safe(options_.user) << "\n";
+      return kExitUsage;
+    }
+    return std::nullopt;
+  }
+
+  // What exists, judged by the audit's rules: an unsafe temp dir or namespace is refused.
+  std::optional<int> judge_existing() {
+    DiscoverOptions discover;
+    discover.tmpdir = options_.tmpdir;
+    discover.root = options_.root;
+    discover.host_temp_dir = env_.default_temp_dir();
+    spec_ = discover_roots(discover).front();
+    name_ = namespace_name_for(options_.user);
+    before_ = observe_whole(env_, spec_, platform::ObserveOptions{});
+    if (!before_.opened) {
+      for (const auto& e : before_.errors) print_error(err_, e);
+      err_ << "hsperfguard: create: the temp dir " << terminal_safe(spec_.temp_dir) << " could not be opened\n";
       return kExitIncomplete;
     }
-    err << "hsperfguard: create: no such user: " << terminal_safe(options.user) << "\n";
-    return kExitUsage;
-  }
-  const std::uint32_t uid = user->uid.value_or(0);
-  const std::uint32_t gid = user->gid.value_or(uid);
-  const std::uint32_t euid = platform::observe_host().euid;
-  // Without a uid (Windows) the primitive decides: it makes the user's SID the owner when
-  // the token may, and says so when it could not.
-  if (user->uid && euid != 0 && euid != uid) {
-    // Making another user's namespace is exactly the squatting the audit reports.
-    err << "hsperfguard: create: only root may create the namespace of another user ("
-        << terminal_safe(options.user) << " is uid " << uid << ", this process runs as uid " << euid
-        << "): run it as root, or as " << terminal_safe(options.user) << "\n";
-    return kExitUsage;
-  }
-
-  DiscoverOptions discover;
-  discover.tmpdir = options.tmpdir;
-  discover.root = options.root;
-  discover.host_temp_dir = platform::default_temp_dir();
-  const RootSpec spec = discover_roots(discover).front();
-  const std::string name = namespace_name_for(options.user);
-
-  // What exists, judged by the audit's rules.
-  platform::ObserveOptions observe;
-  TempRootFacts before = platform::observe_temp_root(spec, observe);
-  if (!before.opened) {
-    for (const auto& e : before.errors) print_error(err, e);
-    err << "hsperfguard: create: the temp dir " << terminal_safe(spec.temp_dir) << " could not be opened\n";
-    return kExitIncomplete;
-  }
-  const auto index = find_namespace(before, name);
-  const CreateAssessment assessment = assess_for_create(before, index, *policy, kBlockingSeverity);
-  if (!assessment.blocking_temp_dir.empty()) {
-    err << "hsperfguard: create: refused: the temp dir " << terminal_safe(before.temp_dir)
-        << " is unsafe, nothing is made beneath it:\n";
-    print_findings(err, assessment.blocking_temp_dir, nullptr);
-    return kExitRefused;
-  }
-  const std::string separator = before.platform == Platform::windows ? "\\" : "/";
-  const std::string ns_path =
-      index ? before.namespaces[*index].path
-            : before.temp_dir +
-                  (before.temp_dir.ends_with(separator) || before.temp_dir.ends_with('/') ? "" : separator) + name;
-  if (!assessment.blocking.empty()) {
-    err << "hsperfguard: create: refused: " << terminal_safe(ns_path)
-        << " exists and is unsafe; it was left as it is:\n";
-    print_findings(err, assessment.blocking, &assessment.repair);
-    return kExitRefused;
-  }
-
-  platform::TempDirLocation where{spec.kind, spec.root, spec.temp_dir, expected_from(*before.opened)};
-  platform::NamespaceRequest request;
-  request.where = where;
-  request.name = name;
-  request.uid = uid;
-  request.gid = gid;
-  request.mode = *mode;
-  request.chown = user->uid && euid == 0 && uid != euid;
-  request.owner_sid = user->sid;
-  if (index) {
-    const NamespaceFacts& ns = before.namespaces[*index];
-    if (!ns.opened) {
-      for (const auto& e : ns.errors) print_error(err, e);
-      err << "hsperfguard: create: " << terminal_safe(ns_path) << " exists but could not be opened\n";
-      return kExitIncomplete;
+    index_ = find_namespace(before_, name_);
+    const CreateAssessment assessment = assess_for_create(before_, index_, *policy_, kBlockingSeverity);
+    if (!assessment.blocking_temp_dir.empty()) {
+      err_ << "hsperfguard: create: refused: the temp dir " << terminal_safe(before_.temp_dir)
+           << " is unsafe, nothing is made beneath it:\n";
+      print_findings(err_, assessment.blocking_temp_dir, nullptr);
+      return kExitRefused;
     }
-    request.existing = expected_from(*ns.opened);
-    request.clear_bits = bits_create_clears(*mode);
+    separator_ = before_.platform == Platform::windows ? "\\" : "/";
+    const bool ends_with_separator = before_.temp_dir.ends_with(separator_) || before_.temp_dir.ends_with('/');
+    ns_path_ = index_ ? before_.namespaces[*index_].path
+                      : before_.temp_dir + (ends_with_separator ? "" : separator_) + name_;
+    if (!assessment.blocking.empty()) {
+      err_ << "hsperfguard: create: refused: " << terminal_safe(ns_path_)
+           << " exists and is unsafe; it was left as it is:\n";
+      print_findings(err_, assessment.blocking, &assessment.repair);
+      return kExitRefused;
+    }
+    return std::nullopt;
   }
-  const platform::CreateResult made = platform::make_namespace(request);
-  if (!made.ok()) return report_failure(err, made, terminal_safe(ns_path));
-  if (made.mode_before) {
-    // Say exactly what changed; "verified" is only for a namespace left as it was.
-    out << "namespace " << terminal_safe(ns_path) << ": mode " << octal_mode(*made.mode_before) << " -> "
-        << octal_mode(made.made->mode) << "\n";
-  }
-  out << (made.created ? "created " : made.mode_before ? "changed " : "verified ") << terminal_safe(ns_path)
-      << " (owner " << terminal_safe(options.user);
-  if (user->sid) {
-    out << " " << *user->sid << ", protected DACL)\n";  // Windows: no uid, no mode bits
-  } else {
-    out << " uid " << made.made->uid << ", mode " << octal_mode(made.made->mode) << ")\n";
-  }
-  for (const auto& note : made.notes) out << "note: " << terminal_safe(note) << "\n";
 
-  if (options.pid) {
+  // The namespace made, or the existing one verified (and only ever tightened).
+  std::optional<int> make_namespace() {
+    where_ = platform::TempDirLocation{spec_.kind, spec_.root, spec_.temp_dir, expected_from(*before_.opened)};
+    request_.where = where_;
+    request_.name = name_;
+    request_.uid = uid_;
+    request_.gid = gid_;
+    request_.mode = *mode_;
+    request_.chown = user_->uid && euid_ == 0 && uid_ != euid_;
+    request_.owner_sid = user_->sid;
+    if (index_) {
+      const NamespaceFacts& ns = before_.namespaces[*index_];
+      if (!ns.opened) {
+        for (const auto& e : ns.errors) print_error(err_, e);
+        err_ << "hsperfguard: create: " << terminal_safe(ns_path_) << " exists but could not be opened\n";
+        return kExitIncomplete;
+      }
+      request_.existing = expected_from(*ns.opened);
+      request_.clear_bits = bits_create_clears(*mode_);
+    }
+    made_ = env_.make_namespace(request_);
+    if (!made_.ok()) return report_failure(err_, made_, terminal_safe(ns_path_));
+    if (made_.mode_before) {
+      // Say exactly what changed; "verified" is only for a namespace left as it was.
+      out_ << "namespace " << terminal_safe(ns_path_) << ": mode " << octal_mode(*made_.mode_before) << " -> "
+           << octal_mode(made_.made->mode) << "\n";
+    }
+    out_ << (made_.created ? "created " : made_.mode_before ? "changed " : "verified ") << terminal_safe(ns_path_)
+         << " (owner " << terminal_safe(options_.user);
+    if (user_->sid) {
+      out_ << " " << *user_->sid << ", protected DACL)\n";  // Windows: no uid, no mode bits
+    } else {
+      out_ << " uid " << made_.made->uid << ", mode " << octal_mode(made_.made->mode) << ")\n";
+    }
+    for (const auto& note : made_.notes) out_ << "note: " << terminal_safe(note) << "\n";
+    return std::nullopt;
+  }
+
+  // --pid: the backing file, in the namespace just made or verified.
+  std::optional<int> make_backing_file() {
+    if (!options_.pid) return std::nullopt;
     platform::BackingFileRequest file;
-    file.where = where;
-    file.namespace_name = name;
-    file.namespace_expected = *made.made;
-    file.name = std::to_string(*options.pid);
-    file.uid = uid;
-    file.gid = gid;
-    file.chown = request.chown;
-    file.owner_sid = request.owner_sid;
-    file.content = std::move(region->bytes);
-    const std::string file_path = ns_path + separator + file.name;
+    file.where = where_;
+    file.namespace_name = name_;
+    file.namespace_expected = *made_.made;
+    file.name = std::to_string(*options_.pid);
+    file.uid = uid_;
+    file.gid = gid_;
+    file.chown = request_.chown;
+    file.owner_sid = request_.owner_sid;
+    file.content = std::move(region_->bytes);
+    const std::string file_path = ns_path_ + separator_ + file.name;
     const std::size_t size = file.content.size();
-    const platform::CreateResult written = platform::make_backing_file(file);
+    const platform::CreateResult written = env_.make_backing_file(file);
     if (!written.ok()) {
-      return report_failure(err, written, "backing file " + terminal_safe(file_path) + " (" + std::to_string(size) + " bytes)");
+      return report_failure(err_, written, "backing file " + terminal_safe(file_path) + " (" + std::to_string(size) + " bytes)");
     }
-    out << "created " << terminal_safe(file_path) << " (" << size << " bytes, "
-        << (user->sid ? std::string("protected DACL") : "mode " + octal_mode(written.made->mode)) << ")\n";
-    for (const auto& note : written.notes) out << "note: " << terminal_safe(note) << "\n";
+    out_ << "created " << terminal_safe(file_path) << " (" << size << " bytes, "
+         << (user_->sid ? std::string("protected DACL") : "mode " + octal_mode(written.made->mode)) << ")\n";
+    for (const auto& note : written.notes) out_ << "note: " << terminal_safe(note) << "\n";
+    return std::nullopt;
   }
 
   // What was made must audit clean by the same rules.
-  TempRootFacts after = platform::observe_temp_root(spec, observe);
-  const auto after_index = find_namespace(after, name);
-  if (!after.opened || !after_index) {
-    for (const auto& e : after.errors) print_error(err, e);
-    err << "hsperfguard: create: " << terminal_safe(ns_path) << " could not be observed after it was made\n";
-    return kExitIncomplete;
+  int judge_made() {
+    TempRootFacts after = observe_whole(env_, spec_, platform::ObserveOptions{});
+    const auto after_index = find_namespace(after, name_);
+    if (!after.opened || !after_index) {
+      for (const auto& e : after.errors) print_error(err_, e);
+      err_ << "hsperfguard: create: " << terminal_safe(ns_path_) << " could not be observed after it was made\n";
+      return kExitIncomplete;
+    }
+    const CreateAssessment check = assess_for_create(after, after_index, *policy_, kBlockingSeverity);
+    if (check.blocked()) {
+      err_ << "hsperfguard: create: " << terminal_safe(ns_path_) << " does not audit clean after it was made:\n";
+      print_findings(err_, check.blocking_temp_dir, nullptr);
+      print_findings(err_, check.blocking, &check.repair);
+      return kExitIncomplete;
+    }
+    if (!check.notes.empty()) {
+      out_ << "note: findings below " << to_string(kBlockingSeverity) << ":\n";
+      print_findings(out_, check.notes, nullptr);
+    }
+    return kExitOk;
   }
-  const CreateAssessment check = assess_for_create(after, after_index, *policy, kBlockingSeverity);
-  if (check.blocked()) {
-    err << "hsperfguard: create: " << terminal_safe(ns_path) << " does not audit clean after it was made:\n";
-    print_findings(err, check.blocking_temp_dir, nullptr);
-    print_findings(err, check.blocking, &check.repair);
-    return kExitIncomplete;
-  }
-  if (!check.notes.empty()) {
-    out << "note: findings below " << to_string(kBlockingSeverity) << ":\n";
-    print_findings(out, check.notes, nullptr);
-  }
-  return kExitOk;
+
+  const CreateCommandOptions& options_;
+  Environment& env_;
+  std::ostream& out_;
+  std::ostream& err_;
+  // What the steps found, in the order they find it.
+  std::optional<std::uint32_t> mode_;
+  std::optional<Policy> policy_;
+  std::optional<PlannedRegion> region_;
+  std::optional<UserFacts> user_;
+  std::uint32_t uid_ = 0;
+  std::uint32_t gid_ = 0;
+  std::uint32_t euid_ = 0;
+  RootSpec spec_;
+  std::string name_;
+  TempRootFacts before_;
+  std::optional<std::size_t> index_;
+  std::string separator_;
+  std::string ns_path_;
+  platform::TempDirLocation where_;
+  platform::NamespaceRequest request_;
+  platform::CreateResult made_;
+};
+
+}  // namespace
+
+int run_create_command(const CreateCommandOptions& options, std::ostream& out, std::ostream& err) {
+  return run_create_command(options, out, err, system_environment());
+}
+
+int run_create_command(const CreateCommandOptions& options, std::ostream& out, std::ostream& err,
+                       Environment& env) {
+  return CreateRun(options, env, out, err).run();
 }
 
 SubcommandHook add_create_command(CLI::App& app) {
@@ -242,11 +299,7 @@ SubcommandHook add_create_command(CLI::App& app) {
   cmd->add_option("--user", options->user, "The user the namespace is named after and owned by")
       ->check(user_name())
       ->required();
-  auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Create in this temp dir instead of /tmp")
-                     ->check(dir_path());
-  cmd->add_option("--root", options->root, "Create in the system whose root is DIR (its /tmp, its etc/passwd)")
-      ->check(dir_path())
-      ->excludes(tmpdir);
+  add_temp_dir_options(cmd, options->tmpdir, options->root, "Create in", "this temp dir");
   cmd->add_option("--mode", options->mode, "Mode of a namespace it makes: 0755 (HotSpot's) or 0700; an existing one only loses the bits this mode lacks")
       ->check(CLI::IsMember({"0755", "755", "0700", "700"}))
       ->capture_default_str();
@@ -259,9 +312,7 @@ SubcommandHook add_create_command(CLI::App& app) {
       ->needs(pid);
   cmd->add_option("--command", options->command, "sun.rt.javaCommand of the region (what jps shows)")
       ->needs(pid);
-  cmd->add_option("--profile", options->profile, "Rule profile the result is judged with")
-      ->check(CLI::IsMember(profile_names()))
-      ->capture_default_str();
+  add_profile_option(cmd, options->profile, "Rule profile the result is judged with")->capture_default_str();
   return SubcommandHook{cmd, [options]() {
                           return run_create_command(*options, std::cout, std::cerr);
                         }};

@@ -24,7 +24,12 @@ struct CreateCommandOptions {
   std::string profile = "default";
 };
 
+class Environment;
+
+// Creates in the world `env` shows (commands/environment.hpp; the real one by default).
 int run_create_command(const CreateCommandOptions& options, std::ostream& out, std::ostream& err);
+int run_create_command(const CreateCommandOptions& options, std::ostream& out, std::ostream& err,
+                       Environment& env);
 
 [[nodiscard]] SubcommandHook add_create_command(CLI::App& app);
 

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "commands/environment.hpp"
-#include "platform/containers.hpp"
 
 namespace hsperfguard {
 
@@ -17,17 +16,6 @@ DiscoverOptions discover_options(Environment& env, std::optional<std::string> tm
   discover.containers = containers && env.host().euid == 0;
   discover.container_pid = container_pid;
   return discover;
-}
-
-std::vector<RootSpec> discover_roots_scanning(const DiscoverOptions& options,
-                                              std::vector<ObservationError>* errors,
-                                              const RunLimits& limits) {
-  if (!wants_container_scan(options)) return discover_roots(options);
-  ContainerScanOptions scan_options = container_scan_options(options);
-  scan_options.limits = limits;
-  const ContainerScan scan = platform::scan_container_temp_dirs(scan_options);
-  if (errors != nullptr) errors->insert(errors->end(), scan.errors.begin(), scan.errors.end());
-  return discover_roots(options, &scan);
 }
 
 std::optional<RootSchedule::Turn> RootSchedule::next() {

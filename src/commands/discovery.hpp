@@ -1,5 +1,6 @@
 // Discovery as the commands run it: the options of this host (its temp dir, whether we are
-// root) and the container scan, handed to the pure choice in decide/discover.hpp.
+// root), handed to the pure choice in decide/discover.hpp (the container scan is the
+// Environment's: Environment::discover), and the order in which its temp roots are looked at.
 #pragma once
 
 #include <cstddef>
@@ -20,12 +21,6 @@ class Environment;
 DiscoverOptions discover_options(Environment& env, std::optional<std::string> tmpdir,
                                  std::optional<std::string> root, bool containers,
                                  std::optional<std::int32_t> container_pid);
-
-// Discovery and its container scan in one call (what the commands use). The scan stops once
-// `limits` are reached (its errors then say so).
-std::vector<RootSpec> discover_roots_scanning(const DiscoverOptions& options,
-                                              std::vector<ObservationError>* errors,
-                                              const RunLimits& limits = {});
 
 // The order in which the temp roots discovery returned are looked at, and the run limits of
 // each. The first (the host's, or the one --tmpdir, --root or --container names) has the run's

@@ -13,6 +13,11 @@ StandardStream standard_stream_named(std::string_view path) {
   return StandardStream::none;
 }
 
+std::optional<ReportFormat> parse_report_format(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  return text == "json" ? ReportFormat::json : ReportFormat::text;
+}
+
 ColorChoice parse_color_choice(std::string_view text) {
   if (text == "always") return ColorChoice::always;
   if (text == "never") return ColorChoice::never;

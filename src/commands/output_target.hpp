@@ -1,7 +1,8 @@
-// Where a report or the metrics go: the standard stream a path names by convention ("-",
-// /dev/stdout, /dev/stderr and their /dev/fd and /proc/self/fd forms), written to the
-// process's own stream and never reopened or replaced, or else a path, written by
-// platform::write_output (the one guarded way to write a file the user named).
+// How a report is written (--format, --color) and where it and the metrics go: the standard
+// stream a path names by convention ("-", /dev/stdout, /dev/stderr and their /dev/fd and
+// /proc/self/fd forms), written to the process's own stream and never reopened or replaced,
+// or else a path, written by platform::write_output (the one guarded way to write a file the
+// user named).
 #pragma once
 
 #include <iosfwd>
@@ -17,6 +18,10 @@ namespace hsperfguard {
 enum class StandardStream { none, out, err };
 
 StandardStream standard_stream_named(std::string_view path);
+
+// --format: what a report is written as (audit, reap).
+enum class ReportFormat { json, text };
+std::optional<ReportFormat> parse_report_format(std::string_view text);  // "": nullopt
 
 // --color: always, never, or auto (the default): on a terminal, unless NO_COLOR is set to
 // anything but the empty string (no-color.org) or TERM is "dumb". Never in JSON, metrics,

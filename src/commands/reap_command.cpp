@@ -14,7 +14,7 @@
 #include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
-#include "commands/operations.hpp"
+#include "commands/run_record.hpp"
 #include "commands/output_target.hpp"
 #include "commands/reap_journal.hpp"
 #include "commands/root_loop.hpp"
@@ -444,7 +444,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
 SubcommandHook add_reap_command(CLI::App& app) {
   struct Parsed {
     ReapCommandOptions options;
-    std::string tmpdir, root, format, output, journal;
+    std::string format, journal;
     std::string lock_file = kDefaultReapLockFile;
     std::string min_age = "60s", max_runtime;
     bool no_lock = false, no_wait = false, no_containers = false;
@@ -463,12 +463,8 @@ SubcommandHook add_reap_command(CLI::App& app) {
       "Lock: one reap at a time per host. Without --wait, a run that finds the lock held\n"
       "exits 0 at once (the other run does the work); with --wait it waits, for at most\n"
       "--max-runtime when given, then exits 0 as well.");
-  auto* tmpdir_opt =
-      cmd->add_option("--tmpdir", p->tmpdir, "Reap this temp dir of this host instead of /tmp")
-          ->check(dir_path());
-  cmd->add_option("--root", p->root, "Reap the system whose root is DIR (its /tmp, its etc/passwd)")
-      ->check(dir_path())
-      ->excludes(tmpdir_opt);
+  const TempDirOptions temp_dir =
+      add_temp_dir_options(cmd, p->options.tmpdir, p->options.root, "Reap", "this temp dir of this host");
   cmd->add_flag("--dry-run", p->options.dry_run, "Print the plan; change nothing");
   cmd->add_option("--min-age", p->min_age,
                   "Leave entries changed (ctime or mtime) less than this long ago")
@@ -479,11 +475,8 @@ SubcommandHook add_reap_command(CLI::App& app) {
                   "in discovery or observation: exit 3). The host's temp dir (or --tmpdir, --root) "
                   "is reaped first; each container's then has an equal share of what is left")
       ->check(duration());
-  cmd->add_option("-f,--format", p->format, "text (the default) or json")
-      ->check(CLI::IsMember({"json", "text"}));
-  cmd->add_option("-o,--output", p->output,
-                  "Write the report to FILE (atomically; a device, FIFO or - is written through)")
-      ->check(file_path());
+  add_format_option(cmd, p->format);
+  add_output_option(cmd, p->options.output);
   cmd->add_flag("-v,--verbose", p->options.verbose, "Text: list every plan item (none grouped)");
   cmd->add_flag("--include-special", p->options.include_special,
                 "Also remove stale FIFOs, sockets and devices in namespaces");
@@ -504,25 +497,15 @@ SubcommandHook add_reap_command(CLI::App& app) {
                   "Append one JSON line per removal to FILE as the run goes (survives a kill; a "
                   "file of ours alone, in a directory only its owner may write)")
       ->check(file_path());
-  auto* no_containers_flag = cmd->add_flag("--no-containers", p->no_containers,
-                                           "Skip the temp dirs of containers (looked at as root)");
-  cmd->add_option("--container", p->options.container_pid,
-                  "Reap only the temp dir of the container that process PID is in")
-      ->option_text("PID")
-      ->check(CLI::PositiveNumber)
-      ->excludes(no_containers_flag)
-      ->excludes(tmpdir_opt);
+  add_container_options(cmd, p->no_containers, p->options.container_pid,
+                        "Reap only the temp dir of the container that process PID is in")
+      .container->excludes(temp_dir.tmpdir);
   p->unattended.add_to(cmd);
   return SubcommandHook{
       cmd, [p]() {
         ReapCommandOptions reap = p->options;
-        if (!p->tmpdir.empty()) reap.tmpdir = p->tmpdir;
-        if (!p->root.empty()) reap.root = p->root;
-        if (!p->output.empty()) reap.output = p->output;
         if (!p->journal.empty()) reap.journal = p->journal;
-        if (!p->format.empty()) {
-          reap.format = p->format == "json" ? ReportFormat::json : ReportFormat::text;
-        }
+        reap.format = parse_report_format(p->format);
         reap.min_age_ms = *parse_duration_ms(p->min_age);
         if (!p->max_runtime.empty()) reap.max_runtime_ms = *parse_duration_ms(p->max_runtime);
         reap.lock_file = p->no_lock ? std::nullopt : std::optional<std::string>(p->lock_file);

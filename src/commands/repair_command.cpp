@@ -117,15 +117,9 @@ SubcommandHook add_repair_command(CLI::App& app) {
       "protected DACL `create` gives (the user and Administrators full control, Everyone as\n"
       "HotSpot allows), set through a handle to the object itself and read back; owners are\n"
       "never changed.");
-  auto* tmpdir = cmd->add_option("--tmpdir", options->tmpdir, "Repair this temp dir instead of /tmp")
-                     ->check(dir_path());
-  cmd->add_option("--root", options->root, "Repair the system whose root is DIR (its /tmp, its etc/passwd)")
-      ->check(dir_path())
-      ->excludes(tmpdir);
+  add_temp_dir_options(cmd, options->tmpdir, options->root, "Repair", "this temp dir");
   cmd->add_flag("--dry-run", options->dry_run, "Print what would be fixed and what is left; change nothing");
-  cmd->add_option("--profile", options->profile, "Rule profile: default, strict or hotspot")
-      ->check(CLI::IsMember(profile_names()))
-      ->capture_default_str();
+  add_profile_option(cmd, options->profile)->capture_default_str();
   return SubcommandHook{cmd, [options]() { return run_repair_command(*options, std::cout, std::cerr); }};
 }
 

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/cli_checks.hpp"
+#include "model/rule_catalog.hpp"
 #include "platform/host.hpp"
 #include "platform/system_log.hpp"
 
@@ -23,6 +24,47 @@ void UnattendedFlags::add_to(CLI::App* cmd) {
                 "Write the log lines (--log-format, text by default) to the system log (tag "
                 "hsperfguard-COMMAND, priority from each line's level) instead of stderr, which "
                 "keeps the error messages; to stderr, saying so once, if nothing receives them at /dev/log");
+}
+
+TempDirOptions add_temp_dir_options(CLI::App* cmd, std::optional<std::string>& tmpdir,
+                                    std::optional<std::string>& root, const std::string& verb,
+                                    const std::string& which) {
+  TempDirOptions options;
+  options.tmpdir = cmd->add_option("--tmpdir", tmpdir, verb + " " + which + " instead of /tmp")
+                       ->check(dir_path());
+  options.root = cmd->add_option("--root", root,
+                                 verb + " the system whose root is DIR (its /tmp, its etc/passwd)")
+                     ->check(dir_path())
+                     ->excludes(options.tmpdir);
+  return options;
+}
+
+ContainerOptions add_container_options(CLI::App* cmd, bool& no_containers,
+                                       std::optional<std::int32_t>& container_pid,
+                                       const std::string& container_help,
+                                       const std::string& no_containers_help) {
+  ContainerOptions options;
+  options.no_containers = cmd->add_flag("--no-containers", no_containers, no_containers_help);
+  options.container = cmd->add_option("--container", container_pid, container_help)
+                          ->option_text("PID")
+                          ->check(CLI::PositiveNumber)
+                          ->excludes(options.no_containers);
+  return options;
+}
+
+CLI::Option* add_format_option(CLI::App* cmd, std::string& format) {
+  return cmd->add_option("-f,--format", format, "text (the default) or json")
+      ->check(CLI::IsMember({"json", "text"}));
+}
+
+CLI::Option* add_output_option(CLI::App* cmd, std::optional<std::string>& output) {
+  return cmd->add_option("-o,--output", output,
+                         "Write the report to FILE (atomically; a device, FIFO or - is written through)")
+      ->check(file_path());
+}
+
+CLI::Option* add_profile_option(CLI::App* cmd, std::string& profile, const std::string& help) {
+  return cmd->add_option("--profile", profile, help)->check(CLI::IsMember(profile_names()));
 }
 
 LogOptions UnattendedFlags::log_options() const {

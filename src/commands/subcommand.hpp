@@ -1,8 +1,11 @@
 // How a subcommand joins the command line: it adds itself and its options to the CLI11 app
 // and hands back what runs it once parsed. command_line.cpp only lists them; every option of a
-// subcommand is declared in that subcommand's own file.
+// subcommand is declared in that subcommand's own file, those several subcommands share
+// (--tmpdir and --root, --no-containers and --container, --format, --output, --profile, the
+// unattended flags) through the functions below, so that they read and check the same.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -13,6 +16,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace hsperfguard {
@@ -41,5 +45,36 @@ struct UnattendedFlags {
   // nothing receives messages at the system log, on `err` after saying so once.
   std::unique_ptr<Logger> make_logger(const std::string& command, std::ostream& err) const;
 };
+
+// --tmpdir and --root (which cannot be combined with --tmpdir), for a subcommand that looks
+// at one system's temp dir: their help says "<verb> <which> instead of /tmp" and "<verb> the
+// system whose root is DIR (...)" ("Audit", "this temp dir of this host"; "Create in", "this
+// temp dir").
+struct TempDirOptions {
+  CLI::Option* tmpdir = nullptr;
+  CLI::Option* root = nullptr;
+};
+TempDirOptions add_temp_dir_options(CLI::App* cmd, std::optional<std::string>& tmpdir,
+                                    std::optional<std::string>& root, const std::string& verb,
+                                    const std::string& which);
+
+// --no-containers and --container PID (which cannot be combined with it), with their help.
+struct ContainerOptions {
+  CLI::Option* no_containers = nullptr;
+  CLI::Option* container = nullptr;
+};
+ContainerOptions add_container_options(CLI::App* cmd, bool& no_containers,
+                                       std::optional<std::int32_t>& container_pid,
+                                       const std::string& container_help,
+                                       const std::string& no_containers_help =
+                                           "Skip the temp dirs of containers (looked at as root)");
+
+// -f/--format of a report: text or json ("": not given, text wherever stdout goes).
+CLI::Option* add_format_option(CLI::App* cmd, std::string& format);
+// -o/--output: the report to FILE.
+CLI::Option* add_output_option(CLI::App* cmd, std::optional<std::string>& output);
+// --profile: one of the built-in rule profiles.
+CLI::Option* add_profile_option(CLI::App* cmd, std::string& profile,
+                                const std::string& help = "Rule profile: default, strict or hotspot");
 
 }  // namespace hsperfguard

@@ -1,6 +1,6 @@
-// What a run leaves for operators besides its report: the metrics file (--metrics, for
-// node_exporter's textfile collector) and its log lines (--log-format, --quiet). Called once
-// at the end of each audit and reap run.
+// The record of an audit or reap run besides its report: its exit status, whether it counts
+// as a success, the metrics file (--metrics, for node_exporter's textfile collector) and its
+// log lines (--log-format, --quiet). Called once at the end of each audit and reap run.
 #pragma once
 
 #include <iosfwd>

@@ -18,8 +18,12 @@ struct InspectOptions {
   std::string temp_dir;         // where pids are resolved; empty: the platform default
 };
 
-// Prints the decoded region to `out`, a one-line error to `err`; returns an exit code.
+class Environment;
+
+// Prints the decoded region to `out`, a one-line error to `err`; returns an exit code. Reads
+// the world `env` shows (commands/environment.hpp; the real one by default).
 int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err);
+int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err, Environment& env);
 
 // Adds `inspect` and its options to the command line.
 [[nodiscard]] SubcommandHook add_inspect_command(CLI::App& app);

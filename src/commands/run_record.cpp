@@ -1,17 +1,17 @@
-#include "commands/operations.hpp"
+#include "commands/run_record.hpp"
 
 #include <cstdio>
 #include <ostream>
 #include <string>
 
-#include "decide/audit.hpp"
-#include "commands/audit_command.hpp"
+#include "commands/audit_options.hpp"
 #include "commands/exit_codes.hpp"
+#include "commands/output_target.hpp"
+#include "commands/reap_options.hpp"
+#include "decide/audit.hpp"
+#include "platform/files.hpp"
 #include "report/logging.hpp"
 #include "report/metrics.hpp"
-#include "commands/output_target.hpp"
-#include "platform/files.hpp"
-#include "commands/reap_command.hpp"
 #include "report/reap_report.hpp"
 #include "report/report_json.hpp"
 #include "version.hpp"

@@ -1,0 +1,99 @@
+#include "commands/ps_observation.hpp"
+
+#include <memory>
+#include <utility>
+
+#include "commands/environment.hpp"
+#include "decide/discover.hpp"
+
+namespace hsperfguard {
+namespace {
+
+// The processes, read in one pass (the containers' views and the JVMs), and the temp roots
+// they lead to.
+struct ProcessPass {
+  std::vector<RootSpec> specs;
+  std::vector<JvmProcessFacts> jvms;
+  ContainerScan containers;                  // placements, for the liveness of container files
+  std::vector<ObservationError> errors;      // reported first
+  std::vector<ObservationError> jvm_errors;  // reported after the roots', as they always were
+};
+
+ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env) {
+  ProcessPass pass;
+  if (!wants_container_scan(discover)) {
+    pass.jvms = env.observe_jvm_processes(pass.jvm_errors, {}, nullptr);
+    pass.specs = discover_roots(discover);
+    return pass;
+  }
+  ContainerScanOptions scan_options = container_scan_options(discover);
+  scan_options.place_processes = true;  // the liveness of container files, from this pass
+  platform::HostProcesses host_processes = env.scan_host_processes(scan_options, pass.jvm_errors);
+  const ContainerScan& scan = host_processes.containers;
+  if (const UnobservedProcesses& u = scan.unobserved; !u.empty()) {
+    // Their maps need the same ptrace access as their namespace: a JVM among them, or in a
+    // container of theirs, is not listed. Said first, and the listing is incomplete.
+    pass.errors.push_back(ObservationError{
+        "/proc", "scan", u.errors.empty() ? 0 : u.errors.front().code,
+        std::to_string(u.count) + " process" + (u.count == 1 ? "" : "es") +
+            " could not be looked into (mount namespace or root unreadable; without "
+            "CAP_SYS_PTRACE, their maps too): a JVM among them or in a container of theirs is "
+            "not listed"});
+  }
+  pass.errors.insert(pass.errors.end(), scan.errors.begin(), scan.errors.end());
+  pass.specs = discover_roots(discover, &scan);
+  pass.jvms = std::move(host_processes.jvms);
+  pass.containers = std::move(host_processes.containers);
+  return pass;
+}
+
+// The rows of `roots` and `jvms`; with --container, only that container's JVMs.
+std::vector<PsRow> rows_of(const std::vector<TempRootFacts>& roots,
+                           const std::vector<JvmProcessFacts>& jvms, const PsCommandOptions& options) {
+  std::vector<PsRow> rows = ps_rows(roots, jvms, PsOptions{options.all});
+  if (options.container_pid && !roots.empty() && roots.front().container) {
+    // Only that container's JVMs: its backing files, and processes of its mount namespace.
+    const std::string& mnt = roots.front().container->mount_namespace;
+    std::erase_if(rows, [&](const PsRow& r) { return !r.mount_namespace || *r.mount_namespace != mnt; });
+  }
+  return rows;
+}
+
+}  // namespace
+
+PsObservation observe_ps(const PsCommandOptions& options, Environment& env) {
+  const HostInfo host = env.host();
+  DiscoverOptions discover;
+  discover.host_temp_dir = env.default_temp_dir();
+  discover.containers = !options.no_containers && host.euid == 0;
+  discover.container_pid = options.container_pid;
+  // The processes first, then the files. A JVM that exits in between keeps its row this
+  // once; one that starts in between is judged by its file (and its lock: see below).
+  ProcessPass pass = observe_processes(discover, env);
+
+  PsObservation seen{{}, std::move(pass.errors), !pass.containers.unobserved.empty()};
+  std::vector<TempRootFacts> roots;
+  // The lock state is read only if a row depends on it (see ps_rows_depend_on_locks).
+  const std::unique_ptr<RootLivenessSource> liveness = env.ps_liveness(pass.jvms, pass.containers);
+  platform::ObserveOptions observe;
+  observe.worker_threads = false;
+  for (const auto& spec : pass.specs) {
+    TempRootFacts& root = roots.emplace_back(observe_whole(env, spec, observe));
+    if (container_vanished(root) && !options.container_pid) {
+      roots.pop_back();  // the container stopped since discovery
+      continue;
+    }
+    if (!root.opened) seen.incomplete = true;
+    seen.errors.insert(seen.errors.end(), root.errors.begin(), root.errors.end());
+    liveness->gather(root);
+  }
+  seen.errors.insert(seen.errors.end(), pass.jvm_errors.begin(), pass.jvm_errors.end());
+  seen.rows = rows_of(roots, pass.jvms, options);
+  if (ps_rows_depend_on_locks(seen.rows)) {
+    for (auto& root : roots) liveness->gather_locks(root);
+    seen.rows = rows_of(roots, pass.jvms, options);
+  }
+  return seen;
+}
+
+}  // namespace hsperfguard
