@@ -8,7 +8,7 @@
 #include <iosfwd>
 #include <vector>
 
-#include "commands/audit_command.hpp"
+#include "commands/audit_options.hpp"
 #include "decide/audit.hpp"
 #include "decide/discover.hpp"
 #include "model/facts.hpp"
