@@ -96,8 +96,8 @@ if(NOT CMAKE_CROSSCOMPILING AND HELP2MAN AND GZIP)
     COMMENT "Generating the man page hsperfguard(1) with help2man"
     VERBATIM)
   add_custom_target(hsperfguard_man ALL DEPENDS ${HSPERFGUARD_MAN_PAGE})
-  if(TARGET hsperfguard_tests)
-    add_dependencies(hsperfguard_tests hsperfguard_man)  # the man page and package tests
+  if(TARGET hsperfguard_binary_tests)
+    add_dependencies(hsperfguard_binary_tests hsperfguard_man)  # the man page and package tests
   endif()
   install(FILES ${HSPERFGUARD_MAN_PAGE} DESTINATION share/man/man1)
 else()
@@ -116,8 +116,8 @@ if(GZIP)
     COMMENT "Compressing the man page hsperfguard-policy(5)"
     VERBATIM)
   add_custom_target(hsperfguard_policy_man ALL DEPENDS ${HSPERFGUARD_POLICY_MAN_PAGE})
-  if(TARGET hsperfguard_tests)
-    add_dependencies(hsperfguard_tests hsperfguard_policy_man)  # the man page and package tests
+  if(TARGET hsperfguard_binary_tests)
+    add_dependencies(hsperfguard_binary_tests hsperfguard_policy_man)  # the man page and package tests
   endif()
   install(FILES ${HSPERFGUARD_POLICY_MAN_PAGE} DESTINATION share/man/man5)
 endif()
@@ -134,8 +134,8 @@ if(NOT CMAKE_CROSSCOMPILING)
     COMMENT "Generating the bash completion"
     VERBATIM)
   add_custom_target(hsperfguard_completion ALL DEPENDS ${HSPERFGUARD_BASH_COMPLETION})
-  if(TARGET hsperfguard_tests)
-    add_dependencies(hsperfguard_tests hsperfguard_completion)  # the completion and package tests
+  if(TARGET hsperfguard_binary_tests)
+    add_dependencies(hsperfguard_binary_tests hsperfguard_completion)  # the completion and package tests
   endif()
   install(FILES ${HSPERFGUARD_BASH_COMPLETION} DESTINATION share/bash-completion/completions)
 endif()
@@ -178,8 +178,8 @@ if(GZIP)
     DEPENDS ${HSPERFGUARD_DEB_DOC}/changelog
     VERBATIM)
   add_custom_target(hsperfguard_deb_doc ALL DEPENDS ${HSPERFGUARD_DEB_DOC}/changelog.gz)
-  if(TARGET hsperfguard_tests)
-    add_dependencies(hsperfguard_tests hsperfguard_deb_doc)
+  if(TARGET hsperfguard_binary_tests)
+    add_dependencies(hsperfguard_binary_tests hsperfguard_deb_doc)
   endif()
   install(FILES ${HSPERFGUARD_DEB_DOC}/changelog.gz DESTINATION share/doc/hsperfguard)
 endif()

@@ -52,7 +52,7 @@ stage "dependencies" bash scripts/deps.sh --tests
 stage "build (g++, Release)" bash scripts/build.sh release
 stage "tests (g++, Release)" linux_tests release
 # The same build's suite again under a seccomp filter that refuses openat2 and io_uring with
-# EPERM, as Docker's and containerd's default profiles do (tests/seccomp_refuse.cpp; the filter
+# EPERM, as Docker's and containerd's default profiles do (tests/support/seccomp_refuse.cpp; the filter
 # is inherited by every program a test starts). On this kernel both work, so this is where the
 # fallbacks run: the O_NOFOLLOW walk beneath a root, an lstat before each open, one system call
 # at a time instead of io_uring batches. Nothing is rebuilt.

@@ -6,7 +6,7 @@ namespace hsperfguard {
 namespace {
 
 // The meaning of each code whatever the subcommand. The README's "Exit codes" table says the
-// same, word for word (with `code` marks): tests/cli_errors_posix_test.cpp compares them.
+// same, word for word (with `code` marks): tests/binary/cli_errors_posix_test.cpp compares them.
 constexpr std::array<ExitCodeMeaning, 6> kTable{{
     {kExitOk, "clean (audit); done, or nothing to do (the other subcommands)"},
     {kExitFindings,

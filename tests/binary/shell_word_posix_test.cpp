@@ -78,10 +78,10 @@ TEST(ShellWordRoundTrip, DashReadsAnAnsiCWordAsARelativePathNothingElse) {
 // Every command the binary prints for a person (the audit's remedies in JSON, text and --quiet,
 // its next and or-run lines, the reap's remedies for what it leaves to a person, user names
 // from a foreign root's passwd), run by bash with its programs stubbed: each name comes back
-// as exactly its bytes and nothing runs (tests/remedy_roundtrip.py says how).
+// as exactly its bytes and nothing runs (tests/support/remedy_roundtrip.py says how).
 TEST(ShellWordRoundTrip, EveryCommandTheToolPrintsMeansExactlyItsNamesInBash) {
   if (!test::is_root()) GTEST_SKIP() << "plants entries of other users: needs root";
-  const auto result = test::run({"/usr/bin/python3", test::source_path("tests/remedy_roundtrip.py"),
+  const auto result = test::run({"/usr/bin/python3", test::source_path("tests/support/remedy_roundtrip.py"),
                                  test::tool_path(), test::source_path("")});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_NE(result.out.find(" 0 mismatches"), std::string::npos) << result.out << result.err;

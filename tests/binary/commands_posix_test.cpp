@@ -189,7 +189,7 @@ TEST(BashCompletion, CompletesSubcommandsAndEveryOptionOfReapAsHelpListsThem) {
 
 
 // What a person at a terminal gets: a real interactive bash on a pseudo-terminal
-// (tests/complete_pty.py) types a command line, presses TAB, then Enter; `hsperfguard` is a
+// (tests/support/complete_pty.py) types a command line, presses TAB, then Enter; `hsperfguard` is a
 // shell function there that prints the arguments it received. Names another user can give
 // files in /tmp (a command substitution, blanks, a glob, a newline) must reach the program as
 // the one word they are, quoted on the line, and never run.
@@ -201,7 +201,7 @@ struct PtyCompletion {
 
 PtyCompletion complete_in_pty(const std::string& script, const std::string& dir, const std::string& typed,
                               const std::string& shell = "bash") {
-  const auto r = test::run({"python3", std::string(HSPERFGUARD_SOURCE_DIR) + "/tests/complete_pty.py", script,
+  const auto r = test::run({"python3", std::string(HSPERFGUARD_SOURCE_DIR) + "/tests/support/complete_pty.py", script,
                             dir, typed, shell});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   PtyCompletion out;

@@ -157,19 +157,22 @@ std::string failed_with(int code) {
 // by openat2 refusing links and mounts. Where both work, the files are opened through the ring.
 // The reports are the same in every case but for the times.
 // The openat2 probe's refusal branch runs only where openat2 is refused, so the probe's own
-// test (Openat2Probe.SaysWhatTheKernelSays, in beneath_posix_test.cpp) is run again, in this
-// test binary, under the filter: openat2 refused with EPERM (Docker's and containerd's
-// profiles) and with ENOSYS (an old kernel, some profiles). There the kernel's answer is the
-// refusal, and the probe must say "not available".
+// test (Openat2Probe.SaysWhatTheKernelSays, in beneath_posix_test.cpp) is run again, in the
+// system tests' executable beside this one, under the filter: openat2 refused with EPERM
+// (Docker's and containerd's profiles) and with ENOSYS (an old kernel, some profiles). There
+// the kernel's answer is the refusal, and the probe must say "not available".
 TEST(Openat2Probe, SaysRefusedWhereASeccompFilterRefusesOpenat2) {
   char self[4096] = {};
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   ASSERT_GT(n, 0);
+  const std::string self_path(self, static_cast<std::size_t>(n));
+  const std::string system_tests =
+      self_path.substr(0, self_path.rfind('/') + 1) + "hsperfguard_system_tests";
   for (const Filter& f : {Filter{"openat2", EPERM}, Filter{"openat2", ENOSYS}}) {
     SCOPED_TRACE(f.name());
     const auto r = test::run(with_prefix(
-        f.prefix(), {std::string(self, static_cast<std::size_t>(n)),
-                     "--gtest_filter=Openat2Probe.SaysWhatTheKernelSays", "--gtest_color=no"}));
+        f.prefix(), {system_tests, "--gtest_filter=Openat2Probe.SaysWhatTheKernelSays",
+                     "--gtest_color=no"}));
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("[  PASSED  ] 1 test."), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("SKIPPED"), std::string::npos) << r.out;

@@ -9,7 +9,7 @@
 // temp dir at all, DAC_READ_SEARCH to read nobody's 0600 file, KILL to tell a reused pid of
 // nobody's (pid-reused, not unknown). The manifest's Localhost seccomp profile is
 // packaging/kubernetes/hsperfguard-seccomp.json (what the nodes install as
-// profiles/hsperfguard.json): with it, a probe built here (tests/seccomp_probe.cpp) run in the
+// profiles/hsperfguard.json): with it, a probe built here (tests/support/seccomp_probe.cpp) run in the
 // image with the same settings gets EPERM from ptrace(2), process_vm_readv, process_vm_writev,
 // kcmp and unshare against that JVM, where podman's default profile lets ptrace,
 // process_vm_readv, process_vm_writev and kcmp through.
@@ -492,7 +492,7 @@ TEST(OciImage, DaemonSetSettingsAuditAContainerJvmIntoNodeExporter) {
                 reused_file->at("verdict").value("reason", "").c_str());
   }
 
-  // What the pod can do to another container's process: the probe (tests/seccomp_probe.cpp),
+  // What the pod can do to another container's process: the probe (tests/support/seccomp_probe.cpp),
   // built static, in a container of the image with the DaemonSet's settings and the JVM's host
   // pid; then the same with podman's default profile in place of the Localhost one (what the
   // manifest's RuntimeDefault gave the pod before). The probe's ptrace(PTRACE_SEIZE) neither
@@ -500,7 +500,7 @@ TEST(OciImage, DaemonSetSettingsAuditAContainerJvmIntoNodeExporter) {
   {
     const std::string probe = scratch / "seccomp_probe";
     const auto compiled =
-        test::run({"g++", "-std=c++20", "-O1", "-static", "-o", probe, kSource + "/tests/seccomp_probe.cpp"});
+        test::run({"g++", "-std=c++20", "-O1", "-static", "-o", probe, kSource + "/tests/support/seccomp_probe.cpp"});
     ASSERT_EQ(compiled.exit_code, 0) << compiled.err;
     const pid_t jvm = box.java_pid();
     ASSERT_GT(jvm, 0) << box.log();

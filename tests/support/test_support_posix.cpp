@@ -33,7 +33,7 @@ std::string traced_asan_options() {
   const std::string path = dir / "document.json";
   std::ofstream(path) << document;
   const auto result =
-      run({"/usr/bin/python3", source_path("tests/validate_json.py"), source_path(schema), path});
+      run({"/usr/bin/python3", source_path("tests/support/validate_json.py"), source_path(schema), path});
   if (result.exit_code == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << schema << ": " << result.err << result.out;
 }
@@ -135,7 +135,7 @@ CommandResult run_in_private_mounts(const std::string& script) {
 exec 9<"$HSPERFGUARD_BIN" || exit 120
 H=/proc/$$/fd/9
 # A checkout under /tmp (a clone made there) is put back at its path once /tmp is covered, so
-# that a script can name its files (tests/validate_json.py, a schema); it is held open first
+# that a script can name its files (tests/support/validate_json.py, a schema); it is held open first
 # and bound from that descriptor (--no-canonicalize: its link text names the covered path).
 case "$HSPERFGUARD_TREE" in /tmp/?*) exec 8<"$HSPERFGUARD_TREE" || exit 119 ;; esac
 # A working directory under /tmp (a checkout there) is covered below: start from /, where

@@ -59,7 +59,7 @@ std::set<std::string> dacl_rules(const nlohmann::json& findings);
 // under wine.
 std::string build_output_path(std::string path);
 
-// The suite's stand-in JVM (tests/windows/fake_jvm.cpp), started with `args` and waited for
+// The suite's stand-in JVM (tests/support/windows/fake_jvm.cpp), started with `args` and waited for
 // until it is ready; terminated (and waited for) by stop() or when it goes out of scope.
 // `scratch` holds its ready file.
 class FakeJvm {

@@ -385,7 +385,7 @@ TEST(RuleSweep, EveryLinuxCatalogueRuleIsAModuleRule) {
     const bool linux_rule =
         std::find(info.platforms.begin(), info.platforms.end(), "linux") != info.platforms.end();
     // Verdict rules follow from liveness verdicts, not from facts alone: their tests are in
-    // checks_liveness_test.cpp.
+    // unit/decide/audit_test.cpp.
     const bool verdict_rule = id == "file.stale" || id == "file.pid-reused";
     if (linux_rule && !verdict_rule) {
       EXPECT_TRUE(module_rules().count(id)) << id << " is exercised by no test";

@@ -1,5 +1,5 @@
 // JVM processes and the maps proof on Windows, under wine, with a stand-in JVM built by the
-// suite (tests/windows/fake_jvm.cpp: loads the suite's jvm.dll, maps a backing file the way
+// suite (tests/support/windows/fake_jvm.cpp: loads the suite's jvm.dll, maps a backing file the way
 // HotSpot does). What must hold: a process with jvm.dll loaded and no backing file mapped is
 // listed by `ps` as blind; one that maps its backing file is live by the maps proof (no named
 // mapping needed); one whose mapped backing file was deleted is listed as deleted; a live

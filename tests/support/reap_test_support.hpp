@@ -229,7 +229,7 @@ inline nlohmann::json reap_json(const std::string& tmp, std::vector<std::string>
   EXPECT_FALSE(report.is_discarded()) << result.out << result.err;
   const auto schema =
       test::run({"sh", "-c",
-                 "/usr/bin/python3 " HSPERFGUARD_SOURCE_DIR "/tests/validate_json.py " HSPERFGUARD_SOURCE_DIR
+                 "/usr/bin/python3 " HSPERFGUARD_SOURCE_DIR "/tests/support/validate_json.py " HSPERFGUARD_SOURCE_DIR
                  "/reports/report.schema.json <<'EOF'\n" +
                      result.out + "\nEOF\n"});
   EXPECT_EQ(schema.exit_code, 0) << schema.err;

@@ -302,7 +302,7 @@ TEST(Report, TallyOfAResultMissingAJudgementRefusesToCountIt) {
 TEST(Report, GoldenExamplesInTheTreeAreSchemaValid) {
   test::ScratchDir dir;
   const auto result = test::run({"/bin/sh", "-c",
-                                 "/usr/bin/python3 " + source_path("tests/validate_json.py") + " " +
+                                 "/usr/bin/python3 " + source_path("tests/support/validate_json.py") + " " +
                                      source_path("reports/report.schema.json") + " " +
                                      source_path("reports/examples") + "/*.json"});
   EXPECT_EQ(result.exit_code, 0) << result.err;

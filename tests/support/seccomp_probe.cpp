@@ -1,5 +1,5 @@
 // seccomp_probe: what a process of the node image's pod can do to another process, asked of
-// the kernel. tests/oci_image_posix_test.cpp builds it static (the image is FROM scratch: no
+// the kernel. tests/binary/oci_image_posix_test.cpp builds it static (the image is FROM scratch: no
 // shell, no libraries of the probe's), mounts it into a container of the image run with the
 // DaemonSet's settings, and runs it against a JVM in another container:
 //

@@ -25,7 +25,7 @@ using hostile::run_case;
 // reason and the remedy, in the dry run and the real run alike; the run succeeds.
 TEST(Unattended, AnotherUsersFileInANamespaceIsLeftToAPersonNotFailedForever) {
   SKIP_UNLESS_ROOT();
-  const Outcome o = run_case("VALIDATE='" + test::source_path("tests/validate_json.py") + "' SCHEMA='" +
+  const Outcome o = run_case("VALIDATE='" + test::source_path("tests/support/validate_json.py") + "' SCHEMA='" +
                              test::source_path("reports/report.schema.json") + "'" + R"SH(
 NS=/tmp/t/hsperfdata_daemon
 mkdir $NS && chown daemon:daemon $NS
