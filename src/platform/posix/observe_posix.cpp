@@ -271,6 +271,20 @@ TempRootFacts temp_root_shell(const RootSpec& spec) {
   return facts;
 }
 
+// The owner of each namespace of the batch, by its name's suffix; the first failure of the
+// user database goes to the temp root's errors once (`reported`). `users` is null only where
+// the batch has no namespace.
+void look_up_owners(ListedBatch& batch, UserDatabase* users, bool& reported, TempRootFacts& facts) {
+  for (NamespaceFacts& ns : batch.namespaces) {
+    ns.user = users->find_user(ns.user_suffix);
+    ns.user_lookup_failed = users->failed();
+    if (ns.user_lookup_failed && !reported) {
+      if (auto e = users->error()) facts.errors.push_back(std::move(*e));
+      reported = true;
+    }
+  }
+}
+
 }  // namespace
 
 TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& options,
@@ -324,14 +338,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
     } else if (!users && !batch.namespaces.empty()) {
       users = root_user_database_at(root_fd.get(), spec.root, &options.limits);
     }
-    for (NamespaceFacts& ns : batch.namespaces) {
-      ns.user = users->find_user(ns.user_suffix);
-      ns.user_lookup_failed = users->failed();
-      if (ns.user_lookup_failed && !reported) {
-        if (auto e = users->error()) facts.errors.push_back(std::move(*e));
-        reported = true;
-      }
-    }
+    look_up_owners(batch, users.get(), reported, facts);
     const auto stopped_at =
         run_batch_pipeline(batch, observed, observer, options, facts, consume, stage, main_scratch);
     if (stopped_at) {
