@@ -89,6 +89,118 @@ bool not_entered(const NamespaceFacts& ns) {
   return false;
 }
 
+// The row of a backing file ps shows: what its region says, its verdict, and the process
+// that owns it (whose host pid is then in `owners`).
+PsRow file_row(const TempRootFacts& root, const NamespaceFacts& ns, const FileFacts& file,
+               const LivenessJudgement& verdict, const std::vector<JvmProcessFacts>& jvms,
+               std::set<std::int32_t>& owners) {
+  PsRow row;
+  row.ns_pid = file.pid_name.pid;
+  row.user = ns.user_suffix;
+  row.root_kind = root.kind;
+  if (root.container) {
+    row.mount_namespace = root.container->mount_namespace;
+    row.cgroup = root.container->cgroup;
+  }
+  row.main = string_counter(file, "sun.rt.javaCommand");
+  row.vm_version = string_counter(file, "java.property.java.vm.version");
+  row.start_time_ms = vm_begin_time_ms(file);
+  row.backing_file = file.path;
+  row.state = std::string(to_string(verdict.verdict));
+  row.reason = std::string(verdict.reason);
+  if (const ProcessFacts* owner = owner_of(*file.liveness)) {
+    row.host_pid = owner->pid;
+    owners.insert(owner->pid);
+    if (const JvmProcessFacts* jvm = jvm_by_pid(jvms, owner->pid)) {
+      if (!row.mount_namespace) row.mount_namespace = jvm->process.mount_namespace;
+      if (jvm->process.cgroup) row.cgroup = jvm->process.cgroup;
+    }
+    if (!row.start_time_ms) row.start_time_ms = owner->start_time_ms;
+  } else if (root.kind != RootKind::container && verdict.verdict == Verdict::live) {
+    row.host_pid = file.pid_name.pid;  // on the host the name is the host pid
+  }
+  return row;
+}
+
+// The rows of a namespace's files that ps shows, in pid order.
+void append_namespace_rows(const TempRootFacts& root, const LivenessSettings& settings,
+                           const NamespaceFacts& ns, const std::vector<JvmProcessFacts>& jvms,
+                           const PsOptions& options, std::set<std::int32_t>& owners,
+                           std::vector<PsRow>& rows) {
+  const std::size_t first = rows.size();
+  for (const auto& file : ns.files) {
+    if (!listed(file)) continue;
+    const LivenessJudgement verdict = judge_liveness(file, settings);
+    if (!shown(verdict.verdict, options)) continue;
+    rows.push_back(file_row(root, ns, file, verdict, jvms, owners));
+  }
+  std::stable_sort(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end(),
+                   [](const PsRow& a, const PsRow& b) { return a.ns_pid < b.ns_pid; });
+}
+
+// The row of a JVM that maps no backing file (blind) or one that was deleted: why, diagnosed
+// in its namespace where HotSpot would have put its file, or from its own flags.
+PsRow invisible_jvm_row(const JvmProcessFacts& jvm, const std::vector<TempRootFacts>& roots) {
+  const auto [home, ns] = home_of(jvm, roots);
+  PsRow row = process_row(jvm, jvm.backing_file_deleted ? "deleted" : "blind", "undetermined");
+  if (home != nullptr) {
+    const checks::InvisibleDiagnosis d = checks::diagnose_invisible(jvm, *home, ns);
+    row.reason = std::string(checks::to_string(d.cause));
+    row.details = d.details;
+    row.lock_holder_pid = d.lock_holder;
+    row.explanation = d.explanation;
+    row.fix = d.fix;
+    row.root_kind = home->kind;
+  } else if (jvm.backing_file_deleted) {
+    row.reason = "backing-file-deleted";
+    row.explanation = "its backing file was deleted while it runs";
+  } else if (jvm.perf_data && jvm.perf_data->disables) {
+    row.reason = "perf-data-disabled";
+    row.explanation = "it was started with " + jvm.perf_data->flag + " (" + jvm.perf_data->source + ")";
+  }
+  if (jvm.backing_file_deleted) {
+    row.backing_file = jvm.mapped_backing_file;
+    row.main = jvm.region_main;
+    row.vm_version = jvm.region_vm_version;
+    if (jvm.region_begin_ms) row.start_time_ms = jvm.region_begin_ms;
+  }
+  return row;
+}
+
+// The row of a JVM that no listed backing file led to: invisible, mapping a file that was not
+// found, or with maps that could not say.
+PsRow jvm_without_file_row(const JvmProcessFacts& jvm, const std::vector<TempRootFacts>& roots) {
+  PsRow row;
+  if (jvm.invisible()) {
+    row = invisible_jvm_row(jvm, roots);
+  } else if (jvm.maps_backing_file.value_or(false)) {
+    row = process_row(jvm, "unlisted", "backing-file-not-found");
+    row.backing_file = jvm.mapped_backing_file;
+    if (const NamespaceFacts* ns = home_of(jvm, roots).ns; ns != nullptr && not_entered(*ns)) {
+      // It publishes (jps in its own mount namespace sees it); we did not look inside.
+      row.reason = "namespace-not-entered";
+      row.explanation = "its namespace " + ns->path +
+                        " is on another mount, which is not entered from outside the container; the JVM "
+                        "publishes there";
+    }
+  } else if (jvm.process.maps_cut) {
+    // Its maps were read only up to their cap: the backing file may be mapped beyond.
+    row = process_row(jvm, "unknown", "maps-cut");
+    row.explanation = "its maps are too long to read whole; whether it maps a backing file is not known";
+  } else {
+    row = process_row(jvm, "unknown", "maps-unreadable");
+  }
+  if (jvm.process.mount_namespace) {
+    // Where its namespace would be: the container whose mount namespace it is in.
+    for (const auto& root : roots) {
+      if (root.container && root.container->mount_namespace == *jvm.process.mount_namespace) {
+        row.root_kind = RootKind::container;
+      }
+    }
+  }
+  return row;
+}
+
 }  // namespace
 
 std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
@@ -98,97 +210,12 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
   for (const auto& root : roots) {
     const LivenessSettings settings = liveness_settings_for(root);
     for (const auto& ns : root.namespaces) {
-      const std::size_t first = rows.size();
-      for (const auto& file : ns.files) {
-        if (!listed(file)) continue;
-        const LivenessJudgement verdict = judge_liveness(file, settings);
-        if (!shown(verdict.verdict, options)) continue;
-        PsRow row;
-        row.ns_pid = file.pid_name.pid;
-        row.user = ns.user_suffix;
-        row.root_kind = root.kind;
-        if (root.container) {
-          row.mount_namespace = root.container->mount_namespace;
-          row.cgroup = root.container->cgroup;
-        }
-        row.main = string_counter(file, "sun.rt.javaCommand");
-        row.vm_version = string_counter(file, "java.property.java.vm.version");
-        row.start_time_ms = vm_begin_time_ms(file);
-        row.backing_file = file.path;
-        row.state = std::string(to_string(verdict.verdict));
-        row.reason = std::string(verdict.reason);
-        if (const ProcessFacts* owner = owner_of(*file.liveness)) {
-          row.host_pid = owner->pid;
-          owners.insert(owner->pid);
-          if (const JvmProcessFacts* jvm = jvm_by_pid(jvms, owner->pid)) {
-            if (!row.mount_namespace) row.mount_namespace = jvm->process.mount_namespace;
-            if (jvm->process.cgroup) row.cgroup = jvm->process.cgroup;
-          }
-          if (!row.start_time_ms) row.start_time_ms = owner->start_time_ms;
-        } else if (root.kind != RootKind::container && verdict.verdict == Verdict::live) {
-          row.host_pid = file.pid_name.pid;  // on the host the name is the host pid
-        }
-        rows.push_back(std::move(row));
-      }
-      std::stable_sort(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end(),
-                       [](const PsRow& a, const PsRow& b) { return a.ns_pid < b.ns_pid; });
+      append_namespace_rows(root, settings, ns, jvms, options, owners, rows);
     }
   }
   for (const auto& jvm : jvms) {
     if (owners.contains(jvm.process.pid)) continue;
-    if (jvm.invisible()) {
-      // Its namespace, where HotSpot would have put its file.
-      const auto [home, ns] = home_of(jvm, roots);
-      PsRow row = process_row(jvm, jvm.backing_file_deleted ? "deleted" : "blind", "undetermined");
-      if (home != nullptr) {
-        const checks::InvisibleDiagnosis d = checks::diagnose_invisible(jvm, *home, ns);
-        row.reason = std::string(checks::to_string(d.cause));
-        row.details = d.details;
-        row.lock_holder_pid = d.lock_holder;
-        row.explanation = d.explanation;
-        row.fix = d.fix;
-        row.root_kind = home->kind;
-      } else if (jvm.backing_file_deleted) {
-        row.reason = "backing-file-deleted";
-        row.explanation = "its backing file was deleted while it runs";
-      } else if (jvm.perf_data && jvm.perf_data->disables) {
-        row.reason = "perf-data-disabled";
-        row.explanation = "it was started with " + jvm.perf_data->flag + " (" + jvm.perf_data->source + ")";
-      }
-      if (jvm.backing_file_deleted) {
-        row.backing_file = jvm.mapped_backing_file;
-        row.main = jvm.region_main;
-        row.vm_version = jvm.region_vm_version;
-        if (jvm.region_begin_ms) row.start_time_ms = jvm.region_begin_ms;
-      }
-      rows.push_back(std::move(row));
-    } else if (jvm.maps_backing_file.value_or(false)) {
-      PsRow row = process_row(jvm, "unlisted", "backing-file-not-found");
-      row.backing_file = jvm.mapped_backing_file;
-      if (const NamespaceFacts* ns = home_of(jvm, roots).ns; ns != nullptr && not_entered(*ns)) {
-        // It publishes (jps in its own mount namespace sees it); we did not look inside.
-        row.reason = "namespace-not-entered";
-        row.explanation = "its namespace " + ns->path +
-                          " is on another mount, which is not entered from outside the container; the JVM "
-                          "publishes there";
-      }
-      rows.push_back(std::move(row));
-    } else if (jvm.process.maps_cut) {
-      // Its maps were read only up to their cap: the backing file may be mapped beyond.
-      PsRow row = process_row(jvm, "unknown", "maps-cut");
-      row.explanation = "its maps are too long to read whole; whether it maps a backing file is not known";
-      rows.push_back(std::move(row));
-    } else {
-      rows.push_back(process_row(jvm, "unknown", "maps-unreadable"));
-    }
-    if (jvm.process.mount_namespace) {
-      // Where its namespace would be: the container whose mount namespace it is in.
-      for (const auto& root : roots) {
-        if (root.container && root.container->mount_namespace == *jvm.process.mount_namespace) {
-          rows.back().root_kind = RootKind::container;
-        }
-      }
-    }
+    rows.push_back(jvm_without_file_row(jvm, roots));
   }
   return rows;
 }

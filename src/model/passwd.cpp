@@ -18,6 +18,31 @@ std::optional<std::uint32_t> parse_id(std::string_view field) {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
+// The fields of a passwd line (name:password:uid:gid:gecos:home:shell), split at its colons;
+// false when it has more than seven.
+bool split_fields(std::string_view line, std::array<std::string_view, 7>& field, std::size_t& count) {
+  count = 0;
+  for (std::string_view rest = line;;) {
+    const auto colon = rest.find(':');
+    if (count == field.size()) return false;
+    field[count++] = rest.substr(0, colon);
+    if (colon == std::string_view::npos) return true;
+    rest.remove_prefix(colon + 1);
+  }
+}
+
+// The lookups by name and by uid. Stable: of equal names (or uids), the first in the file
+// comes first.
+void index_entries(Database& db) {
+  db.by_name.resize(db.entries.size());
+  for (std::uint32_t i = 0; i < db.by_name.size(); ++i) db.by_name[i] = i;
+  db.by_uid = db.by_name;
+  std::stable_sort(db.by_name.begin(), db.by_name.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].name < db.entries[b].name; });
+  std::stable_sort(db.by_uid.begin(), db.by_uid.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].uid < db.entries[b].uid; });
+}
+
 }  // namespace
 
 const Entry* Database::find_name(std::string_view name) const {
@@ -81,17 +106,7 @@ const char* parse_some(std::string_view whole, PartialParse& state, const RunLim
 
     std::array<std::string_view, 7> field;
     std::size_t count = 0;
-    bool too_many = false;
-    for (std::string_view rest = line;;) {
-      const auto colon = rest.find(':');
-      if (count == field.size()) {
-        too_many = true;
-        break;
-      }
-      field[count++] = rest.substr(0, colon);
-      if (colon == std::string_view::npos) break;
-      rest.remove_prefix(colon + 1);
-    }
+    const bool too_many = !split_fields(line, field, count);
     const auto uid = count == 7 ? parse_id(field[2]) : std::nullopt;
     const auto gid = count == 7 ? parse_id(field[3]) : std::nullopt;
     if (too_many || count != 7 || field[0].empty() || !uid || !gid) {
@@ -113,14 +128,7 @@ const char* parse_some(std::string_view whole, PartialParse& state, const RunLim
   if (limits != nullptr && state.line_number != first_line) {
     if (const char* why = limits->reached()) return why;
   }
-  // Stable: of equal names (or uids), the first in the file comes first.
-  db.by_name.resize(db.entries.size());
-  for (std::uint32_t i = 0; i < db.by_name.size(); ++i) db.by_name[i] = i;
-  db.by_uid = db.by_name;
-  std::stable_sort(db.by_name.begin(), db.by_name.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].name < db.entries[b].name; });
-  std::stable_sort(db.by_uid.begin(), db.by_uid.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return db.entries[a].uid < db.entries[b].uid; });
+  index_entries(db);
   state.done = true;
   return nullptr;
 }

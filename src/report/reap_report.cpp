@@ -1,3 +1,5 @@
+// The reap report: its JSON (the head built as a document, the plan and actions streamed a
+// block at a time), its text for a person, and the lines that need a person's attention.
 #include "report/reap_report.hpp"
 
 #include <algorithm>
@@ -233,7 +235,11 @@ json action_json(const Plan& plan, const ReapActionRecord& r) {
   return json::parse(text);
 }
 
-json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
+namespace {
+
+// The report's opening members, as every report of the tool has them: schema, tool, host,
+// command, times and whether the run is complete.
+json reap_report_frame(const ReapRun& run, const HostInfo& host) {
   json report;
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "hsperfguard"}, {"version", kVersion}, {"build", kBuildInfo}};
@@ -246,10 +252,12 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
   report["finished_at"] = format_utc_millis(run.finished_at_ms);
   report["duration_ms"] = run.finished_at_ms - run.started_at_ms;
   report["complete"] = !run.incomplete;
+  return report;
+}
 
-  json all_errors = json::array();
+// Each temp dir's plan; its observation errors also go to `all_errors`.
+json root_plans_json(const ReapRun& run, json& all_errors) {
   json roots = json::array();
-  json namespaces = json::array();
   for (const RootPlan& rp : run.plan.roots) {
     const TempRootFacts& facts = run.roots.at(rp.root);
     json jr;
@@ -266,6 +274,12 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
     jr["errors"] = errors_json(facts.errors, all_errors);
     roots.push_back(std::move(jr));
   }
+  return roots;
+}
+
+// Each namespace's plan; its observation errors also go to `all_errors`.
+json namespace_plans_json(const ReapRun& run, json& all_errors) {
+  json namespaces = json::array();
   for (const NamespacePlan& np : run.plan.namespaces) {
     const NamespaceFacts& facts = run.roots.at(np.root).namespaces.at(np.ns);
     json jn;
@@ -282,7 +296,12 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
     jn["errors"] = errors_json(facts.errors, all_errors);
     namespaces.push_back(std::move(jn));
   }
-  // File-level observation errors (unreadable entries) go to the flat list only.
+  return namespaces;
+}
+
+// The errors no root or namespace of the report holds, appended to the flat list: those of
+// files (unreadable entries) and attach files, of the execution, and of the run itself.
+void append_unplaced_errors(const ReapRun& run, json& all_errors) {
   for (const auto& root : run.roots) {
     for (const auto& ns : root.namespaces) {
       for (const auto& f : ns.files) {
@@ -297,13 +316,43 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
     for (const auto& e : run.execution->errors) all_errors.push_back(error_to_json(e));
   }
   for (const auto& e : run.errors) all_errors.push_back(error_to_json(e));
+}
 
+// The plan's counts: items by action, by verdict and by why.
+json planned_json(const Plan& plan) {
   std::map<std::string, std::size_t> by_verdict, by_why;
-  for (const PlanItem& item : run.plan.items) {
+  for (const PlanItem& item : plan.items) {
     ++by_verdict[std::string(to_string(item.verdict))];
     ++by_why[item.why];
   }
-  const PlanCounts planned = run.plan.counts();
+  const PlanCounts planned = plan.counts();
+  return {{"items", plan.items.size()},
+          {"remove", planned.remove},
+          {"keep", planned.keep},
+          {"skip", planned.skip},
+          {"by_verdict", by_verdict},
+          {"by_why", by_why}};
+}
+
+// What the execution came to (null outcomes for a run that planned only).
+void put_outcomes(json& reap, const ReapRun& run) {
+  if (run.execution) {
+    const ReapOutcomeCounts c = count_outcomes(*run.execution);
+    reap["outcomes"] = {{"removed", c.removed},         {"vanished", c.vanished},
+                        {"became_live", c.became_live}, {"changed", c.changed},
+                        {"failed", c.failed},           {"not_attempted", c.not_attempted}};
+    reap["deadline_reached"] = run.execution->deadline_reached;
+    reap["interrupted"] = run.execution->interrupted;
+  } else {
+    reap["outcomes"] = nullptr;
+    reap["deadline_reached"] = false;
+    reap["interrupted"] = false;
+  }
+}
+
+// The report's "reap" member: the options, the lock and journal, the plans of the roots and
+// namespaces, the counts, the outcomes and the timings.
+json reap_section_json(const ReapRun& run, json&& roots, json&& namespaces) {
   json reap;
   reap["dry_run"] = run.dry_run;
   reap["options"] = {{"min_age_ms", run.options.min_age_ms},
@@ -318,30 +367,25 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
   reap["journal"] = or_null(run.journal);
   reap["roots"] = std::move(roots);
   reap["namespaces"] = std::move(namespaces);
-  reap["planned"] = {{"items", run.plan.items.size()},
-                     {"remove", planned.remove},
-                     {"keep", planned.keep},
-                     {"skip", planned.skip},
-                     {"by_verdict", by_verdict},
-                     {"by_why", by_why}};
-  if (run.execution) {
-    const ReapOutcomeCounts c = count_outcomes(*run.execution);
-    reap["outcomes"] = {{"removed", c.removed},         {"vanished", c.vanished},
-                        {"became_live", c.became_live}, {"changed", c.changed},
-                        {"failed", c.failed},           {"not_attempted", c.not_attempted}};
-    reap["deadline_reached"] = run.execution->deadline_reached;
-    reap["interrupted"] = run.execution->interrupted;
-  } else {
-    reap["outcomes"] = nullptr;
-    reap["deadline_reached"] = false;
-    reap["interrupted"] = false;
-  }
+  reap["planned"] = planned_json(run.plan);
+  put_outcomes(reap, run);
   reap["timings_ms"] = {{"lock", run.timings.lock_ms},
                         {"discover", run.timings.discover_ms},
                         {"observe", run.timings.observe_ms},
                         {"plan", run.timings.plan_ms},
                         {"execute", run.timings.execute_ms}};
-  report["reap"] = std::move(reap);
+  return reap;
+}
+
+}  // namespace
+
+json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
+  json report = reap_report_frame(run, host);
+  json all_errors = json::array();
+  json roots = root_plans_json(run, all_errors);
+  json namespaces = namespace_plans_json(run, all_errors);
+  append_unplaced_errors(run, all_errors);
+  report["reap"] = reap_section_json(run, std::move(roots), std::move(namespaces));
   report["errors"] = std::move(all_errors);
   return report;
 }
@@ -422,146 +466,203 @@ std::string reap_attention_text(const ReapRun& run) {
   return out;
 }
 
-std::string reap_report_text(const ReapRun& run, bool verbose) {
-  std::ostringstream out;
-  const Plan& plan = run.plan;
-  // A namespace's lstat, when its facts are kept (what kind of file it is).
-  auto namespace_lstat = [&](const NamespacePlan& np) -> std::optional<InodeFacts> {
-    if (np.root >= run.roots.size() || np.ns >= run.roots[np.root].namespaces.size()) return std::nullopt;
-    return run.roots[np.root].namespaces[np.ns].lstat;
-  };
-  out << (run.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan") << "\n";
-  for (const RootPlan& rp : plan.roots) {
-    // As this host reaches it (a container's /tmp is not the host's).
-    const std::string& temp_dir = run.roots.at(rp.root).shown_temp_dir();
-    out << "temp dir " << terminal_safe(temp_dir);
-    out << " (" << temp_dir_whose(run.roots.at(rp.root)) << ")";
-    out << (rp.actionable ? "" : "  left alone: " + left_alone_words(rp.why, run.roots.at(rp.root).lstat));
-    if (const auto& stopped = run.roots.at(rp.root).stopped) out << "  STOPPED (" << *stopped << ")";
-    out << "\n";
-    for (const auto& e : run.roots.at(rp.root).errors) {
-      out << "  error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": " << terminal_safe(e.message) << "\n";
+namespace {
+
+// The text of a reap run: its plan temp dir by temp dir and namespace by namespace, the plan's
+// counts, then what was done.
+class ReapText {
+ public:
+  ReapText(const ReapRun& run, bool verbose) : run_(run), plan_(run.plan), verbose_(verbose) {}
+
+  std::string render() {
+    out_ << (run_.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan") << "\n";
+    for (const RootPlan& rp : plan_.roots) write_root(rp);
+    write_plan_counts();
+    if (run_.execution) write_execution(*run_.execution);
+    for (const auto& e : run_.errors) write_error("", e);
+    if (run_.incomplete) {
+      out_ << "INCOMPLETE: some temp dirs could not be observed, or the run stopped early\n";
     }
+    return out_.str();
+  }
+
+ private:
+  void write_root(const RootPlan& rp) {
+    const TempRootFacts& root = run_.roots.at(rp.root);
+    // As this host reaches it (a container's /tmp is not the host's).
+    const std::string& temp_dir = root.shown_temp_dir();
+    out_ << "temp dir " << terminal_safe(temp_dir);
+    out_ << " (" << temp_dir_whose(root) << ")";
+    out_ << (rp.actionable ? "" : "  left alone: " + left_alone_words(rp.why, root.lstat));
+    if (const auto& stopped = root.stopped) out_ << "  STOPPED (" << *stopped << ")";
+    out_ << "\n";
+    for (const auto& e : root.errors) write_error("  ", e);
+    const std::vector<bool> ns_listed = write_root_items(rp, temp_dir);
+    if (rp.attach_deferred > 0 || rp.attach_unlisted > 0) {
+      out_ << "  attach files in " << terminal_safe(temp_dir) << ": " << rp.attach_judged
+           << " judged; beyond what one run plans (" << kAttachItemsPerRun << " of each kind), "
+           << rp.attach_deferred << " reapable left for the next run, " << rp.attach_unlisted
+           << " others not listed\n";
+    }
+    // Namespaces with nothing in them are still worth a line when they are not actionable.
+    for (std::size_t n = 0; n < plan_.namespaces.size(); ++n) {
+      const NamespacePlan& np = plan_.namespaces[n];
+      if (np.root != rp.root || np.actionable || ns_listed[n]) continue;
+      out_ << "  " << terminal_safe(np.path)
+           << "  left alone: " << left_alone_words(np.why, namespace_lstat(np)) << "\n";
+    }
+  }
+
+  // The temp dir's items under the heading of their namespace (or of its attach files), a
+  // block of one namespace's items at a time. Returns which namespaces got a heading.
+  std::vector<bool> write_root_items(const RootPlan& rp, const std::string& temp_dir) {
     std::optional<std::size_t> current_ns;
-    std::vector<bool> ns_listed(plan.namespaces.size(), false);
-    // The text shows each item's message, not its evidence: the evidence goes as text into one
-    // scratch string (the document form would parse it back into a JSON value for nothing).
-    std::string evidence;
-    auto message_of = [&](const PlanItem& item) {
-      evidence.clear();
-      return explain_item(run.roots, plan, static_cast<std::size_t>(&item - plan.items.data()),
-                          run.options, evidence)
-          .message;
-    };
+    std::vector<bool> ns_listed(plan_.namespaces.size(), false);
     bool attach_header = false;
     // One namespace's (or the attach files') items, written when the next one begins.
     std::vector<const PlanItem*> block;
-    auto write_item = [&](const PlanItem& item, std::string_view names, std::size_t count) {
-      const std::string_view action = to_string(item.action);
-      out << "    " << action << std::string(8 - action.size(), ' ') << names << "  "
-          << verdict_words(item.verdict);
-      out << (count > 1 ? ", the first: " : ": ") << terminal_safe(message_of(item));
-      if (item.action == ReapAction::skip) out << "; skipped: " << item_why_words(item, run.options);
-      if (item.action == ReapAction::keep && item.why != kNotPermitted) {
-        out << "; kept: " << item_why_words(item, run.options);
-      }
-      if (const auto remediation = item_remediation(plan, static_cast<std::size_t>(&item - plan.items.data()))) {
-        out << "; kept, left to a person: " << terminal_safe(*remediation);
-      }
-      out << "\n";
-    };
-    auto flush_block = [&] {
-      // Like items (action, verdict, why) in the order of their first.
-      std::vector<std::vector<const PlanItem*>> groups;
-      std::map<std::string, std::size_t> index;
-      for (const PlanItem* item : block) {
-        const std::string key = std::string(to_string(item->action)) + '\0' +
-                                std::string(to_string(item->verdict)) + '\0' + item->why;
-        auto [at, added] = index.try_emplace(key, groups.size());
-        if (added) groups.emplace_back();
-        groups[at->second].push_back(item);
-      }
-      for (const auto& group : groups) {
-        if (verbose || group.size() <= kItemsBeforeGrouping) {
-          for (const PlanItem* item : group) {
-            write_item(*item,
-                       terminal_safe(item->subject == ReapSubject::namespace_dir ? item->path : item->name), 1);
-          }
-          continue;
-        }
-        std::string names = std::to_string(group.size()) + " files (";
-        for (std::size_t n = 0; n < kNamesShown; ++n) names += (n > 0 ? ", " : "") + terminal_safe(group[n]->name);
-        names += ", ...; --verbose lists each)";
-        write_item(*group.front(), names, group.size());
-      }
-      block.clear();
-    };
-    for (const PlanItem& item : plan.items) {
+    for (const PlanItem& item : plan_.items) {
       if (item.root != rp.root) continue;
       if (item.ns && item.ns != current_ns) {
-        flush_block();
+        write_block(block);
         current_ns = item.ns;
         ns_listed[*item.ns] = true;
-        const NamespacePlan& np = plan.namespaces[*item.ns];
-        out << "  " << terminal_safe(np.path);
-        if (np.acting) out << "  (acting as " << np.acting->uid << ":" << np.acting->gid << ")";
-        if (!np.actionable) out << "  left alone: " << left_alone_words(np.why, namespace_lstat(np));
-        out << "\n";
+        write_namespace_heading(plan_.namespaces[*item.ns]);
       }
       if (item.subject == ReapSubject::attach_file && !attach_header) {
-        flush_block();
+        write_block(block);
         attach_header = true;
-        out << "  attach files in " << terminal_safe(temp_dir) << "\n";
+        out_ << "  attach files in " << terminal_safe(temp_dir) << "\n";
       }
       block.push_back(&item);
     }
-    flush_block();
-    if (rp.attach_deferred > 0 || rp.attach_unlisted > 0) {
-      out << "  attach files in " << terminal_safe(temp_dir) << ": " << rp.attach_judged
-          << " judged; beyond what one run plans (" << kAttachItemsPerRun << " of each kind), "
-          << rp.attach_deferred << " reapable left for the next run, " << rp.attach_unlisted
-          << " others not listed\n";
-    }
-    // Namespaces with nothing in them are still worth a line when they are not actionable.
-    for (std::size_t n = 0; n < plan.namespaces.size(); ++n) {
-      const NamespacePlan& np = plan.namespaces[n];
-      if (np.root != rp.root || np.actionable || ns_listed[n]) continue;
-      out << "  " << terminal_safe(np.path) << "  left alone: " << left_alone_words(np.why, namespace_lstat(np)) << "\n";
-    }
+    write_block(block);
+    return ns_listed;
   }
-  const PlanCounts planned = plan.counts();
-  out << "\nplan: " << plan.items.size() << " item(s): " << planned.remove << " to remove, "
-      << planned.keep << " to keep, " << planned.skip << " skipped";
-  if (const std::size_t left = plan.left_to_a_person(); left > 0) {
-    out << "; " << left << " left to a person (" << kNotPermitted << ")";
+
+  void write_namespace_heading(const NamespacePlan& np) {
+    out_ << "  " << terminal_safe(np.path);
+    if (np.acting) out_ << "  (acting as " << np.acting->uid << ":" << np.acting->gid << ")";
+    if (!np.actionable) out_ << "  left alone: " << left_alone_words(np.why, namespace_lstat(np));
+    out_ << "\n";
   }
-  out << "\n";
-  if (run.execution) {
-    out << "\nactions:\n";
-    for (const auto& r : run.execution->actions) {
+
+  // A block's items, like items (action, verdict, why) together in the order of their first;
+  // a group longer than kItemsBeforeGrouping is one line unless verbose. The block is emptied.
+  void write_block(std::vector<const PlanItem*>& block) {
+    std::vector<std::vector<const PlanItem*>> groups;
+    std::map<std::string, std::size_t> index;
+    for (const PlanItem* item : block) {
+      const std::string key = std::string(to_string(item->action)) + '\0' +
+                              std::string(to_string(item->verdict)) + '\0' + item->why;
+      auto [at, added] = index.try_emplace(key, groups.size());
+      if (added) groups.emplace_back();
+      groups[at->second].push_back(item);
+    }
+    for (const auto& group : groups) {
+      if (verbose_ || group.size() <= kItemsBeforeGrouping) {
+        for (const PlanItem* item : group) {
+          write_item(*item,
+                     terminal_safe(item->subject == ReapSubject::namespace_dir ? item->path
+                                                                               : item->name),
+                     1);
+        }
+        continue;
+      }
+      std::string names = std::to_string(group.size()) + " files (";
+      for (std::size_t n = 0; n < kNamesShown; ++n) {
+        names += (n > 0 ? ", " : "") + terminal_safe(group[n]->name);
+      }
+      names += ", ...; --verbose lists each)";
+      write_item(*group.front(), names, group.size());
+    }
+    block.clear();
+  }
+
+  // One line for `item`, or for `count` like items named by `names`.
+  void write_item(const PlanItem& item, std::string_view names, std::size_t count) {
+    const std::string_view action = to_string(item.action);
+    out_ << "    " << action << std::string(8 - action.size(), ' ') << names << "  "
+         << verdict_words(item.verdict);
+    out_ << (count > 1 ? ", the first: " : ": ") << terminal_safe(message_of(item));
+    if (item.action == ReapAction::skip) out_ << "; skipped: " << item_why_words(item, run_.options);
+    if (item.action == ReapAction::keep && item.why != kNotPermitted) {
+      out_ << "; kept: " << item_why_words(item, run_.options);
+    }
+    if (const auto remediation = item_remediation(plan_, index_of(item))) {
+      out_ << "; kept, left to a person: " << terminal_safe(*remediation);
+    }
+    out_ << "\n";
+  }
+
+  // The text shows each item's message, not its evidence: the evidence goes as text into one
+  // scratch string (the document form would parse it back into a JSON value for nothing).
+  std::string message_of(const PlanItem& item) {
+    evidence_.clear();
+    return explain_item(run_.roots, plan_, index_of(item), run_.options, evidence_).message;
+  }
+
+  std::size_t index_of(const PlanItem& item) const {
+    return static_cast<std::size_t>(&item - plan_.items.data());
+  }
+
+  // A namespace's lstat, when its facts are kept (what kind of file it is).
+  std::optional<InodeFacts> namespace_lstat(const NamespacePlan& np) const {
+    if (np.root >= run_.roots.size() || np.ns >= run_.roots[np.root].namespaces.size()) {
+      return std::nullopt;
+    }
+    return run_.roots[np.root].namespaces[np.ns].lstat;
+  }
+
+  void write_plan_counts() {
+    const PlanCounts planned = plan_.counts();
+    out_ << "\nplan: " << plan_.items.size() << " item(s): " << planned.remove << " to remove, "
+         << planned.keep << " to keep, " << planned.skip << " skipped";
+    if (const std::size_t left = plan_.left_to_a_person(); left > 0) {
+      out_ << "; " << left << " left to a person (" << kNotPermitted << ")";
+    }
+    out_ << "\n";
+  }
+
+  // Each action with its outcome, the outcomes counted, and the execution's errors.
+  void write_execution(const ExecutionResult& execution) {
+    out_ << "\nactions:\n";
+    for (const auto& r : execution.actions) {
       const std::string_view outcome = to_string(r.outcome);
-      out << "  " << outcome << std::string(outcome.size() < 14 ? 14 - outcome.size() : 1, ' ')
-          << terminal_safe(plan.items[r.item].path);
-      if (r.outcome != ReapOutcome::removed) out << "  (" << terminal_safe(r.detail) << ")";
-      if (r.error) out << ": " << terminal_safe(r.error->op) << ": " << terminal_safe(r.error->message);
-      out << "\n";
+      out_ << "  " << outcome << std::string(outcome.size() < 14 ? 14 - outcome.size() : 1, ' ')
+           << terminal_safe(plan_.items[r.item].path);
+      if (r.outcome != ReapOutcome::removed) out_ << "  (" << terminal_safe(r.detail) << ")";
+      if (r.error) {
+        out_ << ": " << terminal_safe(r.error->op) << ": " << terminal_safe(r.error->message);
+      }
+      out_ << "\n";
     }
-    const ReapOutcomeCounts c = count_outcomes(*run.execution);
-    out << "\ndone: " << c.removed << " removed, " << c.vanished << " vanished, "
-        << c.became_live << " became live, " << c.changed << " changed, " << c.failed
-        << " failed, " << c.not_attempted << " not attempted";
-    if (run.execution->deadline_reached) out << "; --max-runtime reached";
-    if (run.execution->interrupted) out << "; interrupted";
-    out << "\n";
-    for (const auto& e : run.execution->errors) {
-      out << "error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": " << terminal_safe(e.message) << "\n";
-    }
+    const ReapOutcomeCounts c = count_outcomes(execution);
+    out_ << "\ndone: " << c.removed << " removed, " << c.vanished << " vanished, "
+         << c.became_live << " became live, " << c.changed << " changed, " << c.failed
+         << " failed, " << c.not_attempted << " not attempted";
+    if (execution.deadline_reached) out_ << "; --max-runtime reached";
+    if (execution.interrupted) out_ << "; interrupted";
+    out_ << "\n";
+    for (const auto& e : execution.errors) write_error("", e);
   }
-  for (const auto& e : run.errors) {
-    out << "error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": " << terminal_safe(e.message) << "\n";
+
+  void write_error(std::string_view indent, const ObservationError& e) {
+    out_ << indent << "error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
+         << terminal_safe(e.message) << "\n";
   }
-  if (run.incomplete) out << "INCOMPLETE: some temp dirs could not be observed, or the run stopped early\n";
-  return out.str();
+
+  const ReapRun& run_;
+  const Plan& plan_;
+  const bool verbose_;
+  std::ostringstream out_;
+  std::string evidence_;
+};
+
+}  // namespace
+
+std::string reap_report_text(const ReapRun& run, bool verbose) {
+  return ReapText(run, verbose).render();
 }
 
 }  // namespace hsperfguard

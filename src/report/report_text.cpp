@@ -233,26 +233,36 @@ std::string audit_root_closing_text(const TempRootFacts& root, const RootJudgeme
   return out + "\n";
 }
 
-std::string audit_summary_text(const AuditTally& tally, const AuditResult& result, const ReportContext& context,
-                               const TextOptions& options) {
-  std::string out = "\n" + bold(options, "summary") + "\n";
-  // The findings by severity, worst first.
-  out.append("  findings  ").append(std::to_string(tally.findings)).append(" finding(s)");
+namespace {
+
+// The findings at or above --fail-on (which fail the run), and those below it.
+struct FailingCounts {
   std::size_t failing = 0;
   std::size_t below = 0;
+};
+
+// The summary's findings line: the findings by severity, worst first.
+FailingCounts append_findings_line(std::string& out, const AuditTally& tally, const ReportContext& context,
+                                   const TextOptions& options) {
+  out.append("  findings  ").append(std::to_string(tally.findings)).append(" finding(s)");
+  FailingCounts counts;
   std::string by_severity;
   for (int s = static_cast<int>(Severity::critical); s >= static_cast<int>(Severity::info); --s) {
     const auto severity = static_cast<Severity>(s);
     const auto it = tally.by_severity.find(severity);
     if (it == tally.by_severity.end() || it->second == 0) continue;
-    (severity >= context.fail_on ? failing : below) += it->second;
+    (severity >= context.fail_on ? counts.failing : counts.below) += it->second;
     by_severity.append(by_severity.empty() ? "" : ", ").append(std::to_string(it->second)).append(" ")
         .append(severity_word(options, severity));
   }
   if (!by_severity.empty()) out.append(": ").append(by_severity);
   out.append("\n");
+  return counts;
+}
 
-  // Whether the run fails, and why.
+// Whether the run fails, and why, with its exit code.
+std::string run_verdict(const AuditResult& result, const ReportContext& context, FailingCounts counts,
+                        const TextOptions& options) {
   const std::string fail_on(to_string(context.fail_on));
   std::string verdict;
   if (result.stopped) {
@@ -260,35 +270,38 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
         .append(") before everything was observed (exit 3)");
   } else if (result.incomplete) {
     verdict.append(styled(options, "1;31", "INCOMPLETE")).append(": some temp dirs or processes could not be observed (exit 3)");
-  } else if (failing > 0) {
-    verdict.append(styled(options, "1;31", "FAIL")).append(": ").append(std::to_string(failing))
+  } else if (counts.failing > 0) {
+    verdict.append(styled(options, "1;31", "FAIL")).append(": ").append(std::to_string(counts.failing))
         .append(" finding(s) at or above --fail-on ").append(fail_on).append(" (exit 1)");
   } else {
     verdict.append(styled(options, "32", "clean")).append(": no findings at or above ").append(fail_on);
-    if (below > 0) verdict.append(" (").append(std::to_string(below)).append(" below it)");
+    if (counts.below > 0) verdict.append(" (").append(std::to_string(counts.below)).append(" below it)");
     verdict.append(" (exit 0)");
   }
-  if ((result.stopped || result.incomplete) && failing > 0) {
-    verdict.append("; ").append(std::to_string(failing)).append(" finding(s) at or above --fail-on ").append(fail_on);
+  if ((result.stopped || result.incomplete) && counts.failing > 0) {
+    verdict.append("; ").append(std::to_string(counts.failing)).append(" finding(s) at or above --fail-on ").append(fail_on);
   }
+  return verdict;
+}
 
-  // What could not be observed: the count JSON gives, and the first.
+// What could not be observed: the count JSON gives, and the first.
+void append_errors_line(std::string& out, const AuditTally& tally) {
   out.append("  errors    ");
   if (tally.error_count == 0) {
     out.append("none\n");
-  } else {
-    out.append(std::to_string(tally.error_count)).append(" (what could not be observed)");
-    if (!tally.errors.empty()) {
-      const ObservationError& e = tally.errors.front();
-      out.append("; the first: ").append(terminal_safe(e.path)).append(": ").append(terminal_safe(e.op))
-          .append(": ").append(terminal_safe(e.message));
-    }
-    out.append("\n");
+    return;
   }
+  out.append(std::to_string(tally.error_count)).append(" (what could not be observed)");
+  if (!tally.errors.empty()) {
+    const ObservationError& e = tally.errors.front();
+    out.append("; the first: ").append(terminal_safe(e.path)).append(": ").append(terminal_safe(e.op))
+        .append(": ").append(terminal_safe(e.message));
+  }
+  out.append("\n");
+}
 
-  // What to run next.
-  std::vector<std::string> next;
-  const std::size_t repairable = tally.repairable;
+// The rule of the worst finding (the first of that severity in rule order); empty without any.
+std::string worst_rule_of(const AuditTally& tally) {
   std::string worst_rule;
   Severity worst = Severity::info;
   for (const auto& entry : tally.by_rule_and_severity) {
@@ -298,13 +311,12 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
       worst_rule = rule;
     }
   }
-  const std::string scope = terminal_safe(options.scope);
-  if (repairable > 0) {
-    next.push_back("hsperfguard repair --dry-run" + scope + "   shows how it would fix " +
-                   std::to_string(repairable) + " repairable finding(s); without --dry-run it fixes them");
-  }
-  // Files the reaper may remove: by their verdicts, or (facts without liveness evidence) by the
-  // findings that say so.
+  return worst_rule;
+}
+
+// Files the reaper may remove: by their verdicts, or (facts without liveness evidence) by the
+// findings that say so.
+std::size_t reapable_count(const AuditTally& tally) {
   std::size_t reapable = tally.files_by_verdict[static_cast<std::size_t>(Verdict::stale)] +
                          tally.files_by_verdict[static_cast<std::size_t>(Verdict::pid_reused)] +
                          tally.files_by_verdict[static_cast<std::size_t>(Verdict::foreign)];
@@ -313,7 +325,20 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
       if (const auto it = tally.by_rule.find(rule); it != tally.by_rule.end()) reapable += it->second;
     }
   }
-  if (reapable > 0) {
+  return reapable;
+}
+
+// What to run next, each command with what it does.
+std::vector<std::string> next_commands(const AuditTally& tally, const TextOptions& options) {
+  std::vector<std::string> next;
+  const std::size_t repairable = tally.repairable;
+  const std::string worst_rule = worst_rule_of(tally);
+  const std::string scope = terminal_safe(options.scope);
+  if (repairable > 0) {
+    next.push_back("hsperfguard repair --dry-run" + scope + "   shows how it would fix " +
+                   std::to_string(repairable) + " repairable finding(s); without --dry-run it fixes them");
+  }
+  if (const std::size_t reapable = reapable_count(tally); reapable > 0) {
     next.push_back("hsperfguard reap --dry-run" + scope + "   shows what the reaper would remove (" +
                    std::to_string(reapable) + " stale or foreign file(s))");
   }
@@ -323,6 +348,18 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
   if (!options.verbose && tally.findings > 0) {
     next.push_back("hsperfguard audit --verbose" + scope + "   every finding with its evidence");
   }
+  return next;
+}
+
+}  // namespace
+
+std::string audit_summary_text(const AuditTally& tally, const AuditResult& result, const ReportContext& context,
+                               const TextOptions& options) {
+  std::string out = "\n" + bold(options, "summary") + "\n";
+  const FailingCounts counts = append_findings_line(out, tally, context, options);
+  const std::string verdict = run_verdict(result, context, counts, options);
+  append_errors_line(out, tally);
+  const std::vector<std::string> next = next_commands(tally, options);
   for (std::size_t n = 0; n < next.size(); ++n) out.append(n == 0 ? "  next      " : "            ").append(next[n]).append("\n");
   // Last, what was checked and the verdict, on one line (what `tail -n 1` of a report gives).
   out.append(std::to_string(tally.namespaces)).append(" namespace(s), ")

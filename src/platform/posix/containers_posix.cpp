@@ -55,6 +55,182 @@ std::optional<FileVersion> passwd_version(int root_fd) {
   return version_of(held->st);
 }
 
+// One pass over /proc, a process at a time, and what it found so far.
+class ContainerScanner {
+ public:
+  ContainerScanner(const ContainerScanOptions& options, const ProcessVisitor& visit)
+      : options_(options), visit_(visit), own_mounts_(OwnMounts::read()) {}
+
+  ContainerScan run() {
+    read_own_identities();
+    int list_err = 0;
+    const std::vector<std::int32_t> pids = pids_to_scan(list_err);
+    bool stopped = false;
+    for (const std::int32_t pid : pids) {
+      if (const char* why = options_.limits.reached()) {
+        stopped = true;
+        scan_.errors.push_back(
+            ObservationError{"/proc", "scan", EINTR,
+                             std::string("stopped (") + why + "): containers of " +
+                                 std::to_string(&pid - pids.data()) + " of " +
+                                 std::to_string(pids.size()) + " processes looked at"});
+        break;
+      }
+      scan_process(pid);
+    }
+    scan_.placements_complete = options_.place_processes && list_err == 0 && !stopped;
+    return std::move(scan_);
+  }
+
+ private:
+  // Our own mount and pid namespaces, root and temp dir: what a process must differ from to
+  // be worth looking into.
+  void read_own_identities() {
+    scan_.own_mount_namespace = own_mounts_.mount_namespace;
+    if (readlink_at(AT_FDCWD, "/proc/self/ns/pid", text_) == 0) scan_.own_pid_namespace = text_;
+    if (UniqueFd fd(::open("/", kPathDir)); fd.valid()) own_root_ = identity_of(fd.get());
+    if (UniqueFd fd(::open(options_.host_temp_dir.c_str(), kPathDir)); fd.valid()) {
+      scan_.host_temp_dir = identity_of(fd.get());
+    }
+  }
+
+  // The pids /proc lists, and the focus pid, sorted and each once.
+  std::vector<std::int32_t> pids_to_scan(int& list_err) {
+    std::vector<std::int32_t> pids = list_pids("/proc", &list_err);
+    if (list_err != 0) scan_.errors.push_back(make_error("/proc", "getdents64", list_err));
+    if (options_.focus_pid) pids.push_back(*options_.focus_pid);
+    std::sort(pids.begin(), pids.end());
+    pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+    return pids;
+  }
+
+  // One process: its mount namespace, then its root, then the /tmp beneath a root not seen
+  // before.
+  void scan_process(std::int32_t pid) {
+    focus_ = options_.focus_pid == pid;
+    const std::string dir_path = "/proc/" + std::to_string(pid);
+    UniqueFd dir(::open(dir_path.c_str(), kPathDir));
+    if (!dir.valid()) {
+      const int e = errno;
+      if (!vanished(e)) place(pid, -1, nullptr, e);
+      process_unreached(pid, make_error(dir_path, "open", e));
+      return;
+    }
+    ++scan_.processes;
+    if (visit_ && !visit_(pid, dir.get()) && !focus_) return;
+    // Its link, or (when that needs more than we have) its mountinfo placing it at our root.
+    bool at_our_root = false;
+    if (const int e = read_mount_namespace(dir.get(), "", own_mounts_, mnt_, status_, &at_our_root);
+        e != 0) {
+      if (!vanished(e)) place(pid, dir.get(), nullptr, e);
+      process_unreached(pid, make_error(dir_path + "/ns/mnt", "readlink", e));
+      return;
+    }
+    if (at_our_root && !focus_) return;  // our namespace and root: the host's /tmp
+    const ProcessPlacement* placed =
+        scan_.own_mount_namespace != mnt_ ? place(pid, dir.get(), &mnt_, 0) : nullptr;
+    const UniqueFd root = open_new_root(pid, dir.get(), dir_path);
+    if (!root.valid()) return;
+    record_temp_dir(pid, dir.get(), root.get(), placed, dir_path);
+  }
+
+  // The root of the process in mnt_, followed: /proc/<pid>/root is a link by design. Opened
+  // only for a view not seen before; then it is that directory's identity that counts.
+  // Invalid when it is ours, seen before (unless the process is the focus), or unreachable.
+  UniqueFd open_new_root(std::int32_t pid, int dirfd, const std::string& dir_path) {
+    struct stat root_st {};
+    if (::fstatat(dirfd, "root", &root_st, 0) != 0) {
+      const int e = errno;
+      process_unreached(pid, make_error(dir_path + "/root", "stat", e));
+      return {};
+    }
+    std::optional<DirIdentity> root_id = DirIdentity{static_cast<std::uint64_t>(root_st.st_dev),
+                                                     static_cast<std::uint64_t>(root_st.st_ino)};
+    if (!focus_ && scan_.own_mount_namespace == mnt_ && own_root_ == root_id) return {};
+    if (!focus_ && seen_.contains({mnt_, root_id->dev, root_id->ino})) return {};
+    UniqueFd root(::openat(dirfd, "root", kPathDir));
+    ObservationError root_err;
+    if (!root.valid()) root_err = make_error(dir_path + "/root", "open", errno);
+    root_id = root.valid() ? identity_of(root.get(), &root_err, dir_path + "/root") : std::nullopt;
+    if (!root_id) {
+      process_unreached(pid, std::move(root_err));
+      return {};
+    }
+    if (!focus_ && scan_.own_mount_namespace == mnt_ && own_root_ == root_id) return {};
+    if (!seen_.emplace(mnt_, root_id->dev, root_id->ino).second && !focus_) return {};
+    return root;
+  }
+
+  // The /tmp beneath the process's root, recorded with what names the container: its mount
+  // and pid namespaces, its pid there, its passwd and its cgroup.
+  void record_temp_dir(std::int32_t pid, int dirfd, int root_fd, const ProcessPlacement* placed,
+                       const std::string& dir_path) {
+    ObservationError err;
+    UniqueFd tmp = open_beneath(root_fd, "tmp", kPathDir, &err);
+    const std::optional<DirIdentity> tmp_id =
+        tmp.valid() ? identity_of(tmp.get(), &err, dir_path + "/root/tmp") : std::nullopt;
+    if (!tmp_id) {
+      // A root without a /tmp (a distroless image, a kernel thread's) has no namespace to
+      // audit; only a refused or unreadable one is worth an error.
+      if (tmp.valid() || err.code != ENOENT || focus_) {
+        err.path = dir_path + "/root/tmp";
+        note(std::move(err));
+      }
+      return;
+    }
+    ProcessTempDir& entry = scan_.temp_dirs.emplace_back();
+    entry.host_pid = pid;
+    entry.mount_namespace = mnt_;
+    entry.temp_dir = *tmp_id;
+    entry.passwd = passwd_version(root_fd);
+    if (readlink_at(dirfd, "ns/pid", text_) == 0) entry.pid_namespace = text_;
+    if (placed != nullptr) {
+      entry.ns_pid = placed->ns_pid;
+    } else if (read_proc_file(dirfd, "status", status_) == 0) {
+      const auto fields = procfs::parse_status(status_);
+      if (!fields.ns_pids.empty()) entry.ns_pid = fields.ns_pids.back();
+    }
+    entry.cgroup = reader_.read_cgroup(pid);
+  }
+
+  void note(ObservationError e) {
+    if (focus_ || scan_.errors.size() < kMaxErrors) scan_.errors.push_back(std::move(e));
+  }
+
+  // A process whose /proc directory, mount namespace or root could not be reached through
+  // `e`: a container there, if it is one, is not looked into. One that has gone is said only
+  // when it is the focus.
+  void process_unreached(std::int32_t pid, ObservationError e) {
+    if (vanished(e.code)) {
+      if (focus_) note(std::move(e));
+      return;
+    }
+    UnobservedProcesses& u = scan_.unobserved;
+    ++u.count;
+    if (u.pids.size() < UnobservedProcesses::kMaxListed) u.pids.push_back(pid);
+    if (focus_ || u.errors.size() < kMaxErrors) u.errors.push_back(e);
+    note(std::move(e));
+  }
+
+  // place_processes: where a process outside our mount namespace is, its NSpid read once.
+  const ProcessPlacement* place(std::int32_t pid, int dirfd, const std::string* mount_namespace,
+                                int mnt_error) {
+    if (!options_.place_processes) return nullptr;
+    auto p = place_process(dirfd, "status", pid, mount_namespace, mnt_error, status_);
+    return p ? &scan_.placements.emplace_back(std::move(*p)) : nullptr;
+  }
+
+  const ContainerScanOptions& options_;
+  const ProcessVisitor& visit_;
+  const OwnMounts own_mounts_;
+  ContainerScan scan_;
+  std::optional<DirIdentity> own_root_;
+  ProcReader reader_;
+  std::set<std::tuple<std::string, std::uint64_t, std::uint64_t>> seen_;
+  bool focus_ = false;  // the process being looked at is focus_pid
+  std::string text_, mnt_, status_;
+};
+
 }  // namespace
 
 ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options) {
@@ -63,147 +239,7 @@ ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options) {
 
 ContainerScan scan_container_temp_dirs(const ContainerScanOptions& options,
                                        const ProcessVisitor& visit) {
-  ContainerScan scan;
-  std::string text;
-  const OwnMounts own_mounts = OwnMounts::read();
-  scan.own_mount_namespace = own_mounts.mount_namespace;
-  if (readlink_at(AT_FDCWD, "/proc/self/ns/pid", text) == 0) scan.own_pid_namespace = text;
-  std::optional<DirIdentity> own_root;
-  if (UniqueFd fd(::open("/", kPathDir)); fd.valid()) own_root = identity_of(fd.get());
-  if (UniqueFd fd(::open(options.host_temp_dir.c_str(), kPathDir)); fd.valid()) {
-    scan.host_temp_dir = identity_of(fd.get());
-  }
-
-  bool focus = false;  // the process being looked at is focus_pid
-  auto note = [&](ObservationError e) {
-    if (focus || scan.errors.size() < kMaxErrors) scan.errors.push_back(std::move(e));
-  };
-  // A process whose mount namespace or root could not be reached: a container there, if it
-  // is one, is not looked into.
-  auto unobserved = [&](std::int32_t pid, ObservationError e) {
-    UnobservedProcesses& u = scan.unobserved;
-    ++u.count;
-    if (u.pids.size() < UnobservedProcesses::kMaxListed) u.pids.push_back(pid);
-    if (focus || u.errors.size() < kMaxErrors) u.errors.push_back(e);
-    note(std::move(e));
-  };
-
-  int list_err = 0;
-  std::vector<std::int32_t> pids = list_pids("/proc", &list_err);
-  if (list_err != 0) scan.errors.push_back(make_error("/proc", "getdents64", list_err));
-  if (options.focus_pid) pids.push_back(*options.focus_pid);
-  std::sort(pids.begin(), pids.end());
-  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
-
-  ProcReader reader;
-  std::set<std::tuple<std::string, std::uint64_t, std::uint64_t>> seen;
-  std::string mnt, status;
-  // place_processes: where a process outside our mount namespace is, its NSpid read once.
-  auto place = [&](std::int32_t pid, int dirfd, const std::string* mount_namespace,
-                   int mnt_error) -> const ProcessPlacement* {
-    if (!options.place_processes) return nullptr;
-    auto p = place_process(dirfd, "status", pid, mount_namespace, mnt_error, status);
-    return p ? &scan.placements.emplace_back(std::move(*p)) : nullptr;
-  };
-  bool stopped = false;
-  for (const std::int32_t pid : pids) {
-    if (const char* why = options.limits.reached()) {
-      stopped = true;
-      scan.errors.push_back(ObservationError{"/proc", "scan", EINTR,
-                                             std::string("stopped (") + why + "): containers of " +
-                                                 std::to_string(&pid - pids.data()) + " of " +
-                                                 std::to_string(pids.size()) + " processes looked at"});
-      break;
-    }
-    focus = options.focus_pid == pid;
-    const std::string dir_path = "/proc/" + std::to_string(pid);
-    UniqueFd dir(::open(dir_path.c_str(), kPathDir));
-    if (!dir.valid()) {
-      const int e = errno;
-      if (!vanished(e)) {
-        place(pid, -1, nullptr, e);
-        unobserved(pid, make_error(dir_path, "open", e));
-      } else if (focus) {
-        note(make_error(dir_path, "open", e));
-      }
-      continue;
-    }
-    ++scan.processes;
-    if (visit && !visit(pid, dir.get()) && !focus) continue;
-    // Its link, or (when that needs more than we have) its mountinfo placing it at our root.
-    bool at_our_root = false;
-    if (const int e = read_mount_namespace(dir.get(), "", own_mounts, mnt, status, &at_our_root); e != 0) {
-      if (!vanished(e)) {
-        place(pid, dir.get(), nullptr, e);
-        unobserved(pid, make_error(dir_path + "/ns/mnt", "readlink", e));
-      } else if (focus) {
-        note(make_error(dir_path + "/ns/mnt", "readlink", e));
-      }
-      continue;
-    }
-    if (at_our_root && !focus) continue;  // our namespace and root: the host's /tmp
-    const ProcessPlacement* placed =
-        scan.own_mount_namespace != mnt ? place(pid, dir.get(), &mnt, 0) : nullptr;
-    // The root, followed: /proc/<pid>/root is a link by design. Opened only for a view not
-    // seen before; then it is that directory's identity that counts.
-    struct stat root_st {};
-    if (::fstatat(dir.get(), "root", &root_st, 0) != 0) {
-      const int e = errno;
-      if (!vanished(e)) {
-        unobserved(pid, make_error(dir_path + "/root", "stat", e));
-      } else if (focus) {
-        note(make_error(dir_path + "/root", "stat", e));
-      }
-      continue;
-    }
-    std::optional<DirIdentity> root_id = DirIdentity{static_cast<std::uint64_t>(root_st.st_dev),
-                                                     static_cast<std::uint64_t>(root_st.st_ino)};
-    if (!focus && scan.own_mount_namespace == mnt && own_root == root_id) continue;
-    if (!focus && seen.contains({mnt, root_id->dev, root_id->ino})) continue;
-    UniqueFd root(::openat(dir.get(), "root", kPathDir));
-    ObservationError root_err;
-    if (!root.valid()) root_err = make_error(dir_path + "/root", "open", errno);
-    root_id = root.valid() ? identity_of(root.get(), &root_err, dir_path + "/root") : std::nullopt;
-    if (!root_id) {
-      if (!vanished(root_err.code)) {
-        unobserved(pid, std::move(root_err));
-      } else if (focus) {
-        note(std::move(root_err));
-      }
-      continue;
-    }
-    if (!focus && scan.own_mount_namespace == mnt && own_root == root_id) continue;
-    if (!seen.emplace(mnt, root_id->dev, root_id->ino).second && !focus) continue;
-
-    ObservationError err;
-    UniqueFd tmp = open_beneath(root.get(), "tmp", kPathDir, &err);
-    const std::optional<DirIdentity> tmp_id =
-        tmp.valid() ? identity_of(tmp.get(), &err, dir_path + "/root/tmp") : std::nullopt;
-    if (!tmp_id) {
-      // A root without a /tmp (a distroless image, a kernel thread's) has no namespace to
-      // audit; only a refused or unreadable one is worth an error.
-      if (tmp.valid() || err.code != ENOENT || focus) {
-        err.path = dir_path + "/root/tmp";
-        note(std::move(err));
-      }
-      continue;
-    }
-    ProcessTempDir& entry = scan.temp_dirs.emplace_back();
-    entry.host_pid = pid;
-    entry.mount_namespace = mnt;
-    entry.temp_dir = *tmp_id;
-    entry.passwd = passwd_version(root.get());
-    if (readlink_at(dir.get(), "ns/pid", text) == 0) entry.pid_namespace = text;
-    if (placed != nullptr) {
-      entry.ns_pid = placed->ns_pid;
-    } else if (read_proc_file(dir.get(), "status", status) == 0) {
-      const auto fields = procfs::parse_status(status);
-      if (!fields.ns_pids.empty()) entry.ns_pid = fields.ns_pids.back();
-    }
-    entry.cgroup = reader.read_cgroup(pid);
-  }
-  scan.placements_complete = options.place_processes && list_err == 0 && !stopped;
-  return scan;
+  return ContainerScanner(options, visit).run();
 }
 
 }  // namespace hsperfguard::platform

@@ -157,6 +157,47 @@ ProcessRecord ProcReader::read(std::int32_t pid, MapsReading& maps) {
   return read_process(pid, &maps);
 }
 
+namespace {
+
+// What the reads of one process met: their errors in order, the maps' own (which outranks
+// them), and whether one of them found the process gone.
+struct ProcessReadErrors {
+  std::vector<ObservationError> errors;
+  std::optional<ObservationError> maps_error;
+  bool exited = false;
+
+  void add(ObservationError error, int err) {
+    exited = exited || vanished(err);
+    errors.push_back(std::move(error));
+  }
+};
+
+// What a process's maps prove. Another user's maps need ptrace read access: EACCES is the
+// usual answer for non-root.
+void record_maps(MapsReading& reading, const std::string& dir, ProcessRecord& record,
+                 ProcessReadErrors& met) {
+  ProcessFacts& f = record.facts;
+  if (reading.error != 0) {
+    met.exited = met.exited || vanished(reading.error);
+    met.maps_error = make_error(dir + "/maps", "read", reading.error);
+  } else if (reading.summary.lines == 0 && !reading.summary.truncated) {
+    // A zombie or a kernel thread has no address space: "maps nothing" proves nothing.
+    met.maps_error = ObservationError{dir + "/maps", "read", 0, "no address space"};
+  } else {
+    const procfs::MapsSummary& maps = reading.summary;
+    // Only what was seen is proof: a file, libjvm or a backing file missing from a
+    // partial reading may still be mapped.
+    if (maps.libjvm || maps.paths_complete()) f.maps_libjvm = maps.libjvm;
+    if (maps.hsperfdata || maps.paths_complete()) record.maps_hsperfdata = maps.hsperfdata;
+    f.maps_cut = !maps.paths_complete();
+    record.mapped_complete = maps.files_complete();
+    if (!maps.paths_complete()) met.maps_error = partial_maps_error(dir + "/maps", reading);
+    record.mapped = std::move(reading.summary.files);
+  }
+}
+
+}  // namespace
+
 ProcessRecord ProcReader::read_process(std::int32_t pid, MapsReading* given_maps) {
   using Existence = ProcessFacts::Existence;
   ProcessRecord record;
@@ -179,29 +220,25 @@ ProcessRecord ProcReader::read_process(std::int32_t pid, MapsReading* given_maps
     return record;
   }
 
-  std::vector<ObservationError> errors;
-  std::optional<ObservationError> maps_error;
-  bool exited = false;
+  ProcessReadErrors met;
   UniqueFd d(::open(dir.c_str(), kProcDirFlags));
   if (!d.valid()) {
-    exited = vanished(errno);
-    errors.push_back(make_error(dir, "open", errno));
+    const int e = errno;
+    met.add(make_error(dir, "open", e), e);
   } else {
     if (const int e = read_proc_file(d.get(), "stat", buffer_); e != 0) {
-      exited = exited || vanished(e);
-      errors.push_back(make_error(dir + "/stat", "read", e));
+      met.add(make_error(dir + "/stat", "read", e), e);
     } else if (const auto stat = procfs::parse_stat(buffer_)) {
       if (btime_sec_)
         f.start_time_ms = procfs::start_time_ms(*btime_sec_, stat->start_ticks, clk_tck_);
       if (!f.start_time_ms)
-        errors.push_back(ObservationError{proc_ + "/stat", "read", 0, "no btime"});
+        met.errors.push_back(ObservationError{proc_ + "/stat", "read", 0, "no btime"});
     } else {
-      errors.push_back(ObservationError{dir + "/stat", "read", 0, "unparseable"});
+      met.errors.push_back(ObservationError{dir + "/stat", "read", 0, "unparseable"});
     }
 
     if (const int e = read_proc_file(d.get(), "status", buffer_); e != 0) {
-      exited = exited || vanished(e);
-      errors.push_back(make_error(dir + "/status", "read", e));
+      met.add(make_error(dir + "/status", "read", e), e);
     } else {
       procfs::StatusFields status = procfs::parse_status(buffer_);
       f.real_uid = status.real_uid;
@@ -212,44 +249,26 @@ ProcessRecord ProcReader::read_process(std::int32_t pid, MapsReading* given_maps
     std::string mnt;
     std::string mountinfo;
     if (const int e = read_mount_namespace(d.get(), "", own_mounts(), mnt, mountinfo); e != 0) {
-      exited = exited || vanished(e);
-      errors.push_back(make_error(dir + "/ns/mnt", "readlink", e));
+      met.add(make_error(dir + "/ns/mnt", "readlink", e), e);
     } else {
       f.mount_namespace = std::move(mnt);
     }
 
-    // Another user's maps need ptrace read access: EACCES is the usual answer for non-root.
     MapsReading reading = given_maps != nullptr ? std::move(*given_maps)
                                                 : read_maps(d.get(), "maps", maps_buffer_, limits_);
-    if (reading.error != 0) {
-      exited = exited || vanished(reading.error);
-      maps_error = make_error(dir + "/maps", "read", reading.error);
-    } else if (reading.summary.lines == 0 && !reading.summary.truncated) {
-      // A zombie or a kernel thread has no address space: "maps nothing" proves nothing.
-      maps_error = ObservationError{dir + "/maps", "read", 0, "no address space"};
-    } else {
-      const procfs::MapsSummary& maps = reading.summary;
-      // Only what was seen is proof: a file, libjvm or a backing file missing from a
-      // partial reading may still be mapped.
-      if (maps.libjvm || maps.paths_complete()) f.maps_libjvm = maps.libjvm;
-      if (maps.hsperfdata || maps.paths_complete()) record.maps_hsperfdata = maps.hsperfdata;
-      f.maps_cut = !maps.paths_complete();
-      record.mapped_complete = maps.files_complete();
-      if (!maps.paths_complete()) maps_error = partial_maps_error(dir + "/maps", reading);
-      record.mapped = std::move(reading.summary.files);
-    }
+    record_maps(reading, dir, record, met);
   }
-  if (exited && ::kill(pid, 0) != 0 && errno == ESRCH) {
+  if (met.exited && ::kill(pid, 0) != 0 && errno == ESRCH) {
     // Gone while we looked: the reads above describe nothing alive.
     ProcessRecord gone;
     gone.facts.pid = pid;
     gone.facts.existence = Existence::gone;
     return gone;
   }
-  if (maps_error) {
-    f.error = std::move(maps_error);
-  } else if (!errors.empty()) {
-    f.error = std::move(errors.front());
+  if (met.maps_error) {
+    f.error = std::move(met.maps_error);
+  } else if (!met.errors.empty()) {
+    f.error = std::move(met.errors.front());
   }
   return record;
 }

@@ -290,6 +290,44 @@ DWORD write_at(HANDLE file, const std::byte* data, std::size_t size, std::uint64
   return ERROR_SUCCESS;
 }
 
+// Gives the space of a file we made back, then deletes that very file through its handle;
+// result's error says whether it went.
+void discard_made_file(UniqueHandle& file, CreateResult& result) {
+  FILE_END_OF_FILE_INFO empty{};
+  ::SetFileInformationByHandle(file.get(), FileEndOfFileInfo, &empty, sizeof empty);
+  FILE_DISPOSITION_INFO disposition{};
+  disposition.DeleteFile = TRUE;
+  const bool gone = ::SetFileInformationByHandle(file.get(), FileDispositionInfo, &disposition, sizeof disposition);
+  const DWORD why = gone ? ERROR_SUCCESS : ::GetLastError();
+  file.reset();
+  result.error->message += gone ? "; the file was removed again"
+                                : "; the file could not be removed again: " + win::error_message(why);
+}
+
+// The region written into the file just made: its full size first, so that a full volume
+// fails here and not in a reader; then every byte (a set end alone may be sparse), the
+// entries first and the prologue (which makes them visible) last; then flushed. Returns the
+// error and sets `failed_op`, or ERROR_SUCCESS.
+DWORD write_region(HANDLE file, const std::vector<std::byte>& content, const char*& failed_op) {
+  FILE_END_OF_FILE_INFO end{};
+  end.EndOfFile.QuadPart = static_cast<LONGLONG>(content.size());
+  if (!::SetFileInformationByHandle(file, FileEndOfFileInfo, &end, sizeof end)) {
+    failed_op = "SetFileInformationByHandle";
+    return ::GetLastError();
+  }
+  const std::size_t head = std::min(content.size(), perfdata::kPrologueSize);
+  failed_op = "WriteFile";
+  if (const DWORD err = write_at(file, content.data() + head, content.size() - head, head); err != ERROR_SUCCESS) {
+    return err;
+  }
+  if (const DWORD err = write_at(file, content.data(), head, 0); err != ERROR_SUCCESS) return err;
+  if (!::FlushFileBuffers(file)) {
+    failed_op = "FlushFileBuffers";
+    return ::GetLastError();
+  }
+  return ERROR_SUCCESS;
+}
+
 }  // namespace
 
 std::size_t page_size() {
@@ -394,18 +432,6 @@ CreateResult make_backing_file(const BackingFileRequest& request) {
     return result;
   }
   result.created = true;
-  // Gives the space back, then deletes the very file we made, through its handle.
-  auto discard = [&] {
-    FILE_END_OF_FILE_INFO empty{};
-    ::SetFileInformationByHandle(file.get(), FileEndOfFileInfo, &empty, sizeof empty);
-    FILE_DISPOSITION_INFO disposition{};
-    disposition.DeleteFile = TRUE;
-    const bool gone = ::SetFileInformationByHandle(file.get(), FileDispositionInfo, &disposition, sizeof disposition);
-    const DWORD why = gone ? ERROR_SUCCESS : ::GetLastError();
-    file.reset();
-    result.error->message += gone ? "; the file was removed again"
-                                  : "; the file could not be removed again: " + win::error_message(why);
-  };
   auto undo = [&](const char* failed_op, DWORD err) {
     if (err == ERROR_SUCCESS) {
       changed(result, path, failed_op,
@@ -413,7 +439,7 @@ CreateResult make_backing_file(const BackingFileRequest& request) {
     } else {
       fail(result, path, failed_op, err);
     }
-    discard();
+    discard_made_file(file, result);
     return result;
   };
   ObservationError facts_error;
@@ -423,29 +449,16 @@ CreateResult make_backing_file(const BackingFileRequest& request) {
       ::GetFileType(file.get()) != FILE_TYPE_DISK) {
     return undo("CreateFileW", ERROR_SUCCESS);
   }
-  // Space first: the full size now, so that a full volume fails here and not in a reader.
-  FILE_END_OF_FILE_INFO end{};
-  end.EndOfFile.QuadPart = static_cast<LONGLONG>(request.content.size());
-  if (!::SetFileInformationByHandle(file.get(), FileEndOfFileInfo, &end, sizeof end)) {
-    return undo("SetFileInformationByHandle", ::GetLastError());
+  const char* write_op = nullptr;
+  if (const DWORD err = write_region(file.get(), request.content, write_op); err != ERROR_SUCCESS) {
+    return undo(write_op, err);
   }
-  // Every byte written (a set end alone may be sparse): the entries first, the prologue (which
-  // makes them visible) last.
-  const std::size_t head = std::min(request.content.size(), perfdata::kPrologueSize);
-  if (const DWORD err = write_at(file.get(), request.content.data() + head, request.content.size() - head, head);
-      err != ERROR_SUCCESS) {
-    return undo("WriteFile", err);
-  }
-  if (const DWORD err = write_at(file.get(), request.content.data(), head, 0); err != ERROR_SUCCESS) {
-    return undo("WriteFile", err);
-  }
-  if (!::FlushFileBuffers(file.get())) return undo("FlushFileBuffers", ::GetLastError());
   // Proved last: nobody can open the file while we hold it (no sharing), and a file whose
   // descriptor did not hold goes with its contents.
   if (auto bad = ensure_descriptor(file.get(), win::CreatedObject::backing_file, *who, false, path, result)) {
     result.failure = CreateFailure::failed;
     result.error = *bad;
-    discard();
+    discard_made_file(file, result);
     return result;
   }
   facts = win::inode_facts_of(file.get(), path, &facts_error);
@@ -471,99 +484,139 @@ bool same_identity(const InodeFacts& facts, const ExpectedInode& want) {
   return facts.dev == want.dev && facts.ino == want.ino;
 }
 
-// One target: the temp dir and the namespace pinned as themselves and compared with the
-// plan, the file (if the target is one) opened without following, compared, its owner
-// compared, then the DACL written and read back through the object's own handle.
-void repair_target(const RepairPlan& plan, const RepairTarget& target,
-                   RepairOutcomeRecord& record) {
+// The descriptor the target is to get, as Windows takes it. false, with the record settled,
+// when there is none: only DACLs are repaired here, and Windows may refuse the SDDL.
+bool wanted_descriptor(const RepairTarget& target, win::LocalPtr<PSECURITY_DESCRIPTOR>& wanted,
+                       RepairOutcomeRecord& record) {
   if (!target.new_security) {
-    return settle(record, RepairOutcome::failed, "not-supported",
-                  ObservationError{
-                      target.path, "repair", ERROR_NOT_SUPPORTED,
-                      "only DACLs are repaired on Windows (modes, POSIX ACLs and owners are not)"});
+    settle(record, RepairOutcome::failed, "not-supported",
+           ObservationError{
+               target.path, "repair", ERROR_NOT_SUPPORTED,
+               "only DACLs are repaired on Windows (modes, POSIX ACLs and owners are not)"});
+    return false;
   }
   const auto sddl = win::to_sddl(*target.new_security);
-  win::LocalPtr<PSECURITY_DESCRIPTOR> wanted;
   if (!sddl || !::ConvertStringSecurityDescriptorToSecurityDescriptorW(
                    widen(*sddl).c_str(), SDDL_REVISION_1, wanted.out(), nullptr)) {
-    return settle(
-        record, RepairOutcome::failed, "bad-descriptor",
-        win::make_error(target.path, "ConvertStringSecurityDescriptorToSecurityDescriptorW",
-                        sddl ? ::GetLastError() : ERROR_INVALID_SECURITY_DESCR));
+    settle(record, RepairOutcome::failed, "bad-descriptor",
+           win::make_error(target.path, "ConvertStringSecurityDescriptorToSecurityDescriptorW",
+                           sddl ? ::GetLastError() : ERROR_INVALID_SECURITY_DESCR));
+    return false;
   }
+  return true;
+}
+
+// A target's temp dir and namespace, pinned as themselves (not shared for deleting: they stay
+// where they are while we work in them).
+struct PinnedNamespace {
+  win::PinnedDirectory temp;
+  win::PinnedDirectory ns;
+  std::wstring path;  // the namespace's
+};
+
+// The temp dir and the namespace of `target` pinned and compared with the plan, the namespace
+// with the right to change its DACL when it is the target. nullopt, with the record settled,
+// when either is gone, changed or cannot be opened.
+std::optional<PinnedNamespace> pin_target_namespace(const RepairPlan& plan,
+                                                    const RepairTarget& target,
+                                                    ObservationError& error,
+                                                    RepairOutcomeRecord& record) {
   const RepairRoot& root = plan.roots.at(target.root);
   const std::wstring temp_path = win::temp_dir_path(root.kind, root.root_dir, root.temp_dir);
-  ObservationError error;
-  const auto temp = win::pin_directory(temp_path, &error);
+  auto temp = win::pin_directory(temp_path, &error);
   if (!temp) {
-    return settle(
-        record,
-        error.code == 0 || not_found(error.code) ? RepairOutcome::changed : RepairOutcome::failed,
-        "temp-dir-changed", error);
+    settle(record,
+           error.code == 0 || not_found(error.code) ? RepairOutcome::changed : RepairOutcome::failed,
+           "temp-dir-changed", error);
+    return std::nullopt;
   }
   if (!root.expected || !same_identity(temp->facts, *root.expected)) {
-    return settle(
-        record, RepairOutcome::changed, "temp-dir-changed",
-        ObservationError{narrow(temp_path), "CreateFileW", 0,
-                         root.expected ? "replaced since it was observed" : "never observed"});
+    settle(record, RepairOutcome::changed, "temp-dir-changed",
+           ObservationError{narrow(temp_path), "CreateFileW", 0,
+                            root.expected ? "replaced since it was observed" : "never observed"});
+    return std::nullopt;
   }
-  const std::wstring ns_path = win::join(temp_path, widen(target.namespace_name));
+  std::wstring ns_path = win::join(temp_path, widen(target.namespace_name));
   const std::string ns_shown = narrow(ns_path);
-  // The namespace pinned (not shared for deleting: it stays where it is while we work in it),
-  // with the right to change its DACL when it is the target.
-  const auto ns = win::pin_directory(ns_path, &error, target.file ? 0 : READ_CONTROL | WRITE_DAC);
+  auto ns = win::pin_directory(ns_path, &error, target.file ? 0 : READ_CONTROL | WRITE_DAC);
   if (!ns) {
-    if (not_found(error.code)) return settle(record, RepairOutcome::vanished, "not-found");
+    if (not_found(error.code)) {
+      settle(record, RepairOutcome::vanished, "not-found");
+      return std::nullopt;
+    }
     // Code 0: not a directory (a reparse point or a file took the name).
-    return settle(record, error.code == 0 ? RepairOutcome::changed : RepairOutcome::failed,
-                  error.code == 0 ? "namespace-changed" : "CreateFileW", error);
+    settle(record, error.code == 0 ? RepairOutcome::changed : RepairOutcome::failed,
+           error.code == 0 ? "namespace-changed" : "CreateFileW", error);
+    return std::nullopt;
   }
   if (!same_identity(ns->facts, target.namespace_expected) || ns->facts.dev != temp->facts.dev) {
-    return settle(
-        record, RepairOutcome::changed, "namespace-changed",
-        ObservationError{ns_shown, "CreateFileW", 0,
-                         "not the namespace that was judged (volume or file index changed)"});
+    settle(record, RepairOutcome::changed, "namespace-changed",
+           ObservationError{ns_shown, "CreateFileW", 0,
+                            "not the namespace that was judged (volume or file index changed)"});
+    return std::nullopt;
   }
-  HANDLE object = ns->handle.get();
-  UniqueHandle file;
-  if (target.file) {
-    const std::wstring path = win::join(ns_path, widen(*target.file));
-    const DWORD attributes = ::GetFileAttributesW(path.c_str());
-    if (attributes == INVALID_FILE_ATTRIBUTES) {
-      const DWORD code = ::GetLastError();
-      if (not_found(code)) return settle(record, RepairOutcome::vanished, "not-found");
-      return settle(record, RepairOutcome::failed, "GetFileAttributesW",
-                    win::make_error(target.path, "GetFileAttributesW", code));
+  return PinnedNamespace{std::move(*temp), std::move(*ns), std::move(ns_path)};
+}
+
+// The target's file in the pinned namespace, opened as itself without following and compared
+// with the plan (one link, on the namespace's volume, the file judged). Invalid, with the
+// record settled, when it is gone, changed or cannot be opened.
+UniqueHandle open_target_file(const RepairTarget& target, const PinnedNamespace& where,
+                              ObservationError& error, RepairOutcomeRecord& record) {
+  const std::wstring path = win::join(where.path, widen(*target.file));
+  const DWORD attributes = ::GetFileAttributesW(path.c_str());
+  if (attributes == INVALID_FILE_ATTRIBUTES) {
+    const DWORD code = ::GetLastError();
+    if (not_found(code)) {
+      settle(record, RepairOutcome::vanished, "not-found");
+    } else {
+      settle(record, RepairOutcome::failed, "GetFileAttributesW",
+             win::make_error(target.path, "GetFileAttributesW", code));
     }
-    if (win::kind_from_attributes(attributes) != FileKind::regular) {
-      return settle(record, RepairOutcome::changed, "identity-changed",
-                    ObservationError{target.path, "GetFileAttributesW", 0,
-                                     "a reparse point or a directory took the judged file's name"});
-    }
-    // No data access is asked for, so the share mode of the JVM that holds the file does not
-    // stand in the way; the handle is the object itself, never what a reparse point names.
-    file.reset(::CreateFileW(path.c_str(),
-                             READ_CONTROL | WRITE_DAC | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
-                             FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
-                             OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
-    if (!file.valid()) {
-      const DWORD code = ::GetLastError();
-      if (not_found(code)) return settle(record, RepairOutcome::vanished, "not-found");
-      return settle(record, RepairOutcome::failed, "CreateFileW",
-                    win::make_error(target.path, "CreateFileW", code));
-    }
-    const auto facts = win::inode_facts_of(file.get(), target.path, &error);
-    if (!facts) return settle(record, RepairOutcome::failed, error.op, error);
-    if (facts->kind != FileKind::regular || facts->nlink != 1 || facts->dev != ns->facts.dev ||
-        !same_identity(*facts, target.expected)) {
-      return settle(
-          record, RepairOutcome::changed, "identity-changed",
-          ObservationError{
-              target.path, "CreateFileW", 0,
-              "not the file that was judged (volume, file index, kind or links changed)"});
-    }
-    object = file.get();
+    return {};
   }
+  if (win::kind_from_attributes(attributes) != FileKind::regular) {
+    settle(record, RepairOutcome::changed, "identity-changed",
+           ObservationError{target.path, "GetFileAttributesW", 0,
+                            "a reparse point or a directory took the judged file's name"});
+    return {};
+  }
+  // No data access is asked for, so the share mode of the JVM that holds the file does not
+  // stand in the way; the handle is the object itself, never what a reparse point names.
+  UniqueHandle file(::CreateFileW(path.c_str(),
+                                  READ_CONTROL | WRITE_DAC | FILE_READ_ATTRIBUTES | SYNCHRONIZE,
+                                  FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                                  OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, nullptr));
+  if (!file.valid()) {
+    const DWORD code = ::GetLastError();
+    if (not_found(code)) {
+      settle(record, RepairOutcome::vanished, "not-found");
+    } else {
+      settle(record, RepairOutcome::failed, "CreateFileW",
+             win::make_error(target.path, "CreateFileW", code));
+    }
+    return {};
+  }
+  const auto facts = win::inode_facts_of(file.get(), target.path, &error);
+  if (!facts) {
+    settle(record, RepairOutcome::failed, error.op, error);
+    return {};
+  }
+  if (facts->kind != FileKind::regular || facts->nlink != 1 || facts->dev != where.ns.facts.dev ||
+      !same_identity(*facts, target.expected)) {
+    settle(record, RepairOutcome::changed, "identity-changed",
+           ObservationError{
+               target.path, "CreateFileW", 0,
+               "not the file that was judged (volume, file index, kind or links changed)"});
+    return {};
+  }
+  return file;
+}
+
+// Through `object` (the target itself): its owner compared with the judged one, then the
+// wanted DACL written and read back, the previous DACL put back when it did not hold.
+void replace_dacl(HANDLE object, PSECURITY_DESCRIPTOR wanted, const RepairTarget& target,
+                  ObservationError& error, RepairOutcomeRecord& record) {
   auto stored = win::read_security(object, target.path, &error);
   if (!stored) return settle(record, RepairOutcome::failed, error.op, error);
   if (stored->owner_sid != target.expected_owner_sid) {
@@ -584,7 +637,7 @@ void repair_target(const RepairPlan& plan, const RepairTarget& target,
                   win::make_error(target.path, "GetSecurityInfo", rc));
   }
   const bool was_protected = (stored->control & SE_DACL_PROTECTED) != 0;
-  if (auto bad = set_dacl_and_verify(object, wanted.get(), target.path, *stored)) {
+  if (auto bad = set_dacl_and_verify(object, wanted, target.path, *stored)) {
     const DWORD rc = ::SetSecurityInfo(
         object, SE_FILE_OBJECT,
         DACL_SECURITY_INFORMATION | (was_protected ? PROTECTED_DACL_SECURITY_INFORMATION
@@ -596,6 +649,26 @@ void repair_target(const RepairPlan& plan, const RepairTarget& target,
     return settle(record, RepairOutcome::failed, "dacl-not-kept", *bad);
   }
   settle(record, RepairOutcome::fixed, describe_target_changes(target));
+}
+
+// One target: the temp dir and the namespace pinned as themselves and compared with the
+// plan, the file (if the target is one) opened without following, compared, its owner
+// compared, then the DACL written and read back through the object's own handle.
+void repair_target(const RepairPlan& plan, const RepairTarget& target,
+                   RepairOutcomeRecord& record) {
+  win::LocalPtr<PSECURITY_DESCRIPTOR> wanted;
+  if (!wanted_descriptor(target, wanted, record)) return;
+  ObservationError error;
+  const auto pinned = pin_target_namespace(plan, target, error, record);
+  if (!pinned) return;
+  HANDLE object = pinned->ns.handle.get();
+  UniqueHandle file;
+  if (target.file) {
+    file = open_target_file(target, *pinned, error, record);
+    if (!file.valid()) return;
+    object = file.get();
+  }
+  replace_dacl(object, wanted.get(), target, error, record);
 }
 
 }  // namespace

@@ -19,7 +19,9 @@
 #include <winternl.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "model/jvm_options.hpp"
 #include "platform/containers.hpp"
@@ -103,6 +105,54 @@ std::wstring parent_of(const std::wstring& path) {
   return slash == std::wstring::npos ? std::wstring() : path.substr(0, slash);
 }
 
+// What a JVM's mapped views say: whether one of them is a backing file, and then that file's
+// temp dir and whether it was deleted. Views that cannot be listed are an error in `errors`
+// (`error` says which), and leave maps_backing_file unknown.
+void read_mapped_backing_file(HANDLE process, DWORD pid, JvmProcessFacts& jvm,
+                              ObservationError& error, std::vector<ObservationError>& errors) {
+  const auto views = win::mapped_views(process, &error);
+  if (!views) {
+    error.path = "pid " + std::to_string(pid);
+    errors.push_back(error);  // maps_backing_file stays unknown
+    return;
+  }
+  jvm.maps_backing_file = false;
+  for (const auto& view : *views) {
+    if (!win::backing_file_user(view.nt_name)) continue;
+    jvm.maps_backing_file = true;
+    const std::wstring shown = win::display_path(view.nt_name);
+    jvm.mapped_backing_file = narrow(shown);
+    bool gone = false;
+    win::identity_of(win::openable_path(view.nt_name), &gone);
+    jvm.backing_file_deleted = gone;
+    set_temp_dir(jvm, parent_of(parent_of(shown)));
+    break;
+  }
+}
+
+// A process whose modules hold jvm.dll, observed as a JVM: its account, its command line's
+// flags, its mapped backing file and its temp dir. nullopt when it exited meanwhile.
+std::optional<JvmProcessFacts> observe_jvm(HANDLE process, DWORD pid, const std::wstring& host_temp,
+                                           ObservationError& error,
+                                           std::vector<ObservationError>& errors) {
+  JvmProcessFacts jvm;
+  jvm.process = observe_process(static_cast<std::int32_t>(pid));
+  if (jvm.process.existence != ProcessFacts::Existence::alive) return std::nullopt;
+  jvm.process.maps_libjvm = true;
+  // HotSpot names its namespace after the account name (GetUserName in the JVM).
+  if (const auto sid = win::process_user_sid(process, nullptr)) jvm.user = win::account_name(*sid);
+  if (const auto line = command_line_of(process)) {
+    if (auto arguments = arguments_of(*line)) {
+      jvm.command_line = std::move(arguments->shown);
+      // The environment is not read: only the command line's flags are seen.
+      jvm.perf_data = perf_data_option(arguments->nul_separated, "");
+    }
+  }
+  read_mapped_backing_file(process, pid, jvm, error, errors);
+  if (!jvm.temp_dir_dev) set_temp_dir(jvm, host_temp);
+  return jvm;
+}
+
 }  // namespace
 
 std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors,
@@ -148,40 +198,10 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
     }
     if (!*is_jvm) continue;
 
-    JvmProcessFacts jvm;
-    jvm.process = observe_process(static_cast<std::int32_t>(pid));
-    if (jvm.process.existence != ProcessFacts::Existence::alive) continue;  // exited meanwhile
-    jvm.process.maps_libjvm = true;
-    // HotSpot names its namespace after the account name (GetUserName in the JVM).
-    if (const auto sid = win::process_user_sid(process.get(), nullptr))
-      jvm.user = win::account_name(*sid);
-    if (const auto line = command_line_of(process.get())) {
-      if (auto arguments = arguments_of(*line)) {
-        jvm.command_line = std::move(arguments->shown);
-        // The environment is not read: only the command line's flags are seen.
-        jvm.perf_data = perf_data_option(arguments->nul_separated, "");
-      }
+    // None when it exited meanwhile.
+    if (auto jvm = observe_jvm(process.get(), pid, host_temp, error, errors)) {
+      jvms.push_back(std::move(*jvm));
     }
-    const auto views = win::mapped_views(process.get(), &error);
-    if (!views) {
-      error.path = "pid " + std::to_string(pid);
-      errors.push_back(error);  // maps_backing_file stays unknown
-    } else {
-      jvm.maps_backing_file = false;
-      for (const auto& view : *views) {
-        if (!win::backing_file_user(view.nt_name)) continue;
-        jvm.maps_backing_file = true;
-        const std::wstring shown = win::display_path(view.nt_name);
-        jvm.mapped_backing_file = narrow(shown);
-        bool gone = false;
-        win::identity_of(win::openable_path(view.nt_name), &gone);
-        jvm.backing_file_deleted = gone;
-        set_temp_dir(jvm, parent_of(parent_of(shown)));
-        break;
-      }
-    }
-    if (!jvm.temp_dir_dev) set_temp_dir(jvm, host_temp);
-    jvms.push_back(std::move(jvm));
   }
   if (not_opened > 0 || unreadable > 0) {
     errors.push_back(
