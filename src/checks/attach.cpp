@@ -1,7 +1,6 @@
 // attach.*: `.java_pid<pid>` listener sockets and `.attach_pid<pid>` trigger files.
 #include <string>
 
-#include "checks/checks.hpp"
 #include "checks/evidence.hpp"
 #include "checks/rules.hpp"
 

@@ -1,15 +1,15 @@
 // The entry points (checks/checks.hpp): which registry rows judge which subject, in registry
-// order. A new rule is one function in the file of its family and one row in registry.cpp.
+// order, with the subjects (checks/subjects.hpp) built once for the rows that take them. A
+// new rule is one function in the file of its family, declared in rules.hpp, and one row in
+// registry.cpp; nothing here changes.
 #include "checks/checks.hpp"
 
 #include <optional>
 #include <vector>
 
-#include "checks/dacl.hpp"
 #include "checks/evidence.hpp"
-#include "checks/invisible.hpp"
 #include "checks/rules.hpp"
-#include "model/rule_catalog.hpp"
+#include "checks/subjects.hpp"
 
 namespace hsperfguard::checks {
 namespace {
@@ -186,22 +186,6 @@ Findings check_security_descriptor(const SecurityDescriptor& descriptor, Secured
   Findings out;
   run_descriptor_rules({descriptor, object, path, user_sid}, RuleSelection::all(), out);
   return out;
-}
-
-Finding make_finding(std::string_view rule, std::string path, std::string message,
-                     nlohmann::json evidence) {
-  Finding finding;
-  finding.rule = std::string(rule);
-  finding.path = std::move(path);
-  finding.message = std::move(message);
-  finding.evidence = std::move(evidence);
-  // A rule id missing from the catalogue keeps the default severity and no remediation;
-  // the catalogue tests make sure every id the checks emit is there.
-  if (const RuleInfo* info = find_rule(rule)) {
-    finding.severity = info->severity;
-    finding.remediation = remediation_for(*info, finding.path);
-  }
-  return finding;
 }
 
 }  // namespace hsperfguard::checks

@@ -1,9 +1,14 @@
-// The rules' entry points: pure functions from facts to findings. Nothing in src/checks/
-// makes a system call or includes a platform header; tests call these with hand-built facts.
-// Each runs the registry's rules for its subject (checks/registry.hpp), in registry order,
-// all of them or the ones `rules` selects.
+// The entry points of the rules, what decide/ and the tests call: pure functions from facts
+// to findings. Nothing in src/checks/ makes a system call or includes a platform header;
+// tests call these with hand-built facts. Each runs the registry's rows for its subject
+// (checks/registry.hpp), in registry order, all of them or the ones `rules` selects. The top
+// of src/checks/: no other file of it includes this one.
 #pragma once
 
+#include <optional>
+#include <string>
+
+#include "checks/dacl_access.hpp"
 #include "checks/publication.hpp"
 #include "checks/registry.hpp"
 #include "model/facts.hpp"
@@ -38,8 +43,10 @@ Findings check_all(const TempRootFacts& root, const RuleSelection& rules = RuleS
 Findings check_verdict(const NamespaceFacts& ns, const FileFacts& file, LivenessVerdict verdict,
                        const RuleSelection& rules = RuleSelection::all());
 
-// Builds a finding with the catalogue's default severity and remediation for `rule`.
-Finding make_finding(std::string_view rule, std::string path, std::string message,
-                     nlohmann::json evidence = nlohmann::json::object());
+// All dacl.* rules on one descriptor (the registry's dacl.* rows, in its order). `user_sid`
+// is the SID of the namespace's user, when known; `path` names the subject in the findings.
+Findings check_security_descriptor(const SecurityDescriptor& descriptor, SecuredObject object,
+                                   const std::string& path,
+                                   const std::optional<std::string>& user_sid);
 
 }  // namespace hsperfguard::checks

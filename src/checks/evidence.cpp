@@ -1,10 +1,29 @@
+// The rule families' vocabulary (checks/evidence.hpp): findings, evidence and message text.
 #include "checks/evidence.hpp"
 
 #include <cstdio>
+#include <utility>
 
+#include "model/rule_catalog.hpp"
 #include "model/text_escape.hpp"
 
 namespace hsperfguard::checks {
+
+Finding make_finding(std::string_view rule, std::string path, std::string message,
+                     nlohmann::json evidence) {
+  Finding finding;
+  finding.rule = std::string(rule);
+  finding.path = std::move(path);
+  finding.message = std::move(message);
+  finding.evidence = std::move(evidence);
+  // A rule id missing from the catalogue keeps the default severity and no remediation;
+  // the catalogue tests make sure every id the checks emit is there.
+  if (const RuleInfo* info = find_rule(rule)) {
+    finding.severity = info->severity;
+    finding.remediation = remediation_for(*info, finding.path);
+  }
+  return finding;
+}
 
 
 void put_mode(nlohmann::json& evidence, std::uint32_t mode, std::string_view prefix) {

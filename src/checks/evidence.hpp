@@ -1,5 +1,6 @@
-// Shared vocabulary of the rule modules: how observed values are written into a finding's
-// evidence and messages. Pure; every string that may hold raw file-name bytes is escaped
+// Shared vocabulary of the rule families: how a finding is made (make_finding, with the
+// catalogue's severity and remediation) and how observed values are written into its
+// evidence and message. Pure; every string that may hold raw file-name bytes is escaped
 // here, so evidence and messages are always valid UTF-8 (Finding.path stays raw).
 #pragma once
 
@@ -11,8 +12,13 @@
 #include <vector>
 
 #include "model/facts.hpp"
+#include "model/finding.hpp"
 
 namespace hsperfguard::checks {
+
+// Builds a finding with the catalogue's default severity and remediation for `rule`.
+Finding make_finding(std::string_view rule, std::string path, std::string message,
+                     nlohmann::json evidence = nlohmann::json::object());
 
 // Adds "<prefix>mode" (octal string) and "<prefix>mode_numeric" to `evidence`.
 void put_mode(nlohmann::json& evidence, std::uint32_t mode, std::string_view prefix = "");

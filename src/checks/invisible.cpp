@@ -1,3 +1,5 @@
+// The diagnosis of an invisible JVM (checks/invisible.hpp): its cause, from the facts and
+// the publication prediction of its namespace.
 #include "checks/invisible.hpp"
 
 #include "checks/evidence.hpp"

@@ -1,5 +1,6 @@
 // Why a live JVM is invisible to jps, jstat and every tool that reads hsperfdata: decided
-// once, from facts, for `ps` (its reason) and the audit (a finding per JVM). Pure.
+// once, from facts, for `ps` (its reason) and the audit (a finding per JVM, by the jvm.* rules
+// of jvm.cpp). An analysis, not a rule family: it emits no finding. Pure.
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,6 @@
 // its namespace.
 #include <string>
 
-#include "checks/checks.hpp"
 #include "checks/evidence.hpp"
 #include "checks/invisible.hpp"
 #include "checks/rules.hpp"

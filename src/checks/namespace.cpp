@@ -4,7 +4,6 @@
 #include <string>
 
 #include "checks/acl.hpp"
-#include "checks/checks.hpp"
 #include "checks/evidence.hpp"
 #include "checks/invisible.hpp"
 #include "checks/publication.hpp"

@@ -1,3 +1,5 @@
+// The publication prediction (checks/publication.hpp): HotSpot's checks and create path
+// walked over the facts of a namespace, or of a temp dir for a namespace not made yet.
 #include "checks/publication.hpp"
 
 #include <string>

@@ -1,7 +1,8 @@
 // Whether a JVM started now would publish its counters: HotSpot's create path (docs/POLICY.md,
-// "The prediction") walked over the observed facts. Decided here once; the prediction rules,
-// the report's `prediction` of each namespace and the diagnosis of invisible JVMs all ask it.
-// Pure.
+// "The prediction") walked over the observed facts. An analysis, not a rule family: it emits
+// no finding. The audit judgement predicts each namespace and temp dir once and carries the
+// prediction (decide/audit.hpp) to the namespace.* prediction rules and to the report, which
+// renders it; the diagnosis of invisible JVMs asks it too. Pure.
 #pragma once
 
 #include <cstdint>

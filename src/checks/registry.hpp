@@ -1,54 +1,22 @@
 // The rule registry: one entry per catalogue rule (rules/*.json), keyed by its id, holding
-// the one function that judges each kind of subject the rule applies to. Every function
+// the one function (declared in rules.hpp) that judges each kind of subject the rule applies
+// to, and RuleSelection, which rows an entry point runs. Every function
 // appends findings of its own rule id only and touches nothing else, so a rule can be read,
 // tested and switched off as one thing. The entry points of checks.hpp run the registry in
 // its order, which is the report's order; a test keeps the registry and the catalogue in step.
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <span>
-#include <string>
 #include <string_view>
 #include <vector>
 
-#include "checks/dacl.hpp"
-#include "checks/invisible.hpp"
-#include "checks/publication.hpp"
+#include "checks/subjects.hpp"
 #include "model/facts.hpp"
 #include "model/finding.hpp"
 #include "model/verdict.hpp"
 
 namespace hsperfguard::checks {
-
-// One invisible JVM, diagnosed once for every jvm.* rule. `ns` is the namespace HotSpot
-// would use for it (nullptr when none exists, the finding then names where it would be).
-struct JvmSubject {
-  const TempRootFacts& root;
-  const NamespaceFacts* ns;
-  const JvmProcessFacts& jvm;
-  const InvisibleDiagnosis& diagnosis;
-  const std::string& path;
-};
-
-// One namespace with what HotSpot would make of it (checks/publication.hpp), predicted once
-// for every rule that judges the prediction.
-struct PredictionSubject {
-  const TempRootFacts& root;
-  const NamespaceFacts& ns;
-  const PublicationPrediction& prediction;
-};
-
-// One security descriptor, of a namespace or of one of its entries (dacl.*).
-struct DescriptorSubject {
-  const SecurityDescriptor& descriptor;
-  SecuredObject object;
-  const std::string& path;
-  const std::optional<std::string>& user_sid;
-  // Whether the data of the object matters (a backing-file candidate); dacl.file-data-readable
-  // judges only those.
-  bool data_matters = true;
-};
 
 using TempDirRule = void (*)(const TempRootFacts&, Findings&);
 using NamespaceRule = void (*)(const TempRootFacts&, const NamespaceFacts&, Findings&);

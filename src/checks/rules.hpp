@@ -1,12 +1,21 @@
 // The rule functions, one per rule and subject, declared by family: each family's functions
 // live in the source file named after its catalogue file in rules/ (tmpdir.cpp for
-// rules/tmpdir.json, ...). Only registry.cpp and the tests name them; everyone else runs
+// rules/tmpdir.json, ...), with the helpers the families share, declared last. Only
+// registry.cpp (which lists them by rule id) and the tests name them; everyone else runs
 // them through the entry points of checks.hpp. Each appends findings of its own id only.
 #pragma once
 
-#include "checks/registry.hpp"
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checks/subjects.hpp"
 #include "model/facts.hpp"
 #include "model/finding.hpp"
+#include "model/verdict.hpp"
 
 namespace hsperfguard::checks {
 

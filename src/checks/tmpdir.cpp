@@ -3,7 +3,6 @@
 #include <optional>
 #include <string>
 
-#include "checks/checks.hpp"
 #include "checks/evidence.hpp"
 #include "checks/publication.hpp"
 #include "checks/rules.hpp"

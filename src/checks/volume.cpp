@@ -3,7 +3,6 @@
 // checks.
 #include <string>
 
-#include "checks/checks.hpp"
 #include "checks/evidence.hpp"
 #include "checks/rules.hpp"
 

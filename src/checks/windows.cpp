@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <string>
 
-#include "checks/checks.hpp"
 #include "checks/evidence.hpp"
 #include "checks/rules.hpp"
 

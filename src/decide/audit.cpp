@@ -34,6 +34,7 @@ RootJudgement judge_root(const TempRootFacts& root, const Policy& policy) {
   RootJudgement rj;
   rj.findings = temp_dir_findings(root, policy);
   fit_remedies(rj.findings, root, rj.findings, {});
+  if (root.opened) rj.new_namespace_prediction = checks::predict_new_namespace(root, false);
   rj.attach_files.reserve(root.attach_files.size());
   for (const auto& attach : root.attach_files) rj.attach_files.push_back(judge_attach(root, attach, policy));
   return rj;
@@ -56,7 +57,7 @@ NamespaceJudgement judge_namespace(const TempRootFacts& root, const NamespaceFac
   if (ns.part == 0) {
     nj.prediction = checks::predict_publication(root, ns);
     nj.findings = apply_policy_to_findings(
-        checks::check_namespace(root, ns, checks::RuleSelection::all(), &*nj.prediction), policy);
+        checks::check_namespace(root, ns, checks::RuleSelection::all(), &nj.prediction), policy);
     fit_remedies(nj.findings, root, root_findings, {.ns = &ns});
   }
   nj.files.reserve(ns.files.size());

@@ -27,15 +27,21 @@ struct FileJudgement {
 };
 
 struct NamespaceJudgement {
-  // What a JVM of this namespace's user starting now would meet (first part only): judged by
-  // the namespace.* prediction rules and reported as the namespace's "prediction".
-  std::optional<checks::PublicationPrediction> prediction;
+  // What a JVM of this namespace's user starting now would meet, predicted once with the
+  // namespace's first part: judged by the namespace.* prediction rules and rendered, as it
+  // is, as the namespace's "prediction". A later part (NamespaceFacts::part > 0) keeps the
+  // default, which says nothing (publishes unknown): its namespace was rendered with the first.
+  checks::PublicationPrediction prediction;
   Findings findings;
   std::vector<FileJudgement> files;
 };
 
 struct RootJudgement {
   Findings findings;
+  // What a JVM of a user with no namespace here yet would meet (it makes one, then its file),
+  // predicted once when the temp dir was opened, for a user other than root (whom permissions
+  // do not hold back); rendered, as it is, as the temp dir's "new_namespace_prediction".
+  std::optional<checks::PublicationPrediction> new_namespace_prediction;
   std::vector<NamespaceJudgement> namespaces;
   std::vector<Findings> attach_files;
 };

@@ -4,7 +4,7 @@
 #include <map>
 #include <string_view>
 
-#include "checks/dacl.hpp"
+#include "checks/dacl_access.hpp"
 #include "model/compliant_descriptor.hpp"
 #include "model/rule_catalog.hpp"
 #include "model/text_escape.hpp"

@@ -144,10 +144,10 @@ json root_json(const TempRootFacts& root, const RootJudgement& rj) {
   put_text(jr, "temp_dir", root.temp_dir);
   jr["inode"] = inode_to_json(root.opened ? root.opened : root.lstat);
   jr["volume"] = volume_json(root.volume);
-  if (root.opened) {
-    // JVMs of users with no namespace here yet: could they make one and publish? (A root
-    // JVM is not held back by permissions.)
-    jr["new_namespace_prediction"] = prediction_json(checks::predict_new_namespace(root, false));
+  // JVMs of users with no namespace here yet: could they make one and publish? Predicted by
+  // the judgement (judge_root), when the temp dir was opened.
+  if (rj.new_namespace_prediction) {
+    jr["new_namespace_prediction"] = prediction_json(*rj.new_namespace_prediction);
   }
   jr["stopped"] = root.stopped ? json(*root.stopped) : json(nullptr);
   if (root.container) {
@@ -161,7 +161,7 @@ json root_json(const TempRootFacts& root, const RootJudgement& rj) {
 }
 
 // A namespace without its files ("files" is an empty array, filled by the caller).
-json namespace_json(std::size_t r, const TempRootFacts& root, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+json namespace_json(std::size_t r, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
   json jn;
   jn["root"] = r;
   put_text(jn, "name", ns.name);
@@ -173,9 +173,9 @@ json namespace_json(std::size_t r, const TempRootFacts& root, const NamespaceFac
   jn["mode"] = inode ? json(octal_mode(inode->mode)) : json(nullptr);
   jn["expected_uid"] = ns.user && ns.user->uid ? json(*ns.user->uid) : json(nullptr);
   jn["volume"] = volume_json(ns.volume);
-  // Whether a JVM of this user started now would publish its counters, and if not why.
-  jn["prediction"] =
-      prediction_json(nj.prediction ? *nj.prediction : checks::predict_publication(root, ns));
+  // Whether a JVM of this user started now would publish its counters, and if not why: as the
+  // judgement predicted it (judge_namespace).
+  jn["prediction"] = prediction_json(nj.prediction);
   jn["findings"] = findings_json(nj.findings);
   json ignored;
   jn["errors"] = errors_json(ns.errors, ignored);
@@ -487,7 +487,7 @@ void render_audit_namespace(std::string& text, std::string* closing, std::size_t
   }
   out.raw("{");
   bool first_field = true;
-  const json header = namespace_json(root_index, root, ns, nj);
+  const json header = namespace_json(root_index, ns, nj);
   StreamingWriter* to = &out;
   std::optional<StreamingWriter> after_files;  // what follows the last part's files
   for (const auto& [field, value] : header.items()) {

@@ -22,7 +22,8 @@
 #include <set>
 #include <string>
 
-#include "checks/dacl.hpp"
+#include "checks/checks.hpp"
+#include "checks/dacl_access.hpp"
 #include "decide/create.hpp"
 #include "model/perfdata.hpp"
 #include "platform/windows/security_windows.hpp"

@@ -2,7 +2,8 @@
 //
 // Observation only: nothing here changes a descriptor (to_sddl and creation_sddl only spell
 // out a descriptor: what `create` gives what it makes, what `repair` sets). The rules that judge
-// the result are in checks/dacl.* and run on any platform.
+// the result (checks/dacl.cpp, over the access evaluator of checks/dacl_access.hpp) run on any
+// platform.
 #pragma once
 
 #include <windows.h>

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "checks/checks.hpp"
-#include "checks/dacl.hpp"
+#include "checks/dacl_access.hpp"
 #include "model/perfdata.hpp"
 #include "platform/files.hpp"
 #include "platform/observe.hpp"

@@ -8,7 +8,8 @@
 #include <set>
 #include <string>
 
-#include "checks/dacl.hpp"
+#include "checks/checks.hpp"
+#include "checks/dacl_access.hpp"
 
 namespace hsperfguard {
 namespace {

@@ -1,5 +1,5 @@
 // dacl.* and the Windows namespace rules on hand-built descriptors: pure, runs everywhere.
-#include "checks/dacl.hpp"
+#include "checks/dacl_access.hpp"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <set>
 
-#include "checks/dacl.hpp"
+#include "checks/dacl_access.hpp"
 #include "checks_builders.hpp"
 #include "decide/audit.hpp"
 #include "model/compliant_descriptor.hpp"

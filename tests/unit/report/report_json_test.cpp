@@ -284,6 +284,32 @@ TEST(Report, WriterStreamsEachNamespaceBeforeTheEnd) {
   EXPECT_GT(received, before);
 }
 
+// The predictions are the judgement's (judge_root, judge_namespace), made once: the report
+// writes what it is given and predicts nothing itself. A hand-set prediction comes out as it
+// is, though the facts say otherwise, and a temp dir judged without one has none in the report.
+TEST(Report, RendersThePredictionsOfTheJudgementWithoutPredictingAgain) {
+  AuditResult result = example_result();
+  ASSERT_TRUE(result.roots[0].opened);
+  ASSERT_TRUE(result.judgements[0].new_namespace_prediction.has_value());
+  const nlohmann::json expected = {{"publishes", false},
+                                   {"causes", nlohmann::json::array({"hand-set"})},
+                                   {"region_bytes_assumed", 12345},
+                                   {"locked_names", nlohmann::json::array({"4242"})}};
+  checks::PublicationPrediction hand_set;
+  hand_set.publishes = false;
+  hand_set.refusals = {"hand-set"};
+  hand_set.region_bytes = 12345;
+  hand_set.locked_names = {"4242"};
+  result.judgements[0].namespaces[0].prediction = hand_set;
+  result.judgements[0].new_namespace_prediction = hand_set;
+  const auto report = audit_report_json(result, example_context());
+  EXPECT_EQ(report["namespaces"][0]["prediction"], expected);
+  EXPECT_EQ(report["roots"][0]["new_namespace_prediction"], expected);
+
+  result.judgements[0].new_namespace_prediction.reset();
+  EXPECT_FALSE(audit_report_json(result, example_context())["roots"][0].contains("new_namespace_prediction"));
+}
+
 // A root or namespace without its judgement is the caller's fault, never counted as clean.
 TEST(Report, TallyOfAResultMissingAJudgementRefusesToCountIt) {
   AuditResult result = example_result();

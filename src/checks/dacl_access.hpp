@@ -1,4 +1,6 @@
-// Windows DACL rules (dacl.*), and the access evaluator they stand on.
+// The Windows access evaluator: what a principal can actually do to an object, given its
+// security descriptor. Not a rule family (the dacl.* rules of dacl.cpp stand on it, and so
+// does repair, decide/repair.cpp): it emits no finding.
 //
 // Pure: the descriptors come from observation (platform/windows) or from a test, in the
 // neutral model of facts.hpp. The evaluator walks the DACL the way the Windows access check
@@ -14,7 +16,6 @@
 #include <vector>
 
 #include "model/facts.hpp"
-#include "model/finding.hpp"
 
 namespace hsperfguard::checks {
 
@@ -124,6 +125,9 @@ struct HotSpotMasks {
 HotSpotMasks hotspot_masks(SecuredObject object);
 SecurityDescriptor hotspot_descriptor(SecuredObject object, std::string user_sid);
 
+// An ACE that only passes to children (INHERIT_ONLY): it grants nothing on its own object.
+bool is_inherit_only(const Ace& ace);
+
 // Who asks: a SID and the group SIDs its token holds.
 struct Principal {
   std::string sid;  // empty: a user whose own SID is named by no ACE
@@ -157,11 +161,5 @@ std::uint32_t write_class_rights(SecuredObject object);
 std::uint32_t read_data_rights(SecuredObject object);
 // Names of the bits in `mask` for `object` ("FILE_LIST_DIRECTORY", "WRITE_DAC", ...).
 std::vector<std::string> describe_rights(std::uint32_t mask, SecuredObject object);
-
-// All dacl.* rules on one descriptor (the registry's dacl.* functions, in its order).
-// `user_sid` is the SID of the namespace's user, when known; `path` names the subject in
-// the findings.
-Findings check_security_descriptor(const SecurityDescriptor& descriptor, SecuredObject object,
-                                   const std::string& path, const std::optional<std::string>& user_sid);
 
 }  // namespace hsperfguard::checks
