@@ -145,7 +145,7 @@ file(GLOB HSPERFGUARD_RULE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/*
 file(GLOB HSPERFGUARD_PROFILE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/profiles/*.json)
 install(FILES ${HSPERFGUARD_RULE_FILES} DESTINATION share/hsperfguard/rules)
 install(FILES ${HSPERFGUARD_PROFILE_FILES} DESTINATION share/hsperfguard/rules/profiles)
-install(FILES ${PROJECT_SOURCE_DIR}/reports/report.schema.json ${PROJECT_SOURCE_DIR}/reports/ps.schema.json
+install(FILES ${PROJECT_SOURCE_DIR}/schemas/report.schema.json ${PROJECT_SOURCE_DIR}/schemas/ps.schema.json
         DESTINATION share/hsperfguard)
 # Prometheus alerting rules for the metrics; their runbook is docs/operations.md, section "Alerts".
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/prometheus/hsperfguard.rules.yml

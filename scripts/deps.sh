@@ -10,7 +10,7 @@ packages=(
 if [ "${1:-}" = "--tests" ]; then
   packages+=(
     openjdk-17-jdk-headless                   # real JVMs and jstat for the system tests
-    python3 python3-jsonschema                # validates every report against reports/
+    python3 python3-jsonschema                # validates every report against schemas/
     clang-14 libclang-rt-14-dev llvm-14       # libFuzzer, the clang build, ASan/UBSan
     gcovr                                     # scripts/coverage.sh
     zsh                                       # the shell completion test drives bash and zsh on a pty

@@ -26,8 +26,8 @@
 #include "platform/host.hpp"
 #include "platform/signals.hpp"
 #include "report/logging.hpp"
-#include "report/report_json.hpp"
-#include "report/report_text.hpp"
+#include "report/audit_report_json.hpp"
+#include "report/audit_report_text.hpp"
 
 namespace hsperfguard {
 namespace {

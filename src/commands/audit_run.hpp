@@ -14,8 +14,8 @@
 #include "model/facts.hpp"
 #include "model/run_limits.hpp"
 #include "platform/output.hpp"
-#include "report/report_json.hpp"
-#include "report/report_text.hpp"
+#include "report/audit_report_json.hpp"
+#include "report/audit_report_text.hpp"
 
 namespace hsperfguard {
 

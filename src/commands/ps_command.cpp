@@ -9,7 +9,7 @@
 #include "commands/exit_codes.hpp"
 #include "model/text_escape.hpp"
 #include "report/ps_report.hpp"
-#include "report/report_json.hpp"
+#include "report/audit_report_json.hpp"
 
 namespace hsperfguard {
 

@@ -28,7 +28,7 @@
 #include "platform/signals.hpp"
 #include "report/logging.hpp"
 #include "report/reap_report.hpp"
-#include "report/report_json.hpp"
+#include "report/audit_report_json.hpp"
 
 namespace hsperfguard {
 

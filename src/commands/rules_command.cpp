@@ -13,7 +13,7 @@
 #include "commands/exit_codes.hpp"
 #include "commands/help_format.hpp"
 #include "model/rule_catalog.hpp"
-#include "report/report_json.hpp"
+#include "report/audit_report_json.hpp"
 
 namespace hsperfguard {
 namespace {

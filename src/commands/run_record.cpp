@@ -13,7 +13,7 @@
 #include "report/logging.hpp"
 #include "report/metrics.hpp"
 #include "report/reap_report.hpp"
-#include "report/report_json.hpp"
+#include "report/audit_report_json.hpp"
 #include "version.hpp"
 
 namespace hsperfguard {

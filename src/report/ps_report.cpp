@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "model/text_escape.hpp"
-#include "report/report_json.hpp"
+#include "report/audit_report_json.hpp"
 
 namespace hsperfguard {
 namespace {

@@ -1,5 +1,5 @@
 // `hsperfguard ps` rendered: the rows of decide/ps.hpp as text and as JSON
-// (reports/ps.schema.json).
+// (schemas/ps.schema.json).
 #pragma once
 
 #include <cstdint>

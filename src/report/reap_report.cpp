@@ -11,8 +11,8 @@
 #include <thread>
 
 #include "model/compact_json.hpp"
-#include "report/report_json.hpp"
-#include "report/report_text.hpp"
+#include "report/audit_report_json.hpp"
+#include "report/audit_report_text.hpp"
 #include "model/text_escape.hpp"
 #include "version.hpp"
 

@@ -1,6 +1,6 @@
 // The reap report: the plan (what was judged, with its evidence, and what would be done),
 // the actions (what was done and what failed), as JSON ("command": "reap", schema in
-// reports/report.schema.json) or as text for people.
+// schemas/report.schema.json) or as text for people.
 #pragma once
 
 #include <cstdint>

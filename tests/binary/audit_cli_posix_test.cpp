@@ -67,7 +67,7 @@ nlohmann::json audit_json(const std::string& tmp, std::vector<std::string> extra
   *exit_code = result.exit_code;
   const auto report = nlohmann::json::parse(result.out, nullptr, false);
   EXPECT_FALSE(report.is_discarded()) << result.out << result.err;
-  EXPECT_TRUE(test::schema_valid(result.out, "reports/report.schema.json"));
+  EXPECT_TRUE(test::schema_valid(result.out, "schemas/report.schema.json"));
   return report;
 }
 

@@ -218,7 +218,7 @@ TEST_F(ContainerJvms, PsListsEachWithHostPidAndNsPid) {
 TEST_F(ContainerJvms, AuditReportsEveryContainerNamespace) {
   const auto r = run_tool({"audit", "--format", "json", "--fail-on", "critical"});
   ASSERT_NE(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(test::schema_valid(r.out, "reports/report.schema.json"));
+  EXPECT_TRUE(test::schema_valid(r.out, "schemas/report.schema.json"));
   const json report = parse_json(r);
   // Each container is a root of kind container, with its mount namespace and the JVM's
   // backing file judged live.
@@ -444,7 +444,7 @@ TEST(ContainerEscape, PlantedSymlinksNeverReachTheHost) {
 
   const auto audit = run_tool({"audit", "--format", "json", "--container", std::to_string(c.init())});
   ASSERT_NE(audit.exit_code, 3) << audit.err;
-  EXPECT_TRUE(test::schema_valid(audit.out, "reports/report.schema.json"));
+  EXPECT_TRUE(test::schema_valid(audit.out, "schemas/report.schema.json"));
   const json report = parse_json(audit);
   // The planted namespaces are reported as symlinks and never entered.
   std::set<std::string> symlinks;

@@ -282,7 +282,7 @@ TEST(JvmJudge, PredictionAndDiagnosisAgreeWithTheRealJvm) {
   ASSERT_NE(ps.exit_code, 2) << ps.err;
   const json ps_doc = json::parse(ps.out, nullptr, false);
   ASSERT_FALSE(ps_doc.is_discarded()) << ps.out;
-  EXPECT_TRUE(test::schema_valid(ps.out, "reports/ps.schema.json"));
+  EXPECT_TRUE(test::schema_valid(ps.out, "schemas/ps.schema.json"));
   const auto audit = test::run_tool({"audit", "--format", "json", "--profile", "hotspot"});
   const json audit_doc = json::parse(audit.out, nullptr, false);
   ASSERT_FALSE(audit_doc.is_discarded()) << audit.out << audit.err;

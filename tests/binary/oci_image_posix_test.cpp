@@ -446,7 +446,7 @@ TEST(OciImage, DaemonSetSettingsAuditAContainerJvmIntoNodeExporter) {
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.err << r.out.substr(0, 2000);
     const json report = json::parse(r.out, nullptr, false);
     ASSERT_FALSE(report.is_discarded()) << r.out.substr(0, 2000) << r.err;
-    EXPECT_TRUE(test::schema_valid(r.out, "reports/report.schema.json"));
+    EXPECT_TRUE(test::schema_valid(r.out, "schemas/report.schema.json"));
     std::optional<std::size_t> root_index;
     for (std::size_t i = 0; i < report.at("roots").size(); ++i) {
       const json& root = report["roots"][i];

@@ -26,7 +26,7 @@ using hostile::run_case;
 TEST(Unattended, AnotherUsersFileInANamespaceIsLeftToAPersonNotFailedForever) {
   SKIP_UNLESS_ROOT();
   const Outcome o = run_case("VALIDATE='" + test::source_path("tests/support/validate_json.py") + "' SCHEMA='" +
-                             test::source_path("reports/report.schema.json") + "'" + R"SH(
+                             test::source_path("schemas/report.schema.json") + "'" + R"SH(
 NS=/tmp/t/hsperfdata_daemon
 mkdir $NS && chown daemon:daemon $NS
 sleep 0 & wait $!; P=$!

@@ -230,7 +230,7 @@ inline nlohmann::json reap_json(const std::string& tmp, std::vector<std::string>
   const auto schema =
       test::run({"sh", "-c",
                  "/usr/bin/python3 " HSPERFGUARD_SOURCE_DIR "/tests/support/validate_json.py " HSPERFGUARD_SOURCE_DIR
-                 "/reports/report.schema.json <<'EOF'\n" +
+                 "/schemas/report.schema.json <<'EOF'\n" +
                      result.out + "\nEOF\n"});
   EXPECT_EQ(schema.exit_code, 0) << schema.err;
   return report;

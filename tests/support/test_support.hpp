@@ -46,7 +46,7 @@ std::vector<std::byte> to_bytes(const std::string& s);
 std::string source_path(const std::string& relative);
 #ifndef _WIN32
 // `document` (JSON text) validated against the schema file `schema` of the source tree
-// (for example "reports/ps.schema.json") by tests/support/validate_json.py. POSIX only: under wine a
+// (for example "schemas/ps.schema.json") by tests/support/validate_json.py. POSIX only: under wine a
 // Unix program's exit code does not reach the Windows parent, so a Windows build could not
 // tell a valid document from an invalid one. The JSON is rendered by the same platform-neutral
 // code on both, so the Linux suite's validation covers it.

@@ -11,7 +11,7 @@
 #include "decide/audit.hpp"
 #include "model/procfs_parse.hpp"
 #include "report/ps_report.hpp"
-#include "report/report_json.hpp"
+#include "report/audit_report_json.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
@@ -277,7 +277,7 @@ TEST(Ps, JsonCarriesEveryColumn) {
   EXPECT_EQ(doc["errors"].size(), 1u);
 }
 
-// Rows of every state, hostile text included, against reports/ps.schema.json.
+// Rows of every state, hostile text included, against schemas/ps.schema.json.
 TEST(Ps, JsonMatchesItsSchema) {
   std::vector<PsRow> rows = ps_rows({container_world()}, {jvm(5000, true)}, {});
   TempRootFacts refused = temp_root();
@@ -301,13 +301,13 @@ TEST(Ps, JsonMatchesItsSchema) {
   const auto doc = ps_json(rows, kNow, {ObservationError{"/proc/1/root", "open", 13, "Permission denied"}});
   EXPECT_EQ(doc["jvms"].size(), rows.size());
 #ifndef _WIN32  // see test::schema_valid
-  EXPECT_TRUE(test::schema_valid(dump_json(doc, 2), "reports/ps.schema.json"));
+  EXPECT_TRUE(test::schema_valid(dump_json(doc, 2), "schemas/ps.schema.json"));
   // And the schema can fail: a reason outside the closed set for a blind JVM.
   auto bad = doc;
   for (auto& j : bad["jvms"]) {
     if (j["state"] == "blind") j["reason"] = "no-backing-file";
   }
-  EXPECT_FALSE(test::schema_valid(dump_json(bad, 2), "reports/ps.schema.json"));
+  EXPECT_FALSE(test::schema_valid(dump_json(bad, 2), "schemas/ps.schema.json"));
 #endif
 }
 

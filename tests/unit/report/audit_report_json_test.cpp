@@ -1,4 +1,4 @@
-// The JSON report: shape (validated against reports/report.schema.json), golden examples,
+// The JSON report: shape (validated against schemas/report.schema.json), golden examples,
 // hostile names, and the summary arithmetic.
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include "model/compact_json.hpp"
 #include "model/json_text.hpp"
 #include "model/text_escape.hpp"
-#include "report/report_json.hpp"
-#include "report/report_text.hpp"
+#include "report/audit_report_json.hpp"
+#include "report/audit_report_text.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
@@ -143,13 +143,13 @@ nlohmann::json without_volatile(nlohmann::json report) {
 // the same code on Windows.
 void expect_schema_valid([[maybe_unused]] const std::string& document) {
 #ifndef _WIN32
-  EXPECT_TRUE(test::schema_valid(document, "reports/report.schema.json"));
+  EXPECT_TRUE(test::schema_valid(document, "schemas/report.schema.json"));
 #endif
 }
 
 TEST(Report, ExampleMatchesGoldenFileAndSchema) {
   auto report = without_volatile(audit_report_json(example_result(), example_context()));
-  const std::string golden_path = source_path("reports/examples/mixed.json");
+  const std::string golden_path = source_path("schemas/examples/mixed.json");
   if (std::getenv("HSPERFGUARD_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(golden_path) << dump_json(report) << "\n";
   }
@@ -329,8 +329,8 @@ TEST(Report, GoldenExamplesInTheTreeAreSchemaValid) {
   test::ScratchDir dir;
   const auto result = test::run({"/bin/sh", "-c",
                                  "/usr/bin/python3 " + source_path("tests/support/validate_json.py") + " " +
-                                     source_path("reports/report.schema.json") + " " +
-                                     source_path("reports/examples") + "/*.json"});
+                                     source_path("schemas/report.schema.json") + " " +
+                                     source_path("schemas/examples") + "/*.json"});
   EXPECT_EQ(result.exit_code, 0) << result.err;
 }
 #endif

@@ -1,4 +1,4 @@
-// The JSON report ("hsperfguard-report/1", schema in reports/report.schema.json).
+// The JSON report ("hsperfguard-report/1", schema in schemas/report.schema.json).
 #pragma once
 
 #include <cstdint>

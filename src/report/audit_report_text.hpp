@@ -8,7 +8,7 @@
 #include <string>
 
 #include "decide/audit.hpp"
-#include "report/report_json.hpp"
+#include "report/audit_report_json.hpp"
 
 namespace hsperfguard {
 

@@ -7,7 +7,7 @@
 
 #include "model/rule_catalog.hpp"
 #include "model/shell_word.hpp"
-#include "report/report_text.hpp"
+#include "report/audit_report_text.hpp"
 
 namespace hsperfguard {
 namespace {

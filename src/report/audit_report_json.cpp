@@ -1,4 +1,4 @@
-#include "report/report_json.hpp"
+#include "report/audit_report_json.hpp"
 
 #include <array>
 #include <chrono>

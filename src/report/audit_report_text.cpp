@@ -1,4 +1,4 @@
-#include "report/report_text.hpp"
+#include "report/audit_report_text.hpp"
 
 #include <map>
 #include <vector>
