@@ -26,6 +26,8 @@ def test_files():
 
 
 def tests_of(source, tests, texts, depth=0):
+    if not os.path.isabs(source) and not os.path.exists(source):
+        source = os.path.join(ROOT, source)
     rel = os.path.relpath(os.path.abspath(source), ROOT)
     parts = rel.split(os.sep)
     if len(parts) < 3 or parts[0] != 'src':
