@@ -256,12 +256,14 @@ void namespace_jvm_blinded(const PredictionSubject& s, Findings& out) {
     }
   }
   if (pids.empty()) return;
-  out.push_back(make_finding(
-      "namespace.jvm-blinded", ns.path,
-      std::to_string(pids.size()) + " live JVM" + (pids.size() == 1 ? " runs" : "s run") +
-          " without shared performance data because HotSpot refuses namespace " +
-          printable(ns.path),
-      {{"pids", std::move(pids)}, {"hotspot_rejects", s.prediction.refusals}}));
+  // Counted before the list is moved into the evidence: the order in which a call's arguments
+  // are evaluated is unspecified, and g++ moved first.
+  const std::size_t count = pids.size();
+  std::string message = std::to_string(count) + " live JVM" + (count == 1 ? " runs" : "s run") +
+                        " without shared performance data because HotSpot refuses namespace " +
+                        printable(ns.path);
+  out.push_back(make_finding("namespace.jvm-blinded", ns.path, std::move(message),
+                             {{"pids", std::move(pids)}, {"hotspot_rejects", s.prediction.refusals}}));
 }
 
 void namespace_owner_no_access(const PredictionSubject& s, Findings& out) {

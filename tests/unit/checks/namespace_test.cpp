@@ -623,6 +623,16 @@ TEST(NamespaceBlindJvm, LiveJvmBlindedByAWritableNamespace) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->evidence["pids"], nlohmann::json({77}));
   EXPECT_EQ(f->evidence["hotspot_rejects"], nlohmann::json({"group-other-writable"}));
+  // The count in the message is the evidence's (it read 0 when the list was moved into the
+  // evidence before it was counted).
+  EXPECT_THAT(f->message, ::testing::StartsWith("1 live JVM runs without shared performance data"));
+
+  ns.invisible_jvms.push_back(blind_jvm(78));
+  const Findings two = namespace_findings(ns);
+  const Finding* g = find(two, "namespace.jvm-blinded");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->evidence["pids"], nlohmann::json({77, 78}));
+  EXPECT_THAT(g->message, ::testing::StartsWith("2 live JVMs run without shared performance data"));
 }
 
 TEST(NamespaceBlindJvm, BlindJvmInASoundNamespaceIsItsOwnChoice) {
