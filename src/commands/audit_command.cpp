@@ -15,8 +15,8 @@
 #include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
-#include "commands/run_record.hpp"
 #include "commands/output_target.hpp"
+#include "commands/run_record.hpp"
 #include "decide/audit.hpp"
 #include "model/rule_catalog.hpp"
 #include "model/run_limits.hpp"
@@ -25,9 +25,9 @@
 #include "platform/files.hpp"
 #include "platform/host.hpp"
 #include "platform/signals.hpp"
-#include "report/logging.hpp"
 #include "report/audit_report_json.hpp"
 #include "report/audit_report_text.hpp"
+#include "report/logging.hpp"
 
 namespace hsperfguard {
 namespace {

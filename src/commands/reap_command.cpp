@@ -1,8 +1,6 @@
 #include "commands/reap_command.hpp"
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <iostream>
@@ -14,10 +12,10 @@
 #include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
-#include "commands/run_record.hpp"
 #include "commands/output_target.hpp"
 #include "commands/reap_journal.hpp"
 #include "commands/root_loop.hpp"
+#include "commands/run_record.hpp"
 #include "decide/reaper.hpp"
 #include "model/text_escape.hpp"
 #include "platform/files.hpp"
@@ -28,7 +26,6 @@
 #include "platform/signals.hpp"
 #include "report/logging.hpp"
 #include "report/reap_report.hpp"
-#include "report/audit_report_json.hpp"
 
 namespace hsperfguard {
 

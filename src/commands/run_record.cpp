@@ -10,10 +10,10 @@
 #include "commands/reap_options.hpp"
 #include "decide/audit.hpp"
 #include "platform/files.hpp"
+#include "report/audit_report_json.hpp"
 #include "report/logging.hpp"
 #include "report/metrics.hpp"
 #include "report/reap_report.hpp"
-#include "report/audit_report_json.hpp"
 #include "version.hpp"
 
 namespace hsperfguard {
