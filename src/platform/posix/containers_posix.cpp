@@ -66,17 +66,18 @@ class ContainerScanner {
     int list_err = 0;
     const std::vector<std::int32_t> pids = pids_to_scan(list_err);
     bool stopped = false;
-    for (const std::int32_t pid : pids) {
+    // By index: how many were looked at is said when the limits stop the pass.
+    for (std::size_t looked_at = 0; looked_at < pids.size(); ++looked_at) {
       if (const char* why = options_.limits.reached()) {
         stopped = true;
         scan_.errors.push_back(
             ObservationError{"/proc", "scan", EINTR,
                              std::string("stopped (") + why + "): containers of " +
-                                 std::to_string(&pid - pids.data()) + " of " +
+                                 std::to_string(looked_at) + " of " +
                                  std::to_string(pids.size()) + " processes looked at"});
         break;
       }
-      scan_process(pid);
+      scan_process(pids[looked_at]);
     }
     scan_.placements_complete = options_.place_processes && list_err == 0 && !stopped;
     return std::move(scan_);
