@@ -109,7 +109,7 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
   const ReportFormat format = options.format.value_or(ReportFormat::text);
   const TextOptions text_options = audit_text_options(options, env);
   DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
-                                              options.containers, options.container_pid);
+                                              options.containers, options.container_pid, options.user);
   discover.containers_only = options.containers_only;
   if (options.containers_only && !discover.containers) {
     err << "hsperfguard: audit: --containers-only looks into other mount namespaces: it needs root (run it "
@@ -242,6 +242,7 @@ SubcommandHook add_audit_command(CLI::App& app) {
       cmd, p->no_containers, p->options.container_pid,
       "Audit only the temp dir of the container that process PID is in");
   containers.container->excludes(temp_dir.tmpdir);
+  add_user_scope_option(cmd, p->options.user, "Audit");
   cmd->add_flag("--containers-only", p->options.containers_only,
                 "Audit every other mount namespace's temp dir, not our own (as root; in a pod "
                 "with the node's pid namespace: the node's /tmp and every container's)")

@@ -28,6 +28,9 @@ struct AuditCommandOptions {
   // Container temp dirs too (as root, without --tmpdir / --root); --no-containers: false.
   bool containers = true;
   std::optional<std::int32_t> container_pid;  // --container PID: only that process's /tmp
+  // --user NAME: only the namespaces named after NAME (hsperfdata_NAME, as create --user names
+  // them); the others are out of scope, not missing, and so are containers when not root.
+  std::optional<std::string> user;
   // --containers-only: every other mount namespace's temp dir, none of our own (as root; in a
   // pod with the node's pid namespace, the node's /tmp and its containers'). Finding none is
   // an incomplete run.

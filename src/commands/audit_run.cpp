@@ -33,6 +33,7 @@ struct StagedNamespace {
   std::string attention;  // --quiet: its findings at or above --fail-on, one line each
   std::string closing;  // JSON, first part of a namespace in parts: what closes its object
   bool continuation = false;  // a later part of a namespace
+  bool out_of_scope = false;  // --user: another user's namespace, neither judged nor counted
 };
 
 // Stage results by (namespace position, part), put by workers and taken in order by the
@@ -133,7 +134,8 @@ struct AuditTurn {
   TempRootFacts root;
   bool seen = false;  // a namespace of it was consumed
   const RootSpec* spec = nullptr;
-  std::size_t namespaces = 0;        // begun (their first part consumed)
+  std::size_t listed = 0;            // begun, in scope or not: the position of the next
+  std::size_t namespaces = 0;        // begun (their first part consumed) and in scope
   bool opened = false;               // text: the temp dir's opening line is written
   std::set<std::string> users_seen;  // namespaces of the temp dir, for invisible JVMs
 };
@@ -183,6 +185,13 @@ class AuditRun {
     }
     AuditRunEnd end = attach_discovery_errors(std::move(discovery_errors), loop);
     for (std::size_t r = 0; r < result_.roots.size(); ++r) tally_.add_root(result_.roots[r], result_.judgements[r]);
+    // Whatever could not be looked at makes the run incomplete, and its closing line says what.
+    result_.not_looked_at = tally_.not_looked_at;
+    result_.not_looked_at.containers_not_scanned = s_.discover.containers_need_root;
+    result_.not_looked_at.as_root = s_.context.host.euid == 0;
+    result_.scope_user = options_.user;
+    result_.not_looked_at.scoped_to_user = options_.user.has_value();
+    if (result_.not_looked_at.any()) result_.incomplete = true;
     result_.finished_at_ms = env_.now_epoch_ms();
     if (json_) {
       json_->finish(result_, tally_);
@@ -206,6 +215,17 @@ class AuditRun {
     std::once_flag root_judged;
     Findings root_findings;
     const auto stage = [&](const TempRootFacts& shell, std::size_t n, NamespaceFacts& ns) {
+      if (options_.user && ns.user_suffix != *options_.user) {
+        StagedNamespace skipped;
+        skipped.out_of_scope = true;
+        const StagedNamespaces::Key key{n, ns.part};
+        const bool more_parts = ns.more_parts;
+        ns = NamespaceFacts{};  // freed here, as a judged one is
+        ns.part = key.second;
+        ns.more_parts = more_parts;
+        staged.put(key, std::move(skipped));
+        return;
+      }
       std::call_once(root_judged, [&] { root_findings = judge_root(shell, result_.policy).findings; });
       gatherers_.gather(ns, platform::liveness_scope_of(shell));
       if (ns.part == 0) {
@@ -218,8 +238,10 @@ class AuditRun {
     turn.root = env_.observe_temp_root(
         spec, audit_observe_options(root_limits),
         [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
+          if (ns.part == 0) ++turn.listed;
+          StagedNamespace done = staged.take({turn.listed - 1, ns.part});
+          if (done.out_of_scope) return;
           if (ns.part == 0) ++turn.namespaces;
-          StagedNamespace done = staged.take({turn.namespaces - 1, ns.part});
           if (!json_ && !turn.opened) write_(audit_root_opening_text(shell, s_.text));
           turn.opened = true;
           write_staged(done, ns, closing);
@@ -228,7 +250,7 @@ class AuditRun {
         stage);
     // A namespace in parts whose last part never came (the run stopped) is closed.
     if (json_ && !closing.empty()) json_->add_rendered_continuation(closing);
-    turn.seen = turn.namespaces > 0;
+    turn.seen = turn.listed > 0;
     return turn;
   }
 
@@ -320,7 +342,8 @@ class AuditRun {
                    std::size_t namespaces, bool opened, const std::set<std::string>& users_seen) {
     // Invisible JVMs whose namespace does not exist are the temp dir's.
     for (const auto& jvm : jvms_) {
-      if (jvm.invisible() && jvm.user && jvm_uses_temp_root(jvm, root) && !users_seen.contains(*jvm.user)) {
+      if (jvm.invisible() && jvm.user && jvm_uses_temp_root(jvm, root) && !users_seen.contains(*jvm.user) &&
+          (!options_.user || *jvm.user == *options_.user)) {
         root.invisible_jvms.push_back(jvm);
       }
     }

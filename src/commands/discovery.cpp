@@ -8,13 +8,19 @@ namespace hsperfguard {
 
 DiscoverOptions discover_options(Environment& env, std::optional<std::string> tmpdir,
                                  std::optional<std::string> root, bool containers,
-                                 std::optional<std::int32_t> container_pid) {
+                                 std::optional<std::int32_t> container_pid,
+                                 const std::optional<std::string>& user) {
   DiscoverOptions discover;
   discover.tmpdir = std::move(tmpdir);
   discover.root = std::move(root);
   discover.host_temp_dir = env.default_temp_dir();
-  discover.containers = containers && env.host().euid == 0;
+  const bool as_root = env.host().euid == 0;
+  discover.containers = containers && as_root;
   discover.container_pid = container_pid;
+  // The default run looks into every container: not root, they are not looked at, and the
+  // run says so. A run named to one temp dir (--tmpdir, --root, --container) has none to scan.
+  discover.containers_need_root =
+      containers && !as_root && !discover.tmpdir && !discover.root && !container_pid && !user;
   return discover;
 }
 

@@ -18,9 +18,12 @@ class Environment;
 
 // What --tmpdir, --root, --no-containers (`containers` false) and --container of audit and
 // reap ask for: the temp dir of `env` by default; containers only when running as root.
+// With `user` (--user): as root the containers are still looked into for that user's
+// namespaces; not root, they are out of scope rather than not scanned.
 DiscoverOptions discover_options(Environment& env, std::optional<std::string> tmpdir,
                                  std::optional<std::string> root, bool containers,
-                                 std::optional<std::int32_t> container_pid);
+                                 std::optional<std::int32_t> container_pid,
+                                 const std::optional<std::string>& user = std::nullopt);
 
 // The order in which the temp roots discovery returned are looked at, and the run limits of
 // each. The first (the host's, or the one --tmpdir, --root or --container names) has the run's

@@ -33,9 +33,10 @@ constexpr std::array<SubcommandExitCode, 28> kSubcommands{{
     {"audit", kExitUsage,
      "usage error (also: --tmpdir, --root or --policy naming a path that does not exist, a bad policy file)"},
     {"audit", kExitIncomplete,
-     "could not complete: a temp dir not observed to its end, a container that could not be looked into, "
-     "the report, metrics or standard output not written, a stop signal or --max-runtime (the report says "
-     "where it stopped)"},
+     "could not complete: a temp dir, namespace or entry that could not be read, a user not looked up, a "
+     "container that could not be looked into or, not root, containers not scanned (its last line says what "
+     "and why; --user NAME audits only NAME's namespaces), the report, metrics or standard output not "
+     "written, a stop signal or --max-runtime (the report says where it stopped)"},
     {"rules", kExitOk, "listed"},
     {"rules", kExitUsage, kUsage},
     {"rules show", kExitOk, "shown"},
@@ -49,8 +50,9 @@ constexpr std::array<SubcommandExitCode, 28> kSubcommands{{
     {"reap", kExitFindings, "some removals failed (entries left to a person are not failures)"},
     {"reap", kExitUsage, "usage error (also: --tmpdir or --root naming a path that does not exist)"},
     {"reap", kExitIncomplete,
-     "could not run: a temp dir unreadable or not observed to its end (the report's roots say which), the "
-     "lock or journal unusable, the report not written, interrupted by a signal"},
+     "could not run: a temp dir unreadable or not observed to its end (the report's roots say which), a "
+     "namespace or entry unreadable or, not root, containers not scanned (nothing of them is removed; its "
+     "last line says what), the lock or journal unusable, the report not written, interrupted by a signal"},
     {"ps", kExitOk, "listed"},
     {"ps", kExitUsage, kUsage},
     {"ps", kExitIncomplete, "processes or temp dirs that could not be looked into (the errors say which)"},

@@ -72,8 +72,10 @@ struct ReapTurn {
 // namespace is gathered (as the audit does).
 class ReapRoots {
  public:
-  ReapRoots(ReapRun& run, const RunLimits& limits, Environment& env, const ActOnRoot& act)
+  ReapRoots(ReapRun& run, const RunLimits& limits, Environment& env, const ActOnRoot& act,
+            const std::optional<std::string>& user)
       : run_(run),
+        user_(user),
         env_(env),
         act_(act),
         liveness_(env.liveness(limits)),
@@ -94,6 +96,8 @@ class ReapRoots {
     turn.root = env_.observe_temp_root(
         spec, observe_,
         [&](const TempRootFacts& shell, NamespaceFacts&& ns) {
+          // --user: another user's namespace is out of scope, neither planned nor counted.
+          if (user_ && ns.user_suffix != *user_) return;
           liveness_->gather(ns, platform::liveness_scope_of(shell));
           env_.read_regions(shell, std::span(&ns, 1), region_may_decide, region_bytes_, region_errors);
           const auto started = Clock::now();
@@ -159,6 +163,7 @@ class ReapRoots {
   }
 
   ReapRun& run_;
+  const std::optional<std::string>& user_;  // --user: the only namespaces looked at
   Environment& env_;
   const ActOnRoot& act_;
   const std::unique_ptr<LivenessSource> liveness_;
@@ -212,8 +217,9 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
   run.options.include_special = options.include_special;
   run.options.remove_empty_namespaces = options.remove_empty_namespaces;
   const DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
-                                                    options.containers, options.container_pid);
-  ReapRoots roots(run, limits, env, act);
+                                                    options.containers, options.container_pid, options.user);
+  ReapRoots roots(run, limits, env, act, options.user);
+  run.scope_user = options.user;
   std::vector<ObservationError> discovery_errors;  // containers we could not look into
   const auto discovering = Clock::now();
   const std::vector<RootSpec> specs = env.discover(discover, &discovery_errors, limits);
@@ -227,6 +233,17 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
     errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
   }
   note_unfinished_roots(run, limits, loop);
+  // Whatever could not be looked at makes the run incomplete (nothing of it is planned: the
+  // reaper never acts on doubt), and its closing line says what.
+  run.not_looked_at = NotLookedAt{};
+  for (const TempRootFacts& root : run.roots) {
+    for (const NamespaceFacts& ns : root.namespaces) run.not_looked_at.add_namespace(ns);
+    run.not_looked_at.add_root(root);
+  }
+  run.not_looked_at.containers_not_scanned = discover.containers_need_root;
+  run.not_looked_at.as_root = env.host().euid == 0;
+  run.not_looked_at.scoped_to_user = options.user.has_value();
+  if (run.not_looked_at.any()) run.incomplete = true;
   const auto ms = [](Clock::duration d) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   };
@@ -497,6 +514,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
   add_container_options(cmd, p->no_containers, p->options.container_pid,
                         "Reap only the temp dir of the container that process PID is in")
       .container->excludes(temp_dir.tmpdir);
+  add_user_scope_option(cmd, p->options.user, "Reap");
   p->unattended.add_to(cmd);
   return SubcommandHook{
       cmd, [p]() {

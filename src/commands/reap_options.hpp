@@ -31,6 +31,9 @@ struct ReapCommandOptions {
   // Container temp dirs too (as root, without --tmpdir / --root); --no-containers: false.
   bool containers = true;
   std::optional<std::int32_t> container_pid;  // --container PID: only that process's /tmp
+  // --user NAME: only the namespaces named after NAME (hsperfdata_NAME, as create --user names
+  // them); the others are out of scope, not missing, and so are containers when not root.
+  std::optional<std::string> user;
   std::optional<std::string> metrics;  // Prometheus textfile, written atomically (run_record.hpp)
   class Logger* logger = nullptr;       // actions, errors, summary for unattended runs (logging.hpp)
   // --quiet: no report on `out`; instead one line per failed removal and per entry left to a

@@ -39,6 +39,15 @@ TempDirOptions add_temp_dir_options(CLI::App* cmd, std::optional<std::string>& t
   return options;
 }
 
+CLI::Option* add_user_scope_option(CLI::App* cmd, std::optional<std::string>& user, const std::string& verb) {
+  return cmd->add_option("--user", user,
+                         verb + " only the namespaces of user NAME (hsperfdata_NAME): the others are out of "
+                                "scope, and so are containers when not root; the run is complete when all of "
+                                "NAME's were read")
+      ->option_text("NAME")
+      ->check(user_name());
+}
+
 ContainerOptions add_container_options(CLI::App* cmd, bool& no_containers,
                                        std::optional<std::int32_t>& container_pid,
                                        const std::string& container_help,

@@ -69,6 +69,10 @@ ContainerOptions add_container_options(CLI::App* cmd, bool& no_containers,
                                        const std::string& no_containers_help =
                                            "Skip the temp dirs of containers (looked at as root)");
 
+// --user NAME of audit and reap: only the namespaces named after NAME (hsperfdata_NAME), as
+// create --user names them. `verb`: "Audit", "Reap".
+CLI::Option* add_user_scope_option(CLI::App* cmd, std::optional<std::string>& user, const std::string& verb);
+
 // -f/--format of a report: text or json ("": not given, text wherever stdout goes).
 CLI::Option* add_format_option(CLI::App* cmd, std::string& format);
 // -o/--output: the report to FILE.

@@ -1,6 +1,10 @@
 #include "decide/audit.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "checks/checks.hpp"
 #include "decide/remedy.hpp"
@@ -115,6 +119,67 @@ void count(AuditTally& t, const Finding& f) {
 
 }  // namespace
 
+bool leaves_unseen(const ObservationError& error) { return error.code != ENOENT; }
+
+namespace {
+
+bool any_unseen(const std::vector<ObservationError>& errors) {
+  return std::any_of(errors.begin(), errors.end(), leaves_unseen);
+}
+
+std::string counted(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+void NotLookedAt::add(const NotLookedAt& other) {
+  temp_dirs += other.temp_dirs;
+  namespaces += other.namespaces;
+  entries += other.entries;
+  users += other.users;
+  processes += other.processes;
+  containers_not_scanned = containers_not_scanned || other.containers_not_scanned;
+  as_root = as_root && other.as_root;
+  scoped_to_user = scoped_to_user || other.scoped_to_user;
+}
+
+void NotLookedAt::add_namespace(const NamespaceFacts& ns) {
+  if (any_unseen(ns.errors)) ++namespaces;
+  if (ns.part == 0 && ns.user_lookup_failed) ++users;
+  for (const auto& file : ns.files) {
+    if (any_unseen(file.errors)) ++entries;
+  }
+}
+
+void NotLookedAt::add_root(const TempRootFacts& root) {
+  if (!root.opened || any_unseen(root.errors)) ++temp_dirs;
+  processes += root.unobserved.count;
+  for (const auto& attach : root.attach_files) {
+    if (any_unseen(attach.errors)) ++entries;
+  }
+}
+
+std::string not_looked_at_line(const NotLookedAt& missing) {
+  const bool as_root = missing.as_root;
+  std::vector<std::string> parts;
+  if (missing.temp_dirs > 0) parts.push_back(counted(missing.temp_dirs, "temp dir", "temp dirs") + " not read whole");
+  if (missing.namespaces > 0) parts.push_back(counted(missing.namespaces, "namespace", "namespaces") + " unreadable");
+  if (missing.entries > 0) parts.push_back(counted(missing.entries, "entry", "entries") + " unreadable");
+  if (missing.users > 0) {
+    parts.push_back("the users of " + counted(missing.users, "namespace", "namespaces") + " not looked up");
+  }
+  if (missing.processes > 0) {
+    parts.push_back("the containers of " + counted(missing.processes, "process", "processes") + " not looked into");
+  }
+  if (missing.containers_not_scanned) parts.push_back("containers not scanned");
+  if (parts.empty()) return {};
+  std::string line = as_root ? "" : "not root: ";
+  for (std::size_t i = 0; i < parts.size(); ++i) line.append(i == 0 ? "" : ", ").append(parts[i]);
+  if (!as_root) line.append(": run as root").append(missing.scoped_to_user ? "" : ", or --user NAME for your own namespaces only");
+  return line;
+}
+
 void AuditTally::add_errors(const std::vector<ObservationError>& more) {
   error_count += more.size();
   for (const auto& e : more) {
@@ -153,6 +218,7 @@ void AuditTally::add_namespace(const NamespaceFacts& ns, const NamespaceJudgemen
   files += ns.files.size();
   add_errors(ns.errors);
   for (const auto& file : ns.files) add_errors(file.errors);
+  not_looked_at.add_namespace(ns);
   FlaggedNamespace flagged_ns{ns.path, {}, Severity::info};
   auto add = [&](const Finding& f) {
     count(*this, f);
@@ -196,6 +262,7 @@ void AuditTally::merge(AuditTally&& other) {
   for (std::size_t i = 0; i < flagged_by_worst.size(); ++i) flagged_by_worst[i] += other.flagged_by_worst[i];
   for (const auto& kept : other.flagged) --flagged_by_worst[static_cast<std::size_t>(kept.worst)];
   if (other.open_) add_flagged_part(std::move(*other.open_));
+  not_looked_at.add(other.not_looked_at);
   const std::size_t more_errors = other.error_count - other.errors.size();
   add_errors(other.errors);
   error_count += more_errors;
@@ -207,6 +274,7 @@ void AuditTally::add_root(const TempRootFacts& root, const RootJudgement& judgem
   attach_files += root.attach_files.size();
   add_errors(root.errors);
   for (const auto& attach : root.attach_files) add_errors(attach.errors);
+  not_looked_at.add_root(root);
   for (const auto& f : judgement.findings) count(*this, f);
   for (const auto& attach : judgement.attach_files) {
     for (const auto& f : attach) count(*this, f);
@@ -217,6 +285,7 @@ void AuditTally::add_attach(const AttachFacts& attach, const Findings& judged) {
   settle_open();
   ++attach_files;
   add_errors(attach.errors);
+  if (std::any_of(attach.errors.begin(), attach.errors.end(), leaves_unseen)) ++not_looked_at.entries;
   for (const auto& f : judged) count(*this, f);
 }
 

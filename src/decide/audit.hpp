@@ -46,15 +46,55 @@ struct RootJudgement {
   std::vector<Findings> attach_files;
 };
 
+// What a run could not look at: a temp dir, a namespace or an entry whose observation met an
+// error, a user who could not be looked up, a process the container scan could not look into,
+// containers that were not scanned at all. A run is complete only when it has none of them.
+// An entry gone since it was listed (ENOENT) is not among them: nothing was left to look at.
+struct NotLookedAt {
+  std::size_t temp_dirs = 0;   // not opened, or with errors of their own (listing, user database)
+  std::size_t namespaces = 0;  // with errors of their own: not opened, not listed whole
+  std::size_t entries = 0;     // files of a namespace and attach files with errors
+  std::size_t users = 0;       // namespaces whose user could not be looked up
+  std::size_t processes = 0;   // processes the container scan could not look into
+  // Containers were asked for and not scanned: the scan needs root.
+  bool containers_not_scanned = false;
+  // The run's effective uid was 0: what it could not read was not for want of privilege.
+  bool as_root = true;
+  // The run looked at one user's namespaces (--user): the others are out of scope.
+  bool scoped_to_user = false;
+
+  bool any() const {
+    return temp_dirs + namespaces + entries + users + processes > 0 || containers_not_scanned;
+  }
+  void add(const NotLookedAt& other);
+  // One namespace (or part of one): its own errors and its files'.
+  void add_namespace(const NamespaceFacts& ns);
+  // A temp dir's own facts (not its namespaces): not opened, its errors, its attach files, the
+  // processes the scan could not look into.
+  void add_root(const TempRootFacts& root);
+};
+
+// Whether an observation error leaves something not looked at (false: the entry is gone).
+bool leaves_unseen(const ObservationError& error);
+
+// What a run did not look at and why, in one line: "not root: 6 namespaces unreadable,
+// containers not scanned: run as root, or --user NAME for your own namespaces only" (not as
+// root, the line says so first and ends with what to run). Empty when nothing is missing.
+std::string not_looked_at_line(const NotLookedAt& missing);
+
 struct AuditResult {
   std::vector<TempRootFacts> roots;
   std::vector<RootJudgement> judgements;
   Policy policy;
   std::int64_t started_at_ms = 0;
   std::int64_t finished_at_ms = 0;
-  // True when a temp dir could not be observed at all, or the run stopped early (the audit
-  // is incomplete).
+  // True when anything could not be looked at (not_looked_at), or the run stopped early (the
+  // audit is incomplete).
   bool incomplete = false;
+  NotLookedAt not_looked_at;
+  // --user: the only user whose namespaces were in scope (the others were not looked at, and
+  // are not missing).
+  std::optional<std::string> scope_user;
   // Why the run stopped before everything was observed: "interrupted" (a stop signal) or
   // "deadline" (--max-runtime).
   std::optional<std::string> stopped;
@@ -117,6 +157,8 @@ struct AuditTally {
   // then its files', as they come, then each temp dir's and its attach files').
   std::size_t error_count = 0;
   std::vector<ObservationError> errors;
+  // What the namespaces, temp dirs and attach files counted could not look at.
+  NotLookedAt not_looked_at;
 
   // A namespace, or a part of one (counted once, with its first part; its findings and
   // errors add up over its parts).

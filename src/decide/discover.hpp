@@ -26,6 +26,9 @@ struct DiscoverOptions {
   // In a pod with the node's pid namespace our /tmp is the pod's, and the node's /tmp is the
   // temp dir of the node's processes' mount namespace, found by the scan as a container's.
   bool containers_only = false;
+  // Containers were asked for (the default, no --no-containers) and are not scanned because
+  // the scan needs root: what the run did not look at (NotLookedAt::containers_not_scanned).
+  bool containers_need_root = false;
 };
 
 // Whether the options ask for a container scan at all (then pass one to discover_roots).

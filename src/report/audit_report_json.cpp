@@ -363,6 +363,8 @@ json report_closing_json(const AuditResult& result, const AuditTally& tally) {
   report["finished_at"] = format_utc_millis(result.finished_at_ms);
   report["duration_ms"] = result.finished_at_ms - result.started_at_ms;
   report["complete"] = !result.incomplete;
+  report["not_looked_at"] = not_looked_at_json(result.not_looked_at);
+  report["scope"] = scope_json(result.scope_user);
   report["stopped"] = result.stopped ? json(*result.stopped) : json(nullptr);
   return report;
 }
@@ -574,6 +576,19 @@ void write_audit_report_json(const AuditResult& result, const ReportContext& con
     }
   }
   writer.finish(result, tally_result(result));
+}
+
+json not_looked_at_json(const NotLookedAt& missing) {
+  return {{"temp_dirs", missing.temp_dirs},
+          {"namespaces", missing.namespaces},
+          {"entries", missing.entries},
+          {"users", missing.users},
+          {"processes", missing.processes},
+          {"containers_not_scanned", missing.containers_not_scanned}};
+}
+
+json scope_json(const std::optional<std::string>& user) {
+  return {{"user", user ? json(escape_non_utf8(*user)) : json(nullptr)}};
 }
 
 }  // namespace hsperfguard

@@ -81,6 +81,11 @@ void write_audit_report_json(const AuditResult& result, const ReportContext& con
 // The report's shapes of an observation error and of an inode (null when absent), for the
 // other commands' reports (reap).
 nlohmann::json error_to_json(const ObservationError& error);
+// What an audit or reap run could not look at (its "not_looked_at"; any of it makes the run
+// incomplete).
+nlohmann::json not_looked_at_json(const NotLookedAt& missing);
+// What an audit or reap run was asked to look at (its "scope"): the user of --user, or null.
+nlohmann::json scope_json(const std::optional<std::string>& user);
 nlohmann::json inode_to_json(const std::optional<InodeFacts>& inode);
 
 }  // namespace hsperfguard

@@ -269,7 +269,11 @@ std::string run_verdict(const AuditResult& result, const ReportContext& context,
     verdict.append(styled(options, "1;31", "INCOMPLETE")).append(": stopped (").append(*result.stopped)
         .append(") before everything was observed (exit 3)");
   } else if (result.incomplete) {
-    verdict.append(styled(options, "1;31", "INCOMPLETE")).append(": some temp dirs or processes could not be observed (exit 3)");
+    // What was not looked at and why, in one line; a run with nothing counted missing
+    // (--containers-only found no temp dir) keeps the general words.
+    std::string missing = not_looked_at_line(result.not_looked_at);
+    if (missing.empty()) missing = "some temp dirs or processes could not be observed";
+    verdict.append(styled(options, "1;31", "INCOMPLETE")).append(": ").append(missing).append(" (exit 3)");
   } else if (counts.failing > 0) {
     verdict.append(styled(options, "1;31", "FAIL")).append(": ").append(std::to_string(counts.failing))
         .append(" finding(s) at or above --fail-on ").append(fail_on).append(" (exit 1)");
@@ -362,7 +366,10 @@ std::string audit_summary_text(const AuditTally& tally, const AuditResult& resul
   const std::vector<std::string> next = next_commands(tally, options);
   for (std::size_t n = 0; n < next.size(); ++n) out.append(n == 0 ? "  next      " : "            ").append(next[n]).append("\n");
   // Last, what was checked and the verdict, on one line (what `tail -n 1` of a report gives).
-  out.append(std::to_string(tally.namespaces)).append(" namespace(s), ")
+  out.append(std::to_string(tally.namespaces)).append(" namespace(s)");
+  // --user: the namespaces of that user were the run's scope, the others were not looked at.
+  if (result.scope_user) out.append(" of user ").append(terminal_safe(*result.scope_user));
+  out.append(", ")
       .append(std::to_string(tally.files)).append(" file(s), ")
       .append(std::to_string(tally.attach_files)).append(" attach file(s) in ")
       .append(plural(tally.roots, "temp dir", "temp dirs")).append(", ")

@@ -37,7 +37,7 @@ struct MetricsBuild {
   std::string build_info;
 };
 
-// `success`: whether the run completed (the audit: every temp dir observed, whatever the
+// `success`: whether the run completed (the audit: everything in scope looked at, whatever the
 // findings; the reap: exit status 0). Sets the last-success timestamp to this run's end.
 std::string audit_metrics_text(const AuditResult& result, bool success, const MetricsBuild& build,
                                const MetricSamples& previous);

@@ -252,6 +252,8 @@ json reap_report_frame(const ReapRun& run, const HostInfo& host) {
   report["finished_at"] = format_utc_millis(run.finished_at_ms);
   report["duration_ms"] = run.finished_at_ms - run.started_at_ms;
   report["complete"] = !run.incomplete;
+  report["not_looked_at"] = not_looked_at_json(run.not_looked_at);
+  report["scope"] = scope_json(run.scope_user);
   return report;
 }
 
@@ -475,13 +477,19 @@ class ReapText {
   ReapText(const ReapRun& run, bool verbose) : run_(run), plan_(run.plan), verbose_(verbose) {}
 
   std::string render() {
-    out_ << (run_.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan") << "\n";
+    out_ << (run_.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan");
+    // --user: that user's namespaces were the run's scope, the others were not looked at.
+    if (run_.scope_user) out_ << ", namespaces of user " << terminal_safe(*run_.scope_user) << " only";
+    out_ << "\n";
     for (const RootPlan& rp : plan_.roots) write_root(rp);
     write_plan_counts();
     if (run_.execution) write_execution(*run_.execution);
     for (const auto& e : run_.errors) write_error("", e);
     if (run_.incomplete) {
-      out_ << "INCOMPLETE: some temp dirs could not be observed, or the run stopped early\n";
+      // What was not looked at and why, in one line (a stopped run keeps the general words).
+      const std::string missing = not_looked_at_line(run_.not_looked_at);
+      out_ << "INCOMPLETE: "
+           << (missing.empty() ? "some temp dirs could not be observed, or the run stopped early" : missing) << "\n";
     }
     return out_.str();
   }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "decide/audit.hpp"
 #include "decide/reaper.hpp"
 #include "model/facts.hpp"
 #include "model/host_info.hpp"
@@ -46,6 +47,10 @@ struct ReapRun {
   // A temp dir could not be observed, or was not observed to the end (the run's limits, or
   // a container's share of them, were reached: its TempRootFacts::stopped says so).
   bool incomplete = false;
+  // What the run could not look at (any of it makes it incomplete).
+  NotLookedAt not_looked_at;
+  // --user: the only user whose namespaces were in scope.
+  std::optional<std::string> scope_user;
   ReapTimings timings;
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <chrono>
 #include <map>
@@ -715,6 +716,180 @@ TEST(CommandSeam, AuditGivesEachContainerAShareOfMaxRuntimeAndNamesTheOneCutOff)
 // The first temp root has the run's limits; each further one an equal share of what is left
 // among those still to look at; one cut off before anything of it was seen comes again at the
 // end with what is then left, and counts until then; a stop ends the schedule.
+// ---- completeness: what a run could not look at --------------------------------------------
+
+// alice's world seen by alice (not root), with bob's namespace she could not open (0700, his).
+FakeEnvironment world_with_unreadable_namespace() {
+  FakeEnvironment env = alice_world();
+  NamespaceFacts bob = namespace_of("bob", 1001);
+  bob.errors.push_back(ObservationError{bob.path, "openat", EACCES, "Permission denied"});
+  env.roots.at("/tmp").namespaces.push_back(std::move(bob));
+  env.users_known.push_back(UserFacts{"bob", 1001, 1001, std::nullopt});
+  env.euid = kAliceUid;
+  return env;
+}
+
+// The run in `options` as is (no --tmpdir added), its report in `format`.
+Ran audit_as_given(FakeEnvironment& env, AuditCommandOptions options, ReportFormat format) {
+  options.format = format;
+  std::ostringstream out, err;
+  Ran ran;
+  ran.exit = run_audit_command(options, out, err, env);
+  ran.out = out.str();
+  ran.err = err.str();
+  return ran;
+}
+
+std::string last_line(const std::string& text) {
+  const std::size_t end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return {};
+  const std::size_t begin = text.rfind('\n', end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+}
+
+std::vector<std::string> report_namespaces(const nlohmann::json& report) {
+  std::vector<std::string> paths;
+  for (const auto& ns : report.at("namespaces")) paths.push_back(ns.at("path").get<std::string>());
+  return paths;
+}
+
+// A namespace the run could not open was clean and complete (exit 0) before: now the run is
+// incomplete (exit 3), the JSON says what was not looked at, and the text's last line says
+// what and why in one line.
+TEST(CommandSeam, AuditThatCouldNotOpenANamespaceIsIncompleteAndSaysWhyInOneLine) {
+  FakeEnvironment env = world_with_unreadable_namespace();
+  const Ran ran = audit(env);
+  EXPECT_EQ(ran.exit, kExitIncomplete) << ran.err << ran.out;
+  const auto report = ran.json();
+  EXPECT_FALSE(report.at("complete").get<bool>());
+  EXPECT_EQ(report.at("not_looked_at"),
+            nlohmann::json::parse(R"({"temp_dirs": 0, "namespaces": 1, "entries": 0, "users": 0,
+                                      "processes": 0, "containers_not_scanned": false})"));
+  EXPECT_TRUE(report.at("scope").at("user").is_null());
+
+  AuditCommandOptions options;
+  options.tmpdir = "/tmp";
+  const Ran text = audit_as_given(env, options, ReportFormat::text);
+  EXPECT_EQ(text.exit, kExitIncomplete);
+  EXPECT_EQ(last_line(text.out),
+            "2 namespace(s), 2 file(s), 0 attach file(s) in 1 temp dir, 0 JVM process(es) looked at; "
+            "INCOMPLETE: not root: 1 namespace unreadable: run as root, or --user NAME for your own "
+            "namespaces only (exit 3)")
+      << text.out;
+}
+
+// An entry the run could not read makes it incomplete; one gone since it was listed does not
+// (nothing was left to look at).
+TEST(CommandSeam, AuditOfAnUnreadableEntryIsIncompleteAndOfAVanishedOneIsNot) {
+  FakeEnvironment env = alice_world();
+  FileFacts& stale = alice_namespace(env).files.at(1);
+  stale.errors.push_back(ObservationError{stale.path, "statx", ENOENT, "No such file or directory"});
+  const Ran vanished = audit(env);
+  EXPECT_EQ(vanished.exit, kExitOk) << vanished.err;
+  EXPECT_TRUE(vanished.json().at("complete").get<bool>());
+
+  alice_namespace(env).files.at(1).errors.front() =
+      ObservationError{stale.path, "openat", EIO, "Input/output error"};
+  const Ran unreadable = audit(env);
+  EXPECT_EQ(unreadable.exit, kExitIncomplete) << unreadable.err;
+  EXPECT_EQ(unreadable.json().at("not_looked_at").at("entries"), 1);
+  AuditCommandOptions options;
+  options.tmpdir = "/tmp";
+  // As root: nothing to advise about privilege, the line says what only.
+  EXPECT_NE(last_line(audit_as_given(env, options, ReportFormat::text).out)
+                .find("; INCOMPLETE: 1 entry unreadable (exit 3)"),
+            std::string::npos);
+}
+
+// namespace.user-lookup-failed: the user database could not be read, so whose namespace it is
+// was not judged: the run is incomplete and says so.
+TEST(CommandSeam, AuditWhoseUserLookupFailedIsIncomplete) {
+  FakeEnvironment env = alice_world();
+  alice_namespace(env).user.reset();
+  alice_namespace(env).user_lookup_failed = true;
+  env.roots.at("/tmp").errors.push_back(ObservationError{"/etc/passwd", "read", EIO, "Input/output error"});
+  const Ran ran = audit(env);
+  EXPECT_EQ(ran.exit, kExitIncomplete) << ran.err;
+  EXPECT_TRUE(finding_rules(ran.json()).contains("namespace.user-lookup-failed")) << ran.out;
+  EXPECT_EQ(ran.json().at("not_looked_at").at("users"), 1);
+  AuditCommandOptions options;
+  options.tmpdir = "/tmp";
+  EXPECT_NE(last_line(audit_as_given(env, options, ReportFormat::text).out)
+                .find("; INCOMPLETE: 1 temp dir not read whole, the users of 1 namespace not looked up (exit 3)"),
+            std::string::npos)
+      << audit_as_given(env, options, ReportFormat::text).out;
+}
+
+// Not root, the default run cannot scan containers: that was silent and complete; now it is
+// what the run did not look at. --user scopes the run to one user's namespaces: the others,
+// and the containers, are out of scope, and the run is complete when all of hers were read.
+TEST(CommandSeam, AuditNotRootSaysContainersWereNotScannedAndUserScopesTheRun) {
+  FakeEnvironment env = world_with_unreadable_namespace();
+  const Ran everything = audit_as_given(env, AuditCommandOptions{}, ReportFormat::json);
+  EXPECT_EQ(everything.exit, kExitIncomplete) << everything.err;
+  EXPECT_TRUE(everything.json().at("not_looked_at").at("containers_not_scanned").get<bool>());
+  EXPECT_NE(last_line(audit_as_given(env, AuditCommandOptions{}, ReportFormat::text).out)
+                .find("; INCOMPLETE: not root: 1 namespace unreadable, containers not scanned: run as root, "
+                      "or --user NAME for your own namespaces only (exit 3)"),
+            std::string::npos);
+
+  AuditCommandOptions mine;
+  mine.user = "alice";
+  const Ran scoped = audit_as_given(env, mine, ReportFormat::json);
+  EXPECT_EQ(scoped.exit, kExitOk) << scoped.err << scoped.out;
+  const auto report = scoped.json();
+  EXPECT_TRUE(report.at("complete").get<bool>());
+  EXPECT_EQ(report.at("scope").at("user"), "alice");
+  EXPECT_FALSE(report.at("not_looked_at").at("containers_not_scanned").get<bool>());
+  EXPECT_EQ(report_namespaces(report), std::vector<std::string>{"/tmp/hsperfdata_alice"});
+  EXPECT_EQ(report.at("summary").at("namespaces"), 1);
+  const Ran scoped_text = audit_as_given(env, mine, ReportFormat::text);
+  EXPECT_EQ(last_line(scoped_text.out).substr(0, 42), "1 namespace(s) of user alice, 2 file(s), 0") << scoped_text.out;
+
+  // Scoped to bob, whose namespace alice cannot open: incomplete, and no advice to scope it.
+  mine.user = "bob";
+  const Ran bobs = audit_as_given(env, mine, ReportFormat::text);
+  EXPECT_EQ(bobs.exit, kExitIncomplete);
+  EXPECT_NE(last_line(bobs.out).find("; INCOMPLETE: not root: 1 namespace unreadable: run as root (exit 3)"),
+            std::string::npos)
+      << bobs.out;
+}
+
+// The reaper never acts on doubt: a namespace it could not open is not planned, and the run
+// does not claim to be complete (it was exit 0 and "complete": true).
+TEST(CommandSeam, ReapThatCouldNotOpenANamespaceIsIncompleteAndPlansNothingThere) {
+  FakeEnvironment env = world_with_unreadable_namespace();
+  const Ran ran = reap(env, false);
+  EXPECT_EQ(ran.exit, kExitIncomplete) << ran.err << ran.out;
+  const auto report = ran.json();
+  EXPECT_FALSE(report.at("complete").get<bool>());
+  EXPECT_EQ(report.at("not_looked_at").at("namespaces"), 1);
+  ASSERT_TRUE(env.executed.has_value());
+  for (const auto& item : env.executed->items) {
+    EXPECT_EQ(item.path.find("/tmp/hsperfdata_bob"), std::string::npos) << item.path;
+  }
+
+  ReapCommandOptions options;
+  options.tmpdir = "/tmp";
+  options.dry_run = true;
+  options.lock_file.reset();
+  std::ostringstream out, err;
+  EXPECT_EQ(run_reap_command(options, out, err, env), kExitIncomplete);
+  EXPECT_NE(out.str().find("\nINCOMPLETE: not root: 1 namespace unreadable: run as root, or --user NAME for "
+                           "your own namespaces only\n"),
+            std::string::npos)
+      << out.str();
+
+  // Scoped to alice's namespaces: complete, and the scope is in the report.
+  options.user = "alice";
+  options.format = ReportFormat::json;
+  std::ostringstream scoped, scoped_err;
+  EXPECT_EQ(run_reap_command(options, scoped, scoped_err, env), kExitOk) << scoped_err.str();
+  const auto scoped_report = nlohmann::json::parse(scoped.str());
+  EXPECT_TRUE(scoped_report.at("complete").get<bool>());
+  EXPECT_EQ(scoped_report.at("scope").at("user"), "alice");
+}
+
 TEST(RootSchedule, FirstHasTheRunsLimitsFurtherOnesAShareAndACutOffOneASecondTurn) {
   using namespace std::chrono;
   const auto start = steady_clock::now();
