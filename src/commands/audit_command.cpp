@@ -97,6 +97,10 @@ int run_audit_command(const AuditCommandOptions& options, std::ostream& out, std
         << (options.policy_file_is_default ? " (the default policy file; --no-policy ignores it)" : "") << "\n";
     return kExitUsage;
   }
+  if (auto problem = container_pid_problem(env, options.container_pid)) {
+    err << "hsperfguard: audit: " << *problem << "\n";
+    return kExitUsage;
+  }
   result.started_at_ms = env.now_epoch_ms();
   // --quiet: the report goes only to --output; `out` gets what needs a person.
   std::ostream no_report(nullptr);

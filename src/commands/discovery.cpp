@@ -24,6 +24,14 @@ DiscoverOptions discover_options(Environment& env, std::optional<std::string> tm
   return discover;
 }
 
+std::optional<std::string> container_pid_problem(Environment& env, std::optional<std::int32_t> container_pid) {
+  if (!container_pid) return std::nullopt;
+  // A pid no process has names no container: a mistyped option, like a --tmpdir that does
+  // not exist, not a run that could not look (a process we may not signal still exists).
+  if (env.observe_process(*container_pid).existence != ProcessFacts::Existence::gone) return std::nullopt;
+  return "--container " + std::to_string(*container_pid) + ": no such process";
+}
+
 std::optional<RootSchedule::Turn> RootSchedule::next() {
   current_.reset();
   if (run_.reached() != nullptr) return std::nullopt;

@@ -25,6 +25,11 @@ DiscoverOptions discover_options(Environment& env, std::optional<std::string> tm
                                  std::optional<std::int32_t> container_pid,
                                  const std::optional<std::string>& user = std::nullopt);
 
+// What is wrong with --container PID before anything runs: no process has that pid (then the
+// option is a usage error, said once: "--container 99999: no such process"). nullopt: none
+// given, or the process exists (whether it can be looked into is the run's to say).
+std::optional<std::string> container_pid_problem(Environment& env, std::optional<std::int32_t> container_pid);
+
 // The order in which the temp roots discovery returned are looked at, and the run limits of
 // each. The first (the host's, or the one --tmpdir, --root or --container names) has the run's
 // own, so that it is observed, planned and acted on whatever the others would cost; each

@@ -31,7 +31,8 @@ constexpr std::array<SubcommandExitCode, 28> kSubcommands{{
     {"audit", kExitOk, "clean: no finding at or above --fail-on"},
     {"audit", kExitFindings, "findings at or above --fail-on (default medium)"},
     {"audit", kExitUsage,
-     "usage error (also: --tmpdir, --root or --policy naming a path that does not exist, a bad policy file)"},
+     "usage error (also: --tmpdir, --root or --policy naming a path that does not exist, a bad policy file, "
+     "--container naming no process)"},
     {"audit", kExitIncomplete,
      "could not complete: a temp dir, namespace or entry that could not be read, a user not looked up, a "
      "container that could not be looked into or, not root, containers not scanned (its last line says what "
@@ -48,13 +49,15 @@ constexpr std::array<SubcommandExitCode, 28> kSubcommands{{
     {"reap", kExitOk,
      "done or nothing to do (also: --max-runtime reached while acting, another reap holds the lock)"},
     {"reap", kExitFindings, "some removals failed (entries left to a person are not failures)"},
-    {"reap", kExitUsage, "usage error (also: --tmpdir or --root naming a path that does not exist)"},
+    {"reap", kExitUsage,
+     "usage error (also: --tmpdir or --root naming a path that does not exist, --container naming no "
+     "process)"},
     {"reap", kExitIncomplete,
      "could not run: a temp dir unreadable or not observed to its end (the report's roots say which), a "
      "namespace or entry unreadable or, not root, containers not scanned (nothing of them is removed; its "
      "last line says what), the lock or journal unusable, the report not written, interrupted by a signal"},
     {"ps", kExitOk, "listed"},
-    {"ps", kExitUsage, kUsage},
+    {"ps", kExitUsage, "usage error (also: --container naming no process)"},
     {"ps", kExitIncomplete, "processes or temp dirs that could not be looked into (the errors say which)"},
     {"create", kExitOk, "made or verified"},
     {"create", kExitUsage, "usage error (also: no such user, another user's namespace when not root)"},

@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 
+#include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
 #include "model/text_escape.hpp"
@@ -39,6 +40,10 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
 
 int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err,
                    Environment& env) {
+  if (auto problem = container_pid_problem(env, options.container_pid)) {
+    err << "hsperfguard: ps: " << *problem << "\n";
+    return kExitUsage;
+  }
   const auto [rows, errors, incomplete] = observe_ps(options, env);
   const std::int64_t now = env.now_epoch_ms();
   const bool json = options.format == "json";  // text unless --format json, wherever stdout goes

@@ -409,6 +409,10 @@ bool write_reap_report(const ReapCommandOptions& options, const ReapRun& run, En
 
 int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::ostream& err,
                      Environment& env) {
+  if (auto problem = container_pid_problem(env, options.container_pid)) {
+    err << "hsperfguard: reap: " << *problem << "\n";
+    return kExitUsage;
+  }
   ReapRun run;
   run.started_at_ms = env.now_epoch_ms();
   const auto started = Clock::now();

@@ -1,8 +1,8 @@
 // What an unprivileged run says of its completeness, run as nobody (setpriv) against a temp
 // dir holding other users' 0700 namespaces, in a private mount namespace with its own /tmp
 // (hostile_support.hpp): the exit status, the JSON's complete and not_looked_at, the metrics'
-// success gauge, the text's one line; --user scoping the run to nobody's own namespace. The
-// scripts print key=value lines; the assertions are here.
+// success gauge, the text's one line; --user scoping the run to nobody's own namespace; and
+// --container naming no process. The scripts print key=value lines; the assertions are here.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -50,6 +50,10 @@ $N $B reap --tmpdir /tmp/t --no-lock --min-age 0 > /tmp/r.txt 2> /tmp/r.err; ech
 echo reap_last=$(tail -n 1 /tmp/r.txt)
 echo root_file_left=$([ -e /tmp/t/hsperfdata_root/$ROOTS ] && echo yes || echo no) stale_left=$(stale_left)
 $N $B reap --tmpdir /tmp/t --no-lock --min-age 0 --user nobody > /tmp/ru.txt 2> /tmp/ru.err; echo reap_user_rc=$?
+sleep 0 & wait $!; GONE=$!
+$N $B audit --container $GONE > /tmp/c.txt 2> /tmp/c.err; echo container_rc=$?
+echo container_out_lines=$(wc -l < /tmp/c.txt) container_err_lines=$(wc -l < /tmp/c.err)
+echo container_err=$(sed "s/ $GONE:/ GONE:/" /tmp/c.err)
 )SH");
   EXPECT_EQ(o.at("audit_rc"), "3") << o.result.out << o.result.err;
   EXPECT_EQ(o.at("audit_last"),
@@ -81,6 +85,11 @@ $N $B reap --tmpdir /tmp/t --no-lock --min-age 0 --user nobody > /tmp/ru.txt 2> 
   EXPECT_EQ(o.at("root_file_left"), "yes");
   EXPECT_EQ(o.at("stale_left"), "no");
   EXPECT_EQ(o.at("reap_user_rc"), "0");
+  // --container naming no process: a usage error, one line.
+  EXPECT_EQ(o.at("container_rc"), "2");
+  EXPECT_EQ(o.at("container_out_lines"), "0");
+  EXPECT_EQ(o.at("container_err_lines"), "1");
+  EXPECT_EQ(o.at("container_err"), "hsperfguard: audit: --container GONE: no such process");
 }
 
 }  // namespace

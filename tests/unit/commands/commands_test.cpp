@@ -890,6 +890,34 @@ TEST(CommandSeam, ReapThatCouldNotOpenANamespaceIsIncompleteAndPlansNothingThere
   EXPECT_EQ(scoped_report.at("scope").at("user"), "alice");
 }
 
+// --container PID naming no process is a usage error of every command that takes it, said
+// once (it was a full INCOMPLETE report with the error printed twice, exit 3).
+TEST(CommandSeam, ContainerNamingNoProcessIsAUsageErrorSaidOnce) {
+  FakeEnvironment env = alice_world();
+  AuditCommandOptions audit_options;
+  audit_options.container_pid = 99999;
+  const Ran audited = audit_as_given(env, audit_options, ReportFormat::text);
+  EXPECT_EQ(audited.exit, kExitUsage);
+  EXPECT_EQ(audited.out, "");
+  EXPECT_EQ(audited.err, "hsperfguard: audit: --container 99999: no such process\n");
+
+  ReapCommandOptions reap_options;
+  reap_options.container_pid = 99999;
+  reap_options.lock_file.reset();
+  std::ostringstream reap_out, reap_err;
+  EXPECT_EQ(run_reap_command(reap_options, reap_out, reap_err, env), kExitUsage);
+  EXPECT_EQ(reap_out.str(), "");
+  EXPECT_EQ(reap_err.str(), "hsperfguard: reap: --container 99999: no such process\n");
+
+  PsCommandOptions ps_options;
+  ps_options.container_pid = 99999;
+  std::ostringstream ps_out, ps_err;
+  EXPECT_EQ(run_ps_command(ps_options, ps_out, ps_err, env), kExitUsage);
+  EXPECT_EQ(ps_out.str(), "");
+  EXPECT_EQ(ps_err.str(), "hsperfguard: ps: --container 99999: no such process\n");
+  EXPECT_TRUE(env.observed.empty()) << "nothing was looked at";
+}
+
 TEST(RootSchedule, FirstHasTheRunsLimitsFurtherOnesAShareAndACutOffOneASecondTurn) {
   using namespace std::chrono;
   const auto start = steady_clock::now();
