@@ -1,5 +1,6 @@
 #include "commands/audit_run.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <map>
 #include <memory>
@@ -183,8 +184,19 @@ class AuditRun {
     } else if (loop.cut_off > 0) {
       result_.stopped = "deadline";  // some containers' shares of it (each root says which)
     }
+    // --container: what discovery met of other processes is the first root's to report, not
+    // a temp dir it could not read (the others are out of scope).
+    const bool first_root_unread =
+        !result_.roots.empty() && (!result_.roots.front().opened ||
+                                   std::any_of(result_.roots.front().errors.begin(),
+                                               result_.roots.front().errors.end(), leaves_unseen));
     AuditRunEnd end = attach_discovery_errors(std::move(discovery_errors), loop);
     for (std::size_t r = 0; r < result_.roots.size(); ++r) tally_.add_root(result_.roots[r], result_.judgements[r]);
+    if (options_.container_pid && !result_.roots.empty() && !first_root_unread && !result_.stopped &&
+        tally_.not_looked_at.temp_dirs > 0 &&
+        std::any_of(result_.roots.front().errors.begin(), result_.roots.front().errors.end(), leaves_unseen)) {
+      --tally_.not_looked_at.temp_dirs;
+    }
     // Whatever could not be looked at makes the run incomplete, and its closing line says what.
     result_.not_looked_at = tally_.not_looked_at;
     result_.not_looked_at.containers_not_scanned = s_.discover.containers_need_root;

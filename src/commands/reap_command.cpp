@@ -1,6 +1,7 @@
 #include "commands/reap_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <iostream>
@@ -227,14 +228,10 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
   const auto observing = Clock::now();
   const RootLoopOutcome loop = visit_temp_roots(specs, limits, options.container_pid.has_value(), roots);
   if (loop.incomplete) run.incomplete = true;
-  // Containers that could not be looked into are errors of the first root (the host's).
-  if (!run.roots.empty()) {
-    auto& errors = run.roots.front().errors;
-    errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
-  }
-  note_unfinished_roots(run, limits, loop);
   // Whatever could not be looked at makes the run incomplete (nothing of it is planned: the
-  // reaper never acts on doubt), and its closing line says what.
+  // reaper never acts on doubt), and its closing line says what. Counted before
+  // discovery's errors join the first root's: under --container, what it met of other
+  // processes is out of scope; otherwise it is something the run could not look at.
   run.not_looked_at = NotLookedAt{};
   for (const TempRootFacts& root : run.roots) {
     for (const NamespaceFacts& ns : root.namespaces) run.not_looked_at.add_namespace(ns);
@@ -243,7 +240,18 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
   run.not_looked_at.containers_not_scanned = discover.containers_need_root;
   run.not_looked_at.as_root = env.host().euid == 0;
   run.not_looked_at.scoped_to_user = options.user.has_value();
+  if (!options.container_pid && !run.roots.empty() && run.roots.front().opened &&
+      std::none_of(run.roots.front().errors.begin(), run.roots.front().errors.end(), leaves_unseen) &&
+      std::any_of(discovery_errors.begin(), discovery_errors.end(), leaves_unseen)) {
+    ++run.not_looked_at.temp_dirs;
+  }
   if (run.not_looked_at.any()) run.incomplete = true;
+  // Containers that could not be looked into are errors of the first root (the host's).
+  if (!run.roots.empty()) {
+    auto& errors = run.roots.front().errors;
+    errors.insert(errors.end(), discovery_errors.begin(), discovery_errors.end());
+  }
+  note_unfinished_roots(run, limits, loop);
   const auto ms = [](Clock::duration d) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
   };
