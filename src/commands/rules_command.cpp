@@ -163,7 +163,8 @@ SubcommandHook add_rules_command(CLI::App& app) {
   cmd->add_option("-f,--format", p->format, "json or text")->check(CLI::IsMember({"json", "text"}));
   auto* show = cmd->add_subcommand(
       "show", "One rule: why it matters, its evidence, its remedy, whether repair fixes it, its severity by profile");
-  show->add_option("ID", p->id, "The rule id (e.g. namespace.group-other-writable)")->required();
+  // Type RULE: the shell completion offers the catalogue's ids (commands/completion.cpp).
+  show->add_option("ID", p->id, "The rule id (e.g. namespace.group-other-writable)")->type_name("RULE")->required();
   show->add_option("-f,--format", p->show_format, "json or text")->check(CLI::IsMember({"json", "text"}));
   return SubcommandHook{cmd, [p, show]() {
                           if (show->parsed()) {
