@@ -61,11 +61,6 @@ std::string command_path(const CLI::App* app) {
   return out;
 }
 
-std::string_view without_dashes(std::string_view word) {
-  while (word.starts_with('-')) word.remove_prefix(1);
-  return word;
-}
-
 // Whether an option is named `word` ("--tmpdir", "-q").
 const CLI::Option* find_option(const CLI::App& app, const std::string& word) {
   for (const CLI::Option* o : app.get_options()) {
@@ -321,42 +316,6 @@ std::string HelpFormatter::make_footer(const CLI::App* app) const {
                                                               : std::string_view(path).substr(kProgramName.size() + 1));
 }
 
-// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-std::optional<std::string> nearest_match(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::string_view bare = without_dashes(word);
-  if (bare.empty()) return std::nullopt;
-  // A few edits for a long word, one for a short one: "ps" is not a typo of "rules".
-  const std::size_t allowed = bare.size() <= 3 ? 1 : bare.size() <= 6 ? 2 : 3;
-  std::optional<std::string> best;
-  std::size_t best_distance = allowed + 1;
-  for (const auto& candidate : candidates) {
-    const std::string_view name = without_dashes(candidate);
-    std::size_t distance = edit_distance(bare, name);
-    if (bare.size() >= 2 && name.starts_with(bare)) distance = std::min<std::size_t>(distance, 1);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = candidate;
-    }
-  }
-  return best;
-}
-
 std::optional<std::string> unknown_word_message(const CLI::App& app, const std::vector<std::string>& args) {
   const CLI::App* current = &app;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -391,7 +350,14 @@ std::optional<std::string> unknown_word_message(const CLI::App& app, const std::
     }
     if (sub == nullptr) {
       std::string message = command_path(current) + ": unknown subcommand '" + terminal_safe(arg) + "'";
-      if (auto near = nearest_match(arg, subcommand_candidates(*current))) message += "; did you mean '" + *near + "'?";
+      if (arg == "help" && current->get_parent() != nullptr) {
+        // `rules help show`: help comes first, as `git help COMMAND`.
+        std::string topic = command_path(current).substr(kProgramName.size());
+        if (i + 1 < args.size() && !args[i + 1].starts_with('-')) topic += " " + terminal_safe(args[i + 1]);
+        message += "; did you mean '" + std::string(kProgramName) + " help" + topic + "'?";
+      } else if (auto near = nearest_match(arg, subcommand_candidates(*current))) {
+        message += "; did you mean '" + *near + "'?";
+      }
       return message + "\n" + subcommand_list(*current);
     }
     current = sub;

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/nearest_word.hpp"
+
 namespace hsperfguard {
 
 // The name the help and the messages give the program, whatever argv[0] was.
@@ -36,13 +38,6 @@ std::string wrap_text(std::string_view text, std::size_t indent, std::size_t wid
 // "Exit status:" and one line per code ("  0  clean ..."): the whole table for "" (the
 // program's --help), else the codes `subcommand` can end with (commands/exit_codes.hpp).
 std::string exit_status_help(std::string_view subcommand);
-
-// The candidate nearest to `word` (a prefix of a candidate, or within a few edits:
-// Damerau-Levenshtein, adjacent transpositions counted once), if any is near enough.
-// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
-std::size_t edit_distance(std::string_view a, std::string_view b);
-
-std::optional<std::string> nearest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 // The message for a command line naming a subcommand or option `app` does not have, with the
 // nearest match ("unknown subcommand 'audti'; did you mean 'audit'?"), or nullopt when every

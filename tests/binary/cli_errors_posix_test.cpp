@@ -218,7 +218,7 @@ TEST(CliErrors, EveryValueOptionRefusesABadValueNamingIt) {
       ++swept;
     }
   }
-  EXPECT_GE(swept, 35u) << "every value option of the seven subcommands";
+  EXPECT_GE(swept, 40u) << "every value option of the seven subcommands";
 }
 
 // `help` at every depth, as git's `git help COMMAND`: what --help of that command prints; an
@@ -250,6 +250,11 @@ TEST(CliErrors, HelpAtEveryDepthIsThatCommandsHelp) {
   const auto none = run_tool({"help", "ps", "show"});
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("hsperfguard ps has no subcommands"), std::string::npos) << none.err;
+  // `help` after a subcommand: where it goes.
+  const auto after = run_tool({"rules", "help", "show"});
+  EXPECT_EQ(after.exit_code, 2);
+  EXPECT_NE(after.err.find("unknown subcommand 'help'; did you mean 'hsperfguard help rules show'?"), std::string::npos)
+      << after.err;
   // `help` mistyped is one of the subcommands a word is compared with.
   EXPECT_NE(run_tool({"hlep"}).err.find("did you mean 'help'?"), std::string::npos);
 }
