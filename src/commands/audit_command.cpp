@@ -236,7 +236,7 @@ SubcommandHook add_audit_command(CLI::App& app) {
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             const auto ms = parse_duration_ms(text);
-            return ms && *ms >= 1000 ? "" : "--every is at least 1s: " + text;
+            return ms && *ms >= 1000 ? "" : "is less than 1s (the least --every takes)";
           },
           "", ""));
   cmd->add_option("--fail-on", p->fail_on, "Exit 1 when a finding is at least this severe")

@@ -22,18 +22,19 @@ namespace {
 struct SubcommandEntry {
   std::string_view name;
   SubcommandHook (*add)(CLI::App&);
+  bool only_shows;  // lists or shows, acts on nothing, reports nothing a run is judged by
 };
 
 // In the order of --help. Each name is the one its add_*_command gives the subcommand
 // (CommandLine.EachSubcommandBuiltAloneIsTheOneNamedWithTheSameOptionsAndHelp checks it).
 constexpr std::array<SubcommandEntry, 7> kSubcommands{{
-    {"audit", add_audit_command},
-    {"rules", add_rules_command},
-    {"inspect", add_inspect_command},
-    {"reap", add_reap_command},
-    {"ps", add_ps_command},
-    {"create", add_create_command},
-    {"repair", add_repair_command},
+    {"audit", add_audit_command, false},
+    {"rules", add_rules_command, true},
+    {"inspect", add_inspect_command, true},
+    {"reap", add_reap_command, false},
+    {"ps", add_ps_command, true},
+    {"create", add_create_command, false},
+    {"repair", add_repair_command, false},
 }};
 
 constexpr std::array<std::string_view, kSubcommands.size()> kNames = [] {
@@ -49,6 +50,11 @@ std::string version_line() {
 }
 
 std::span<const std::string_view> subcommand_names() { return kNames; }
+
+bool only_shows(std::string_view name) {
+  return std::any_of(kSubcommands.begin(), kSubcommands.end(),
+                     [&](const SubcommandEntry& entry) { return entry.name == name && entry.only_shows; });
+}
 
 CommandLine::CommandLine(std::string_view only)
     // Named, not taken from argv[0]: the help says `hsperfguard`, however it was started.

@@ -18,6 +18,11 @@ std::string version_line();
 // Every subcommand's name, in the order of --help.
 std::span<const std::string_view> subcommand_names();
 
+// Whether the subcommand `name` only lists or shows (ps, rules, inspect): a reader of its
+// output that goes away early has what it wanted, and the run ends quietly (main.cpp). An
+// audit's or a reap's report is a record, and a cut one makes the run incomplete.
+bool only_shows(std::string_view name);
+
 // The parser. Built with every subcommand, or with `only` alone (a name of
 // subcommand_names()): building the seven costs about 0.2 ms of every run's start
 // (bench_start_time: `help ps` 1,024 us, `--version`, which builds nothing, 772 us). Built for one subcommand, it has no

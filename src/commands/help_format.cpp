@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <sstream>
 
+#include "commands/cli_checks.hpp"
 #include "commands/exit_codes.hpp"
+#include "model/digits.hpp"
 #include "model/text_escape.hpp"
 
 namespace hsperfguard {
@@ -59,11 +61,6 @@ std::string command_path(const CLI::App* app) {
   return out;
 }
 
-std::string_view without_dashes(std::string_view word) {
-  while (word.starts_with('-')) word.remove_prefix(1);
-  return word;
-}
-
 // Whether an option is named `word` ("--tmpdir", "-q").
 const CLI::Option* find_option(const CLI::App& app, const std::string& word) {
   for (const CLI::Option* o : app.get_options()) {
@@ -87,6 +84,85 @@ std::vector<std::string> option_names(const CLI::App& app) {
 std::vector<std::string> subcommand_names(const CLI::App& app) {
   std::vector<std::string> out;
   for (const CLI::App* sub : app.get_subcommands({})) out.push_back(sub->get_name());
+  return out;
+}
+
+// What a mistyped subcommand is compared with: the subcommands, and at the top `help`.
+std::vector<std::string> subcommand_candidates(const CLI::App& app) {
+  std::vector<std::string> out = subcommand_names(app);
+  if (app.get_parent() == nullptr) out.emplace_back("help");
+  return out;
+}
+
+// The closed set of values an option takes (its IsMember choices), or none.
+std::vector<std::string> choice_list(const CLI::Option& option) {
+  const std::string joined = choices_of(option.get_type_name());
+  std::vector<std::string> out;
+  std::string item;
+  for (std::istringstream in(joined); std::getline(in, item, '|');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// Whether `value` is of the kind `option` takes (value_wanted says it). A value of the right
+// kind can still be refused (a directory that does not exist, --every under 1s): then the
+// parser's reason is shown too.
+bool value_of_kind(const CLI::Option& option, const std::string& value) {
+  if (value.empty()) return false;
+  if (option.get_option_text() == "PID") {
+    const auto pid = parse_number<std::int32_t>(value);
+    return pid && *pid > 0;
+  }
+  const std::string type = option.get_type_name();
+  if (const auto choices = choice_list(option); !choices.empty()) {
+    return std::find(choices.begin(), choices.end(), value) != choices.end();
+  }
+  if (type.find("DURATION") != std::string::npos) return parse_duration_ms(value).has_value();
+  if (type.find("BYTES") != std::string::npos) return parse_byte_count(value).has_value();
+  if (type.find("INT") != std::string::npos) return parse_number<std::int64_t>(value).has_value();
+  return true;
+}
+
+// An option given a value on the command line, the subcommand it was given to, and the value
+// (nullopt: none followed it).
+struct GivenValue {
+  const CLI::App* where = nullptr;
+  const CLI::Option* option = nullptr;
+  std::optional<std::string> value;
+};
+
+// Every option `args` give a value to, in order, walking into the subcommands they name.
+std::vector<GivenValue> given_values(const CLI::App& app, const std::vector<std::string>& args) {
+  std::vector<GivenValue> out;
+  const CLI::App* current = &app;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") break;
+    if (arg.size() > 1 && arg.starts_with('-')) {
+      const bool is_long = arg.starts_with("--");
+      const std::string name = is_long ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+      const CLI::Option* option = find_option(*current, name);
+      if (option == nullptr || option->get_expected_min() == 0) continue;
+      GivenValue given{current, option, std::nullopt};
+      if (is_long && arg.find('=') != std::string::npos) {
+        given.value = arg.substr(arg.find('=') + 1);
+      } else if (!is_long && arg.size() > 2) {
+        given.value = arg.substr(2);
+      } else if (i + 1 < args.size() && !(args[i + 1].size() > 1 && args[i + 1].starts_with('-') &&
+                                          find_option(*current, args[i + 1].substr(0, args[i + 1].find('='))))) {
+        given.value = args[++i];
+      }
+      out.push_back(std::move(given));
+      continue;
+    }
+    for (const CLI::App* sub : current->get_subcommands({})) {
+      if (sub->get_name() == arg) {
+        current = sub;
+        break;
+      }
+    }
+  }
   return out;
 }
 
@@ -240,42 +316,6 @@ std::string HelpFormatter::make_footer(const CLI::App* app) const {
                                                               : std::string_view(path).substr(kProgramName.size() + 1));
 }
 
-// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-std::optional<std::string> nearest_match(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::string_view bare = without_dashes(word);
-  if (bare.empty()) return std::nullopt;
-  // A few edits for a long word, one for a short one: "ps" is not a typo of "rules".
-  const std::size_t allowed = bare.size() <= 3 ? 1 : bare.size() <= 6 ? 2 : 3;
-  std::optional<std::string> best;
-  std::size_t best_distance = allowed + 1;
-  for (const auto& candidate : candidates) {
-    const std::string_view name = without_dashes(candidate);
-    std::size_t distance = edit_distance(bare, name);
-    if (bare.size() >= 2 && name.starts_with(bare)) distance = std::min<std::size_t>(distance, 1);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = candidate;
-    }
-  }
-  return best;
-}
-
 std::optional<std::string> unknown_word_message(const CLI::App& app, const std::vector<std::string>& args) {
   const CLI::App* current = &app;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -310,12 +350,117 @@ std::optional<std::string> unknown_word_message(const CLI::App& app, const std::
     }
     if (sub == nullptr) {
       std::string message = command_path(current) + ": unknown subcommand '" + terminal_safe(arg) + "'";
-      if (auto near = nearest_match(arg, subcommand_names(*current))) message += "; did you mean '" + *near + "'?";
+      if (arg == "help" && current->get_parent() != nullptr) {
+        // `rules help show`: help comes first, as `git help COMMAND`.
+        std::string topic = command_path(current).substr(kProgramName.size());
+        if (i + 1 < args.size() && !args[i + 1].starts_with('-')) topic += " " + terminal_safe(args[i + 1]);
+        message += "; did you mean '" + std::string(kProgramName) + " help" + topic + "'?";
+      } else if (auto near = nearest_match(arg, subcommand_candidates(*current))) {
+        message += "; did you mean '" + *near + "'?";
+      }
       return message + "\n" + subcommand_list(*current);
     }
     current = sub;
   }
   return std::nullopt;
+}
+
+const CLI::App* help_topic(const CLI::App& app, const std::vector<std::string>& topic) {
+  if (topic.size() == 1 && topic.front() == "help") return &app;
+  const CLI::App* current = &app;
+  for (const std::string& word : topic) {
+    const CLI::App* next = nullptr;
+    for (const CLI::App* sub : current->get_subcommands({})) {
+      if (sub->get_name() == word) next = sub;
+    }
+    if (next == nullptr) return nullptr;
+    current = next;
+  }
+  return current;
+}
+
+std::string unknown_topic_message(const CLI::App& app, const std::vector<std::string>& topic) {
+  const CLI::App* current = &app;
+  std::string known;  // the words that name a subcommand, each followed by a space
+  std::size_t i = 0;
+  for (; i < topic.size(); ++i) {
+    const CLI::App* next = nullptr;
+    for (const CLI::App* sub : current->get_subcommands({})) {
+      if (sub->get_name() == topic[i]) next = sub;
+    }
+    if (next == nullptr) break;
+    known += topic[i] + " ";
+    current = next;
+  }
+  std::string given;
+  for (const auto& word : topic) given += (given.empty() ? "" : " ") + word;
+  std::string message = std::string(kProgramName) + ": help: no subcommand '" + terminal_safe(given) + "'";
+  if (i < topic.size() && i + 1 == topic.size()) {
+    if (auto near = nearest_match(topic[i], subcommand_names(*current))) {
+      message += "; did you mean '" + known + *near + "'?";
+    }
+  }
+  if (current->get_subcommands({}).empty()) {
+    return message + "\n" + command_path(current) + " has no subcommands (" + std::string(kProgramName) + " help " +
+           known.substr(0, known.size() - 1) + ")";
+  }
+  return message + "\n" + subcommand_list(*current);
+}
+
+std::string value_wanted(const CLI::Option& option) {
+  if (option.get_option_text() == "PID") return "a PID (a process id: a whole number from 1)";
+  if (const auto choices = choice_list(option); !choices.empty()) return "one of " + join(choices, ", ");
+  const std::string type = option.get_type_name();
+  if (type.find("DURATION") != std::string::npos) return "a DURATION (e.g. 90, 500ms, 90s, 15m, 2h, 1d; at most 3650d)";
+  if (type.find("BYTES") != std::string::npos) return "a number of BYTES (plain decimal, e.g. 32768)";
+  if (type.find("DIR") != std::string::npos) return "a DIR (an existing directory)";
+  if (type.find("FILE") != std::string::npos) return "a FILE name";
+  if (type.find("USER") != std::string::npos) return "a USER name";
+  if (type.find("INT") != std::string::npos) return "a whole number";
+  return "a value";
+}
+
+std::optional<std::string> value_error_message(const CLI::App& app, const std::vector<std::string>& args,
+                                               std::string_view what) {
+  // CLI11 names the option first ("--min-age: 1 required ... missing", "--tmpdir: /x: does not
+  // exist"), or after "Could not convert: " ("Could not convert: --container = 1.5").
+  std::string_view named = what;
+  if (named.starts_with("Could not convert: ")) named.remove_prefix(std::string_view("Could not convert: ").size());
+  const std::string_view name = named.substr(0, named.find_first_of(": "));
+  if (name.size() < 2 || !name.starts_with('-')) return std::nullopt;
+  const std::vector<GivenValue> given = given_values(app, args);
+  const GivenValue* culprit = nullptr;
+  for (const GivenValue& g : given) {
+    if (!g.option->check_name(std::string(name))) continue;
+    if (culprit == nullptr) culprit = &g;
+    // Given more than once: the one that is wrong.
+    if (!g.value || !value_of_kind(*g.option, *g.value)) {
+      culprit = &g;
+      break;
+    }
+  }
+  if (culprit == nullptr) return std::nullopt;
+  const CLI::Option& option = *culprit->option;
+  std::string where = std::string(kProgramName) + ": ";
+  const std::string path = command_path(culprit->where);
+  if (path.size() > kProgramName.size()) where += path.substr(kProgramName.size() + 1) + ": ";
+  std::string message = where + option.get_name(false, false) + " needs " + value_wanted(option);
+  if (!culprit->value) return message + ": none given";
+  const std::string& value = *culprit->value;
+  if (value.empty()) return message + ": got '' (an unset variable?)";
+  message += ": got '" + terminal_safe(value) + "'";
+  if (value_of_kind(option, value)) {
+    // The right kind, refused all the same: the check's own reason, without the value again.
+    std::string reason(what.substr(std::min(what.size(), name.size() + 2)));
+    if (reason.starts_with(value + ": ")) reason.erase(0, value.size() + 2);
+    if (reason.starts_with(std::string(name) + " ")) reason.erase(0, name.size() + 1);
+    const std::string suffix = ": " + value;
+    if (reason.ends_with(suffix)) reason.erase(reason.size() - suffix.size());
+    if (!reason.empty()) message += ", which " + terminal_safe(reason);
+    return message;
+  }
+  if (auto near = nearest_match(value, choice_list(option))) message += "; did you mean '" + *near + "'?";
+  return message;
 }
 
 std::string usage_error_message(const CLI::App& app, const std::vector<std::string>& args, std::string_view what) {

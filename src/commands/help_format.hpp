@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/nearest_word.hpp"
+
 namespace hsperfguard {
 
 // The name the help and the messages give the program, whatever argv[0] was.
@@ -37,17 +39,30 @@ std::string wrap_text(std::string_view text, std::size_t indent, std::size_t wid
 // program's --help), else the codes `subcommand` can end with (commands/exit_codes.hpp).
 std::string exit_status_help(std::string_view subcommand);
 
-// The candidate nearest to `word` (a prefix of a candidate, or within a few edits:
-// Damerau-Levenshtein, adjacent transpositions counted once), if any is near enough.
-// Optimal string alignment distance (Damerau-Levenshtein with adjacent transpositions).
-std::size_t edit_distance(std::string_view a, std::string_view b);
-
-std::optional<std::string> nearest_match(std::string_view word, const std::vector<std::string>& candidates);
-
 // The message for a command line naming a subcommand or option `app` does not have, with the
 // nearest match ("unknown subcommand 'audti'; did you mean 'audit'?"), or nullopt when every
 // word is known (the parser's own message stands).
 std::optional<std::string> unknown_word_message(const CLI::App& app, const std::vector<std::string>& args);
+
+// The subcommand `help TOPIC...` is about: the program for no topic (or `help`), else the
+// subcommand the words name, one level after the other ("rules", "show"); nullptr when a word
+// names none.
+const CLI::App* help_topic(const CLI::App& app, const std::vector<std::string>& topic);
+
+// The usage error for a `help` topic help_topic does not know, with the nearest match and the
+// subcommands there are: "hsperfguard: help: no subcommand 'rules shwo'; did you mean 'rules show'?".
+std::string unknown_topic_message(const CLI::App& app, const std::vector<std::string>& topic);
+
+// What an option's value must be, said for a person: "a DURATION (e.g. 90s, 15m, 2h, 7d; at
+// most 3650d)", "a PID (a process id: a whole number from 1)", "one of json, text".
+std::string value_wanted(const CLI::Option& option);
+
+// The parser's refusal of an option's value (`what`: missing, not converted, not valid), said
+// in one line that names the subcommand, the option, what it takes and what was given, with
+// the nearest choice of a closed set: "hsperfguard: reap: --min-age needs a DURATION (...):
+// got 'x'". nullopt when `what` is about no option `args` give a value to.
+std::optional<std::string> value_error_message(const CLI::App& app, const std::vector<std::string>& args,
+                                               std::string_view what);
 
 // Any other error of the parser's (`what`), said by the subcommand `args` name, with where to
 // read its options: "hsperfguard audit: --tmpdir: /x: does not exist".

@@ -13,27 +13,37 @@
 #include "commands/exit_codes.hpp"
 #include "commands/help_format.hpp"
 #include "commands/subcommand.hpp"
-#include "model/text_escape.hpp"
+#include "platform/host.hpp"
 #include "platform/signals.hpp"
 
 namespace hg = hsperfguard;
 
 namespace {
 
+// What a run printed on standard output, flushed, and the status the run ends with. A reader
+// that went away (`| head` that had its lines, a pager quit) took what it wanted: what only
+// lists or shows (ps, rules, inspect, the help, the completion script) ends as it would have,
+// quietly, as rg, fd and jps do. An audit's or a reap's report is the record of what was found
+// or done: cut, the run did not complete (exit 3), as git's 141 says to `set -o pipefail`; the
+// person who typed `| head` at a terminal needs no sentence about it, an unattended run (its
+// standard error mailed or journaled) gets one. Any other failure to write (a full disk, an
+// I/O error) is said, and the run is incomplete, whatever it printed.
+int finish_output(int rc, bool only_shows) {
+  if (std::cout.flush()) return rc;
+  const bool reader_gone = hg::platform::stdout_reader_gone();
+  if (reader_gone && only_shows) return rc;
+  if (!reader_gone || !hg::platform::stderr_is_terminal()) {
+    std::cerr << "hsperfguard: cannot write to standard output ("
+              << (reader_gone ? "its reader closed it" : "failing") << "): what this run printed is incomplete\n";
+  }
+  return rc == hg::kExitOk || rc == hg::kExitFindings ? hg::kExitIncomplete : rc;
+}
+
 // Runs the subcommand the command line chose.
 int run_parsed(const std::vector<hg::SubcommandHook>& subcommands) {
   for (const auto& subcommand : subcommands) {
     if (!*subcommand.cmd) continue;
-    int rc = subcommand.run();
-    // Standard output closed by its reader, or failing (a full disk): what it should have
-    // carried (the report, the lines cron mails) is cut, so the run did not complete, whatever
-    // it did besides (a reap's removals are journaled and logged).
-    if (!std::cout.flush()) {
-      std::cerr << "hsperfguard: cannot write to standard output (closed by its reader, or failing): "
-                   "what this run printed is incomplete\n";
-      if (rc == hg::kExitOk || rc == hg::kExitFindings) rc = hg::kExitIncomplete;
-    }
-    return rc;
+    return finish_output(subcommand.run(), hg::only_shows(subcommand.cmd->get_name()));
   }
   return hg::kExitUsage;
 }
@@ -56,23 +66,17 @@ std::optional<int> run_alone(int argc, char** argv, const std::vector<std::strin
   return run_parsed(line.subcommands);
 }
 
-// `help [SUBCOMMAND]`: that help, as --help prints it.
+// `help [SUBCOMMAND [SUBCOMMAND]]` (git's `git help COMMAND`): that help, as --help prints it;
+// a topic it does not have is a usage error with the nearest match.
 int print_help(const CLI::App& app, const std::vector<std::string>& args) {
-  const CLI::App* about = &app;
-  if (args.size() == 2) {
-    about = nullptr;
-    for (const CLI::App* sub : app.get_subcommands({})) {
-      if (sub->get_name() == args[1]) about = sub;
-    }
-    if (about == nullptr) {
-      std::cerr << hg::unknown_word_message(app, {args[1]}).value_or("hsperfguard: help: no subcommand " +
-                                                                     hg::terminal_safe(args[1]))
-                << "\n";
-      return hg::kExitUsage;
-    }
+  const std::vector<std::string> topic(args.begin() + 1, args.end());
+  const CLI::App* about = hg::help_topic(app, topic);
+  if (about == nullptr) {
+    std::cerr << hg::unknown_topic_message(app, topic) << "\n";
+    return hg::kExitUsage;
   }
   std::cout << about->help();
-  return hg::kExitOk;
+  return finish_output(hg::kExitOk, true);
 }
 
 }  // namespace
@@ -84,7 +88,7 @@ int main(int argc, char** argv) {
   // them.
   if (argc == 2 && (std::string_view(argv[1]) == "--version" || std::string_view(argv[1]) == "-V")) {
     std::cout << hg::version_line() << "\n";
-    return std::cout.flush() ? hg::kExitOk : hg::kExitIncomplete;
+    return finish_output(hg::kExitOk, true);
   }
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (const auto rc = run_alone(argc, argv, args)) return *rc;
@@ -95,7 +99,7 @@ int main(int argc, char** argv) {
     std::cerr << hg::short_usage(app);
     return hg::kExitUsage;
   }
-  if (args.front() == "help" && args.size() <= 2) return print_help(app, args);
+  if (args.front() == "help") return print_help(app, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -106,7 +110,13 @@ int main(int argc, char** argv) {
         return hg::kExitUsage;
       }
     }
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // --help, --help-all, --bash-completion (printed while parsing).
+    if (e.get_exit_code() == 0) return finish_output(app.exit(e), true);
+    // A value the option does not take: the option, what it takes, what was given.
+    if (const auto message = hg::value_error_message(app, args, e.what())) {
+      std::cerr << *message << "\n";
+      return hg::kExitUsage;
+    }
     std::cerr << hg::usage_error_message(app, args, e.what()) << "\n";
     return hg::kExitUsage;
   }

@@ -278,11 +278,11 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
 namespace {
 
 // One reap at a time (a dry run changes nothing and takes no lock): the lock of
-// --lock-file, waited for under --wait. Returns the run's exit status when it must end here.
+// --lock-file, waited for under --wait; `as_root`: the refusal's advice is root's. Returns
 std::optional<int> take_instance_lock(const ReapCommandOptions& options, ReapRun& run,
                                       platform::InstanceLock& lock, const platform::StopSignals& signals,
                                       Clock::time_point started, std::optional<Clock::time_point> deadline,
-                                      std::ostream& err) {
+                                      bool as_root, std::ostream& err) {
   if (options.dry_run || !options.lock_file) return std::nullopt;
   run.lock.path = options.lock_file;
   lock = platform::InstanceLock::acquire(*options.lock_file, options.wait_for_lock, deadline,
@@ -306,11 +306,23 @@ std::optional<int> take_instance_lock(const ReapCommandOptions& options, ReapRun
       return kExitOk;
     case platform::InstanceLock::Status::error:
       print_errors(err, {*lock.error()});
-      // Not permitted (the default's directory is root's): what gets past it is another lock
-      // file, or none. A lock file that is not ours has its own advice in the error.
+      // Not permitted: the reason is the caller's. Not root, the default's directory is root's:
+      // root gets past it, or another lock file, or none. Root refused: the file system is
+      // read-only, or the path is one the lock will not use (the error above says why: not a
+      // regular file, another owner, a hard link, writable by others), and running as root
+      // again changes nothing.
       if (const int code = lock.error()->code; code == EACCES || code == EPERM || code == EROFS) {
-        err << "hsperfguard: reap: cannot take the single-instance lock: run as root, or pass --lock-file "
-               "FILE (in a directory only you may write), or --no-lock if no other reap runs at the same time\n";
+        err << "hsperfguard: reap: cannot take the single-instance lock: ";
+        if (!as_root) {
+          err << "not running as root: run as root, or pass --lock-file FILE (in a directory only you may "
+                 "write)";
+        } else {
+          err << (code == EROFS ? "its file system is read-only"
+                  : code == EPERM ? "the lock file is not one reap may use (said above): move it aside"
+                                  : "refused even to root (said above)")
+              << ", or pass --lock-file FILE (in a directory only root may write)";
+        }
+        err << ", or --no-lock if no other reap runs at the same time\n";
       }
       return kExitIncomplete;
   }
@@ -433,7 +445,7 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   // the report says what was done.
   const platform::StopSignals signals;
   platform::InstanceLock lock;
-  if (const auto ended = take_instance_lock(options, run, lock, signals, started, deadline, err)) return *ended;
+  if (const auto ended = take_instance_lock(options, run, lock, signals, started, deadline, env.host().euid == 0, err)) return *ended;
   run.timings.lock_ms = elapsed_ms(started);
   bool journal_failed = false;
   std::optional<ReapJournal> journal = open_run_journal(run, env, err, journal_failed);
@@ -491,7 +503,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
       "--max-runtime when given, then exits 0 as well.");
   const TempDirOptions temp_dir =
       add_temp_dir_options(cmd, p->options.tmpdir, p->options.root, "Reap", "this temp dir of this host");
-  cmd->add_flag("--dry-run", p->options.dry_run, "Print the plan; change nothing");
+  cmd->add_flag("-n,--dry-run", p->options.dry_run, "Print the plan; change nothing");
   cmd->add_option("--min-age", p->min_age,
                   "Leave entries changed (ctime or mtime) less than this long ago")
       ->check(duration())

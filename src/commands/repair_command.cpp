@@ -118,7 +118,7 @@ SubcommandHook add_repair_command(CLI::App& app) {
       "HotSpot allows), set through a handle to the object itself and read back; owners are\n"
       "never changed.");
   add_temp_dir_options(cmd, options->tmpdir, options->root, "Repair", "this temp dir");
-  cmd->add_flag("--dry-run", options->dry_run, "Print what would be fixed and what is left; change nothing");
+  cmd->add_flag("-n,--dry-run", options->dry_run, "Print what would be fixed and what is left; change nothing");
   add_profile_option(cmd, options->profile)->capture_default_str();
   return SubcommandHook{cmd, [options]() { return run_repair_command(*options, std::cout, std::cerr); }};
 }

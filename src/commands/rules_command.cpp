@@ -12,28 +12,25 @@
 
 #include "commands/exit_codes.hpp"
 #include "commands/help_format.hpp"
+#include "model/nearest_word.hpp"
 #include "model/rule_catalog.hpp"
 #include "report/audit_report_json.hpp"
 
 namespace hsperfguard {
 namespace {
 
-// The catalogue id nearest to `id`, when one is near enough to be what was meant: a few edits
-// away, or the only id that starts with it or ends with it (`mode` -> `file.mode`).
+// The catalogue id nearest to `id`, when one is near enough to be what was meant: the one
+// nearest_match finds, else the only id that contains it (`mode` -> `file.mode`).
 std::optional<std::string> nearest_rule(std::string_view id) {
-  std::optional<std::string> best;
-  std::size_t best_distance = std::max<std::size_t>(3, id.size() / 3) + 1;
+  std::vector<std::string> ids;
   std::vector<std::string> containing;
   for (const auto& [candidate, info] : rule_catalog()) {
-    const std::size_t d = edit_distance(id, candidate);
-    if (d < best_distance) {
-      best_distance = d;
-      best = candidate;
-    }
+    ids.push_back(candidate);
     if (!id.empty() && std::string_view(candidate).find(id) != std::string_view::npos) containing.push_back(candidate);
   }
-  if (!best && containing.size() == 1) best = containing.front();
-  return best;
+  if (auto near = nearest_match(id, ids)) return near;
+  if (containing.size() == 1) return containing.front();
+  return std::nullopt;
 }
 
 // The severity each built-in profile gives the rule; nullopt where the profile disables it.
@@ -163,7 +160,8 @@ SubcommandHook add_rules_command(CLI::App& app) {
   cmd->add_option("-f,--format", p->format, "json or text")->check(CLI::IsMember({"json", "text"}));
   auto* show = cmd->add_subcommand(
       "show", "One rule: why it matters, its evidence, its remedy, whether repair fixes it, its severity by profile");
-  show->add_option("ID", p->id, "The rule id (e.g. namespace.group-other-writable)")->required();
+  // Type RULE: the shell completion offers the catalogue's ids (commands/completion.cpp).
+  show->add_option("ID", p->id, "The rule id (e.g. namespace.group-other-writable)")->type_name("RULE")->required();
   show->add_option("-f,--format", p->show_format, "json or text")->check(CLI::IsMember({"json", "text"}));
   return SubcommandHook{cmd, [p, show]() {
                           if (show->parsed()) {

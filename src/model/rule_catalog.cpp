@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "embedded_rules.hpp"
+#include "model/nearest_word.hpp"
 #include "model/shell_word.hpp"
 
 namespace hsperfguard {
@@ -179,7 +180,11 @@ std::optional<std::string> validate_policy(const json& document) {
   if (rules == document.end()) return std::nullopt;
   for (const auto& [id, setting] : rules->items()) {
     if (find_rule(id) == nullptr) {
-      return "unknown rule id " + json_quoted(id) + " (`hsperfguard rules` lists the known ids)";
+      std::vector<std::string> ids;
+      for (const auto& [known, rule] : rule_catalog()) ids.push_back(known);
+      const auto near = nearest_match(id, ids);
+      return "unknown rule id " + json_quoted(id) + (near ? "; did you mean " + json_quoted(*near) + "?" : "") +
+             " (`hsperfguard rules` lists the known ids)";
     }
     if (!setting.is_object()) {
       return "rule " + json_quoted(id) + ": expected an object like {\"enabled\": false}";
@@ -193,7 +198,12 @@ std::optional<std::string> validate_policy(const json& document) {
         if (!value.is_boolean())
           return "rule " + json_quoted(id) + ": \"enabled\" must be true or false";
       } else if (!value.is_string() || !parse_severity(value.get_ref<const std::string&>())) {  // "severity"
+        const auto near = value.is_string()
+                              ? nearest_match(value.get_ref<const std::string&>(),
+                                              {"info", "low", "medium", "high", "critical"})
+                              : std::nullopt;
         return "rule " + json_quoted(id) + ": unknown severity " + describe_value(value) +
+               (near ? "; did you mean " + json_quoted(*near) + "?" : "") +
                " (expected info, low, medium, high or critical)";
       }
     }

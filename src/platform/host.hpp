@@ -15,6 +15,7 @@ namespace hsperfguard::platform {
 HostInfo observe_host();
 std::int64_t now_epoch_ms();
 bool stdout_is_terminal();
+bool stderr_is_terminal();
 // The width in columns of the terminal standard output is, nullopt when it is none (or says 0).
 std::optional<std::size_t> stdout_terminal_columns();
 

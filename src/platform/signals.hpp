@@ -31,6 +31,12 @@ class StopSignals {
 // output was cut (exit 3). Called once, first thing in main. Windows has no SIGPIPE.
 void ignore_broken_pipes();
 
+// Whether standard output is a pipe or socket whose reader has gone away (`| head` that had
+// its lines, a pager quit): what failed to be written was not wanted, unlike a full disk or
+// an I/O error. POSIX asks poll() for POLLERR on the write end; Windows answers false (its
+// failed writes say so as any other error).
+bool stdout_reader_gone();
+
 // The platform's stop signals. POSIX installs the handler without SA_RESTART, so that a call
 // that waits returns when a stop is asked (platform/posix/signals_posix.cpp).
 std::span<const int> stop_signal_numbers();

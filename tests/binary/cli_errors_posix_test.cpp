@@ -115,6 +115,174 @@ TEST(CliErrors, MistypedOptionGetsTheNearestMatch) {
   EXPECT_EQ(value.err.find("unknown option"), std::string::npos) << value.err;
 }
 
+// A value the option does not take is one line that names the subcommand, the option, what it
+// takes and what was given, exit 2: `--container abc` answered with a 309-digit range,
+// `--container 1.5` with "Could not convert", `reap --min-age` alone with "1 required
+// TEXT:DURATION missing", `--fail-on hihg` with the list and no guess. One case per kind.
+TEST(CliErrors, AValueErrorNamesTheOptionWhatItTakesAndWhatWasGiven) {
+  ScratchDir dir;
+  const std::string missing = dir / "nonexistent";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"audit", "--container", "abc"},
+       "hsperfguard: audit: --container needs a PID (a process id: a whole number from 1): got 'abc'"},
+      {{"ps", "--container", "1.5"},
+       "hsperfguard: ps: --container needs a PID (a process id: a whole number from 1): got '1.5'"},
+      {{"audit", "--container=99999999999"},
+       "hsperfguard: audit: --container needs a PID (a process id: a whole number from 1): got '99999999999'"},
+      {{"reap", "--dry-run", "--min-age"},
+       "hsperfguard: reap: --min-age needs a DURATION (e.g. 90, 500ms, 90s, 15m, 2h, 1d; at most 3650d): none given"},
+      {{"reap", "--dry-run", "--min-age", "x", "--tmpdir", dir.path()},
+       "hsperfguard: reap: --min-age needs a DURATION (e.g. 90, 500ms, 90s, 15m, 2h, 1d; at most 3650d): got 'x'"},
+      {{"audit", "--every", "500ms"},
+       "hsperfguard: audit: --every needs a DURATION (e.g. 90, 500ms, 90s, 15m, 2h, 1d; at most 3650d): got "
+       "'500ms', which is less than 1s (the least --every takes)"},
+      {{"audit", "--fail-on", "hihg"},
+       "hsperfguard: audit: --fail-on needs one of info, low, medium, high, critical: got 'hihg'; did you mean 'high'?"},
+      {{"repair", "--profile", "strcit"},
+       "hsperfguard: repair: --profile needs one of default, hotspot, strict: got 'strcit'; did you mean 'strict'?"},
+      {{"audit", "--color", "nevr"},
+       "hsperfguard: audit: --color needs one of auto, always, never: got 'nevr'; did you mean 'never'?"},
+      {{"rules", "show", "file.stale", "--format", "jsn"},
+       "hsperfguard: rules show: --format needs one of json, text: got 'jsn'; did you mean 'json'?"},
+      {{"inspect", "1", "--tmpdir", missing},
+       "hsperfguard: inspect: --tmpdir needs a DIR (an existing directory): got '" + missing + "', which does not exist"},
+      {{"reap", "--dry-run", "--journal", ""}, "hsperfguard: reap: --journal needs a FILE name: got '' (an unset variable?)"},
+      {{"create", "--user", "nobody", "--pid", "5", "--size", "1k"},
+       "hsperfguard: create: --size needs a number of BYTES (plain decimal, e.g. 32768): got '1k'"},
+  };
+  for (const auto& [args, said] : cases) {
+    const auto r = run_tool(args);
+    std::string shown;
+    for (const auto& a : args) shown += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << shown << r.err;
+    EXPECT_EQ(r.err, said + "\n") << shown;
+    EXPECT_EQ(r.out, "") << shown;
+  }
+}
+
+// Every option of every subcommand that takes a value, as --help lists it (a new one is swept
+// without a word here), given a value it does not take: one line naming the subcommand and the
+// option, exit 2. Free text (create --command) takes anything.
+TEST(CliErrors, EveryValueOptionRefusesABadValueNamingIt) {
+  ScratchDir dir;
+  const std::map<std::string, std::string> bad = {
+      {"PID", "x"}, {"DURATION", "x"}, {"DIR", dir / "nonexistent"}, {"FILE", ""},
+      {"USER", ""}, {"BYTES", "x"},    {"N", "x"},
+  };
+  // What each subcommand needs besides the option swept.
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> subcommands = {
+      {{"audit"}, {}},
+      {{"rules"}, {}},
+      {{"rules", "show"}, {"file.stale"}},
+      {{"inspect"}, {"1"}},
+      {{"reap"}, {"--dry-run"}},
+      {{"ps"}, {}},
+      {{"create"}, {"--user", "nobody", "--pid", "5"}},
+      {{"repair"}, {"--dry-run"}},
+  };
+  std::size_t swept = 0;
+  for (const auto& [path, base] : subcommands) {
+    std::vector<std::string> help_args = path;
+    help_args.push_back("--help");
+    const auto help = run_tool(help_args);
+    ASSERT_EQ(help.exit_code, 0) << help.err;
+    std::string where;
+    for (const auto& word : path) where += (where.empty() ? "" : " ") + word;
+    std::istringstream lines(help.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.starts_with("  -")) continue;
+      // "  -f, --format json|text   text (the default) or json": the names, then a metavar.
+      const std::string left = line.substr(2, line.find("  ", 2) - 2);
+      std::istringstream words(left);
+      std::string word, option, metavar;
+      while (words >> word) {
+        if (word.ends_with(',')) word.pop_back();
+        if (word.starts_with("--")) {
+          option = word;
+        } else if (!word.starts_with("-")) {
+          metavar = word;
+        }
+      }
+      if (metavar.empty() || metavar == "TEXT") continue;  // a flag; free text
+      const std::string value = metavar.find('|') != std::string::npos ? "x" : bad.at(metavar);
+      std::vector<std::string> args = path;
+      args.insert(args.end(), base.begin(), base.end());
+      args.push_back(option);
+      args.push_back(value);
+      const auto r = run_tool(args);
+      EXPECT_EQ(r.exit_code, 2) << where << " " << option << " '" << value << "': " << r.err;
+      EXPECT_TRUE(r.err.starts_with("hsperfguard: " + where + ": " + option + " needs ")) << option << ": " << r.err;
+      EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+      // The value was given: the message says what it was.
+      EXPECT_NE(r.err.find("got '" + value + "'"), std::string::npos) << r.err;
+      ++swept;
+    }
+  }
+  EXPECT_GE(swept, 40u) << "every value option of the seven subcommands";
+}
+
+// `help` at every depth, as git's `git help COMMAND`: what --help of that command prints; an
+// unknown topic is a usage error with the nearest match. `help rules show` was "unknown
+// subcommand 'help'; did you mean 'reap'?".
+TEST(CliErrors, HelpAtEveryDepthIsThatCommandsHelp) {
+  const std::vector<std::vector<std::string>> topics = {{}, {"help"}, {"reap"}, {"rules"}, {"rules", "show"}};
+  for (const auto& topic : topics) {
+    std::vector<std::string> help = {"help"};
+    help.insert(help.end(), topic.begin(), topic.end());
+    std::vector<std::string> dashed = topic.size() == 1 && topic.front() == "help" ? std::vector<std::string>{} : topic;
+    dashed.push_back("--help");
+    const auto a = run_tool(help);
+    const auto b = run_tool(dashed);
+    EXPECT_EQ(a.exit_code, 0) << a.err;
+    EXPECT_EQ(a.out, b.out) << help.size();
+    EXPECT_EQ(a.err, "");
+  }
+  EXPECT_NE(run_tool({"help", "rules", "show"}).out.find("Usage: hsperfguard rules show [OPTIONS] ID"),
+            std::string::npos);
+  const auto nested = run_tool({"help", "rules", "shwo"});
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_EQ(nested.out, "");
+  EXPECT_TRUE(nested.err.starts_with("hsperfguard: help: no subcommand 'rules shwo'; did you mean 'rules show'?\n"))
+      << nested.err;
+  const auto top = run_tool({"help", "rpae"});
+  EXPECT_EQ(top.exit_code, 2);
+  EXPECT_TRUE(top.err.starts_with("hsperfguard: help: no subcommand 'rpae'; did you mean 'reap'?\n")) << top.err;
+  const auto none = run_tool({"help", "ps", "show"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("hsperfguard ps has no subcommands"), std::string::npos) << none.err;
+  // `help` after a subcommand: where it goes.
+  const auto after = run_tool({"rules", "help", "show"});
+  EXPECT_EQ(after.exit_code, 2);
+  EXPECT_NE(after.err.find("unknown subcommand 'help'; did you mean 'hsperfguard help rules show'?"), std::string::npos)
+      << after.err;
+  // `help` mistyped is one of the subcommands a word is compared with.
+  EXPECT_NE(run_tool({"hlep"}).err.find("did you mean 'help'?"), std::string::npos);
+}
+
+// -n is --dry-run wherever there is one, as in git clean, rsync and make: `reap -n`
+// suggested -h.
+TEST(CliErrors, DashNIsDryRun) {
+  ScratchDir dir;
+  const std::string ns = dir / "hsperfdata_nobody";
+  std::filesystem::create_directory(ns);
+  test::write_file(ns + "/4194301", test::to_bytes("x"));
+  for (const char* sub : {"reap", "repair"}) {
+    // No age in reap's plan (it would differ by a tenth of a second between the runs).
+    const std::vector<std::string> args = {"--tmpdir", dir.path(), sub == std::string("reap") ? "--min-age" : "--profile",
+                                           sub == std::string("reap") ? "0" : "default"};
+    std::vector<std::string> n = {sub, "-n"}, dry = {sub, "--dry-run"};
+    n.insert(n.end(), args.begin(), args.end());
+    dry.insert(dry.end(), args.begin(), args.end());
+    const auto short_form = run_tool(n);
+    const auto long_form = run_tool(dry);
+    EXPECT_EQ(short_form.exit_code, long_form.exit_code) << sub << ": " << short_form.err;
+    EXPECT_EQ(short_form.out, long_form.out) << sub;
+    EXPECT_NE(short_form.out, "") << sub;
+    EXPECT_NE(run_tool({sub, "--help"}).out.find("  -n, --dry-run "), std::string::npos) << sub;
+  }
+  EXPECT_TRUE(std::filesystem::exists(ns + "/4194301")) << "reap -n removed nothing";
+}
+
 TEST(CliErrors, VersionHelpSubcommandAndNoSubcommand) {
   const auto version = run_tool({"--version"});
   const auto v = run_tool({"-V"});
@@ -160,11 +328,12 @@ TEST(CliErrors, AMissingPathIsAUsageErrorNamingItWithNoReport) {
   const std::string file = dir / "file";
   test::write_file(file, test::to_bytes("x"));
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"audit", "--tmpdir", missing, "--format", "json"}, "--tmpdir: " + missing + ": does not exist"},
-      {{"audit", "--root", missing, "--format", "json"}, "--root: " + missing + ": does not exist"},
-      {{"audit", "--tmpdir", file, "--format", "json"}, "--tmpdir: " + file + ": is not a directory"},
+      {{"audit", "--tmpdir", missing, "--format", "json"},
+       "audit: --tmpdir needs a DIR (an existing directory): got '" + missing + "', which does not exist"},
+      {{"audit", "--root", missing, "--format", "json"}, "--root needs a DIR (an existing directory): got '" + missing + "', which does not exist"},
+      {{"audit", "--tmpdir", file, "--format", "json"}, "--tmpdir needs a DIR (an existing directory): got '" + file + "', which is not a directory"},
       {{"audit", "--policy", missing, "--format", "json"}, "--policy " + missing + ": does not exist"},
-      {{"reap", "--dry-run", "--tmpdir", missing, "--format", "json"}, "--tmpdir: " + missing + ": does not exist"},
+      {{"reap", "--dry-run", "--tmpdir", missing, "--format", "json"}, "reap: --tmpdir needs a DIR (an existing directory): got '" + missing + "', which does not exist"},
       {{"inspect", missing}, missing + ": does not exist"},
   };
   for (const auto& [args, said] : cases) {
@@ -187,7 +356,7 @@ TEST(CliErrors, AFifoNamedAsTheTempDirIsRefusedUnopened) {
   const auto r = test::run({"timeout", "-k", "2", "20", test::tool_path(), "audit", "--tmpdir", fifo, "--format", "json"});
   EXPECT_EQ(r.exit_code, 2) << "124 would be a hang; " << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find(fifo + ": is not a directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("got '" + fifo + "', which is not a directory"), std::string::npos) << r.err;
 }
 
 TEST(CliErrors, APolicyThatIsNotJsonSaysLineColumnAndWhatWasExpected) {
@@ -269,11 +438,30 @@ TEST(CliErrors, UnprivilegedReapNamesTheOptionsThatGetPastTheLock) {
 setpriv --reuid=65534 --regid=65534 --clear-groups $H reap --tmpdir /tmp/t --no-containers --format json \
   >/dev/null 2>/tmp/err; echo rc=$?
 echo lock_file=$(grep -c -- '--lock-file FILE' /tmp/err) no_lock=$(grep -c -- '--no-lock' /tmp/err)
+echo not_root=$(grep -c -- 'not running as root: run as root' /tmp/err)
 cat /tmp/err >&2
 )SH");
   EXPECT_EQ(o.at("rc"), "3") << o.result.err;
   EXPECT_EQ(o.at("lock_file"), "1") << o.result.err;
   EXPECT_EQ(o.at("no_lock"), "1") << o.result.err;
+  EXPECT_EQ(o.at("not_root"), "1") << o.result.err;
+}
+
+// Root refused the lock is not told to run as root: the lock file is one reap will not use
+// (here another user's), and the advice says so.
+TEST(CliErrors, RootRefusedTheLockIsToldTheTrueReason) {
+  SKIP_UNLESS_ROOT();
+  const auto o = hostile::run_case(R"SH(
+mkdir -p /tmp/lockdir && chmod 0755 /tmp/lockdir
+touch /tmp/lockdir/reap.lock && chown 65534:65534 /tmp/lockdir/reap.lock
+$H reap --tmpdir /tmp/t --no-containers --format json --lock-file /tmp/lockdir/reap.lock >/dev/null 2>/tmp/err
+echo rc=$?
+echo as_root=$(grep -c 'run as root' /tmp/err) unusable=$(grep -c 'the lock file is not one reap may use' /tmp/err)
+cat /tmp/err >&2
+)SH");
+  EXPECT_EQ(o.at("rc"), "3") << o.result.err;
+  EXPECT_EQ(o.at("as_root"), "0") << o.result.err;
+  EXPECT_EQ(o.at("unusable"), "1") << o.result.err;
 }
 
 // ---- One exit-code table -------------------------------------------------------------------

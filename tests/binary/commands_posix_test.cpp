@@ -187,6 +187,36 @@ TEST(BashCompletion, CompletesSubcommandsAndEveryOptionOfReapAsHelpListsThem) {
             (std::set<std::string>{"--fail-on"}));
 }
 
+// `help` and its topics, `rules show` and the rule ids after it, severities after --fail-on,
+// profiles after --profile: none of the first three was offered.
+TEST(BashCompletion, OffersHelpItsTopicsRulesShowAndRuleIds) {
+  const std::string script = std::filesystem::path(test::tool_path()).parent_path().string() +
+                             "/share/bash-completion/completions/hsperfguard";
+  ScratchDir dir;
+  test::write_file(dir / "file.stale-lookalike", {});
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "he"}), (std::set<std::string>{"help"}));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "help", ""}),
+            (std::set<std::string>{"audit", "rules", "inspect", "reap", "ps", "create", "repair"}));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "help", "re"}), (std::set<std::string>{"reap", "repair"}));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "help", "rules", ""}), (std::set<std::string>{"show"}));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "rules", "sh"}), (std::set<std::string>{"show"}));
+  // Rule ids, not the file names that look like them.
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "rules", "show", "file.st"}),
+            (std::set<std::string>{"file.stale"}));
+  const auto ids = complete(script, dir.path(), {"hsperfguard", "rules", "show", ""});
+  const auto listed = test::run_tool({"rules"});
+  std::size_t rules = 0;
+  for (std::size_t at = 0; (at = listed.out.find('\n', at)) != std::string::npos; ++at) ++rules;
+  EXPECT_EQ(ids.size(), rules) << listed.out;
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "rules", "show", "--f"}), (std::set<std::string>{"--format"}));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "rules", "show", "--format", ""}),
+            (std::set<std::string>{"json", "text"}));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "audit", "--fail-on", ""}),
+            (std::set<std::string>{"info", "low", "medium", "high", "critical"}));
+  EXPECT_EQ(complete(script, dir.path(), {"hsperfguard", "repair", "--profile", ""}),
+            (std::set<std::string>{"default", "strict", "hotspot"}));
+}
+
 
 // What a person at a terminal gets: a real interactive bash on a pseudo-terminal
 // (tests/support/complete_pty.py) types a command line, presses TAB, then Enter; `hsperfguard` is a
@@ -254,6 +284,13 @@ TEST(BashCompletion, HostileFileNamesGoOnTheLineQuotedAndNeverRun) {
   EXPECT_EQ(zsh.args, (std::vector<std::string>{"inspect", run_it})) << zsh.transcript;
   const auto zsh_output = complete_in_pty(script, dir.path(), "hsperfguard reap --output 42\\ ", "zsh");
   EXPECT_EQ(zsh_output.args, (std::vector<std::string>{"reap", "--output", split_and_glob})) << zsh_output.transcript;
+  // `help rules show` and a rule id, at a terminal, in both shells.
+  for (const char* shell : {"bash", "zsh"}) {
+    const auto topic = complete_in_pty(script, dir.path(), "hsperfguard help rules sh", shell);
+    EXPECT_EQ(topic.args, (std::vector<std::string>{"help", "rules", "show"})) << shell << topic.transcript;
+    const auto id = complete_in_pty(script, dir.path(), "hsperfguard rules show file.sta", shell);
+    EXPECT_EQ(id.args, (std::vector<std::string>{"rules", "show", "file.stale"})) << shell << id.transcript;
+  }
 
   for (const char* planted : {"PWNED", "PWNED2", "PWNED3"}) {
     EXPECT_FALSE(std::filesystem::exists(dir / planted)) << planted << " was created: a file name ran as a command";

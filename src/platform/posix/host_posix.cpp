@@ -34,6 +34,7 @@ std::int64_t now_epoch_ms() {
 }
 
 bool stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
+bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 
 std::optional<std::size_t> stdout_terminal_columns() {
   struct winsize ws {};

@@ -4,7 +4,10 @@
 // (an open of a FIFO, a flock, a poll on a slow reader) returns EINTR when a stop signal
 // arrives, and the loop around it sees the flag, instead of the call being restarted and the
 // run going on as if nothing had been asked.
+#include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstddef>
@@ -47,5 +50,14 @@ StopSignals::~StopSignals() {
 const std::atomic<bool>& StopSignals::requested() const { return g_stop_requested; }
 
 void ignore_broken_pipes() { ::signal(SIGPIPE, SIG_IGN); }
+
+bool stdout_reader_gone() {
+  struct stat st {};
+  if (::fstat(STDOUT_FILENO, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return false;
+  // A pipe's write end polls POLLERR once its last reader is closed; a socket's, POLLHUP too.
+  struct pollfd fd {STDOUT_FILENO, POLLOUT, 0};
+  if (::poll(&fd, 1, 0) != 1) return false;
+  return (fd.revents & (POLLERR | POLLHUP)) != 0;
+}
 
 }  // namespace hsperfguard::platform

@@ -52,6 +52,11 @@ bool stdout_is_terminal() {
   return ::GetConsoleMode(::GetStdHandle(STD_OUTPUT_HANDLE), &mode) != 0;
 }
 
+bool stderr_is_terminal() {
+  DWORD mode = 0;
+  return ::GetConsoleMode(::GetStdHandle(STD_ERROR_HANDLE), &mode) != 0;
+}
+
 std::optional<std::size_t> stdout_terminal_columns() {
   CONSOLE_SCREEN_BUFFER_INFO info{};
   if (!stdout_is_terminal() || !::GetConsoleScreenBufferInfo(::GetStdHandle(STD_OUTPUT_HANDLE), &info)) {

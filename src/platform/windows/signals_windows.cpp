@@ -37,4 +37,6 @@ const std::atomic<bool>& StopSignals::requested() const { return g_stop_requeste
 
 void ignore_broken_pipes() {}  // no SIGPIPE: a write to a closed pipe fails with an error
 
+bool stdout_reader_gone() { return false; }
+
 }  // namespace hsperfguard::platform

@@ -15,6 +15,7 @@ namespace {
 using nlohmann::json;
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string source_path(const std::string& relative) {
   return std::string(HSPERFGUARD_SOURCE_DIR) + "/" + relative;
@@ -221,6 +222,22 @@ TEST(Policy, UnknownRuleIdIsRejectedAndNothingIsApplied) {
   EXPECT_EQ(p.name, before.name);
   EXPECT_TRUE(p.enabled("file.mode"));
   EXPECT_EQ(p.rules.size(), before.rules.size());
+}
+
+// A policy naming `file.stail` or severity "hihg" is refused with the nearest known word, as
+// the command line does for its values.
+TEST(Policy, AMistypedRuleIdOrSeverityGetsTheNearestOne) {
+  Policy p;
+  const auto id = apply_policy(p, json::parse(R"({"rules": {"file.stail": {"enabled": false}}})"));
+  ASSERT_TRUE(id.has_value());
+  EXPECT_THAT(*id, HasSubstr("unknown rule id \"file.stail\"; did you mean \"file.stale\"?"));
+  const auto severity = apply_policy(p, json::parse(R"({"rules": {"file.mode": {"severity": "hihg"}}})"));
+  ASSERT_TRUE(severity.has_value());
+  EXPECT_THAT(*severity, HasSubstr("unknown severity \"hihg\"; did you mean \"high\"?"));
+  // Nothing near: no guess.
+  const auto far = apply_policy(p, json::parse(R"({"rules": {"nothing.like.it": {"enabled": false}}})"));
+  ASSERT_TRUE(far.has_value());
+  EXPECT_THAT(*far, Not(HasSubstr("did you mean")));
 }
 
 TEST(Policy, UnknownSeverityIsRejected) {
