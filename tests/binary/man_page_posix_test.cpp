@@ -174,6 +174,9 @@ TEST(ManPage, HasTheSectionsOfAManPageAndTheToolsOwn) {
   ASSERT_TRUE(std::filesystem::exists(page_path())) << "the build made no man page";
   ASSERT_TRUE(test::have_program("man")) << "man (Debian: man-db)";
   const Rendered page = render();
+  for (const char* section : {"NAME", "DESCRIPTION", "SEE ALSO", "ENVIRONMENT", "SYNOPSIS", "OPTIONS"}) {
+    ASSERT_TRUE(page.sections.contains(section)) << section;
+  }
   EXPECT_EQ(page.order, (std::vector<std::string>{"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "COMMANDS", "DURATION",
                                                   "PS STATE", "EXIT STATUS", "ENVIRONMENT", "FILES", "THREAT MODEL",
                                                   "EXAMPLES", "SEE ALSO"}));
@@ -194,6 +197,9 @@ TEST(ManPage, EverySubcommandsHelpIsInThePageInTheSameWords) {
   ASSERT_TRUE(std::filesystem::exists(page_path())) << "the build made no man page";
   ASSERT_TRUE(test::have_program("man")) << "man (Debian: man-db)";
   const Rendered page = render();
+  ASSERT_TRUE(page.sections.contains("SYNOPSIS"));
+  ASSERT_TRUE(page.subsections.contains("COMMANDS")) << "no subcommand has a subsection under COMMANDS";
+  ASSERT_TRUE(page.subsections.contains("EXIT STATUS")) << "no subcommand's exit codes under EXIT STATUS";
   const auto subcommands = every_subcommand();
   ASSERT_GE(subcommands.size(), 8u);
   const std::string synopsis = normalized(page.sections.at("SYNOPSIS"));
@@ -282,6 +288,8 @@ TEST(ManPage, EveryRowOfTheExitCodeTablesIsInHelpAndInThePage) {
   ASSERT_TRUE(std::filesystem::exists(page_path())) << "the build made no man page";
   ASSERT_TRUE(test::have_program("man")) << "man (Debian: man-db)";
   const Rendered page = render();
+  ASSERT_TRUE(page.sections.contains("EXIT STATUS"));
+  ASSERT_TRUE(page.subsections.contains("EXIT STATUS")) << "no subcommand's exit codes under EXIT STATUS";
   const std::string status = page.sections.at("EXIT STATUS");
   const std::string general = normalized(status.substr(0, status.find("\n   hsperfguard ")));
   const std::string help = normalized(run_tool({"--help"}).out);
