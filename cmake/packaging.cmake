@@ -14,21 +14,6 @@
 # `cmake --install` puts the binary by default; the package has /usr/bin. For the RPM it also
 # installs LICENSE as the package's %license file.
 
-# Also run by the man page's build step (HSPERFGUARD_MAN_FIXUP: the page help2man wrote): the
-# subcommands of `--help-all` become a SUBCOMMANDS section with one subsection each, its exit
-# codes the EXIT STATUS section.
-if(HSPERFGUARD_MAN_FIXUP)
-  file(READ "${HSPERFGUARD_MAN_FIXUP}" text)
-  string(REPLACE "\n.PP\nSubcommands:\n" "\n.SH SUBCOMMANDS\n" text "${text}")
-  string(REGEX REPLACE "\n([a-z][a-z-]*)\n\\.IP\n" "\n.SS \"hsperfguard \\1\"\n" text "${text}")
-  string(REGEX REPLACE "\n(Options|Positionals):\n" "\n.PP\n\\\\fI\\1:\\\\fR\n" text "${text}")
-  # The exit codes (--help's footer, generated from src/commands/exit_codes.cpp) are the page's
-  # EXIT STATUS: no copy of them is written by hand.
-  string(REPLACE "\n.SS \"Exit status:\"\n" "\n.SH \"EXIT STATUS\"\n" text "${text}")
-  file(WRITE "${HSPERFGUARD_MAN_FIXUP}" "${text}")
-  return()
-endif()
-
 if(HSPERFGUARD_INSTALL_STEP)
   set(destdir "$ENV{DESTDIR}")
   # Units in /usr/lib/systemd/system, for the .deb as for the RPM: Debian 12 and 13 are
@@ -75,25 +60,27 @@ set(HSPERFGUARD_PACKAGING_DIR ${PROJECT_SOURCE_DIR}/packaging)
 set(HSPERFGUARD_MAINTAINER "hsperfguard maintainers <maintainers@hsperfguard.org>")
 set(HSPERFGUARD_SUMMARY "audit and clean up the JVM's hsperfdata namespaces")
 
-# The man page: help2man from `hsperfguard --help-all` (every subcommand and option, so it
-# cannot drift from the code) and docs/hsperfguard.h2m (exit codes, threat model, examples,
-# files; the exit codes come from --help-all). Built with the binary; not when cross-compiling (the binary cannot run here).
-find_program(HELP2MAN help2man)
+# The man page hsperfguard(1): written by hsperfguard_man_page (src/man_page_main.cpp) from the
+# command line hsperfguard parses with and the tables its --help prints (subcommands, options,
+# value syntax, the ps STATE legend, each subcommand's exit codes; src/commands/man_page.cpp),
+# placed in the prose of docs/hsperfguard.1.in (description, threat model, files, examples), so
+# that the page says what --help says by construction. Not when cross-compiling (the generator
+# cannot run here).
 find_program(GZIP gzip)
 set(HSPERFGUARD_MAN_PAGE ${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1.gz)
-if(NOT CMAKE_CROSSCOMPILING AND HELP2MAN AND GZIP)
+if(NOT CMAKE_CROSSCOMPILING AND GZIP)
+  add_executable(hsperfguard_man_page src/man_page_main.cpp)
+  target_link_libraries(hsperfguard_man_page PRIVATE hsperfguard_commands hsperfguard_version hsperfguard_warnings)
   add_custom_command(
     OUTPUT ${HSPERFGUARD_MAN_PAGE} ${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1
     COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/share/man/man1
-    COMMAND ${HELP2MAN} --no-info --section=1 --help-option=--help-all
-            --name=${HSPERFGUARD_SUMMARY} --source=hsperfguard
-            --include=${PROJECT_SOURCE_DIR}/docs/hsperfguard.h2m
-            --output=${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1 $<TARGET_FILE:hsperfguard>
-    COMMAND ${CMAKE_COMMAND} -DHSPERFGUARD_MAN_FIXUP=${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1
-            -P ${CMAKE_CURRENT_LIST_FILE}
+    # Through a temporary file: a failed run leaves no page that looks up to date.
+    COMMAND sh -c "\"$0\" \"$1\" > \"$2.new\" && mv \"$2.new\" \"$2\""
+            $<TARGET_FILE:hsperfguard_man_page> ${PROJECT_SOURCE_DIR}/docs/hsperfguard.1.in
+            ${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1
     COMMAND ${GZIP} -9nf -k ${PROJECT_BINARY_DIR}/share/man/man1/hsperfguard.1
-    DEPENDS hsperfguard ${PROJECT_SOURCE_DIR}/docs/hsperfguard.h2m ${CMAKE_CURRENT_LIST_FILE}
-    COMMENT "Generating the man page hsperfguard(1) with help2man"
+    DEPENDS hsperfguard_man_page ${PROJECT_SOURCE_DIR}/docs/hsperfguard.1.in
+    COMMENT "Generating the man page hsperfguard(1)"
     VERBATIM)
   add_custom_target(hsperfguard_man ALL DEPENDS ${HSPERFGUARD_MAN_PAGE})
   if(TARGET hsperfguard_binary_tests)
@@ -101,7 +88,7 @@ if(NOT CMAKE_CROSSCOMPILING AND HELP2MAN AND GZIP)
   endif()
   install(FILES ${HSPERFGUARD_MAN_PAGE} DESTINATION share/man/man1)
 else()
-  message(STATUS "help2man or gzip not found (Debian: help2man): no man page, no complete package")
+  message(STATUS "gzip not found, or cross-compiling: no man page hsperfguard(1), no complete package")
 endif()
 
 # The policy file's format, hsperfguard-policy(5), written in roff (docs/hsperfguard-policy.5).

@@ -17,7 +17,7 @@ if [ "${1:-}" = "--tests" ]; then
     strace                                    # holds the reaper between two system calls (race tests)
     spin                                      # model-checks the removal protocol (scripts/verify.sh)
     prometheus-node-exporter prometheus       # the metrics scrape test, promtool
-    lintian dpkg-dev fakeroot file man-db     # the Debian package test
+    lintian dpkg-dev fakeroot file man-db     # the Debian package test; man renders the man page for its test
     rpm rpmlint cpio                          # the RPM: rpmbuild for CPack, rpmlint, rpm --root, its binary
     debootstrap systemd-container             # the field test: Debian 12 and 13 roots booted by systemd-nspawn
     g++-mingw-w64-x86-64-posix wine wine64    # the Windows build, its tests run under wine
@@ -26,7 +26,6 @@ if [ "${1:-}" = "--tests" ]; then
     systemd                                   # systemd-tmpfiles --clean on the tmpfiles.d snippet, systemd-analyze verify of the units
   )
 fi
-packages+=(help2man)                          # the man page, generated from --help
 export DEBIAN_FRONTEND=noninteractive
 # Installing must not start daemons (node_exporter and prometheus ship services): an
 # invoke-rc.d policy that says "not now" for the duration of the install, unless one exists.

@@ -91,7 +91,7 @@ def main(argv):
         sources = []
         for d, _, files in os.walk(os.path.join(ROOT, 'src')):
             for f in files:
-                if f.endswith('.cpp') and f not in ('main.cpp', 'static_runtime_shim.cpp'):
+                if f.endswith('.cpp') and f not in ('main.cpp', 'static_runtime_shim.cpp', 'man_page_main.cpp'):
                     sources.append(os.path.relpath(os.path.join(d, f), ROOT))
         none = []
         for s in sorted(sources):

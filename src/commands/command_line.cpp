@@ -64,7 +64,7 @@ CommandLine::CommandLine(std::string_view only)
   app.set_help_flag("-h,--help", "Print this help and exit");
   app.set_version_flag("-V,--version", version_line());
   app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "Print this help with every subcommand's options (the man page's source)");
+  app.set_help_all_flag("--help-all", "Print this help with every subcommand's options");
   for (const SubcommandEntry& entry : kSubcommands) {
     if (only.empty() || entry.name == only) subcommands.push_back(entry.add(app));
   }

@@ -1,6 +1,7 @@
 #include "commands/help_format.hpp"
 
 #include <algorithm>
+#include <array>
 #include <sstream>
 
 #include "commands/cli_checks.hpp"
@@ -52,13 +53,9 @@ std::string choices_of(const std::string& type) {
   return out;
 }
 
-// The subcommand's words as typed: "hsperfguard", "hsperfguard audit".
-std::string command_path(const CLI::App* app) {
-  std::vector<std::string> names;
-  for (; app != nullptr && app->get_parent() != nullptr; app = app->get_parent()) names.push_back(app->get_name());
-  std::string out(kProgramName);
-  for (auto it = names.rbegin(); it != names.rend(); ++it) out += " " + *it;
-  return out;
+std::string_view without_dashes(std::string_view word) {
+  while (word.starts_with('-')) word.remove_prefix(1);
+  return word;
 }
 
 // Whether an option is named `word` ("--tmpdir", "-q").
@@ -172,7 +169,55 @@ std::string subcommand_list(const CLI::App& app) {
          " help SUBCOMMAND)";
 }
 
+// DURATION: what commands/cli_checks.cpp's parse_duration_ms takes.
+constexpr std::array<HelpTerm, 1> kValueSyntax{{
+    {"DURATION", "90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d."},
+}};
+
+// ps's STATE: the closed set of schemas/ps.schema.json (a test compares them).
+constexpr std::array<HelpTerm, 8> kPsStates{{
+    {"live", "a JVM holds its backing file's lock or maps it"},
+    {"unknown",
+     "whether the backing file's JVM is alive cannot be proven (permissions, an unreadable /proc), or a JVM "
+     "whose maps could not be read"},
+    {"stale", "--all: the backing file's JVM is gone"},
+    {"pid-reused", "--all: the backing file's pid is now another process's"},
+    {"foreign", "--all: not a JVM's backing file"},
+    {"blind",
+     "a live process that maps libjvm.so but no backing file (-XX:-UsePerfData, -XX:+PerfDisableSharedMem, a "
+     "namespace HotSpot refused, a file it could not make, a name another JVM locks); jps cannot see it"},
+    {"deleted",
+     "a live JVM whose backing file was deleted (a temp cleaner); jps cannot see it, as root `hsperfguard "
+     "inspect PID` still reads its counters"},
+    {"unlisted", "a live JVM whose backing file is in no namespace looked at (a container's own mount)"},
+}};
+
+constexpr std::array<ColumnLegend, 1> kLegends{{
+    {"ps", "STATE",
+     "the backing file's verdict, or why a live JVM has none; each JVM jps cannot see gets a line below "
+     "the table with its reason and fix",
+     kPsStates},
+}};
+
+// The value kind an option's metavar names, as its help shows it ("DURATION"); empty for a flag.
+std::string metavar(const HelpFormatter& formatter, const CLI::Option* opt) {
+  const std::string opts = formatter.make_option_opts(opt);
+  return opts.empty() ? opts : opts.substr(1);
+}
+
 }  // namespace
+
+std::span<const HelpTerm> value_syntax_table() { return kValueSyntax; }
+
+std::span<const ColumnLegend> column_legends() { return kLegends; }
+
+std::string command_path(const CLI::App* app) {
+  std::vector<std::string> names;
+  for (; app != nullptr && app->get_parent() != nullptr; app = app->get_parent()) names.push_back(app->get_name());
+  std::string out(kProgramName);
+  for (auto it = names.rbegin(); it != names.rend(); ++it) out += " " + *it;
+  return out;
+}
 
 std::string wrap_text(std::string_view text, std::size_t indent, std::size_t width) {
   const std::size_t room = width > indent + 20 ? width - indent : 20;
@@ -312,8 +357,28 @@ std::string HelpFormatter::make_footer(const CLI::App* app) const {
   }
   // A nested subcommand's codes are its path below the program ("rules show").
   const std::string path = command_path(app);
-  return out + exit_status_help(app->get_parent() == nullptr ? std::string_view{}
-                                                              : std::string_view(path).substr(kProgramName.size() + 1));
+  const std::string_view below =
+      app->get_parent() == nullptr ? std::string_view{} : std::string_view(path).substr(kProgramName.size() + 1);
+  for (const ColumnLegend& legend : column_legends()) {
+    if (legend.subcommand != below) continue;
+    out += wrap_text(std::string(legend.column) + ": " + std::string(legend.intro) + ":", 0, kWidth) + "\n";
+    constexpr std::size_t kTermColumn = 14;
+    for (const HelpTerm& t : legend.terms) {
+      const std::string left = "  " + std::string(t.term);
+      out += left + std::string(left.size() + 2 > kTermColumn ? 2 : kTermColumn - left.size(), ' ') +
+             wrap_text(t.meaning, kTermColumn, kWidth) + "\n";
+    }
+    out += "\n";
+  }
+  // The syntax of the values its options take (the parent's options are not its own).
+  for (const HelpTerm& value : value_syntax_table()) {
+    const auto options = app->get_options();
+    if (std::any_of(options.begin(), options.end(),
+                    [&](const CLI::Option* o) { return metavar(*this, o) == value.term; })) {
+      out += wrap_text(std::string(value.term) + ": " + std::string(value.meaning), 0, kWidth) + "\n\n";
+    }
+  }
+  return out + exit_status_help(below);
 }
 
 std::optional<std::string> unknown_word_message(const CLI::App& app, const std::vector<std::string>& args) {

@@ -1,11 +1,14 @@
 // Help and usage errors for people: the help formatter (each option with a metavar that says
 // what to pass, its description wrapped, its constraints as a sentence, the program's name and
-// each subcommand's exit codes), the nearest match for a mistyped subcommand or option, and the
-// short usage printed when no subcommand is given.
+// each subcommand's exit codes), the tables a help ends with (the syntax of a value, the legend
+// of an output's column; the man page prints the same ones: commands/man_page.hpp), the nearest
+// match for a mistyped subcommand or option, and the short usage printed when no subcommand is
+// given.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +33,30 @@ class HelpFormatter : public CLI::Formatter {
   std::string make_subcommand(const CLI::App* sub) const override;
   std::string make_footer(const CLI::App* app) const override;
 };
+
+// A word an output or a value uses, and what it means: one row of a table that --help and the
+// man page both print.
+struct HelpTerm {
+  std::string_view term;
+  std::string_view meaning;
+};
+
+// The syntax of each kind of value a metavar names that needs one (DURATION): a subcommand's
+// --help ends with the rows of the kinds its options take, the man page has a section of each.
+std::span<const HelpTerm> value_syntax_table();
+
+// The legend of a column of a subcommand's text output (ps's STATE): in that subcommand's
+// --help, and a section of the man page. `subcommand` is its path below the program.
+struct ColumnLegend {
+  std::string_view subcommand;
+  std::string_view column;
+  std::string_view intro;
+  std::span<const HelpTerm> terms;
+};
+std::span<const ColumnLegend> column_legends();
+
+// The subcommand's words as typed: "hsperfguard", "hsperfguard rules show".
+std::string command_path(const CLI::App* app);
 
 // "text" wrapped at `width` columns, every line but the first indented by `indent` spaces
 // (the first is where the caller's column is); a newline in `text` starts a new line.

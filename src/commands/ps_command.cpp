@@ -25,11 +25,8 @@ SubcommandHook add_ps_command(CLI::App& app) {
   add_container_options(cmd, options.no_containers, options.container_pid,
                         "Only the JVMs of the container that process PID is in",
                         "Look at the host's temp dir only");
-  cmd->footer(
-      "STATE is the backing file's verdict (live, unknown, stale, pid-reused, foreign), or\n"
-      "blind: a live process that maps libjvm.so but no backing file (-XX:-UsePerfData,\n"
-      "-XX:+PerfDisableSharedMem, or a namespace HotSpot refused); jps cannot see those.\n"
-      "Containers are looked at when running as root.");
+  // STATE's legend follows, from the table the man page prints too (commands/help_format.hpp).
+  cmd->footer("Containers are looked at when running as root.");
   return SubcommandHook{
       cmd, [options_ptr]() { return run_ps_command(*options_ptr, std::cout, std::cerr); }};
 }

@@ -497,7 +497,6 @@ SubcommandHook add_reap_command(CLI::App& app) {
       "An entry the identity the reaper acts with may not remove (another user's file it may\n"
       "not read, a namespace its owner may not write) is kept (not-permitted) with a remedy:\n"
       "left to a person, in the dry run and the real run alike, and not a failure.\n"
-      "DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d.\n"
       "Lock: one reap at a time per host. Without --wait, a run that finds the lock held\n"
       "exits 0 at once (the other run does the work); with --wait it waits, for at most\n"
       "--max-runtime when given, then exits 0 as well.");

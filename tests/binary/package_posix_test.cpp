@@ -1,6 +1,6 @@
 // Operations, end to end on this machine: the Debian package (cpack, lintian, dpkg -i, the
 // installed audit, dpkg --purge), the RPM, the floor both packages keep to for the
-// distributions they are made for (packaging/floor.txt), the man page, the capabilities the
+// distributions they are made for (packaging/floor.txt), the capabilities the
 // reap service keeps, and the Windows Task Scheduler definition.
 //
 // The package test installs into the real system (CI runs as root on a fresh machine). It
@@ -100,7 +100,7 @@ struct PurgeAtExit {
 TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
   for (const auto& [program, package] : std::vector<std::pair<std::string, std::string>>{
            {"cpack", "cmake"}, {"lintian", "lintian"}, {"dpkg-shlibdeps", "dpkg-dev"},
-           {"dpkg", "dpkg"}, {"help2man", "help2man"}}) {
+           {"dpkg", "dpkg"}}) {
     ASSERT_FALSE(test::find_program(program).empty()) << program << " not found: install Debian's package " << package;
   }
   if (!test::is_root()) GTEST_SKIP() << "installs a package: needs root";
@@ -933,34 +933,6 @@ stat -c '%n %a %U' /run/hsperfguard /var/lib/hsperfguard /var/log/hsperfguard
               "rc=0\n/run/hsperfguard 755 root\n/var/lib/hsperfguard 750 root\n/var/log/hsperfguard 750 root\n")
         << scriptlet << "\n"
         << r.err;
-  }
-}
-
-TEST(ManPage, CoversEverySubcommandOptionExitCodeAndRendersWithoutWarnings) {
-  ASSERT_FALSE(test::find_program("help2man").empty()) << "help2man not found: install Debian's package help2man";
-  const std::string page = kBuildDir + "/share/man/man1/hsperfguard.1.gz";
-  ASSERT_TRUE(exists(page)) << "the build made no man page";
-  if (test::find_program("man").empty()) GTEST_SKIP() << "no man to render it (Debian: man-db)";
-  const auto rendered = shell("LC_ALL=C MANWIDTH=200 man --warnings -l '" + page + "' | col -bx");
-  ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
-  EXPECT_EQ(rendered.err, "") << "groff warnings";
-  const std::string& text = rendered.out;
-  // Every subcommand and every option --help-all lists (the source) is in the page.
-  const auto help = test::run_tool({"--help-all"});
-  ASSERT_EQ(help.exit_code, 0);
-  static const std::regex option(R"((--[a-z][a-z0-9-]*))");
-  std::set<std::string> options;
-  for (std::sregex_iterator it(help.out.begin(), help.out.end(), option), end; it != end; ++it) {
-    options.insert((*it)[1]);
-  }
-  EXPECT_GT(options.size(), 20u);
-  for (const auto& o : options) EXPECT_NE(text.find(o), std::string::npos) << o << " is not in the man page";
-  for (const char* word : {"audit", "reap", "rules", "inspect", "EXIT STATUS", "THREAT MODEL", "EXAMPLES",
-                           "FILES", "/etc/hsperfguard/policy.json", "setfsuid"}) {
-    EXPECT_NE(text.find(word), std::string::npos) << word;
-  }
-  for (int code = 0; code <= 5; ++code) {
-    EXPECT_TRUE(std::regex_search(text, std::regex("\n +" + std::to_string(code) + " {2,}[a-z]"))) << "exit code " << code;
   }
 }
 
