@@ -109,6 +109,22 @@ The removals, journaled:
   
   done: 7 removed, 0 vanished, 0 became live, 0 changed, 0 failed, 0 not attempted
   $ jq -r '"\(.event) \(.path // "")"' /tmp/run/journal
+  start 
+  unlinking /tmp/hsperfdata_nobody/90008
+  outcome /tmp/hsperfdata_nobody/90008
+  unlinking /tmp/hsperfdata_root/500
+  outcome /tmp/hsperfdata_root/500
+  unlinking /tmp/hsperfdata_root/90001
+  outcome /tmp/hsperfdata_root/90001
+  unlinking /tmp/hsperfdata_root/90002
+  outcome /tmp/hsperfdata_root/90002
+  unlinking /tmp/hsperfdata_root/90003
+  outcome /tmp/hsperfdata_root/90003
+  unlinking /tmp/hsperfdata_root/90005
+  outcome /tmp/hsperfdata_root/90005
+  unlinking /tmp/hsperfdata_root/notapid
+  outcome /tmp/hsperfdata_root/notapid
+  finish 
   $ find /tmp/hsperfdata_* /tmp/.java_pid* | sort
   /tmp/.java_pid90009
   /tmp/hsperfdata_daemon
