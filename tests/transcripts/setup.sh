@@ -76,7 +76,8 @@ at_pid() {
 }
 
 # start_jvm PID JAVA [USER]: a JVM of tests/java/IdleJvm.java (compiled once) as process PID,
-# run by USER (root by default); returns when it printed "ready" (its backing file exists).
+# run by USER (root by default); returns when it printed "ready" (its backing file exists),
+# waiting at most a minute (a JVM starts in seconds even on a loaded machine).
 start_jvm() {
   local pid=$1 java=$2 user=${3:-root}
   if [ ! -d /tmp/.classes ]; then
@@ -87,7 +88,7 @@ start_jvm() {
   [ "$user" = root ] || run=(setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups)
   at_pid "$pid" "${run[@]}" "$java" -XX:+UsePerfData -Xshare:auto -cp /tmp/.classes IdleJvm || return 1
   local _
-  for _ in $(seq 1 300); do
+  for _ in $(seq 1 600); do
     grep -q ready "/tmp/.out-$pid" 2>/dev/null && return 0
     sleep 0.1
   done
@@ -113,10 +114,11 @@ stale_file() {
   touch -h -d "$OLD" "$1"
 }
 
-# make_host: the scratch host most transcripts look at. In /tmp:
+# make_host: the scratch host most transcripts look at, made after their JVMs start (a
+# starting JVM removes the stale files of its user's namespace). In /tmp:
 #   hsperfdata_root/      0755: stale 90001 and 90002, 90003 of nobody (foreign), a FIFO
-#                         90004, a symbolic link 90005 to /etc/passwd, notapid, and 500,
-#                         the backing file of a live `cat` (pid reused)
+#                         90004, a symbolic link 90005 to /etc/passwd, notapid, and 500, of
+#                         a JVM that began three days before the live `cat` of that pid
 #   hsperfdata_daemon/    0777, daemon's: a hard-linked pair 90006 and 90007 of 0666
 #   hsperfdata_nobody/    0700, nobody's: 90008, a truncated region
 #   hsperfdata_nosuchuser/ of a user that does not exist, empty
