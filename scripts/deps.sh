@@ -11,6 +11,7 @@ if [ "${1:-}" = "--tests" ]; then
   packages+=(
     openjdk-17-jdk-headless                   # real JVMs and jstat for the system tests
     python3 python3-jsonschema                # validates every report against schemas/
+    python3-cram jq                           # the transcript tests: cram replays them, jq picks JSON fields
     clang-14 libclang-rt-14-dev llvm-14       # libFuzzer, the clang build, ASan/UBSan
     gcovr                                     # scripts/coverage.sh
     zsh                                       # the shell completion test drives bash and zsh on a pty

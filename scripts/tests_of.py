@@ -5,8 +5,9 @@ NAME_posix_test.cpp, NAME_windows_test.cpp) and every test file that includes it
   scripts/tests_of.py src/commands/reap_command.cpp [...]   the tests of these sources
   scripts/tests_of.py --all                                  every source, and those with none
 
-A test of the binary (tests/binary/) runs the subcommands as a process: for a
-src/commands/<sub>_command.cpp it also lists the binary tests that run `<sub>`. A rule family
+A test of the binary (tests/binary/, and the transcripts tests/transcripts/*.t) runs the
+subcommands as a process: for a src/commands/<sub>_command.cpp it also lists those that run
+`<sub>`. A rule family
 (src/checks/<family>.cpp) is tested through the rule ids it makes findings of. A source no
 test reaches directly (a part of a larger unit, such as one step of the Linux observer) is
 tested through the sources of its layer that include its header: those are listed as
@@ -21,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def test_files():
     for d, _, files in os.walk(os.path.join(ROOT, 'tests')):
         for f in files:
-            if f.endswith(('.cpp', '.hpp')):
+            if f.endswith(('.cpp', '.hpp')) or (f.endswith('.t') and d.endswith('transcripts')):
                 yield os.path.relpath(os.path.join(d, f), ROOT)
 
 
@@ -61,8 +62,12 @@ def tests_of(source, tests, texts, depth=0):
     if layer == 'commands' and base.endswith('_command'):
         sub = base[:-len('_command')]
         pattern = re.compile(r'(\$H|hsperfguard|run_binary|run\()[^\n]{0,40}\b' + re.escape(sub) + r'\b')
+        # A transcript's commands are its "  $ " lines; the rest is what the binary printed.
+        typed = re.compile(r'^  \$ .*(hsperfguard|\$HSPERFGUARD_BINARY")\s+(help\s+)?' + re.escape(sub) + r'\b', re.M)
         for t in tests:
-            if t.startswith('tests/binary/') and pattern.search(texts[t]) and not any(t == f for f, _ in found):
+            runs = (t.startswith('tests/binary/') and pattern.search(texts[t])) or \
+                   (t.startswith('tests/transcripts/') and typed.search(texts[t]))
+            if runs and not any(t == f for f, _ in found):
                 found.append((t, 'runs `' + sub + '`'))
     if not found and depth < 2:
         for s in sources_including(headers, name):
