@@ -66,7 +66,7 @@ class ContainerScanner {
     int list_err = 0;
     const std::vector<std::int32_t> pids = pids_to_scan(list_err);
     bool stopped = false;
-    for (const std::int32_t pid : pids) {
+    for (const std::int32_t& pid : pids) {  // a reference: &pid - pids.data() counts those before
       if (const char* why = options_.limits.reached()) {
         stopped = true;
         scan_.errors.push_back(
