@@ -44,8 +44,10 @@ field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 find "$tree" -printf '%m %U %s\n' >/dev/null
 
 # audit exits 1 when it finds something (every file here is stale): that is not a failure.
+# shellcheck disable=SC2016  # $0, $1, $2 are the inner sh's arguments, expanded there
 audit=$(measure sh -c '"$0" audit --tmpdir "$1" --format json --output "$2" || [ $? -eq 1 ]' \
   "$hsperfguard" "$tree" "$report")
+# shellcheck disable=SC2016  # as above
 audit_stdout=$(measure sh -c '"$0" audit --tmpdir "$1" --format json >/dev/null || [ $? -eq 1 ]' \
   "$hsperfguard" "$tree")
 find_run=$(measure find "$tree" -printf '%m %U %s\n')
@@ -61,7 +63,7 @@ total_files=$((namespaces * files))
 echo "command: hsperfguard audit --tmpdir TREE --format json --output FILE (warm cache, one run each)"
 echo "hsperfguard audit --output FILE: wall $audit_wall s, peak RSS $audit_rss KB, report $size bytes ($((size / total_files)) bytes a file)"
 echo "hsperfguard audit >/dev/null:    wall $stdout_wall s, peak RSS $stdout_rss KB"
-echo "find -printf '%m %U %s\\n':       wall $find_wall s, peak RSS $find_rss KB"
+printf '%s\n' "find -printf '%m %U %s\\n':       wall $find_wall s, peak RSS $find_rss KB"
 awk -v a="$audit_wall" -v f="$find_wall" \
   'BEGIN { if (f > 0) printf "ratio audit/find (wall): %.1f\n", a / f; else print "ratio audit/find: n/a (find took 0 s)" }'
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (other processes share the CPUs)"

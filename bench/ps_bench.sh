@@ -20,7 +20,7 @@ classes="$work/classes"
 mkdir -p "$classes"
 javac -d "$classes" tests/java/IdleJvm.java
 chmod -R a+rX "$work"
-opts="-Xmx32m -XX:+UseSerialGC -Xshare:auto -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1"
+opts=(-Xmx32m -XX:+UseSerialGC -Xshare:auto -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1)
 fifo="$work/stdin.fifo"
 mkfifo "$fifo"
 exec 9<>"$fifo"  # the JVMs wait on stdin; closing it (or the kill below) ends them
@@ -33,12 +33,12 @@ cleanup() {
 trap cleanup EXIT
 for i in 1 2 3 4; do
   setpriv --reuid=nobody --regid=nogroup --clear-groups \
-    java $opts -cp "$classes" IdleJvm "host-$i" <&9 >/dev/null 2>&1 &
+    java "${opts[@]}" -cp "$classes" IdleJvm "host-$i" <&9 >/dev/null 2>&1 &
   pids+=($!)
 done
 for c in 1 2 3; do
   unshare --mount --pid --fork --mount-proc --kill-child sh -c \
-    "cd '$classes' && mount -t tmpfs -o mode=1777 tmpfs /tmp && mkdir /tmp/.c && cp IdleJvm.class /tmp/.c/ && exec 3<&0; java $opts -cp /tmp/.c IdleJvm c$c-a <&3 & exec java $opts -cp /tmp/.c IdleJvm c$c-b" \
+    "cd '$classes' && mount -t tmpfs -o mode=1777 tmpfs /tmp && mkdir /tmp/.c && cp IdleJvm.class /tmp/.c/ && exec 3<&0; java ${opts[*]} -cp /tmp/.c IdleJvm c$c-a <&3 & exec java ${opts[*]} -cp /tmp/.c IdleJvm c$c-b" \
     <&9 >/dev/null 2>&1 &
   pids+=($!)
 done

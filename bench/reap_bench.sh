@@ -46,7 +46,10 @@ gen=$(realpath "$build/bench/bench_gen_tree")
 for tool in hyperfine systemd-tmpfiles python3; do
   command -v "$tool" >/dev/null || { echo "reap_bench: $tool is needed" >&2; exit 2; }
 done
-[ -x "$hsperfguard" ] && [ -x "$gen" ] || { echo "reap_bench: build first ($build)" >&2; exit 2; }
+if [ ! -x "$hsperfguard" ] || [ ! -x "$gen" ]; then
+  echo "reap_bench: build first ($build)" >&2
+  exit 2
+fi
 
 if [ -z "$dir" ]; then
   dir=$(mktemp -d /tmp/hsperfguard-reap-bench.XXXXXX)

@@ -25,6 +25,7 @@ if [ "${1:-}" = "--tests" ]; then
     googletest                                # GoogleTest sources, built for Windows
     buildah podman runc python3-yaml          # the node image (scripts/image.sh) run with the DaemonSet's settings, parsed from its YAML
     systemd                                   # systemd-tmpfiles --clean on the tmpfiles.d snippet, systemd-analyze verify of the units
+    clang-tidy-14 cppcheck shellcheck         # static analysis of src/ and the shell scripts (scripts/lint.sh)
   )
 fi
 export DEBIAN_FRONTEND=noninteractive

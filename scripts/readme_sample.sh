@@ -15,6 +15,7 @@ binary=$(readlink -f "$1")
 mode=${2:-}
 [ -x "$binary" ] || { echo "usage: $0 BINARY [--update README.md]" >&2; exit 2; }
 
+# shellcheck disable=SC2016  # the script is the inner bash's, its $H and $$ expanded there
 sample=$(unshare --mount --propagation private --pid --fork --mount-proc \
   env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root H="$binary" bash -euc '
     exec 9<"$H" && H=/proc/$$/fd/9  # the binary stays reachable when it lies under /tmp

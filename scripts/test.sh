@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317  # failed_tests and linux_tests are called through stage
-# The whole test suite: install, build, run every test (g++ Release), run them again with
+# The whole test suite: install, build, analyse the sources and scripts statically
+# (scripts/lint.sh), run every test (g++ Release), run them again with
 # openat2 and io_uring refused by a seccomp filter (the fallbacks), model-check the reaper's
 # removal protocol (scripts/verify.sh), run the suite again under ASan + UBSan
 # (clang) and TSan (g++), then the Windows cross build and its tests under wine
@@ -50,6 +51,10 @@ linux_tests() {
 # builds) and Debug are `scripts/build.sh default|debug` then `ctest --preset default|debug`.
 stage "dependencies" bash scripts/deps.sh --tests
 stage "build (g++, Release)" bash scripts/build.sh release
+# clang-tidy, cppcheck and shellcheck on the tree (scripts/lint.sh), from the compile database
+# of the build just made (CMAKE_EXPORT_COMPILE_COMMANDS is on in CMakeLists.txt) and with its
+# binary's bash completion; any finding fails the stage.
+stage "static analysis (clang-tidy, cppcheck, shellcheck)" bash scripts/lint.sh --build build-release
 stage "tests (g++, Release)" linux_tests release
 # The same build's suite again under a seccomp filter that refuses openat2 and io_uring with
 # EPERM, as Docker's and containerd's default profiles do (tests/support/seccomp_refuse.cpp; the filter

@@ -36,6 +36,7 @@ export WINEPREFIX="$build_dir/wineprefix"
 export WINEDEBUG=-all
 export WINEDLLOVERRIDES="mscoree,mshtml="
 export WINEARCH=win64
+# shellcheck disable=SC2317  # called by the trap below
 stop_wineserver() { wineserver -k >/dev/null 2>&1 || true; }
 trap stop_wineserver EXIT
 

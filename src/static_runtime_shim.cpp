@@ -64,11 +64,14 @@ int look_at_object(dl_phdr_info* info, std::size_t, void* data) {
   if (!holds) return 0;  // the next object
   dl_find_object& r = *search->result;
   r.dlfo_flags = 0;
+  // The object's addresses come as integers (dl_phdr_info): the pointers are those addresses.
+  // NOLINTBEGIN(performance-no-int-to-ptr)
   r.dlfo_map_start = reinterpret_cast<void*>(low);
   r.dlfo_map_end = reinterpret_cast<void*>(high);
   r.dlfo_link_map = nullptr;  // the unwinder reads only the unwind tables
   r.dlfo_eh_frame =
       eh_frame != nullptr ? reinterpret_cast<void*>(info->dlpi_addr + eh_frame->p_vaddr) : nullptr;
+  // NOLINTEND(performance-no-int-to-ptr)
   search->found = true;
   return 1;
 }

@@ -82,8 +82,9 @@ nlohmann::json errors_json(const std::vector<ObservationError>& errors) {
 }
 
 nlohmann::json volume_json(const VolumeFacts& volume) {
-  char magic[24];
-  std::snprintf(magic, sizeof magic, "0x%llx", static_cast<unsigned long long>(volume.fs_magic));
+  char magic[24];  // "0x" and at most 16 digits: never truncated
+  static_cast<void>(std::snprintf(magic, sizeof magic, "0x%llx",
+                                  static_cast<unsigned long long>(volume.fs_magic)));
   nlohmann::json out = {{"fs_type", printable(volume.fs_type)},
                         {"fs_magic", magic},
                         {"fs_magic_numeric", volume.fs_magic},
@@ -100,8 +101,8 @@ std::string fs_name(const VolumeFacts& volume) {
 }
 
 std::string hex(std::uint32_t value) {
-  char text[11];
-  std::snprintf(text, sizeof text, "0x%08x", static_cast<unsigned>(value));
+  char text[11];  // "0x" and eight digits: never truncated
+  static_cast<void>(std::snprintf(text, sizeof text, "0x%08x", static_cast<unsigned>(value)));
   return text;
 }
 

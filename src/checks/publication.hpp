@@ -16,7 +16,7 @@
 namespace hsperfguard::checks {
 
 // PerfDataMemorySize's default: 32 KiB, which the JVM rounds up to its page size.
-inline constexpr std::uint64_t kDefaultRegionBytes = 32 * 1024;
+inline constexpr std::uint64_t kDefaultRegionBytes = std::uint64_t{32} * 1024;
 
 struct PublicationPrediction {
   // nullopt: cannot tell (the namespace's user is unknown, or it was not observed).

@@ -39,7 +39,8 @@ constexpr std::array<SubcommandEntry, 7> kSubcommands{{
 
 constexpr std::array<std::string_view, kSubcommands.size()> kNames = [] {
   std::array<std::string_view, kSubcommands.size()> names{};
-  for (std::size_t i = 0; i < kSubcommands.size(); ++i) names[i] = kSubcommands[i].name;
+  std::size_t i = 0;
+  for (const SubcommandEntry& entry : kSubcommands) names[i++] = entry.name;
   return names;
 }();
 

@@ -146,6 +146,7 @@ Environment& system_environment() {
 
 std::vector<TempRootFacts> observe_whole(Environment& env, const std::vector<RootSpec>& specs) {
   std::vector<TempRootFacts> roots;
+  roots.reserve(specs.size());
   for (const auto& spec : specs) roots.push_back(observe_whole(env, spec, platform::ObserveOptions{}));
   return roots;
 }

@@ -28,7 +28,7 @@ std::optional<platform::AppendLog> open_journal(const std::string& path, Observa
                                                 Environment& env) {
   std::optional<platform::AppendLog> log = platform::AppendLog::open(path, &error);
   if (!log || log->created() || log->size() == 0) return log;
-  constexpr std::size_t kLookAt = 64 * 1024;
+  constexpr std::size_t kLookAt = std::size_t{64} * 1024;
   const auto head = log->read(0, kLookAt, &error);
   if (!head) return std::nullopt;
   const auto newline = head->find('\n');

@@ -22,8 +22,8 @@ namespace {
 MetricsBuild this_build() { return MetricsBuild{kVersion, kBuildInfo}; }
 
 std::string seconds_text(std::int64_t ms) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f s", static_cast<double>(ms) / 1000.0);
+  char text[32];  // at most 23 characters ("-9223372036854775.808 s"): never truncated
+  static_cast<void>(std::snprintf(text, sizeof text, "%.3f s", static_cast<double>(ms) / 1000.0));
   return text;
 }
 
@@ -31,7 +31,7 @@ std::string seconds_text(std::int64_t ms) {
 // read as the file the metrics replace: a regular file, never through a link as its last
 // component (nor another user's link on the way); a standard stream has no previous file.
 MetricSamples previous_samples(const std::string& path) {
-  constexpr std::size_t kMaxMetricsFile = 16 * 1024 * 1024;
+  constexpr std::size_t kMaxMetricsFile = std::size_t{16} * 1024 * 1024;
   if (standard_stream_named(path) != StandardStream::none) return {};
   const platform::FileRead previous = platform::read_regular_file(path, kMaxMetricsFile);
   if (previous.error) return {};

@@ -39,8 +39,8 @@ std::string_view to_string(ProcessFacts::Existence existence) {
 }
 
 std::string octal_mode(std::uint32_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777u));
+  char text[8];  // four octal digits: never truncated
+  static_cast<void>(std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777u)));
   return text;
 }
 

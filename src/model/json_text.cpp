@@ -21,11 +21,12 @@ void append_utc_millis(std::string& out, std::int64_t epoch_ms) {
   const int year = static_cast<int>(date.year());
   if (year < 0 || year > 9999) {  // outside what four digits hold: the general formatter
     std::array<char, 96> buf{};
-    std::snprintf(buf.data(), buf.size(), "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", year,
-                  static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                  static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
-                  static_cast<int>(time.seconds().count()),
-                  static_cast<int>(time.subseconds().count()));
+    // At most 31 characters (a year of 11): never truncated.
+    static_cast<void>(std::snprintf(
+        buf.data(), buf.size(), "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", year,
+        static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+        static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+        static_cast<int>(time.seconds().count()), static_cast<int>(time.subseconds().count())));
     out += buf.data();
     return;
   }

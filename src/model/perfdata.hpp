@@ -23,8 +23,8 @@ inline constexpr std::uint8_t kMajorVersion = 2;
 inline constexpr std::uint8_t kMinorVersion = 0;
 // HotSpot's PerfDataMemorySize bounds; the largest region a JVM can publish.
 inline constexpr std::size_t kMinRegionSize = 128;
-inline constexpr std::size_t kMaxRegionSize = 2 * 1024 * 1024;
-inline constexpr std::size_t kDefaultRegionSize = 32 * 1024;
+inline constexpr std::size_t kMaxRegionSize = std::size_t{2} * 1024 * 1024;
+inline constexpr std::size_t kDefaultRegionSize = std::size_t{32} * 1024;
 
 enum class ByteOrder : std::uint8_t { big = 0, little = 1 };
 

@@ -35,8 +35,8 @@ std::string describe_dacl(const SecurityDescriptor& descriptor) {
     out += ace.sid == kAdministratorsSid ? "Administrators"
            : ace.sid == kEveryoneSid     ? "Everyone"
                                          : ace.sid;
-    char mask[16];
-    std::snprintf(mask, sizeof mask, "0x%08x", static_cast<unsigned>(ace.mask));
+    char mask[16];  // "0x" and eight digits: never truncated
+    static_cast<void>(std::snprintf(mask, sizeof mask, "0x%08x", static_cast<unsigned>(ace.mask)));
     out += ace.mask == compliant_masks::kFullControl ? std::string(" full control")
                                                      : std::string(" ") + mask;
   }

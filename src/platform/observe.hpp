@@ -18,7 +18,7 @@ namespace hsperfguard::platform {
 struct ObserveOptions {
   // Regions are read up to their `used` bytes (never more than this) to parse prologue
   // and entries; 0 reads no file contents at all.
-  std::size_t max_region_bytes = 2 * 1024 * 1024;
+  std::size_t max_region_bytes = std::size_t{2} * 1024 * 1024;
   // The counters kept from each region (every entry is still walked and checked). The audit
   // needs only sun.rt.createVmBeginTime: keeping fewer saves memory per file at scale.
   // Platforms may keep more than asked (Windows keeps kObservedCounters).

@@ -396,7 +396,7 @@ class StreamingWriter {
     buffer_.append(text);
     maybe_flush();
   }
-  void indent(unsigned depth) { buffer_.append(depth * kIndent, ' '); }
+  void indent(unsigned depth) { buffer_.append(std::size_t{depth} * kIndent, ' '); }
   // `"key": ` at `depth`, preceded by the separator from the previous member.
   void key(unsigned depth, std::string_view name, bool& first) {
     buffer_.append(first ? "\n" : ",\n");

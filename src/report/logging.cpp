@@ -31,6 +31,7 @@ Logger::Logger(LogLineWriter writer, std::ostream& plain_errors, LogOptions opti
   writer_ = std::move(writer);
 }
 
+// NOLINTNEXTLINE(bugprone-exception-escape): a throw ends the process (logging.hpp says why)
 Logger::~Logger() { buffer_.flush_partial(); }
 
 void Logger::log(LogLevel level, std::string_view event, std::string_view message,

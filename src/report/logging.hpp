@@ -51,7 +51,9 @@ class Logger {
   // whoever runs the command (cron's mail) still sees them.
   Logger(LogLineWriter writer, std::ostream& plain_errors, LogOptions options, std::string command,
          std::int64_t (*clock_ms)());
-  ~Logger();
+  // Writes the last line if it lacks its newline. A throw there (no memory for the line)
+  // ends the process, as it should: a log that silently lost a line would mislead.
+  ~Logger();  // NOLINT(bugprone-exception-escape): see above
   Logger(const Logger&) = delete;
   Logger& operator=(const Logger&) = delete;
 

@@ -62,7 +62,7 @@ std::optional<std::string> read_config_file(const std::string& path, Observation
                                   ", neither root nor this process's user: not trusted"};
   } else if (held && S_ISREG(held->st.st_mode) && (held->st.st_mode & 0022) != 0) {
     failed = ObservationError{path, "fstat", 0, "writable by its group or others: not trusted"};
-  } else if (held && S_ISREG(held->st.st_mode) && held->st.st_size <= 16 * 1024 * 1024) {
+  } else if (held && S_ISREG(held->st.st_mode) && held->st.st_size <= off_t{16} * 1024 * 1024) {
     fd = reopen_held(held->fd.get(), held->st, O_RDONLY | O_NONBLOCK | O_NOCTTY, path, failed);
   } else if (held) {
     failed = ObservationError{path, "fstat", 0, "not a regular file of at most 16 MiB"};

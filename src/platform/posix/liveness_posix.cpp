@@ -43,9 +43,10 @@ const InodeFacts* identity_of(const FileFacts& file) {
 std::optional<bool> probe_lock_at(int dirfd, const char* name, std::uint64_t dev, std::uint64_t ino,
                                   ObservationError* err) {
   auto fail = [&](std::string op, int code, std::string message = {}) -> std::optional<bool> {
-    if (err != nullptr) {
-      *err = code != 0 ? make_error(name, std::move(op), code)
-                       : ObservationError{name, std::move(op), 0, std::move(message)};
+    if (err != nullptr && code != 0) {
+      *err = make_error(name, std::move(op), code);
+    } else if (err != nullptr) {
+      *err = ObservationError{name, std::move(op), 0, std::move(message)};
     }
     return std::nullopt;
   };

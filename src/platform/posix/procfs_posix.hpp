@@ -34,7 +34,7 @@ int read_proc_file(int dirfd, const char* name, std::string& out);
 // 4,200 lines; at the kernel's default limit of 65,530 mappings, lines of 50 to 130 bytes
 // make 3 to 9 MB), while any process can make its maps 260 MB (a file with a 3,900-byte
 // path mapped 65,000 times), which the kernel takes about a second to print.
-inline constexpr std::size_t kMaxMapsBytes = 16 * 1024 * 1024;
+inline constexpr std::size_t kMaxMapsBytes = std::size_t{16} * 1024 * 1024;
 
 // One reading of a process's maps through read_maps.
 struct MapsReading {

@@ -185,7 +185,7 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
   if (err != 0) errors.push_back(make_error("/proc", "getdents64", err));
   std::sort(pids.begin(), pids.end());
   MapsPass pass(out, errors, partial != nullptr ? *partial : errors, limits);
-  for (const std::int32_t pid : pids) {
+  for (const std::int32_t& pid : pids) {  // a reference: &pid - pids.data() counts those before
     if (const char* why = limits.reached()) {
       (partial != nullptr ? *partial : errors)
           .push_back(ObservationError{"/proc", "scan", EINTR,

@@ -191,7 +191,7 @@ class Executor {
                      ThreadIdentity& identity) {
     if (!batch.ns) return;
     const NamespacePlan& ns = plan_.namespaces[*batch.ns];
-    auto fail_all = [&](ObservationError e, const char* detail) {
+    auto fail_all = [&](const ObservationError& e, const char* detail) {
       record_error(e);
       for (const std::size_t i : batch.items) settle(i, ReapOutcome::failed, detail, e);
     };

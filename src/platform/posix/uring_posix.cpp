@@ -158,8 +158,10 @@ void IoBatch::run() {
         // Operations the kernel holds write into our buffers and may open fds: returning
         // before they complete could corrupt memory. A kernel that cannot be waited on is
         // beyond what observation can recover from.
-        std::fprintf(stderr, "hsperfguard: io_uring: cannot wait for completions: %s\n",
-                     std::strerror(-n));
+        // Whether the message could be written changes nothing: the abort follows.
+        static_cast<void>(std::fprintf(stderr,
+                                       "hsperfguard: io_uring: cannot wait for completions: %s\n",
+                                       std::strerror(-n)));
         std::abort();
       }
     } else {
