@@ -8,6 +8,7 @@
 #include <atomic>
 #include <csignal>
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -152,6 +153,9 @@ class FakeEnvironment final : public Environment {
   std::vector<UserFacts> users_known{UserFacts{"alice", kAliceUid, kAliceUid, std::nullopt}};
   std::map<std::string, std::vector<std::byte>> files;
   std::map<std::int32_t, std::string> mapped;
+  // A process in another mount namespace: the file `mapped` names, as this host reaches it
+  // (what `files` holds).
+  std::map<std::int32_t, std::string> mapped_host;
   // How acting goes.
   ReapOutcome reap_outcome = ReapOutcome::removed;
   bool interrupt_execution = false;
@@ -290,7 +294,8 @@ class FakeEnvironment final : public Environment {
     platform::MappedBackingFile file;
     file.path = it->second;
     file.through = "/proc/" + std::to_string(pid) + "/map_files/7f00-7f08";
-    file.read = read_backing_file(it->second, max_bytes);
+    if (auto host = mapped_host.find(pid); host != mapped_host.end()) file.host_path = host->second;
+    file.read = read_backing_file(file.host_path.value_or(it->second), max_bytes);
     return file;
   }
   std::vector<BackingFileCandidate> find_backing_files(const std::string&, std::int32_t) override {
@@ -1120,6 +1125,39 @@ TEST(CommandSeam, PsListsTheJvmsOfTheWorldTheEnvironmentShows) {
   EXPECT_EQ(std::count(env.calls.begin(), env.calls.end(), "scan_host_processes"), 1);
 }
 
+// A stale file's JVM is not up: its row's UPTIME is "-" (its start stays in start_time_ms),
+// the live JVM's is its age.
+TEST(CommandSeam, PsShowsNoUptimeForAStaleFilesJvm) {
+  FakeEnvironment env = alice_world();
+  PsCommandOptions options;
+  options.all = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(run_ps_command(options, out, err, env), kExitOk) << err.str() << out.str();
+  std::map<std::string, std::string> uptime;  // by state
+  std::istringstream lines(out.str());
+  std::string header;
+  std::getline(lines, header);
+  ASSERT_TRUE(header.starts_with("HOST-PID  NS-PID  USER   STATE  UPTIME")) << out.str();
+  for (std::string line; std::getline(lines, line) && !line.empty();) {
+    std::istringstream words(line);
+    std::vector<std::string> cells{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+    ASSERT_GE(cells.size(), 5U) << line;
+    uptime[cells[3]] = cells[4];
+  }
+  EXPECT_EQ(uptime.at("stale"), "-") << out.str();
+  EXPECT_NE(uptime.at("live"), "-") << out.str();
+
+  options.format = "json";
+  std::ostringstream json;
+  ASSERT_EQ(run_ps_command(options, json, err, env), kExitOk) << err.str();
+  for (const auto& jvm : nlohmann::json::parse(json.str()).at("jvms")) {
+    if (jvm.at("state") == "stale") {
+      EXPECT_EQ(jvm.at("uptime"), "-") << jvm.dump();
+      EXPECT_FALSE(jvm.at("start_time_ms").is_null()) << jvm.dump();
+    }
+  }
+}
+
 TEST(CommandSeam, InspectDecodesTheFileTheEnvironmentShows) {
   FakeEnvironment env;
   const std::string path = "/tmp/hsperfdata_alice/4242";
@@ -1147,6 +1185,33 @@ TEST(CommandSeam, InspectDecodesTheFileTheEnvironmentShows) {
   ASSERT_EQ(run_inspect(options, json, err, env), kExitOk) << err.str();
   EXPECT_EQ(nlohmann::json::parse(json.str()).at("path"), path);
   EXPECT_EQ(env.calls.back(), "read " + path);
+}
+
+// A container JVM's maps name its file from the container's root: inspect prints the path this
+// host reaches it by, the container's own beside it, and does not name its owner from this
+// host's users (a container's uid 1000 is not this host's alice).
+TEST(CommandSeam, InspectOfAContainerJvmPrintsTheHostPath) {
+  FakeEnvironment env;
+  const std::string inside = "/tmp/hsperfdata_alice/7";
+  const std::string host = "/proc/4242/root/tmp/hsperfdata_alice/7";
+  env.files[host] = plan_region(RegionRequest{std::nullopt, kNow - 90'000, "com.example.Main"}, 4096).bytes;
+  env.mapped[kLivePid] = inside;
+  env.mapped_host[kLivePid] = host;
+  InspectOptions options;
+  options.target = std::to_string(kLivePid);
+  std::ostringstream out, err;
+  ASSERT_EQ(run_inspect(options, out, err, env), kExitOk) << err.str();
+  EXPECT_EQ(err.str(), "");
+  const std::string text = out.str();
+  EXPECT_NE(text.find("file:    " + host + " (in its container: " + inside + ")\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("user:    uid 1000\n"), std::string::npos) << text;
+
+  options.format = InspectFormat::json;
+  std::ostringstream json;
+  ASSERT_EQ(run_inspect(options, json, err, env), kExitOk) << err.str();
+  const auto report = nlohmann::json::parse(json.str());
+  EXPECT_EQ(report.at("path"), host);
+  EXPECT_EQ(report.at("container_path"), inside);
 }
 
 }  // namespace
