@@ -271,15 +271,30 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
   return run_inspect(options, out, err, system_environment());
 }
 
-int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err, Environment& env) {
-  Inspection run{options, env, out, err};
-  const PidName as_pid = classify_pid_name(options.target, INT32_MAX);
+namespace {
+
+int inspect_target(Inspection& run) {
+  const PidName as_pid = classify_pid_name(run.options.target, INT32_MAX);
   if (as_pid.kind != PidNameKind::canonical) return inspect_path(run);
   const std::int32_t pid = *as_pid.pid;
-  const std::string temp_dir = options.temp_dir.empty() ? env.default_temp_dir() : options.temp_dir;
-  const auto mapped = env.read_mapped_backing_file(pid, perfdata::kMaxRegionSize + 1);
+  const std::string temp_dir = run.options.temp_dir.empty() ? run.env.default_temp_dir() : run.options.temp_dir;
+  const auto mapped = run.env.read_mapped_backing_file(pid, perfdata::kMaxRegionSize + 1);
   if (mapped && !mapped->read.error) return inspect_mapped(run, pid, temp_dir, *mapped);
   return inspect_named_file(run, pid, temp_dir, mapped);
+}
+
+}  // namespace
+
+int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err, Environment& env) {
+  Inspection run{options, env, out, err};
+  const int exit_code = inspect_target(run);
+  // The last line says why the status is not 0, on stderr: stdout stays what was decoded
+  // (snap lines are read by scripts). A usage error has said what to fix.
+  if (exit_code != kExitOk && exit_code != kExitUsage) {
+    out.flush();
+    err << "hsperfguard: inspect: " << exit_line("inspect", exit_code) << "\n";
+  }
+  return exit_code;
 }
 
 SubcommandHook add_inspect_command(CLI::App& app) {
