@@ -42,7 +42,12 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
 
 int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostream& err,
                    Environment& env) {
-  const auto [rows, errors, incomplete] = observe_ps(options, env);
+  // Named members, not a structured binding: the render lambda below uses them (clang 14
+  // cannot capture a structured binding).
+  const PsObservation observed = observe_ps(options, env);
+  const std::vector<PsRow>& rows = observed.rows;
+  const std::vector<ObservationError>& errors = observed.errors;
+  const bool incomplete = observed.incomplete;
   const std::int64_t now = env.now_epoch_ms();
   const bool json = options.format == "json";  // text unless --format json, wherever stdout goes
   const int exit_code = incomplete ? kExitIncomplete : kExitOk;
