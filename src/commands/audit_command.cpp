@@ -36,19 +36,8 @@ namespace {
 // an error message on failure.
 std::optional<std::string> load_policy(const AuditCommandOptions& options, Policy& policy,
                                        std::optional<std::string>& read) {
-  auto profile = builtin_profile(options.profile);
-  if (!profile) return "unknown profile '" + terminal_safe(options.profile) + "'";
-  policy = *profile;
-  if (!options.policy_file) return std::nullopt;
-  ObservationError error;
-  const auto text = platform::read_config_file(*options.policy_file, &error);
-  if (!text && options.policy_file_is_default && platform::config_file_absent(error)) return std::nullopt;
-  // The open's own answer names what is wrong with the path (no look before it).
-  const std::string named = (options.policy_file_is_default ? "" : "--policy ") + *options.policy_file;
-  if (!text) return named + ": " + missing_path_reason(error.code).value_or(error.message);
-  read = *options.policy_file;
-  if (auto problem = apply_policy_text(policy, *text)) return named + ": " + *problem;
-  return std::nullopt;
+  return hsperfguard::load_policy(options.profile, options.policy_file, options.policy_file_is_default, policy,
+                                  read);
 }
 
 // The text report's options: --verbose, colour on a terminal (never in --output), and the
@@ -203,11 +192,11 @@ bool wait_unless_stopped(std::chrono::milliseconds duration, const std::atomic<b
 SubcommandHook add_audit_command(CLI::App& app) {
   struct Parsed {
     AuditCommandOptions options;
-    std::string format, policy_file, max_runtime, every;
+    std::string format, max_runtime, every;
+    PolicyFileOptions policy;
     std::string fail_on = "medium";
     std::string color = "auto";
     bool no_containers = false;
-    bool no_policy = false;
     UnattendedFlags unattended;
   };
   auto p = std::make_shared<Parsed>();
@@ -215,17 +204,11 @@ SubcommandHook add_audit_command(CLI::App& app) {
   const TempDirOptions temp_dir =
       add_temp_dir_options(cmd, p->options.tmpdir, p->options.root, "Audit", "this temp dir of this host");
   add_profile_option(cmd, p->options.profile);
-  auto* policy_opt = cmd->add_option("--policy", p->policy_file,
-                                     "JSON policy: disable rules, change severities (default: "
-                                     "/etc/hsperfguard/policy.json when it exists; hsperfguard-policy(5))")
-                         ->check(file_path());
-  cmd->add_flag("--no-policy", p->no_policy, "Do not read /etc/hsperfguard/policy.json: the profile alone")
-      ->excludes(policy_opt);
+  add_policy_options(cmd, p->policy);
   add_format_option(cmd, p->format);
   add_output_option(cmd, p->options.output);
   cmd->add_flag("-v,--verbose", p->options.verbose, "Text: list every finding with its evidence (none grouped)");
-  cmd->add_option("--color", p->color, "auto (on a terminal, unless NO_COLOR is set), always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  add_color_option(cmd, p->color);
   cmd->add_option("--max-runtime", p->max_runtime,
                   "Stop after this long (exit 3; the report says where it stopped)")
       ->check(duration());
@@ -258,12 +241,8 @@ SubcommandHook add_audit_command(CLI::App& app) {
   return SubcommandHook{
       cmd, [p]() {
         AuditCommandOptions audit = p->options;
-        if (!p->policy_file.empty()) {
-          audit.policy_file = p->policy_file;
-        } else if (!p->no_policy) {
-          audit.policy_file = platform::default_policy_file();
-          audit.policy_file_is_default = true;
-        }
+        audit.policy_file = p->policy.chosen();
+        audit.policy_file_is_default = p->policy.chosen_is_default();
         audit.format = parse_report_format(p->format);
         audit.fail_on = *parse_severity(p->fail_on);
         audit.color = parse_color_choice(p->color);

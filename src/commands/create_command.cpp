@@ -4,97 +4,138 @@
 #include <iostream>
 #include <memory>
 #include <ostream>
+#include <sstream>
+#include <string_view>
 
 #include "commands/cli_checks.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
+#include "commands/output_target.hpp"
 #include "decide/create.hpp"
 #include "decide/discover.hpp"
 #include "model/rule_catalog.hpp"
+#include "model/json_text.hpp"
 #include "model/text_escape.hpp"
+#include "report/audit_report_text.hpp"
+#include "report/create_report.hpp"
 
 namespace hsperfguard {
 namespace {
 
 constexpr Severity kBlockingSeverity = Severity::medium;  // the audit's default --fail-on
 
-void print_findings(std::ostream& err, const Findings& findings, const RepairPlan* plan) {
-  for (const auto& f : findings) {
-    err << "  [" << to_string(f.severity) << "] " << f.rule << ": " << terminal_safe(f.message) << "\n";
-    if (plan != nullptr) err << "      " << terminal_safe(repair_advice(*plan, f)) << "\n";
-  }
-}
-
-void print_error(std::ostream& err, const ObservationError& e) {
-  err << "hsperfguard: create: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
-      << terminal_safe(e.message) << "\n";
-}
-
-// The exit code and message for a primitive that failed.
-int report_failure(std::ostream& err, const platform::CreateResult& result, const std::string& what) {
-  if (result.error) print_error(err, *result.error);
-  switch (result.failure) {
-    case platform::CreateFailure::exists:
-      err << "hsperfguard: create: " << what
-          << " already exists (it appeared while this run was working, or was not judged): "
-             "refused, nothing changed\n";
-      return kExitRefused;
-    case platform::CreateFailure::changed:
-      err << "hsperfguard: create: " << what
-          << " changed while this run was working (replaced, or not what was judged): refused\n";
-      return kExitRefused;
-    case platform::CreateFailure::no_space:
-      err << "hsperfguard: create: no space left for " << what
-          << ": nothing was left behind\n";
-      return kExitIncomplete;
-    default:
-      err << "hsperfguard: create: could not make " << what << "\n";
-      return kExitIncomplete;
-  }
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
 
 // One run of `create`, step by step. Each step either lets the run go on (nullopt) or ends
-// it with an exit code, having said why on `err`.
+// it with an exit code, having said why on `err` and in the record's exit reason. What is made
+// is said in the text report as it goes, and kept in the record for JSON.
 class CreateRun {
  public:
-  CreateRun(const CreateCommandOptions& options, Environment& env, std::ostream& out, std::ostream& err)
-      : options_(options), env_(env), out_(out), err_(err) {}
+  // `color`: the text's severities in the audit's colours (stdout a terminal, no --output).
+  CreateRun(const CreateCommandOptions& options, Environment& env, std::ostream& err, bool color)
+      : options_(options), env_(env), err_(err), color_(color) {}
 
   int run() {
+    record_.user = options_.user;
+    record_.profile = options_.profile;
     for (auto step : {&CreateRun::check_options, &CreateRun::resolve_user, &CreateRun::judge_existing,
                       &CreateRun::make_namespace, &CreateRun::make_backing_file}) {
-      if (const std::optional<int> exit = (this->*step)()) return *exit;
+      if (const std::optional<int> exit = (this->*step)()) return settle(*exit);
     }
-    return judge_made();
+    return settle(judge_made());
+  }
+
+  const CreateRecord& record() const { return record_; }
+  // The text report: what was made, said as it was made, then the exit line when not 0.
+  std::string text() const {
+    std::string text = out_.str();
+    if (record_.exit_code != 0) text += "exit " + std::to_string(record_.exit_code) + ": " + record_.exit_reason + "\n";
+    return text;
   }
 
  private:
+  int settle(int code) {
+    record_.exit_code = code;
+    record_.generated_at_ms = env_.now_epoch_ms();
+    return code;
+  }
+
+  // Ends the run with `code`, for `reason` (the exit line's words).
+  std::optional<int> stop(int code, std::string reason) {
+    record_.exit_reason = std::move(reason);
+    return code;
+  }
+
+  void print_findings(std::ostream& to, const Findings& findings, const RepairPlan* plan, bool blocking) {
+    for (const auto& f : findings) {
+      CreateFinding kept{f, plan != nullptr ? repair_advice(*plan, f) : std::string(), blocking};
+      // Colour only in the report (stdout), never on stderr.
+      to << "  [" << severity_text(color_ && &to == &out_, f.severity) << "] " << f.rule << ": "
+         << terminal_safe(f.message) << "\n";
+      if (plan != nullptr) to << "      " << terminal_safe(kept.advice) << "\n";
+      record_.findings.push_back(std::move(kept));
+    }
+  }
+
+  void print_error(const ObservationError& e) {
+    err_ << "hsperfguard: create: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
+         << terminal_safe(e.message) << "\n";
+    record_.errors.push_back(e);
+  }
+
+  // The exit code and message for a primitive that failed.
+  int report_failure(const platform::CreateResult& result, const std::string& what) {
+    if (result.error) print_error(*result.error);
+    switch (result.failure) {
+      case platform::CreateFailure::exists:
+        err_ << "hsperfguard: create: " << what
+             << " already exists (it appeared while this run was working, or was not judged): "
+                "refused, nothing changed\n";
+        return *stop(kExitRefused, "refused: " + what + " appeared while this run was working; nothing changed");
+      case platform::CreateFailure::changed:
+        err_ << "hsperfguard: create: " << what
+             << " changed while this run was working (replaced, or not what was judged): refused\n";
+        return *stop(kExitRefused, "refused: " + what + " changed while this run was working");
+      case platform::CreateFailure::no_space:
+        err_ << "hsperfguard: create: no space left for " << what << ": nothing was left behind\n";
+        return *stop(kExitIncomplete, "no space left for " + what + " (nothing was left behind)");
+      default:
+        err_ << "hsperfguard: create: could not make " << what << "\n";
+        return *stop(kExitIncomplete, "could not make " + what + " (the error above says why)");
+    }
+  }
+
   // What the command line asks for, beyond what the parser checks.
   std::optional<int> check_options() {
     if (auto problem = check_user_name(options_.user)) {
       err_ << "hsperfguard: create: --user: " << *problem << "\n";
-      return kExitUsage;
+      return stop(kExitUsage, "--user: " + *problem);
     }
     mode_ = parse_namespace_mode(options_.mode);
     if (!mode_) {
       err_ << "hsperfguard: create: --mode must be 0755 or 0700, not " << terminal_safe(options_.mode) << "\n";
-      return kExitUsage;
+      return stop(kExitUsage, "--mode must be 0755 or 0700");
     }
     if (options_.pid && *options_.pid <= 0) {
       err_ << "hsperfguard: create: --pid must be a positive process id\n";
-      return kExitUsage;
+      return stop(kExitUsage, "--pid must be a positive process id");
     }
-    policy_ = builtin_profile(options_.profile);
-    if (!policy_) {
-      err_ << "hsperfguard: create: unknown profile '" << terminal_safe(options_.profile) << "'\n";
-      return kExitUsage;
+    // The rules the result is judged by: the profile and the policy file, as the audit reads them.
+    policy_.emplace();
+    if (auto problem = load_policy(options_.profile, options_.policy_file, options_.policy_file_is_default,
+                                   *policy_, record_.policy_file)) {
+      err_ << "hsperfguard: create: " << terminal_safe(*problem)
+           << (options_.policy_file_is_default ? " (the default policy file; --no-policy ignores it)" : "") << "\n";
+      return stop(kExitUsage, terminal_safe(*problem));
     }
     if (options_.pid) {
       region_ = plan_region(RegionRequest{options_.size, env_.now_epoch_ms(), options_.command},
                             env_.page_size());
       if (region_->error) {
         err_ << "hsperfguard: create: " << *region_->error << "\n";
-        return kExitUsage;
+        return stop(kExitUsage, *region_->error);
       }
     }
     return std::nullopt;
@@ -107,12 +148,12 @@ class CreateRun {
     // POSIX accounts have a uid, Windows accounts a SID; either identifies the owner.
     if (!user_ || (!user_->uid && !user_->sid)) {
       if (users->failed()) {
-        if (auto e = users->error()) print_error(err_, *e);
+        if (auto e = users->error()) print_error(*e);
         err_ << "hsperfguard: create: the user database could not be read\n";
-        return kExitIncomplete;
+        return stop(kExitIncomplete, "the user database could not be read");
       }
       err_ << "hsperfguard: create: no such user: " << terminal_safe(options_.user) << "\n";
-      return kExitUsage;
+      return stop(kExitUsage, "no such user: " + terminal_safe(options_.user));
     }
     uid_ = user_->uid.value_or(0);
     gid_ = user_->gid.value_or(uid_);
@@ -124,7 +165,7 @@ class CreateRun {
       err_ << "hsperfguard: create: only root may create the namespace of another user ("
            << terminal_safe(options_.user) << " is uid " << uid_ << ", this process runs as uid " << euid_
            << "): run it as root, or as " << terminal_safe(options_.user) << "\n";
-      return kExitUsage;
+      return stop(kExitUsage, "only root may create the namespace of another user");
     }
     return std::nullopt;
   }
@@ -139,27 +180,32 @@ class CreateRun {
     name_ = namespace_name_for(options_.user);
     before_ = observe_whole(env_, spec_, platform::ObserveOptions{});
     if (!before_.opened) {
-      for (const auto& e : before_.errors) print_error(err_, e);
+      for (const auto& e : before_.errors) print_error(e);
       err_ << "hsperfguard: create: the temp dir " << terminal_safe(spec_.temp_dir) << " could not be opened\n";
-      return kExitIncomplete;
+      return stop(kExitIncomplete, "the temp dir " + terminal_safe(spec_.temp_dir) + " could not be opened");
     }
     index_ = find_namespace(before_, name_);
     const CreateAssessment assessment = assess_for_create(before_, index_, *policy_, kBlockingSeverity);
     if (!assessment.blocking_temp_dir.empty()) {
       err_ << "hsperfguard: create: refused: the temp dir " << terminal_safe(before_.temp_dir)
            << " is unsafe, nothing is made beneath it:\n";
-      print_findings(err_, assessment.blocking_temp_dir, nullptr);
-      return kExitRefused;
+      print_findings(err_, assessment.blocking_temp_dir, nullptr, true);
+      return stop(kExitRefused, "refused: the temp dir " + terminal_safe(before_.temp_dir) + " is unsafe (" +
+                                    plural(assessment.blocking_temp_dir.size(), "finding", "findings") + " at or above " +
+                                    std::string(to_string(kBlockingSeverity)) + "); nothing was made");
     }
     separator_ = before_.platform == Platform::windows ? "\\" : "/";
     const bool ends_with_separator = before_.temp_dir.ends_with(separator_) || before_.temp_dir.ends_with('/');
     ns_path_ = index_ ? before_.namespaces[*index_].path
                       : before_.temp_dir + (ends_with_separator ? "" : separator_) + name_;
+    record_.namespace_path = ns_path_;
     if (!assessment.blocking.empty()) {
       err_ << "hsperfguard: create: refused: " << terminal_safe(ns_path_)
            << " exists and is unsafe; it was left as it is:\n";
-      print_findings(err_, assessment.blocking, &assessment.repair);
-      return kExitRefused;
+      print_findings(err_, assessment.blocking, &assessment.repair, true);
+      return stop(kExitRefused, "refused: " + terminal_safe(ns_path_) + " exists and is unsafe (" +
+                                    plural(assessment.blocking.size(), "finding", "findings") + " at or above " +
+                                    std::string(to_string(kBlockingSeverity)) + "); it was left as it is");
     }
     return std::nullopt;
   }
@@ -177,15 +223,23 @@ class CreateRun {
     if (index_) {
       const NamespaceFacts& ns = before_.namespaces[*index_];
       if (!ns.opened) {
-        for (const auto& e : ns.errors) print_error(err_, e);
+        for (const auto& e : ns.errors) print_error(e);
         err_ << "hsperfguard: create: " << terminal_safe(ns_path_) << " exists but could not be opened\n";
-        return kExitIncomplete;
+        return stop(kExitIncomplete, terminal_safe(ns_path_) + " exists but could not be opened");
       }
       request_.existing = expected_from(*ns.opened);
       request_.clear_bits = bits_create_clears(*mode_);
     }
     made_ = env_.make_namespace(request_);
-    if (!made_.ok()) return report_failure(err_, made_, terminal_safe(ns_path_));
+    if (!made_.ok()) return report_failure(made_, terminal_safe(ns_path_));
+    record_.namespace_action = made_.created ? "created" : made_.mode_before ? "changed" : "verified";
+    record_.mode_before = made_.mode_before;
+    if (!user_->sid) {
+      record_.mode = made_.made->mode;
+      record_.uid = made_.made->uid;
+    }
+    record_.owner_sid = user_->sid;
+    record_.notes.insert(record_.notes.end(), made_.notes.begin(), made_.notes.end());
     if (made_.mode_before) {
       // Say exactly what changed; "verified" is only for a namespace left as it was.
       out_ << "namespace " << terminal_safe(ns_path_) << ": mode " << octal_mode(*made_.mode_before) << " -> "
@@ -219,8 +273,12 @@ class CreateRun {
     const std::size_t size = file.content.size();
     const platform::CreateResult written = env_.make_backing_file(file);
     if (!written.ok()) {
-      return report_failure(err_, written, "backing file " + terminal_safe(file_path) + " (" + std::to_string(size) + " bytes)");
+      return report_failure(written, "backing file " + terminal_safe(file_path) + " (" + std::to_string(size) + " bytes)");
     }
+    record_.backing_file = file_path;
+    record_.backing_file_size = size;
+    if (!user_->sid) record_.backing_file_mode = written.made->mode;
+    record_.notes.insert(record_.notes.end(), written.notes.begin(), written.notes.end());
     out_ << "created " << terminal_safe(file_path) << " (" << size << " bytes, "
          << (user_->sid ? std::string("protected DACL") : "mode " + octal_mode(written.made->mode)) << ")\n";
     for (const auto& note : written.notes) out_ << "note: " << terminal_safe(note) << "\n";
@@ -232,28 +290,30 @@ class CreateRun {
     TempRootFacts after = observe_whole(env_, spec_, platform::ObserveOptions{});
     const auto after_index = find_namespace(after, name_);
     if (!after.opened || !after_index) {
-      for (const auto& e : after.errors) print_error(err_, e);
+      for (const auto& e : after.errors) print_error(e);
       err_ << "hsperfguard: create: " << terminal_safe(ns_path_) << " could not be observed after it was made\n";
-      return kExitIncomplete;
+      return *stop(kExitIncomplete, terminal_safe(ns_path_) + " could not be observed after it was made");
     }
     const CreateAssessment check = assess_for_create(after, after_index, *policy_, kBlockingSeverity);
     if (check.blocked()) {
       err_ << "hsperfguard: create: " << terminal_safe(ns_path_) << " does not audit clean after it was made:\n";
-      print_findings(err_, check.blocking_temp_dir, nullptr);
-      print_findings(err_, check.blocking, &check.repair);
-      return kExitIncomplete;
+      print_findings(err_, check.blocking_temp_dir, nullptr, true);
+      print_findings(err_, check.blocking, &check.repair, true);
+      return *stop(kExitIncomplete, terminal_safe(ns_path_) + " does not audit clean after it was made (the findings above)");
     }
     if (!check.notes.empty()) {
       out_ << "note: findings below " << to_string(kBlockingSeverity) << ":\n";
-      print_findings(out_, check.notes, nullptr);
+      print_findings(out_, check.notes, nullptr, false);
     }
     return kExitOk;
   }
 
   const CreateCommandOptions& options_;
   Environment& env_;
-  std::ostream& out_;
+  std::ostringstream out_;
   std::ostream& err_;
+  const bool color_;
+  CreateRecord record_;
   // What the steps found, in the order they find it.
   std::optional<std::uint32_t> mode_;
   std::optional<Policy> policy_;
@@ -281,11 +341,42 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
 
 int run_create_command(const CreateCommandOptions& options, std::ostream& out, std::ostream& err,
                        Environment& env) {
-  return CreateRun(options, env, out, err).run();
+  CreateRun run(options, env, err, !options.output && color_wanted(options.color, env.stdout_is_terminal()));
+  const int exit_code = run.run();
+  // The report (text or JSON) on `out` or in --output; under --quiet `out` gets only the exit
+  // line of a run that does not exit 0 (its reasons are already on `err`).
+  std::ostream no_report(nullptr);
+  std::ostream& report_out = options.quiet ? no_report : out;
+  const ReportFormat format = options.format.value_or(ReportFormat::text);
+  const HostInfo host = env.host();
+  const auto render = [&](const platform::ContentSink& write) {
+    write(format == ReportFormat::json ? dump_json(create_report_json(run.record(), host), 2) + "\n" : run.text());
+  };
+  if (options.output) {
+    if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &report_out)) {
+      err << "hsperfguard: create: cannot write " << terminal_safe(*options.output) << ": "
+          << terminal_safe(error->op) << ": " << terminal_safe(error->message) << "\n";
+      return exit_code != kExitOk ? exit_code : static_cast<int>(kExitIncomplete);
+    }
+  } else {
+    render([&](std::string_view piece) { report_out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+  }
+  if (options.quiet && exit_code != kExitOk) {
+    out << "exit " << exit_code << ": " << run.record().exit_reason << "\n";
+  }
+  out.flush();
+  return exit_code;
 }
 
 SubcommandHook add_create_command(CLI::App& app) {
-  auto options = std::make_shared<CreateCommandOptions>();
+  struct Parsed {
+    CreateCommandOptions options;
+    std::string format;
+    std::string color = "auto";
+    PolicyFileOptions policy;
+  };
+  auto p = std::make_shared<Parsed>();
+  CreateCommandOptions* options = &p->options;
   auto* cmd = app.add_subcommand(
       "create", "Create (or verify) a user's namespace, and optionally a backing region for a pid");
   cmd->footer(
@@ -306,15 +397,27 @@ SubcommandHook add_create_command(CLI::App& app) {
   auto* pid = cmd->add_option("--pid", options->pid, "Also create the backing file of this pid")
                    ->option_text("PID");
   cmd->add_option_function<std::string>(
-         "--size", [options](const std::string& text) { options->size = *parse_byte_count(text); },
+         "--size", [p](const std::string& text) { p->options.size = *parse_byte_count(text); },
          "Region size in bytes (default 32768; rounded up to the page size)")
       ->check(byte_count())
       ->needs(pid);
   cmd->add_option("--command", options->command, "sun.rt.javaCommand of the region (what jps shows)")
       ->needs(pid);
   add_profile_option(cmd, options->profile, "Rule profile the result is judged with")->capture_default_str();
-  return SubcommandHook{cmd, [options]() {
-                          return run_create_command(*options, std::cout, std::cerr);
+  add_policy_options(cmd, p->policy);
+  add_format_option(cmd, p->format);
+  add_output_option(cmd, options->output);
+  add_color_option(cmd, p->color);
+  cmd->add_flag("-q,--quiet", options->quiet,
+                "No report on stdout (use --output): nothing when all is well, else the exit line (the "
+                "reasons are on stderr)");
+  return SubcommandHook{cmd, [p]() {
+                          CreateCommandOptions create = p->options;
+                          create.policy_file = p->policy.chosen();
+                          create.policy_file_is_default = p->policy.chosen_is_default();
+                          create.format = parse_report_format(p->format);
+                          create.color = parse_color_choice(p->color);
+                          return run_create_command(create, std::cout, std::cerr);
                         }};
 }
 

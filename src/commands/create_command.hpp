@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "commands/output_target.hpp"  // ReportFormat, ColorChoice
 #include "commands/subcommand.hpp"
 
 namespace hsperfguard {
@@ -22,6 +23,15 @@ struct CreateCommandOptions {
   std::optional<std::size_t> size;
   std::optional<std::string> command;
   std::string profile = "default";
+  // The site policy on the profile, as the audit reads it (subcommand.hpp: load_policy).
+  std::optional<std::string> policy_file;
+  bool policy_file_is_default = false;
+  std::optional<ReportFormat> format;  // default: text, wherever stdout goes
+  std::optional<std::string> output;   // the report to this file (written to a temp name, renamed)
+  bool quiet = false;                  // no report on stdout: only the exit line of a failed run
+  // The severities of the findings in the report (those below the threshold), as the audit
+  // colours them; the refusals go to stderr, never coloured.
+  ColorChoice color = ColorChoice::automatic;
 };
 
 class Environment;

@@ -78,4 +78,14 @@ std::span<const ExitCodeMeaning> exit_code_table() { return kTable; }
 
 std::span<const SubcommandExitCode> subcommand_exit_codes() { return kSubcommands; }
 
+std::string exit_line(std::string_view subcommand, int code) {
+  for (const auto& row : kSubcommands) {
+    if (row.subcommand == subcommand && row.code == code) return "exit " + std::to_string(code) + ": " + std::string(row.meaning);
+  }
+  for (const auto& row : kTable) {
+    if (row.code == code) return "exit " + std::to_string(code) + ": " + std::string(row.meaning);
+  }
+  return "exit " + std::to_string(code);
+}
+
 }  // namespace hsperfguard

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace hsperfguard {
@@ -34,5 +35,8 @@ struct SubcommandExitCode {
 std::span<const ExitCodeMeaning> exit_code_table();
 // Per subcommand, in the order of the table (commands/help_format.hpp prints them).
 std::span<const SubcommandExitCode> subcommand_exit_codes();
+// "exit 3: could not read the file or the process's mapping": the last line of a run of
+// `subcommand` that ends with `code`, in the words of its row of the table above.
+std::string exit_line(std::string_view subcommand, int code);
 
 }  // namespace hsperfguard

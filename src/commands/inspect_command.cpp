@@ -31,6 +31,8 @@ struct InspectHeader {
   std::string state;                     // "live: pid 4242 maps this file", "stale: no process 4242"
   std::optional<std::uint32_t> uid;      // the file's owner
   std::optional<std::string> user;       // its name, when the host's user database knows it
+  // A container JVM's file as the container names it (the file line gives this host's path).
+  std::optional<std::string> container_path;
 };
 
 std::string counter_text(const perfdata::Region& region, std::string_view name) {
@@ -59,7 +61,9 @@ void print_header(const InspectHeader& h, const perfdata::Region& region, std::i
 void print_text(const std::string& path, const perfdata::Region& region, std::ostream& out,
                 const InspectHeader& header, std::int64_t now_ms) {
   print_header(header, region, now_ms, out);
-  out << "file:    " << terminal_safe(path) << "\n";
+  out << "file:    " << terminal_safe(path);
+  if (header.container_path) out << " (in its container: " << terminal_safe(*header.container_path) << ")";
+  out << "\n";
   if (region.prologue) {
     const auto& p = *region.prologue;
     out << "format:  PerfData " << int{p.major_version} << "." << int{p.minor_version} << ", "
@@ -119,7 +123,9 @@ int print_region(Inspection& run, const std::string& path, const platform::FileR
   const auto region = perfdata::parse_region(file.bytes);
   if (run.options.format == InspectFormat::json) {
     nlohmann::json j = region_to_json(region);
-    j["path"] = escape_non_utf8(mapped ? mapped->path : path);
+    // Where the file is on this host; a container's own name for it beside.
+    j["path"] = escape_non_utf8(mapped ? mapped->host_path.value_or(mapped->path) : path);
+    if (mapped && mapped->host_path) j["container_path"] = escape_non_utf8(mapped->path);
     if (mapped) {
       j["backing_file_deleted"] = mapped->deleted;
       j["read_through"] = mapped->through;
@@ -166,20 +172,24 @@ int inspect_path(Inspection& run) {
 // whatever else is named after the pid in any namespace.
 int inspect_mapped(Inspection& run, std::int32_t pid, const std::string& temp_dir,
                    const platform::MappedBackingFile& mapped) {
-  const bool in_temp_dir = mapped.path.starts_with(temp_dir + "/");
+  // A container JVM's file is named from its own root: this host reaches it by host_path, and
+  // its owner is a uid of the container's users, not of this host's.
+  const std::string& host_path = mapped.host_path.value_or(mapped.path);
+  const bool in_temp_dir = !mapped.host_path && mapped.path.starts_with(temp_dir + "/");
   if (mapped.deleted) {
-    run.err << "hsperfguard: inspect: note: the backing file of pid " << pid << ", " << terminal_safe(mapped.path)
+    run.err << "hsperfguard: inspect: note: the backing file of pid " << pid << ", " << terminal_safe(host_path)
             << ", was deleted while the JVM runs (a temp cleaner?): jps and jstat find JVMs by that name "
                "and cannot see this one; its counters are read through its mapping, "
             << terminal_safe(mapped.through) << "\n";
-  } else if (!in_temp_dir) {
+  } else if (!in_temp_dir && !mapped.host_path) {
     run.err << "hsperfguard: inspect: note: pid " << pid << " maps " << terminal_safe(mapped.path) << ", not under "
             << terminal_safe(temp_dir) << "; read through " << terminal_safe(mapped.through) << "\n";
   }
-  const InspectHeader header = header_for(
+  InspectHeader header = header_for(
       run, pid, std::string(mapped.deleted ? "live: it maps this file, deleted since" : "live: it maps this file"),
       mapped.read, in_temp_dir);
-  return print_region(run, mapped.deleted ? mapped.path + " (deleted)" : mapped.path, mapped.read, header, &mapped);
+  if (mapped.host_path) header.container_path = mapped.path;
+  return print_region(run, mapped.deleted ? host_path + " (deleted)" : host_path, mapped.read, header, &mapped);
 }
 
 // No file named after the pid could be chosen: why, as ps says it (no such process, not a
@@ -261,15 +271,30 @@ int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& 
   return run_inspect(options, out, err, system_environment());
 }
 
-int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err, Environment& env) {
-  Inspection run{options, env, out, err};
-  const PidName as_pid = classify_pid_name(options.target, INT32_MAX);
+namespace {
+
+int inspect_target(Inspection& run) {
+  const PidName as_pid = classify_pid_name(run.options.target, INT32_MAX);
   if (as_pid.kind != PidNameKind::canonical) return inspect_path(run);
   const std::int32_t pid = *as_pid.pid;
-  const std::string temp_dir = options.temp_dir.empty() ? env.default_temp_dir() : options.temp_dir;
-  const auto mapped = env.read_mapped_backing_file(pid, perfdata::kMaxRegionSize + 1);
+  const std::string temp_dir = run.options.temp_dir.empty() ? run.env.default_temp_dir() : run.options.temp_dir;
+  const auto mapped = run.env.read_mapped_backing_file(pid, perfdata::kMaxRegionSize + 1);
   if (mapped && !mapped->read.error) return inspect_mapped(run, pid, temp_dir, *mapped);
   return inspect_named_file(run, pid, temp_dir, mapped);
+}
+
+}  // namespace
+
+int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err, Environment& env) {
+  Inspection run{options, env, out, err};
+  const int exit_code = inspect_target(run);
+  // The last line says why the status is not 0, on stderr: stdout stays what was decoded
+  // (snap lines are read by scripts). A usage error has said what to fix.
+  if (exit_code != kExitOk && exit_code != kExitUsage) {
+    out.flush();
+    err << "hsperfguard: inspect: " << exit_line("inspect", exit_code) << "\n";
+  }
+  return exit_code;
 }
 
 SubcommandHook add_inspect_command(CLI::App& app) {

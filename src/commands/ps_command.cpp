@@ -4,10 +4,12 @@
 #include <iostream>
 #include <memory>
 #include <ostream>
+#include <string_view>
 
 #include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "commands/exit_codes.hpp"
+#include "commands/output_target.hpp"
 #include "model/text_escape.hpp"
 #include "report/ps_report.hpp"
 #include "report/audit_report_json.hpp"
@@ -20,6 +22,7 @@ SubcommandHook add_ps_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "ps", "List every JVM of the host, across users and containers (without starting a JVM)");
   add_format_option(cmd, options.format);
+  add_output_option(cmd, options.output);
   cmd->add_flag("--all", options.all,
                 "Also list backing files that no live JVM owns (stale, pid-reused, foreign)");
   add_container_options(cmd, options.no_containers, options.container_pid,
@@ -41,13 +44,30 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
     err << "hsperfguard: ps: " << *problem << "\n";
     return kExitUsage;
   }
-  const auto [rows, errors, incomplete] = observe_ps(options, env);
+  // Named members, not a structured binding: the render lambda below uses them (clang 14
+  // cannot capture a structured binding).
+  const PsObservation observed = observe_ps(options, env);
+  const std::vector<PsRow>& rows = observed.rows;
+  const std::vector<ObservationError>& errors = observed.errors;
+  const bool incomplete = observed.incomplete;
   const std::int64_t now = env.now_epoch_ms();
   const bool json = options.format == "json";  // text unless --format json, wherever stdout goes
-  if (json) {
-    out << dump_json(ps_json(rows, now, errors)) << "\n";
+  const int exit_code = incomplete ? kExitIncomplete : kExitOk;
+  // --output: the list in a file (no terminal: no line cut to its width).
+  const auto render = [&](const platform::ContentSink& write) {
+    write(json ? dump_json(ps_json(rows, now, errors)) + "\n"
+               : ps_text(rows, now, options.output ? std::nullopt : env.stdout_terminal_columns()));
+  };
+  if (options.output) {
+    if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &out)) {
+      err << "hsperfguard: ps: cannot write " << terminal_safe(*options.output) << ": " << terminal_safe(error->op)
+          << ": " << terminal_safe(error->message) << "\n";
+      return kExitIncomplete;
+    }
   } else {
-    out << ps_text(rows, now, env.stdout_terminal_columns());
+    render([&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+  }
+  if (!json) {
     if (!errors.empty()) {
       err << "hsperfguard: ps: " << errors.size() << " thing" << (errors.size() == 1 ? "" : "s")
           << " could not be observed (first: " << terminal_safe(errors.front().path) << ": "
@@ -55,7 +75,9 @@ int run_ps_command(const PsCommandOptions& options, std::ostream& out, std::ostr
     }
   }
   out.flush();
-  return incomplete ? kExitIncomplete : kExitOk;
+  // The last line says why the status is not 0 (on stderr: the list on stdout stays a list).
+  if (exit_code != kExitOk) err << "hsperfguard: ps: " << exit_line("ps", exit_code) << "\n";
+  return exit_code;
 }
 
 }  // namespace hsperfguard

@@ -20,6 +20,7 @@ struct PsCommandOptions {
   bool all = false;    // also backing files that no live JVM owns
   bool no_containers = false;
   std::optional<std::int32_t> container_pid;  // only the JVMs of this process's container
+  std::optional<std::string> output;          // the list to this file instead of stdout
 };
 
 // What `ps` observed and made of it: its rows, the errors met, and whether it is incomplete

@@ -394,8 +394,27 @@ class PlanActor {
 
 // The report, on `out` or in --output (and under --quiet what needs a person on `out`).
 // false: --output could not be written (said on `err`).
+// Why a reap ends with `exit_code`, in words, for the report's last line ("" for 0).
+std::string reap_exit_line(const ReapRun& run, int exit_code) {
+  if (exit_code == kExitOk) return "";
+  std::string why;
+  if (run.incomplete) {
+    why = "not every temp dir was observed and planned (the errors say which)";
+  } else if (run.execution && run.execution->interrupted) {
+    why = "interrupted by a signal before every removal was tried";
+  } else if (!run.errors.empty()) {
+    why = "the run's errors above (" + terminal_safe(run.errors.front().op) + ": " +
+          terminal_safe(run.errors.front().message) + ")";
+  } else if (run.execution) {
+    const std::size_t failed = count_outcomes(*run.execution).failed;
+    why = std::to_string(failed) + (failed == 1 ? " removal" : " removals") + " failed (the actions say why)";
+  }
+  return why.empty() ? exit_line("reap", exit_code) : "exit " + std::to_string(exit_code) + ": " + why;
+}
+
 bool write_reap_report(const ReapCommandOptions& options, const ReapRun& run, Environment& env,
                        std::ostream& out, std::ostream& err) {
+  const std::string last_line = reap_exit_line(run, reap_exit_code(run));
   // --quiet: the report goes only to --output; `out` gets what needs a person.
   std::ostream no_report(nullptr);
   std::ostream& report_out = options.quiet ? no_report : out;
@@ -407,7 +426,8 @@ bool write_reap_report(const ReapCommandOptions& options, const ReapRun& run, En
     if (format == ReportFormat::json) {
       write_reap_report_json(run, host, write);
     } else {
-      write(reap_report_text(run, options.verbose));
+      write(reap_report_text(run, options.verbose, last_line,
+                             !options.output && color_wanted(options.color, env.stdout_is_terminal())));
     }
   };
   if (options.output) {
@@ -421,7 +441,7 @@ bool write_reap_report(const ReapCommandOptions& options, const ReapRun& run, En
     render([&](std::string_view piece) { report_out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
     report_out.flush();
   }
-  if (options.quiet) out << reap_attention_text(run) << std::flush;
+  if (options.quiet) out << reap_attention_text(run) << (last_line.empty() ? "" : last_line + "\n") << std::flush;
   return true;
 }
 
@@ -485,6 +505,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
     std::string format, journal;
     std::string lock_file = kDefaultReapLockFile;
     std::string min_age = "60s", max_runtime;
+    std::string color = "auto";
     bool no_lock = false, no_wait = false, no_containers = false;
     UnattendedFlags unattended;
   };
@@ -514,7 +535,8 @@ SubcommandHook add_reap_command(CLI::App& app) {
       ->check(duration());
   add_format_option(cmd, p->format);
   add_output_option(cmd, p->options.output);
-  cmd->add_flag("-v,--verbose", p->options.verbose, "Text: list every plan item (none grouped)");
+  cmd->add_flag("-v,--verbose", p->options.verbose, "Text: list every plan item and action (none grouped)");
+  add_color_option(cmd, p->color);
   cmd->add_flag("--include-special", p->options.include_special,
                 "Also remove stale FIFOs, sockets and devices in namespaces");
   cmd->add_flag("--remove-empty-namespaces", p->options.remove_empty_namespaces,
@@ -544,6 +566,7 @@ SubcommandHook add_reap_command(CLI::App& app) {
         ReapCommandOptions reap = p->options;
         if (!p->journal.empty()) reap.journal = p->journal;
         reap.format = parse_report_format(p->format);
+        reap.color = parse_color_choice(p->color);
         reap.min_age_ms = *parse_duration_ms(p->min_age);
         if (!p->max_runtime.empty()) reap.max_runtime_ms = *parse_duration_ms(p->max_runtime);
         reap.lock_file = p->no_lock ? std::nullopt : std::optional<std::string>(p->lock_file);

@@ -22,7 +22,8 @@ struct ReapCommandOptions {
   std::optional<std::int64_t> max_runtime_ms;
   std::optional<ReportFormat> format;  // default: text, wherever stdout goes
   std::optional<std::string> output;   // written to a temp name, then renamed
-  bool verbose = false;  // text: every plan item, none grouped
+  bool verbose = false;  // text: every plan item and action, none grouped
+  ColorChoice color = ColorChoice::automatic;  // text on stdout only (output_target.hpp)
   bool include_special = false;
   bool remove_empty_namespaces = false;
   std::optional<std::string> lock_file = std::string(kDefaultReapLockFile);  // nullopt: --no-lock

@@ -1,10 +1,10 @@
 #include "commands/repair_command.hpp"
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <ostream>
+#include <string_view>
 
 #include "commands/cli_checks.hpp"
 #include "commands/environment.hpp"
@@ -12,7 +12,9 @@
 #include "decide/audit.hpp"
 #include "decide/discover.hpp"
 #include "decide/repair.hpp"
+#include "model/json_text.hpp"
 #include "model/text_escape.hpp"
+#include "report/repair_report.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -20,18 +22,30 @@ namespace {
 // Findings left at or above this make the run end with kExitRefused.
 constexpr Severity kLeftSeverity = Severity::medium;
 
-std::string_view outcome_word(RepairOutcome outcome) {
-  switch (outcome) {
-    case RepairOutcome::fixed:
-      return "fixed";
-    case RepairOutcome::changed:
-      return "changed";
-    case RepairOutcome::vanished:
-      return "vanished";
-    case RepairOutcome::failed:
-      return "failed";
+std::string plural(std::size_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
+// The exit status of a run and, when not 0, its reason in words (the report's last line).
+void settle_exit(RepairRun& run) {
+  const RepairCounts c = count_repair(run, kLeftSeverity);
+  if (run.incomplete) {
+    run.exit_code = kExitIncomplete;
+    run.exit_reason = plural(run.errors.size(), "temp dir or entry", "temp dirs or entries") +
+                      " could not be read (the errors say which): not everything was judged";
+  } else if (c.failed > 0) {
+    run.exit_code = kExitFindings;
+    run.exit_reason = plural(c.failed, "fix was", "fixes were") + " not done (the lines above say why)";
+  } else if (c.left_blocking > 0) {
+    run.exit_code = kExitRefused;
+    run.exit_reason = plural(c.left_blocking, "finding", "findings") + " at or above " +
+                      std::string(to_string(kLeftSeverity)) +
+                      (run.dry_run ? " would be" : c.left_blocking == 1 ? " is" : " are") +
+                      " left to a person (repair does not fix " + (c.left_blocking == 1 ? "it" : "them") + ")";
+  } else {
+    run.exit_code = kExitOk;
+    run.exit_reason.clear();
   }
-  return "failed";
 }
 
 }  // namespace
@@ -42,9 +56,14 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
 
 int run_repair_command(const RepairCommandOptions& options, std::ostream& out, std::ostream& err,
                        Environment& env) {
-  auto policy = builtin_profile(options.profile);
-  if (!policy) {
-    err << "hsperfguard: repair: unknown profile '" << terminal_safe(options.profile) << "'\n";
+  RepairRun run;
+  run.dry_run = options.dry_run;
+  run.profile = options.profile;
+  Policy policy;
+  if (auto problem = load_policy(options.profile, options.policy_file, options.policy_file_is_default, policy,
+                                 run.policy_file)) {
+    err << "hsperfguard: repair: " << terminal_safe(*problem)
+        << (options.policy_file_is_default ? " (the default policy file; --no-policy ignores it)" : "") << "\n";
     return kExitUsage;
   }
   DiscoverOptions discover;
@@ -52,57 +71,47 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
   discover.root = options.root;
   discover.host_temp_dir = env.default_temp_dir();
   const std::vector<TempRootFacts> roots = observe_whole(env, discover_roots(discover));
-  const bool incomplete = std::any_of(roots.begin(), roots.end(),
-                                      [](const TempRootFacts& root) { return !root.opened; });
-  const auto judgements = judge(roots, *policy);
-  const RepairPlan plan = plan_repair(roots, judgements);
-
-  std::vector<RepairOutcomeRecord> records;
-  if (!options.dry_run) records = env.execute_repair(plan);
-
-  std::size_t fixed = 0, failed = 0, left = 0, left_blocking = 0;
-  for (const auto& r : records) (r.outcome == RepairOutcome::fixed ? fixed : failed) += 1;
-  for (const auto& item : plan.items) {
-    const std::string where = terminal_safe(item.path);
-    if (item.disposition == RepairDisposition::fix) {
-      if (options.dry_run) {
-        out << "would fix  " << item.rule << "  " << where << ": " << terminal_safe(item.change) << "\n";
-        continue;
-      }
-      const auto& record = records.at(*item.target);
-      out << outcome_word(record.outcome) << "  " << item.rule << "  " << where << ": " << terminal_safe(item.change);
-      if (record.outcome != RepairOutcome::fixed) {
-        out << " (not done: " << terminal_safe(record.detail);
-        if (record.error) out << ": " << terminal_safe(record.error->op) << ": " << terminal_safe(record.error->message);
-        out << ")";
-      }
-      out << "\n";
-      continue;
-    }
-    ++left;
-    if (item.severity >= kLeftSeverity) ++left_blocking;
-    out << "left  " << item.rule << "  " << where << " [" << to_string(item.severity) << "]: " << terminal_safe(item.reason)
-        << "\n      manual remedy: " << terminal_safe(item.remediation) << "\n";
+  // Judged like the audit: by the same profile and policy file.
+  const auto judgements = judge(roots, policy);
+  run.plan = plan_repair(roots, judgements);
+  if (!options.dry_run) run.records = env.execute_repair(run.plan);
+  for (const auto& root : roots) {
+    if (root.opened) continue;
+    run.incomplete = true;
+    run.errors.insert(run.errors.end(), root.errors.begin(), root.errors.end());
   }
-  out << "repair: " << (options.dry_run ? plan.count(RepairDisposition::fix) : fixed)
-      << (options.dry_run ? " would be fixed" : " fixed") << ", " << failed << " failed, " << left
-      << " left to a person" << (left > 0 ? " (`hsperfguard audit` shows them)" : "") << "\n";
+  run.generated_at_ms = env.now_epoch_ms();
+  settle_exit(run);
 
-  if (incomplete) {
-    for (const auto& root : roots) {
-      for (const auto& e : root.errors) {
-        err << "hsperfguard: repair: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
-            << terminal_safe(e.message) << "\n";
-      }
+  // --quiet: the report goes only to --output; `out` gets what needs a person.
+  std::ostream no_report(nullptr);
+  std::ostream& report_out = options.quiet ? no_report : out;
+  const ReportFormat format = options.format.value_or(ReportFormat::text);
+  const bool color = !options.output && color_wanted(options.color, env.stdout_is_terminal());
+  const HostInfo host = env.host();
+  const auto render = [&](const platform::ContentSink& write) {
+    write(format == ReportFormat::json ? dump_json(repair_report_json(run, host, kLeftSeverity), 2) + "\n"
+                                       : repair_report_text(run, color));
+  };
+  if (options.output) {
+    if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &report_out)) {
+      err << "hsperfguard: repair: cannot write " << terminal_safe(*options.output) << ": "
+          << terminal_safe(error->op) << ": " << terminal_safe(error->message) << "\n";
+      return kExitIncomplete;
     }
-    return kExitIncomplete;
+  } else {
+    render([&](std::string_view piece) { report_out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
   }
-  if (failed > 0) return kExitFindings;
-  return left_blocking > 0 ? kExitRefused : kExitOk;
+  if (options.quiet) out << repair_attention_text(run, kLeftSeverity);
+  out.flush();
+  for (const auto& e : run.errors) {
+    err << "hsperfguard: repair: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
+        << terminal_safe(e.message) << "\n";
+  }
+  return run.exit_code;
 }
 
 SubcommandHook add_repair_command(CLI::App& app) {
-  auto options = std::make_shared<RepairCommandOptions>();
   auto* cmd = app.add_subcommand("repair",
                                  "Fix the findings that are safe to fix in place (modes, ACLs, "
                                  "Windows DACLs; never an owner)");
@@ -117,10 +126,31 @@ SubcommandHook add_repair_command(CLI::App& app) {
       "protected DACL `create` gives (the user and Administrators full control, Everyone as\n"
       "HotSpot allows), set through a handle to the object itself and read back; owners are\n"
       "never changed.");
-  add_temp_dir_options(cmd, options->tmpdir, options->root, "Repair", "this temp dir");
-  cmd->add_flag("-n,--dry-run", options->dry_run, "Print what would be fixed and what is left; change nothing");
-  add_profile_option(cmd, options->profile)->capture_default_str();
-  return SubcommandHook{cmd, [options]() { return run_repair_command(*options, std::cout, std::cerr); }};
+  struct Parsed {
+    RepairCommandOptions options;
+    std::string format;
+    std::string color = "auto";
+    PolicyFileOptions policy;
+  };
+  auto p = std::make_shared<Parsed>();
+  add_temp_dir_options(cmd, p->options.tmpdir, p->options.root, "Repair", "this temp dir");
+  cmd->add_flag("-n,--dry-run", p->options.dry_run, "Print what would be fixed and what is left; change nothing");
+  add_profile_option(cmd, p->options.profile)->capture_default_str();
+  add_policy_options(cmd, p->policy);
+  add_format_option(cmd, p->format);
+  add_output_option(cmd, p->options.output);
+  add_color_option(cmd, p->color);
+  cmd->add_flag("-q,--quiet", p->options.quiet,
+                "No report on stdout (use --output): only what needs a person, one line each (fixes not "
+                "done, findings left at or above medium, the exit line), nothing when all is well");
+  return SubcommandHook{cmd, [p]() {
+                          RepairCommandOptions repair = p->options;
+                          repair.policy_file = p->policy.chosen();
+                          repair.policy_file_is_default = p->policy.chosen_is_default();
+                          repair.format = parse_report_format(p->format);
+                          repair.color = parse_color_choice(p->color);
+                          return run_repair_command(repair, std::cout, std::cerr);
+                        }};
 }
 
 }  // namespace hsperfguard

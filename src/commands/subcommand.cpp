@@ -4,6 +4,7 @@
 
 #include "commands/cli_checks.hpp"
 #include "model/rule_catalog.hpp"
+#include "model/text_escape.hpp"
 #include "platform/host.hpp"
 #include "platform/system_log.hpp"
 
@@ -66,10 +67,50 @@ CLI::Option* add_format_option(CLI::App* cmd, std::string& format) {
       ->check(CLI::IsMember({"json", "text"}));
 }
 
+CLI::Option* add_color_option(CLI::App* cmd, std::string& color) {
+  return cmd->add_option("--color", color, "auto (on a terminal, unless NO_COLOR is set), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+}
+
 CLI::Option* add_output_option(CLI::App* cmd, std::optional<std::string>& output) {
   return cmd->add_option("-o,--output", output,
                          "Write the report to FILE (atomically; a device, FIFO or - is written through)")
       ->check(file_path());
+}
+
+std::optional<std::string> PolicyFileOptions::chosen() const {
+  if (!file.empty()) return file;
+  if (none) return std::nullopt;
+  return platform::default_policy_file();
+}
+
+bool PolicyFileOptions::chosen_is_default() const { return file.empty() && !none; }
+
+void add_policy_options(CLI::App* cmd, PolicyFileOptions& options) {
+  auto* policy_opt = cmd->add_option("--policy", options.file,
+                                     "JSON policy: disable rules, change severities (default: "
+                                     "/etc/hsperfguard/policy.json when it exists; hsperfguard-policy(5))")
+                         ->check(file_path());
+  cmd->add_flag("--no-policy", options.none, "Do not read /etc/hsperfguard/policy.json: the profile alone")
+      ->excludes(policy_opt);
+}
+
+std::optional<std::string> load_policy(const std::string& profile, const std::optional<std::string>& policy_file,
+                                       bool policy_file_is_default, Policy& policy,
+                                       std::optional<std::string>& read) {
+  auto builtin = builtin_profile(profile);
+  if (!builtin) return "unknown profile '" + terminal_safe(profile) + "'";
+  policy = *builtin;
+  if (!policy_file) return std::nullopt;
+  ObservationError error;
+  const auto text = platform::read_config_file(*policy_file, &error);
+  if (!text && policy_file_is_default && platform::config_file_absent(error)) return std::nullopt;
+  // The open's own answer names what is wrong with the path (no look before it).
+  const std::string named = (policy_file_is_default ? "" : "--policy ") + *policy_file;
+  if (!text) return named + ": " + missing_path_reason(error.code).value_or(error.message);
+  read = *policy_file;
+  if (auto problem = apply_policy_text(policy, *text)) return named + ": " + *problem;
+  return std::nullopt;
 }
 
 CLI::Option* add_profile_option(CLI::App* cmd, std::string& profile, const std::string& help) {

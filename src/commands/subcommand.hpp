@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "model/rule_catalog.hpp"  // Policy
 #include "report/logging.hpp"
 
 namespace CLI {
@@ -75,8 +76,28 @@ CLI::Option* add_user_scope_option(CLI::App* cmd, std::optional<std::string>& us
 
 // -f/--format of a report: text or json ("": not given, text wherever stdout goes).
 CLI::Option* add_format_option(CLI::App* cmd, std::string& format);
+// --color: auto, always or never (output_target.hpp: ColorChoice), for text on stdout.
+CLI::Option* add_color_option(CLI::App* cmd, std::string& color);
 // -o/--output: the report to FILE.
 CLI::Option* add_output_option(CLI::App* cmd, std::optional<std::string>& output);
+// --policy FILE and --no-policy, read as the audit reads them: without either, the default
+// policy file (/etc/hsperfguard/policy.json) when it exists. The commands that act on the
+// audit's findings (repair, create) judge by the same policy.
+struct PolicyFileOptions {
+  std::string file;    // --policy ("": not given)
+  bool none = false;   // --no-policy
+  // The file to read, and whether it is only the default one (its absence is no error).
+  std::optional<std::string> chosen() const;
+  bool chosen_is_default() const;
+};
+void add_policy_options(CLI::App* cmd, PolicyFileOptions& options);
+// The profile, then the policy file on top of it (none: the profile alone; the default one
+// only when it exists); `read` is the file that was applied. An error message on failure
+// (a bad profile, an unreadable or invalid file), naming the file as the user gave it.
+std::optional<std::string> load_policy(const std::string& profile, const std::optional<std::string>& policy_file,
+                                       bool policy_file_is_default, Policy& policy,
+                                       std::optional<std::string>& read);
+
 // --profile: one of the built-in rule profiles.
 CLI::Option* add_profile_option(CLI::App* cmd, std::string& profile,
                                 const std::string& help = "Rule profile: default, strict or hotspot");

@@ -36,7 +36,10 @@ std::vector<BackingFileCandidate> find_backing_files(const std::string& temp_dir
 // cleaner) and needs root (CAP_SYS_ADMIN). nullopt: the process maps no backing file, or
 // its maps cannot be read (or, read only up to their cap, show none). `read.error` says why a mapping that exists could not be read.
 struct MappedBackingFile {
-  std::string path;      // as the process's maps name it (from our root)
+  std::string path;      // as the process's maps name it (from its mount namespace's root)
+  // A process in another mount namespace (a container) names the file from its own root:
+  // the same file as this host reaches it, through /proc/<pid>/root. nullopt: in ours.
+  std::optional<std::string> host_path;
   bool deleted = false;  // no name left: its link count when read, else the maps' " (deleted)"
   std::string through;   // what was opened ("/proc/<pid>/map_files/<range>")
   std::uint64_t dev = 0;  // the mapped file as the maps name it (dev as st_dev, inode)

@@ -7,6 +7,24 @@
 #include "model/text_escape.hpp"
 
 namespace hsperfguard {
+
+std::string styled_text(bool color, std::string_view code, std::string_view text) {
+  if (!color) return std::string(text);
+  return "\033[" + std::string(code) + "m" + std::string(text) + "\033[0m";
+}
+
+std::string severity_text(bool color, Severity severity) {
+  const std::string_view word = to_string(severity);
+  switch (severity) {
+    case Severity::critical:
+    case Severity::high: return styled_text(color, "1;31", word);
+    case Severity::medium: return styled_text(color, "33", word);
+    case Severity::low:
+    case Severity::info: return styled_text(color, "2", word);
+  }
+  return std::string(word);
+}
+
 namespace {
 
 // A group of file findings shows this many names; --verbose shows them all.
@@ -14,22 +32,13 @@ constexpr std::size_t kNamesShown = 3;
 
 // ANSI styles, only when the options say so.
 std::string styled(const TextOptions& options, std::string_view code, std::string_view text) {
-  if (!options.color) return std::string(text);
-  return "\033[" + std::string(code) + "m" + std::string(text) + "\033[0m";
+  return styled_text(options.color, code, text);
 }
 
 std::string bold(const TextOptions& options, std::string_view text) { return styled(options, "1", text); }
 
 std::string severity_word(const TextOptions& options, Severity severity) {
-  const std::string_view word = to_string(severity);
-  switch (severity) {
-    case Severity::critical:
-    case Severity::high: return styled(options, "1;31", word);
-    case Severity::medium: return styled(options, "33", word);
-    case Severity::low:
-    case Severity::info: return styled(options, "2", word);
-  }
-  return std::string(word);
+  return severity_text(options.color, severity);
 }
 
 std::string plural(std::size_t n, std::string_view one, std::string_view many) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "decide/audit.hpp"
 #include "report/audit_report_json.hpp"
@@ -25,6 +26,12 @@ struct TextOptions {
   // JVM processes looked at (the summary says what was checked).
   std::size_t jvm_processes = 0;
 };
+
+// The audit's colours, for every command's text: `text` in the ANSI style `code` ("1;31" bold
+// red, "33" yellow, "32" green, "2" dim) when `color`, else as it is; a severity word in its
+// colour (high and critical bold red, medium yellow, low and info dim).
+std::string styled_text(bool color, std::string_view code, std::string_view text);
+std::string severity_text(bool color, Severity severity);
 
 // Whose a temp dir is, in words: "this host's", "named by --tmpdir", "of the system root DIR,
 // named by --root", "a container's, host pid N" (audit and reap text say it alike).

@@ -3,12 +3,21 @@
 #include <sstream>
 
 #include "model/text_escape.hpp"
+#include "model/verdict.hpp"
 #include "report/audit_report_json.hpp"
 
 namespace hsperfguard {
 namespace {
 
 std::string opt_int(const std::optional<std::int32_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+// The row's uptime: "-" for a file whose JVM is gone (stale, pid-reused, foreign), which is
+// not up however long ago it started (its start stays in the JSON's start_time_ms).
+std::string row_uptime(const PsRow& r, std::int64_t now_ms) {
+  const bool gone = r.state == to_string(Verdict::stale) || r.state == to_string(Verdict::pid_reused) ||
+                    r.state == to_string(Verdict::foreign);
+  return gone ? "-" : format_uptime(r.start_time_ms, now_ms);
+}
 
 }  // namespace
 
@@ -33,7 +42,7 @@ std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms, std::op
     if (r.mount_namespace && r.root_kind == RootKind::container) container = *r.mount_namespace;
     std::string main = r.main ? *r.main : r.command_line ? "[" + *r.command_line + "]" : "-";
     table.push_back({opt_int(r.host_pid), opt_int(r.ns_pid), r.user ? terminal_safe(*r.user) : "-",
-                     r.state, format_uptime(r.start_time_ms, now_ms), terminal_safe(container),
+                     r.state, row_uptime(r, now_ms), terminal_safe(container),
                      r.vm_version ? terminal_safe(*r.vm_version) : "-", terminal_safe(main)});
   }
   std::vector<std::size_t> width(table.front().size(), 0);
@@ -101,7 +110,7 @@ nlohmann::json ps_json(const std::vector<PsRow>& rows, std::int64_t now_ms,
     else
       j["vm_version"] = nullptr;
     opt(j, "start_time_ms", r.start_time_ms);
-    j["uptime"] = format_uptime(r.start_time_ms, now_ms);
+    j["uptime"] = row_uptime(r, now_ms);
     if (r.backing_file)
       put_text(j, "backing_file", *r.backing_file);
     else

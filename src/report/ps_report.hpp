@@ -14,7 +14,8 @@
 namespace hsperfguard {
 
 // Text: a header and one line per row (hostile text escaped), then one line per invisible JVM
-// saying why jps cannot see it and what to do; `now_ms` for the uptime column.
+// saying why jps cannot see it and what to do; `now_ms` for the uptime column ("-" for a
+// file whose JVM is gone: stale, pid-reused, foreign).
 // The table, then why each invisible JVM is invisible. With `columns` (standard output is a
 // terminal that wide) no row of the table is longer: a command line long enough to wrap could
 // otherwise start a line of its own that reads as another JVM's row.

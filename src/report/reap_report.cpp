@@ -474,7 +474,8 @@ namespace {
 // counts, then what was done.
 class ReapText {
  public:
-  ReapText(const ReapRun& run, bool verbose) : run_(run), plan_(run.plan), verbose_(verbose) {}
+  ReapText(const ReapRun& run, bool verbose, bool color)
+      : run_(run), plan_(run.plan), verbose_(verbose), color_(color) {}
 
   std::string render() {
     out_ << (run_.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan");
@@ -632,19 +633,21 @@ class ReapText {
     out_ << "\n";
   }
 
-  // Each action with its outcome, the outcomes counted, and the execution's errors.
+  // The actions grouped like the plan: in each namespace (or each temp dir's attach files and
+  // empty namespaces), like outcomes (outcome, verdict, detail, error) together in the order
+  // of their first; a group longer than kItemsBeforeGrouping is one line with its count and
+  // first names unless verbose. Then the outcomes counted, and the execution's errors.
   void write_execution(const ExecutionResult& execution) {
     out_ << "\nactions:\n";
+    std::string place;
+    std::vector<const ReapActionRecord*> block;
     for (const auto& r : execution.actions) {
-      const std::string_view outcome = to_string(r.outcome);
-      out_ << "  " << outcome << std::string(outcome.size() < 14 ? 14 - outcome.size() : 1, ' ')
-           << terminal_safe(plan_.items[r.item].path);
-      if (r.outcome != ReapOutcome::removed) out_ << "  (" << terminal_safe(r.detail) << ")";
-      if (r.error) {
-        out_ << ": " << terminal_safe(r.error->op) << ": " << terminal_safe(r.error->message);
-      }
-      out_ << "\n";
+      const std::string where = action_place(plan_.items[r.item]);
+      if (where != place) write_action_block(block, place);
+      place = where;
+      block.push_back(&r);
     }
+    write_action_block(block, place);
     const ReapOutcomeCounts c = count_outcomes(execution);
     out_ << "\ndone: " << c.removed << " removed, " << c.vanished << " vanished, "
          << c.became_live << " became live, " << c.changed << " changed, " << c.failed
@@ -655,6 +658,55 @@ class ReapText {
     for (const auto& e : execution.errors) write_error("", e);
   }
 
+  // Where an action happens, as its grouped line names it: a file's namespace, or the temp
+  // dir of an attach file or an empty namespace directory.
+  std::string action_place(const PlanItem& item) const {
+    if (item.subject == ReapSubject::namespace_file && item.ns) return plan_.namespaces[*item.ns].path;
+    return item.root < run_.roots.size() ? run_.roots[item.root].shown_temp_dir() : std::string();
+  }
+
+  void write_action_block(std::vector<const ReapActionRecord*>& block, const std::string& place) {
+    std::vector<std::vector<const ReapActionRecord*>> groups;
+    std::map<std::string, std::size_t> index;
+    for (const ReapActionRecord* r : block) {
+      const PlanItem& item = plan_.items[r->item];
+      std::string key = std::string(to_string(r->outcome)) + '\0' + std::string(to_string(item.verdict)) + '\0' +
+                        std::string(to_string(item.subject)) + '\0' + r->detail;
+      if (r->error) key += '\0' + r->error->op + '\0' + r->error->message;
+      auto [at, added] = index.try_emplace(key, groups.size());
+      if (added) groups.emplace_back();
+      groups[at->second].push_back(r);
+    }
+    for (const auto& group : groups) {
+      if (verbose_ || group.size() <= kItemsBeforeGrouping) {
+        for (const ReapActionRecord* r : group) write_action(*r, terminal_safe(plan_.items[r->item].path));
+        continue;
+      }
+      const PlanItem& first = plan_.items[group.front()->item];
+      const std::string_view noun = first.subject == ReapSubject::attach_file    ? "attach files"
+                                    : first.subject == ReapSubject::namespace_dir ? "empty namespace directories"
+                                                                                  : "files";
+      std::string what = std::to_string(group.size()) + " " + verdict_words(first.verdict) + " " +
+                         std::string(noun) + " in " + terminal_safe(place) + " (";
+      for (std::size_t n = 0; n < kNamesShown; ++n) {
+        what += (n > 0 ? ", " : "") + terminal_safe(plan_.items[group[n]->item].name);
+      }
+      what += ", ...; --verbose lists each)";
+      write_action(*group.front(), what);
+    }
+    block.clear();
+  }
+
+  // One line for an action, or for the like actions `what` names (the first one's detail).
+  void write_action(const ReapActionRecord& r, std::string_view what) {
+    const std::string_view outcome = to_string(r.outcome);
+    out_ << "  " << styled_text(color_, r.outcome == ReapOutcome::removed ? "32" : "1;31", outcome)
+         << std::string(outcome.size() < 14 ? 14 - outcome.size() : 1, ' ') << what;
+    if (r.outcome != ReapOutcome::removed) out_ << "  (" << terminal_safe(r.detail) << ")";
+    if (r.error) out_ << ": " << terminal_safe(r.error->op) << ": " << terminal_safe(r.error->message);
+    out_ << "\n";
+  }
+
   void write_error(std::string_view indent, const ObservationError& e) {
     out_ << indent << "error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
          << terminal_safe(e.message) << "\n";
@@ -663,14 +715,17 @@ class ReapText {
   const ReapRun& run_;
   const Plan& plan_;
   const bool verbose_;
+  const bool color_;
   std::ostringstream out_;
   std::string evidence_;
 };
 
 }  // namespace
 
-std::string reap_report_text(const ReapRun& run, bool verbose) {
-  return ReapText(run, verbose).render();
+std::string reap_report_text(const ReapRun& run, bool verbose, const std::string& exit_line, bool color) {
+  std::string text = ReapText(run, verbose, color).render();
+  if (!exit_line.empty()) text.append(exit_line).append("\n");
+  return text;
 }
 
 }  // namespace hsperfguard

@@ -81,8 +81,11 @@ void write_reap_report_json(const ReapRun& run, const HostInfo& host,
 std::string reap_report_json_text(const ReapRun& run, const HostInfo& host);
 // The text for people: each temp dir and namespace, its items (like items of a namespace, more
 // than three, as one line with their count and first names unless `verbose`), the counts, the
-// actions and errors. Why something is skipped, kept or left alone is said in words.
-std::string reap_report_text(const ReapRun& run, bool verbose = false);
+// actions (grouped the same way: like outcomes of a namespace as one line) and errors. Why something is skipped, kept or left alone is said in words.
+// `exit_line` ("exit 1: 2 removals failed ...", or empty for a run that exits 0) ends it;
+// `color`: the outcomes in the audit's colours (removed green, the others red).
+std::string reap_report_text(const ReapRun& run, bool verbose = false, const std::string& exit_line = "",
+                             bool color = false);
 // --quiet: what needs a person, for cron to mail, one line each, every part terminal_safe:
 // "failed PATH: OP: MESSAGE" for each removal that failed, "kept PATH (not-permitted):
 // REMEDIATION" for each entry the plan leaves to a person. Empty when all is well.

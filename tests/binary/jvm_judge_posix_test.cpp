@@ -349,6 +349,31 @@ TEST(JvmJudge, PredictionAndDiagnosisAgreeWithTheRealJvm) {
   std::printf("prediction agreed with the JVM in %zu/%zu namespace configurations\n", agreed, compared);
 }
 
+// A container JVM's maps name its file from the container's root (/tmp/...); inspect prints the
+// path this host reaches it by, the container's own beside it, in text and JSON.
+TEST(JvmJudge, InspectOfAContainerJvmPrintsItsHostPath) {
+  if (!can_run()) GTEST_SKIP() << "needs root, a JDK, unshare, setpriv, chattr and setfacl";
+  const JudgeCase c{"host-path", "mode=1777", "", false, "", true, "", "", "", ""};
+  Sandbox box;
+  ASSERT_TRUE(box.start(script_for(c, box, "", false)));
+  ASSERT_TRUE(box.wait_for("ready"));
+  const pid_t pid = box.java_pid();
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(maps_backing_file(pid));
+  const std::string host = "/proc/" + std::to_string(pid) + "/root/tmp/hsperfdata_nobody/1";
+  const auto text = test::run_tool({"inspect", std::to_string(pid)});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("file:    " + host + " (in its container: /tmp/hsperfdata_nobody/1)\n"));
+  const auto doc = test::run_tool({"inspect", "--format", "json", std::to_string(pid)});
+  ASSERT_EQ(doc.exit_code, 0) << doc.err;
+  const json j = json::parse(doc.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << doc.out;
+  EXPECT_EQ(j["path"], host);
+  EXPECT_EQ(j["container_path"], "/tmp/hsperfdata_nobody/1");
+  // The path printed is this host's way to the very file.
+  EXPECT_TRUE(test::slurp(host).size() > 0) << host;
+}
+
 // A tmp cleaner deletes a live JVM's backing file: jps and jstat lose it, ps names the cause,
 // the audit raises it, and inspect still prints every counter through the JVM's mapping.
 TEST(JvmJudge, DeletedBackingFileIsDiagnosedAndStillReadable) {

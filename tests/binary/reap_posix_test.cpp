@@ -667,6 +667,33 @@ TEST(ReapCli, JournalRecordsEachUnlinkBeforeAndAfter) {
   EXPECT_EQ(removed, files);
 }
 
+// The text groups the removals of a namespace as its plan does (one line, --verbose lists
+// each); the journal still has a line for each removal.
+TEST(ReapCli, TextGroupsRemovalsWhileTheJournalRecordsEach) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  std::set<std::string> files;
+  for (int i = 0; i < 5; ++i) files.insert(tree.stale_file(ns));
+  const std::string journal = tree.scratch / "reap.jsonl";
+  const auto result =
+      test::run_tool({"reap", "--tmpdir", tree.tmp, "--no-lock", "--min-age", "0", "--journal", journal});
+  ASSERT_EQ(result.exit_code, 0) << result.err << result.out;
+  std::size_t removed_lines = 0;
+  std::istringstream text(result.out);
+  for (std::string line; std::getline(text, line);) removed_lines += line.starts_with("  removed") ? 1 : 0;
+  EXPECT_EQ(removed_lines, 1U) << result.out;
+  const std::size_t grouped = result.out.find("  removed       5 ");
+  ASSERT_NE(grouped, std::string::npos) << result.out;
+  EXPECT_NE(result.out.find(" files in " + ns + " (", grouped), std::string::npos) << result.out;
+  std::ifstream in(journal);
+  std::set<std::string> removed;
+  for (std::string line; std::getline(in, line);) {
+    const json l = json::parse(line);
+    if (l.at("event") == "outcome" && l.at("outcome") == "removed") removed.insert(l.at("path"));
+  }
+  EXPECT_EQ(removed, files);
+}
+
 // A journal whose last line an earlier run left cut short (killed in the middle of a write
 // before records were written whole): the line is ended and marked, and no record of this run
 // is glued onto it.

@@ -190,6 +190,40 @@ TEST(RepairCli, NothingToDoExitsZero) {
   EXPECT_EQ(run_tool({"repair", "--tmpdir", tree.scratch / "linked"}).exit_code, 3);
 }
 
+// repair judges by the policy file the audit reads: a finding the policy disables is not
+// repaired, one it enables (namespace.not-private, off in the default profile) is; and the
+// JSON report, with the policy file it applied, matches its schema.
+TEST(RepairCli, JudgesByTheSitePolicyAsTheAuditDoes) {
+  if (!is_root()) GTEST_SKIP() << "needs root (a namespace of another user)";
+  ReapTree tree;
+  const std::string loose = tree.make_namespace("nobody", kNobody, kNogroup, 0777);
+  const std::string off = tree.scratch / "off.json";
+  write_file(off, to_bytes(R"({"rules": {"namespace.group-other-writable": {"enabled": false}}})"));
+  const auto audit_off = run_tool({"audit", "--tmpdir", tree.tmp, "--policy", off});
+  EXPECT_EQ(audit_off.out.find("namespace.group-other-writable"), std::string::npos) << audit_off.out;
+  const auto kept = run_tool({"repair", "--tmpdir", tree.tmp, "--policy", off});
+  EXPECT_EQ(kept.exit_code, 0) << kept.out << kept.err;
+  EXPECT_NE(kept.out.find("repair: 0 fixed"), std::string::npos) << kept.out;
+  EXPECT_EQ(mode_of(loose), 0777u);
+  // Without the policy the profile alone: fixed, 0777 -> 0755.
+  ASSERT_EQ(run_tool({"repair", "--tmpdir", tree.tmp, "--no-policy"}).exit_code, 0);
+  EXPECT_EQ(mode_of(loose), 0755u);
+
+  const std::string on = tree.scratch / "on.json";
+  write_file(on, to_bytes(R"({"rules": {"namespace.not-private": {"enabled": true}}})"));
+  const auto dry = run_tool({"repair", "--tmpdir", tree.tmp, "--policy", on, "--dry-run", "--format", "json"});
+  ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  EXPECT_TRUE(schema_valid(dry.out, "schemas/repair.schema.json")) << dry.out;
+  const json report = json::parse(dry.out);
+  EXPECT_EQ(report.at("policy_file"), on);
+  ASSERT_EQ(report.at("items").size(), 1u) << dry.out;
+  EXPECT_EQ(report.at("items")[0].at("rule"), "namespace.not-private");
+  EXPECT_EQ(mode_of(loose), 0755u) << "a dry run changed it";
+  const auto fixed = run_tool({"repair", "--tmpdir", tree.tmp, "--policy", on});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
+  EXPECT_EQ(mode_of(loose) & 077, 0u) << fixed.out;
+}
+
 TEST(RepairCli, TheUserRepairsItsOwnNamespaceWithoutRoot) {
   if (!is_root() || !have_program("setpriv")) GTEST_SKIP() << "needs root and setpriv";
   ReapTree tree;

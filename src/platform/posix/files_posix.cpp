@@ -85,6 +85,13 @@ std::optional<MappedBackingFile> read_mapped_backing_file(std::int32_t pid, std:
   out.through = dir + "/map_files/" + std::string(summary.backing->range);
   out.dev = makedev(summary.backing->file.major, summary.backing->file.minor);
   out.ino = summary.backing->file.ino;
+  // The maps name a file of another mount namespace as that namespace sees it (its /tmp is
+  // not ours): this host reaches it through the process's root.
+  std::string theirs, ours;
+  if (readlink_at(AT_FDCWD, (dir + "/ns/mnt").c_str(), theirs) == 0 &&
+      readlink_at(AT_FDCWD, "/proc/self/ns/mnt", ours) == 0 && theirs != ours) {
+    out.host_path = dir + "/root" + out.path;
+  }
   // A magic link to the mapped file itself: no path is walked, nothing can be swapped in.
   UniqueFd fd(::open(out.through.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!fd.valid()) {

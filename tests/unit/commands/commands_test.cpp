@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <csignal>
 #include <chrono>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -31,6 +32,7 @@
 #include "decide/create.hpp"
 #include "model/expected_inode.hpp"
 #include "model/json_text.hpp"
+#include "test_support.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -153,6 +155,9 @@ class FakeEnvironment final : public Environment {
   std::vector<UserFacts> users_known{UserFacts{"alice", kAliceUid, kAliceUid, std::nullopt}};
   std::map<std::string, std::vector<std::byte>> files;
   std::map<std::int32_t, std::string> mapped;
+  // A process in another mount namespace: the file `mapped` names, as this host reaches it
+  // (what `files` holds).
+  std::map<std::int32_t, std::string> mapped_host;
   // How acting goes.
   ReapOutcome reap_outcome = ReapOutcome::removed;
   bool interrupt_execution = false;
@@ -291,7 +296,8 @@ class FakeEnvironment final : public Environment {
     platform::MappedBackingFile file;
     file.path = it->second;
     file.through = "/proc/" + std::to_string(pid) + "/map_files/7f00-7f08";
-    file.read = read_backing_file(it->second, max_bytes);
+    if (auto host = mapped_host.find(pid); host != mapped_host.end()) file.host_path = host->second;
+    file.read = read_backing_file(file.host_path.value_or(it->second), max_bytes);
     return file;
   }
   std::vector<BackingFileCandidate> find_backing_files(const std::string&, std::int32_t) override {
@@ -1130,6 +1136,120 @@ TEST(CommandSeam, ReapExitCodesFollowTheOutcomes) {
   EXPECT_EQ(reap(interrupted, false).exit, kExitIncomplete);
 }
 
+// Many stale files of one namespace: the text says what was done to them in one line, as the
+// plan groups them, and lists each under --verbose; the JSON report keeps every removal (the
+// journal too: ReapCli.TextGroupsRemovalsWhileTheJournalRecordsEach).
+TEST(CommandSeam, ReapGroupsLikeOutcomesOfANamespaceAndListsEachUnderVerbose) {
+  FakeEnvironment env = alice_world();
+  NamespaceFacts& ns = alice_namespace(env);
+  for (int n = 0; n < 8; ++n) {
+    FileFacts stale = backing_file(ns, std::to_string(kGonePid + 1 + n));
+    stale.lstat->ino = stale.opened->ino = static_cast<std::uint64_t>(302 + n);
+    ns.files.push_back(stale);
+  }
+  const auto run = [&](bool verbose, ReportFormat format) {
+    FakeEnvironment world = env;
+    ReapCommandOptions options;
+    options.tmpdir = "/tmp";
+    options.format = format;
+    options.verbose = verbose;
+    options.lock_file.reset();
+    std::ostringstream out, err;
+    Ran ran;
+    ran.exit = run_reap_command(options, out, err, world);
+    ran.out = out.str();
+    ran.err = err.str();
+    return ran;
+  };
+  const auto lines_starting = [](const std::string& text, const std::string& prefix) {
+    std::size_t count = 0;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) count += line.starts_with(prefix) ? 1 : 0;
+    return count;
+  };
+  const Ran grouped = run(false, ReportFormat::text);
+  ASSERT_EQ(grouped.exit, kExitOk) << grouped.err << grouped.out;
+  EXPECT_EQ(lines_starting(grouped.out, "  removed"), 1U) << grouped.out;
+  EXPECT_NE(grouped.out.find("  removed       9 stale files in /tmp/hsperfdata_alice (4343, 4344, 4345, ...; "
+                             "--verbose lists each)\n"),
+            std::string::npos)
+      << grouped.out;
+  EXPECT_NE(grouped.out.find("done: 9 removed"), std::string::npos) << grouped.out;
+
+  const Ran each = run(true, ReportFormat::text);
+  EXPECT_EQ(lines_starting(each.out, "  removed"), 9U) << each.out;
+  EXPECT_NE(each.out.find("  removed       /tmp/hsperfdata_alice/4351\n"), std::string::npos) << each.out;
+
+  const Ran json = run(false, ReportFormat::json);
+  ASSERT_EQ(json.exit, kExitOk) << json.err;
+  EXPECT_EQ(json.json().at("actions").size(), 9U);
+}
+
+// A reap, ps or inspect run that does not exit 0 says why in its last line (reap on stdout,
+// under --quiet too; ps and inspect on stderr, their stdout left a list or what was decoded);
+// `repair --color always` and `reap --color always` colour their outcomes, never in JSON.
+TEST(CommandSeam, ReapPsAndInspectSayWhyTheyDoNotExitZero) {
+  const auto last_line = [](const std::string& text) {
+    const std::size_t end = text.find_last_not_of('\n');
+    const std::size_t begin = text.rfind('\n', end);
+    return text.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? -1 : begin));
+  };
+  for (const bool quiet : {false, true}) {
+    FakeEnvironment failing = alice_world();
+    failing.reap_outcome = ReapOutcome::failed;
+    ReapCommandOptions options;
+    options.tmpdir = "/tmp";
+    options.lock_file.reset();
+    options.quiet = quiet;
+    std::ostringstream out, err;
+    EXPECT_EQ(run_reap_command(options, out, err, failing), kExitFindings);
+    EXPECT_EQ(last_line(out.str()), "exit 1: 1 removal failed (the actions say why)") << out.str();
+  }
+  FakeEnvironment clean = alice_world();
+  ReapCommandOptions options;
+  options.tmpdir = "/tmp";
+  options.lock_file.reset();
+  options.color = ColorChoice::always;
+  std::ostringstream reaped, reap_err;
+  EXPECT_EQ(run_reap_command(options, reaped, reap_err, clean), kExitOk);
+  EXPECT_EQ(reaped.str().find("exit "), std::string::npos) << reaped.str();
+  EXPECT_NE(reaped.str().find("  \033[32mremoved\033[0m       /tmp/hsperfdata_alice/4343"), std::string::npos)
+      << reaped.str();
+
+  FakeEnvironment no_tmp;
+  PsCommandOptions ps;
+  std::ostringstream listed, ps_err;
+  EXPECT_EQ(run_ps_command(ps, listed, ps_err, no_tmp), kExitIncomplete);
+  EXPECT_EQ(last_line(ps_err.str()),
+            "hsperfguard: ps: exit 3: processes or temp dirs that could not be looked into (the errors say which)")
+      << ps_err.str();
+  EXPECT_EQ(listed.str().find("exit"), std::string::npos) << listed.str();
+
+  FakeEnvironment garbage;
+  garbage.files["/tmp/hsperfdata_alice/4242"] = std::vector<std::byte>(64, std::byte{0x5a});
+  InspectOptions inspect;
+  inspect.target = "/tmp/hsperfdata_alice/4242";
+  std::ostringstream decoded, inspect_err;
+  EXPECT_EQ(run_inspect(inspect, decoded, inspect_err, garbage), kExitBadData);
+  EXPECT_EQ(last_line(inspect_err.str()), "hsperfguard: inspect: exit 5: not a valid PerfData region")
+      << inspect_err.str();
+
+  FakeEnvironment loose = alice_world();
+  alice_namespace(loose).lstat->mode = alice_namespace(loose).opened->mode = 0777;
+  RepairCommandOptions repair;
+  repair.tmpdir = "/tmp";
+  repair.color = ColorChoice::always;
+  std::ostringstream repaired, repair_err;
+  EXPECT_EQ(run_repair_command(repair, repaired, repair_err, loose), kExitOk);
+  EXPECT_TRUE(repaired.str().starts_with("\033[32mfixed\033[0m  namespace.group-other-writable")) << repaired.str();
+  repair.format = ReportFormat::json;
+  FakeEnvironment loose_again = alice_world();
+  alice_namespace(loose_again).lstat->mode = alice_namespace(loose_again).opened->mode = 0777;
+  std::ostringstream json;
+  EXPECT_EQ(run_repair_command(repair, json, repair_err, loose_again), kExitOk);
+  EXPECT_EQ(json.str().find('\033'), std::string::npos) << json.str();
+}
+
 // The reaper acts on the host's temp dir before it looks at any container's, and on each
 // container's as soon as it is planned, within its share; a container cut off at its share
 // leaves the others their turn, and the run exits 3 with the host's stale file removed.
@@ -1254,6 +1374,96 @@ TEST(CommandSeam, RepairLeavesWhatItMustNotFix) {
   EXPECT_EQ(ran.exit, kExitRefused) << ran.out;
 }
 
+// Every run that does not exit 0 says why in its last line; the JSON report says the same, and
+// matches schemas/repair.schema.json (a dry run's and a real run's).
+TEST(CommandSeam, RepairSaysWhyItExitsAsItDoesInItsLastLineAndInJson) {
+  const auto last_line = [](const std::string& text) {
+    const std::size_t end = text.find_last_not_of('\n');
+    return text.substr(text.rfind('\n', end) + 1, end - text.rfind('\n', end));
+  };
+  FakeEnvironment squatted = alice_world();
+  alice_namespace(squatted).lstat->uid = alice_namespace(squatted).opened->uid = kMalloryUid;
+  const Ran left = repair(squatted, false);
+  EXPECT_EQ(left.exit, kExitRefused);
+  // The squatted namespace and its two files: three findings left.
+  EXPECT_EQ(last_line(left.out),
+            "exit 4: 3 findings at or above medium are left to a person (repair does not fix them)")
+      << left.out;
+
+  FakeEnvironment failing = alice_world();
+  alice_namespace(failing).lstat->mode = alice_namespace(failing).opened->mode = 0777;
+  failing.repair_outcome = RepairOutcome::failed;
+  const Ran failed = repair(failing, false);
+  EXPECT_EQ(failed.exit, kExitFindings);
+  EXPECT_EQ(last_line(failed.out), "exit 1: 1 fix was not done (the lines above say why)") << failed.out;
+
+  FakeEnvironment missing;  // no /tmp at all
+  const Ran incomplete = repair(missing, false);
+  EXPECT_EQ(incomplete.exit, kExitIncomplete);
+  EXPECT_TRUE(last_line(incomplete.out).starts_with("exit 3: 1 temp dir or entry could not be read")) << incomplete.out;
+
+  FakeEnvironment clean = alice_world();
+  const Ran ok = repair(clean, false);
+  EXPECT_EQ(ok.exit, kExitOk);
+  EXPECT_EQ(last_line(ok.out), "repair: 0 fixed, 0 failed, 0 left to a person") << ok.out;
+
+  for (const bool dry_run : {true, false}) {
+    // Alice's namespace fixed (or to be), bob's, which alice owns, left.
+    FakeEnvironment env = alice_world();
+    alice_namespace(env).lstat->mode = alice_namespace(env).opened->mode = 0777;
+    NamespaceFacts squatted_ns = alice_namespace(env);
+    squatted_ns.name = "hsperfdata_bob";
+    squatted_ns.path = "/tmp/hsperfdata_bob";
+    squatted_ns.user_suffix = "bob";
+    squatted_ns.user = UserFacts{"bob", kMalloryUid, kMalloryUid, std::nullopt};  // alice owns it
+    squatted_ns.lstat->mode = squatted_ns.opened->mode = 0755;
+    for (auto& file : squatted_ns.files) file.path = "/tmp/hsperfdata_bob/" + file.name;
+    env.roots.at("/tmp").namespaces.push_back(squatted_ns);
+    RepairCommandOptions options;
+    options.tmpdir = "/tmp";
+    options.dry_run = dry_run;
+    options.format = ReportFormat::json;
+    std::ostringstream out, err;
+    const int exit = run_repair_command(options, out, err, env);
+    const auto report = nlohmann::json::parse(out.str());
+#ifndef _WIN32  // see test::schema_valid
+    EXPECT_TRUE(schema_valid(out.str(), "schemas/repair.schema.json")) << out.str();
+#endif
+    EXPECT_EQ(report.at("exit_code"), exit);
+    EXPECT_EQ(report.at("dry_run"), dry_run);
+    EXPECT_EQ(report.at("counts").at(dry_run ? "would_fix" : "fixed"), 1) << out.str();
+    EXPECT_EQ(exit, kExitRefused) << out.str();
+    EXPECT_EQ(report.at("exit_reason"),
+              std::string("1 finding at or above medium ") + (dry_run ? "would be" : "is") +
+                  " left to a person (repair does not fix it)")
+        << out.str();
+  }
+#ifndef _WIN32  // see test::schema_valid
+  EXPECT_FALSE(schema_valid(R"({"schema": "hsperfguard-repair/1"})", "schemas/repair.schema.json"));
+#endif
+}
+
+// --quiet: nothing on a clean run; what needs a person and the exit line otherwise, while
+// --output gets the whole report.
+TEST(CommandSeam, QuietRepairPrintsOnlyWhatNeedsAPerson) {
+  FakeEnvironment squatted = alice_world();
+  alice_namespace(squatted).lstat->uid = alice_namespace(squatted).opened->uid = kMalloryUid;
+  RepairCommandOptions options;
+  options.tmpdir = "/tmp";
+  options.quiet = true;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_repair_command(options, out, err, squatted), kExitRefused);
+  const std::string text = out.str();
+  EXPECT_TRUE(text.starts_with("left high namespace.owner-mismatch /tmp/hsperfdata_alice: ")) << text;
+  EXPECT_TRUE(text.ends_with("\nexit 4: 3 findings at or above medium are left to a person (repair does not fix them)\n"))
+      << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4) << text;  // the namespace, its two files, the exit
+  FakeEnvironment clean = alice_world();
+  std::ostringstream quiet_out;
+  EXPECT_EQ(run_repair_command(options, quiet_out, err, clean), kExitOk);
+  EXPECT_EQ(quiet_out.str(), "");
+}
+
 // ---- create, ps, inspect ------------------------------------------------------------------
 
 TEST(CommandSeam, CreateMakesTheNamespaceAndBackingFileThroughTheEnvironment) {
@@ -1296,6 +1506,66 @@ TEST(CommandSeam, CreateRefusesAUserTheEnvironmentDoesNotKnow) {
   EXPECT_TRUE(env.calls.empty());
 }
 
+// create --format json: what was made, as schemas/create.schema.json says; a refusal and a
+// usage error end the text with the exit line, and the JSON with the same reason.
+TEST(CommandSeam, CreateReportsWhatItMadeOrWhyItExitsAsItDoes) {
+  const auto create = [](FakeEnvironment& env, std::optional<ReportFormat> format) {
+    CreateCommandOptions options;
+    options.user = "alice";
+    options.tmpdir = "/tmp";
+    options.pid = kLivePid;
+    options.format = format;
+    std::ostringstream out, err;
+    Ran ran;
+    ran.exit = run_create_command(options, out, err, env);
+    ran.out = out.str();
+    ran.err = err.str();
+    return ran;
+  };
+  FakeEnvironment fresh;
+  TempRootFacts root = temp_root();
+  root.kind = RootKind::tmpdir;
+  fresh.roots.emplace("/tmp", std::move(root));
+  const Ran made = create(fresh, ReportFormat::json);
+  ASSERT_EQ(made.exit, kExitOk) << made.err << made.out;
+#ifndef _WIN32  // see test::schema_valid
+  EXPECT_TRUE(schema_valid(made.out, "schemas/create.schema.json")) << made.out;
+#endif
+  const auto report = made.json();
+  EXPECT_EQ(report.at("namespace").at("action"), "created");
+  EXPECT_EQ(report.at("namespace").at("mode"), "0755");
+  EXPECT_EQ(report.at("backing_file").at("path"), "/tmp/hsperfdata_alice/4242");
+  EXPECT_TRUE(report.at("exit_reason").is_null());
+
+  FakeEnvironment unsafe = alice_world();
+  alice_namespace(unsafe).lstat->mode = alice_namespace(unsafe).opened->mode = 0777;
+  const Ran refused = create(unsafe, std::nullopt);
+  EXPECT_EQ(refused.exit, kExitRefused);
+  EXPECT_EQ(refused.out,
+            "exit 4: refused: /tmp/hsperfdata_alice exists and is unsafe (1 finding at or above medium); it was "
+            "left as it is\n")
+      << refused.out << refused.err;
+  FakeEnvironment unsafe_again = alice_world();
+  alice_namespace(unsafe_again).lstat->mode = alice_namespace(unsafe_again).opened->mode = 0777;
+  const Ran refused_json = create(unsafe_again, ReportFormat::json);
+#ifndef _WIN32  // see test::schema_valid
+  EXPECT_TRUE(schema_valid(refused_json.out, "schemas/create.schema.json")) << refused_json.out;
+#endif
+  const auto refusal = refused_json.json();
+  EXPECT_EQ(refusal.at("exit_code"), kExitRefused);
+  EXPECT_TRUE(refusal.at("namespace").at("action").is_null());
+  ASSERT_EQ(refusal.at("findings").size(), 1U) << refused_json.out;
+  EXPECT_EQ(refusal.at("findings")[0].at("rule"), "namespace.group-other-writable");
+  EXPECT_TRUE(refusal.at("findings")[0].at("blocking").get<bool>());
+  EXPECT_NE(refusal.at("findings")[0].at("repair").get<std::string>().find("repair` fixes it"), std::string::npos);
+
+  FakeEnvironment nobody = alice_world();
+  nobody.users_known.clear();
+  const Ran unknown = create(nobody, std::nullopt);
+  EXPECT_EQ(unknown.exit, kExitUsage);
+  EXPECT_EQ(unknown.out, "exit 2: no such user: alice\n");
+}
+
 TEST(CommandSeam, PsListsTheJvmsOfTheWorldTheEnvironmentShows) {
   FakeEnvironment env = alice_world();
   PsCommandOptions options;
@@ -1321,6 +1591,39 @@ TEST(CommandSeam, PsListsTheJvmsOfTheWorldTheEnvironmentShows) {
   ASSERT_EQ(run_ps_command(options, all, err, env), kExitOk) << err.str();
   EXPECT_EQ(nlohmann::json::parse(all.str()).at("jvms").size(), 2u) << all.str();
   EXPECT_EQ(std::count(env.calls.begin(), env.calls.end(), "scan_host_processes"), 1);
+}
+
+// A stale file's JVM is not up: its row's UPTIME is "-" (its start stays in start_time_ms),
+// the live JVM's is its age.
+TEST(CommandSeam, PsShowsNoUptimeForAStaleFilesJvm) {
+  FakeEnvironment env = alice_world();
+  PsCommandOptions options;
+  options.all = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(run_ps_command(options, out, err, env), kExitOk) << err.str() << out.str();
+  std::map<std::string, std::string> uptime;  // by state
+  std::istringstream lines(out.str());
+  std::string header;
+  std::getline(lines, header);
+  ASSERT_TRUE(header.starts_with("HOST-PID  NS-PID  USER   STATE  UPTIME")) << out.str();
+  for (std::string line; std::getline(lines, line) && !line.empty();) {
+    std::istringstream words(line);
+    std::vector<std::string> cells{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+    ASSERT_GE(cells.size(), 5U) << line;
+    uptime[cells[3]] = cells[4];
+  }
+  EXPECT_EQ(uptime.at("stale"), "-") << out.str();
+  EXPECT_NE(uptime.at("live"), "-") << out.str();
+
+  options.format = "json";
+  std::ostringstream json;
+  ASSERT_EQ(run_ps_command(options, json, err, env), kExitOk) << err.str();
+  for (const auto& jvm : nlohmann::json::parse(json.str()).at("jvms")) {
+    if (jvm.at("state") == "stale") {
+      EXPECT_EQ(jvm.at("uptime"), "-") << jvm.dump();
+      EXPECT_FALSE(jvm.at("start_time_ms").is_null()) << jvm.dump();
+    }
+  }
 }
 
 TEST(CommandSeam, InspectDecodesTheFileTheEnvironmentShows) {
@@ -1350,6 +1653,33 @@ TEST(CommandSeam, InspectDecodesTheFileTheEnvironmentShows) {
   ASSERT_EQ(run_inspect(options, json, err, env), kExitOk) << err.str();
   EXPECT_EQ(nlohmann::json::parse(json.str()).at("path"), path);
   EXPECT_EQ(env.calls.back(), "read " + path);
+}
+
+// A container JVM's maps name its file from the container's root: inspect prints the path this
+// host reaches it by, the container's own beside it, and does not name its owner from this
+// host's users (a container's uid 1000 is not this host's alice).
+TEST(CommandSeam, InspectOfAContainerJvmPrintsTheHostPath) {
+  FakeEnvironment env;
+  const std::string inside = "/tmp/hsperfdata_alice/7";
+  const std::string host = "/proc/4242/root/tmp/hsperfdata_alice/7";
+  env.files[host] = plan_region(RegionRequest{std::nullopt, kNow - 90'000, "com.example.Main"}, 4096).bytes;
+  env.mapped[kLivePid] = inside;
+  env.mapped_host[kLivePid] = host;
+  InspectOptions options;
+  options.target = std::to_string(kLivePid);
+  std::ostringstream out, err;
+  ASSERT_EQ(run_inspect(options, out, err, env), kExitOk) << err.str();
+  EXPECT_EQ(err.str(), "");
+  const std::string text = out.str();
+  EXPECT_NE(text.find("file:    " + host + " (in its container: " + inside + ")\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("user:    uid 1000\n"), std::string::npos) << text;
+
+  options.format = InspectFormat::json;
+  std::ostringstream json;
+  ASSERT_EQ(run_inspect(options, json, err, env), kExitOk) << err.str();
+  const auto report = nlohmann::json::parse(json.str());
+  EXPECT_EQ(report.at("path"), host);
+  EXPECT_EQ(report.at("container_path"), inside);
 }
 
 }  // namespace
