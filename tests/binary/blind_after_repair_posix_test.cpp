@@ -25,12 +25,13 @@ using hostile::run_case;
 TEST(BlindAfterRepair, AJvmBlindedByANamespaceFixedSinceIsExplainedAtTheCausesSeverity) {
   SKIP_UNLESS_ROOT();
   if (!test::have_jdk()) GTEST_SKIP() << "needs java";
-  std::string error;
-  const std::string classes = test::test_classes(&error);
-  ASSERT_FALSE(classes.empty()) << error;
-  const Outcome o = run_case("CLASSES='" + classes + "'\n" + hostile::in_own_pid_namespace(R"SH(
+  // The case's /tmp and /dev are empty tmpfs: the JVM gets the devices it reads, and runs its
+  // test program from the source tree (the single-file launcher compiles it in memory).
+  const Outcome o = run_case(hostile::in_own_pid_namespace(
+      "SOURCE='" + test::source_path("tests/java/IdleJvm.java") + "'\n" + R"SH(
+for d in null:3 zero:5 random:8 urandom:9; do mknod -m 666 /dev/${d%%:*} c 1 ${d##*:}; done
 mkdir -m 0777 /tmp/hsperfdata_root
-sleep 600 | java -XX:+UseSerialGC -Xmx32m -cp "$CLASSES" IdleJvm > /tmp/java.out 2>&1 &
+sleep 600 | java -XX:+UseSerialGC -Xmx64m "$SOURCE" > /tmp/java.out 2>&1 &
 J=$!; PIDS="$PIDS $J"
 i=0; while [ $i -lt 600 ] && ! grep -q ready /tmp/java.out; do sleep 0.1; i=$((i+1)); done
 echo java_ready=$(grep -c ready /tmp/java.out)
