@@ -93,10 +93,7 @@ Findings check_temp_root(const TempRootFacts& root, const RuleSelection& rules) 
       [&] {
         // Invisible JVMs whose namespace does not exist: found where it would be.
         for (const auto& jvm : root.invisible_jvms) {
-          const std::string& temp_dir = root.shown_temp_dir();
-          const std::string path = temp_dir + (temp_dir.ends_with('/') ? "" : "/") +
-                                   "hsperfdata_" + jvm.user.value_or("?");
-          run_jvm_rules(root, nullptr, jvm, path, rules, out);
+          run_jvm_rules(root, nullptr, jvm, invisible_finding_path(jvm, root, nullptr), rules, out);
         }
       });
   return out;

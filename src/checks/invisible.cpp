@@ -5,6 +5,8 @@
 #include "checks/evidence.hpp"
 #include "checks/publication.hpp"
 #include "model/pid_name.hpp"
+#include "model/rule_catalog.hpp"
+#include "model/verdict.hpp"
 
 namespace hsperfguard::checks {
 namespace {
@@ -37,13 +39,35 @@ std::string_view to_string(InvisibleCause cause) {
     case InvisibleCause::namespace_refused: return "namespace-refused";
     case InvisibleCause::create_failed: return "create-failed";
     case InvisibleCause::locked_by_another_jvm: return "locked-by-another-jvm";
+    case InvisibleCause::namespace_changed: return "namespace-changed";
     case InvisibleCause::undetermined: return "undetermined";
   }
   return "undetermined";  // GCOVR_EXCL_LINE: after a switch over every enumerator
 }
 
-InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRootFacts& root,
-                                      const NamespaceFacts* ns) {
+std::string_view audit_rule_of(InvisibleCause cause) {
+  switch (cause) {
+    case InvisibleCause::backing_file_deleted: return "jvm.backing-file-deleted";
+    case InvisibleCause::perf_data_disabled: return "jvm.perf-data-disabled";
+    case InvisibleCause::namespace_refused: return "namespace.jvm-blinded";
+    case InvisibleCause::create_failed: return "jvm.create-failed";
+    case InvisibleCause::locked_by_another_jvm: return "jvm.locked-by-another-jvm";
+    case InvisibleCause::namespace_changed: return "jvm.namespace-changed";
+    case InvisibleCause::undetermined: return "jvm.cause-undetermined";
+  }
+  return "jvm.cause-undetermined";  // GCOVR_EXCL_LINE: after a switch over every enumerator
+}
+
+std::string invisible_finding_path(const JvmProcessFacts& jvm, const TempRootFacts& root,
+                                   const NamespaceFacts* ns) {
+  if (ns != nullptr) return ns->path;
+  const std::string& temp_dir = root.shown_temp_dir();
+  return temp_dir + (temp_dir.ends_with('/') ? "" : "/") + "hsperfdata_" + jvm.user.value_or("?");
+}
+
+namespace {
+
+InvisibleDiagnosis diagnose(const JvmProcessFacts& jvm, const TempRootFacts& root, const NamespaceFacts* ns) {
   InvisibleDiagnosis d;
   const std::string where = ns != nullptr ? printable(ns->path) : "its namespace";
   if (jvm.backing_file_deleted) {
@@ -53,9 +77,6 @@ InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRoot
                     " was deleted while it runs (a tmp cleaner such as systemd-tmpfiles' age rule or "
                     "tmpwatch): jps and jstat find JVMs by that file; `hsperfguard inspect PID` still "
                     "reads its counters as root";
-    d.fix = "keep cleaners away from the JVM's pid-named files (the tmpfiles.d snippet hsperfguard ships, "
-            "/usr/lib/tmpfiles.d/hsperfguard.conf, which keeps /tmp/hsperfdata_*/<pid> and nothing else a "
-            "user puts there), then restart the JVM to publish again";
     return d;
   }
   if (jvm.perf_data && jvm.perf_data->disables) {
@@ -64,8 +85,6 @@ InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRoot
     d.details.push_back(jvm.perf_data->source);
     d.explanation = "it was started with " + printable(jvm.perf_data->flag) + " (" +
                     printable(jvm.perf_data->source) + "): it publishes no counters, deliberately";
-    d.fix = "remove " + printable(jvm.perf_data->flag) + " from " + printable(jvm.perf_data->source) +
-            " and restart the JVM if it is to be monitored";
     return d;
   }
   const PublicationPrediction p =
@@ -75,8 +94,6 @@ InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRoot
     d.details = p.refusals;
     d.explanation = "HotSpot refuses namespace " + where + " (" + joined(p.refusals) +
                     ") and silently runs without shared performance data";
-    d.fix = "fix the namespace (`hsperfguard audit` says how; `hsperfguard repair` fixes modes and "
-            "ACLs, never an owner), then restart the JVM";
     return d;
   }
   if (ns != nullptr) {
@@ -87,8 +104,6 @@ InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRoot
       d.explanation = "its backing file name " + printable(file->path) + " is locked by another process" +
                       (d.lock_holder ? " (pid " + std::to_string(*d.lock_holder) + ")" : "") +
                       ", a JVM with the same pid in another pid namespace sharing this /tmp (JDK-8286030)";
-      d.fix = "give the containers separate /tmp directories (or pid namespaces whose pids do not "
-              "collide in a shared one), then restart the JVM";
       return d;
     }
   }
@@ -97,15 +112,47 @@ InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRoot
     d.details = p.create_failures;
     d.explanation = "HotSpot accepts " + where + " but cannot make its " + std::to_string(p.region_bytes) +
                     "-byte backing file there (" + joined(p.create_failures) + ")";
-    d.fix = "give the user read, search and write access to its namespace, and the file system "
-            "space, inodes and write access, then restart the JVM";
     return d;
   }
+  // HotSpot judges its namespace once, at start: a JVM it blinded stays blind after the cause
+  // is fixed (repair's chmod of a 0777 namespace, an owner put back), and nothing observed now
+  // explains it. A namespace whose inode changed after the JVM started says that much: its
+  // ctime moves with every chmod, chown, ACL change and entry made or removed, and cannot be
+  // set from user space. The JVM's start is known to the second (the kernel's boot time), so
+  // only a change later than the liveness tolerance counts. POSIX only: Windows has no ctime
+  // that a change of the security descriptor moves for certain.
+  if (ns != nullptr && root.platform == Platform::posix && jvm.process.start_time_ms) {
+    const InodeFacts* dir = judged_inode(ns->opened, ns->lstat);
+    const std::int64_t started = *jvm.process.start_time_ms;
+    if (dir != nullptr && dir->ctime.millis() > started + LivenessSettings{}.start_time_tolerance_ms) {
+      d.cause = InvisibleCause::namespace_changed;
+      d.namespace_changed_ms = dir->ctime.millis();
+      d.jvm_started_ms = started;
+      d.explanation = "the namespace " + where +
+                      " changed after the JVM started (its ctime is later than the JVM's start): "
+                      "the cause may have been fixed since, and HotSpot looks at its namespace only "
+                      "when it starts";
+      return d;
+    }
+  }
   d.cause = InvisibleCause::undetermined;
-  d.explanation = "nothing observed now explains it: " + where +
-                  " accepts a JVM today (it may have changed since this JVM started), or a flag was "
-                  "set where it is not read (an @argfile, -XX:Flags, -XX:VMOptionsFile)";
-  d.fix = "restart the JVM and run `hsperfguard audit` if it stays invisible";
+  const bool unchanged = ns != nullptr && root.platform == Platform::posix && jvm.process.start_time_ms;
+  d.explanation = "nothing observed now explains it: " + where + " accepts a JVM today" +
+                  (unchanged ? " and has not changed since this JVM started"
+                             : " (it may have changed since this JVM started)") +
+                  ", or a flag was set where it is not read (an @argfile, -XX:Flags, -XX:VMOptionsFile)";
+  return d;
+}
+
+}  // namespace
+
+// The fix is the catalogue's, never a sentence of its own: `ps`, `inspect` and the audit say
+// the same thing about the same JVM.
+InvisibleDiagnosis diagnose_invisible(const JvmProcessFacts& jvm, const TempRootFacts& root,
+                                      const NamespaceFacts* ns) {
+  InvisibleDiagnosis d = diagnose(jvm, root, ns);
+  if (const RuleInfo* rule = find_rule(audit_rule_of(d.cause)))
+    d.fix = remediation_for(*rule, invisible_finding_path(jvm, root, ns));
   return d;
 }
 

@@ -20,6 +20,8 @@ enum class InvisibleCause {
   namespace_refused,      // HotSpot refuses its namespace (link, mode, owner, ...)
   create_failed,          // the namespace is accepted; the file cannot be made there
   locked_by_another_jvm,  // its name in its namespace is held by another process's lock
+  namespace_changed,      // nothing observed now explains it, and its namespace changed after
+                          // it started (a fix since, such as repair's chmod, erased the cause)
   undetermined,           // nothing observed now explains it
 };
 std::string_view to_string(InvisibleCause cause);
@@ -28,9 +30,22 @@ struct InvisibleDiagnosis {
   InvisibleCause cause = InvisibleCause::undetermined;
   std::vector<std::string> details;          // the prediction's causes, the deciding flag, ...
   std::optional<std::int32_t> lock_holder;   // locked_by_another_jvm: who holds the lock
+  // namespace_changed: the namespace's last change (its ctime) and the JVM's start, epoch ms.
+  std::optional<std::int64_t> namespace_changed_ms;
+  std::optional<std::int64_t> jvm_started_ms;
   std::string explanation;                   // one line a person understands
+  // The catalogue's remediation of audit_rule_of(cause), for invisible_finding_path: what the
+  // audit's finding says, before it is fitted to the temp dir (decide/remedy.hpp).
   std::string fix;
 };
+
+// The rule the audit reports a JVM of this cause by: namespace.jvm-blinded for a refused
+// namespace (one finding for the namespace's JVMs), the jvm.* rule of its cause otherwise.
+std::string_view audit_rule_of(InvisibleCause cause);
+
+// The path of that finding: the namespace, or where HotSpot would make it when there is none.
+std::string invisible_finding_path(const JvmProcessFacts& jvm, const TempRootFacts& root,
+                                   const NamespaceFacts* ns);
 
 // `ns`: the namespace HotSpot would use for the JVM (hsperfdata_<its user> in its temp dir),
 // nullptr when none exists in `root`. Only for invisible JVMs (JvmProcessFacts::invisible()).

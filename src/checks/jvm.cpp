@@ -22,6 +22,8 @@ nlohmann::json invisible_jvm_evidence(const JvmProcessFacts& jvm, const Invisibl
   if (jvm.process.mount_namespace) e["mount_namespace"] = printable(*jvm.process.mount_namespace);
   if (jvm.user) e["user"] = printable(*jvm.user);
   if (d.lock_holder) e["lock_holder_pid"] = *d.lock_holder;
+  if (d.namespace_changed_ms) e["namespace_ctime_ms"] = *d.namespace_changed_ms;
+  if (d.jvm_started_ms) e["jvm_start_ms"] = *d.jvm_started_ms;
   return e;
 }
 
@@ -51,6 +53,10 @@ void jvm_create_failed(const JvmSubject& s, Findings& out) {
 
 void jvm_locked_by_another_jvm(const JvmSubject& s, Findings& out) {
   jvm_rule(s, InvisibleCause::locked_by_another_jvm, "jvm.locked-by-another-jvm", out);
+}
+
+void jvm_namespace_changed(const JvmSubject& s, Findings& out) {
+  jvm_rule(s, InvisibleCause::namespace_changed, "jvm.namespace-changed", out);
 }
 
 void jvm_cause_undetermined(const JvmSubject& s, Findings& out) {

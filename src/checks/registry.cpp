@@ -47,6 +47,7 @@ constexpr std::array kRegistry = {
     RuleEntry{.id = "jvm.perf-data-disabled", .jvm = jvm_perf_data_disabled},
     RuleEntry{.id = "jvm.create-failed", .jvm = jvm_create_failed},
     RuleEntry{.id = "jvm.locked-by-another-jvm", .jvm = jvm_locked_by_another_jvm},
+    RuleEntry{.id = "jvm.namespace-changed", .jvm = jvm_namespace_changed},
     RuleEntry{.id = "jvm.cause-undetermined", .jvm = jvm_cause_undetermined},
 
     // namespace.cpp: POSIX ACLs

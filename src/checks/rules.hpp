@@ -56,6 +56,7 @@ void jvm_backing_file_deleted(const JvmSubject& s, Findings& out);
 void jvm_perf_data_disabled(const JvmSubject& s, Findings& out);
 void jvm_create_failed(const JvmSubject& s, Findings& out);
 void jvm_locked_by_another_jvm(const JvmSubject& s, Findings& out);
+void jvm_namespace_changed(const JvmSubject& s, Findings& out);
 void jvm_cause_undetermined(const JvmSubject& s, Findings& out);
 
 // file.cpp

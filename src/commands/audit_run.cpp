@@ -173,6 +173,7 @@ class AuditRun {
     // Processes whose maps were read only in part (whether they are JVMs is not known) and
     // a stop while reading them are the host's errors, with the containers'.
     std::vector<ObservationError> discovery_errors;
+    reap_euid_ = env_.host().euid;
     jvms_ = env_.observe_jvm_processes(ignored, s_.limits, &discovery_errors);
     s_.text.jvm_processes = jvms_.size();
     specs_ = env_.discover(s_.discover, &discovery_errors, s_.limits);
@@ -229,6 +230,8 @@ class AuditRun {
     // beneath it depends on them), by the first worker that stages one.
     std::once_flag root_judged;
     Findings root_findings;
+    // The summary's count of what `reap` would remove: reap plans a temp dir as it opens it.
+    const std::int64_t reap_now_ms = env_.now_epoch_ms();
     const auto stage = [&](const TempRootFacts& shell, std::size_t n, NamespaceFacts& ns) {
       if (options_.user && ns.user_suffix != *options_.user) {
         StagedNamespace skipped;
@@ -248,7 +251,7 @@ class AuditRun {
         const std::lock_guard lock(users_mutex);
         turn.users_seen.insert(ns.user_suffix);
       }
-      stage_namespace(staged, r, shell, n, ns, root_findings);
+      stage_namespace(staged, r, shell, n, ns, root_findings, reap_now_ms);
     };
     turn.root = env_.observe_temp_root(
         spec, audit_observe_options(root_limits),
@@ -281,7 +284,7 @@ class AuditRun {
  private:
   // On a worker: a namespace (part) judged, rendered, counted and freed.
   void stage_namespace(StagedNamespaces& staged, std::size_t r, const TempRootFacts& shell, std::size_t n,
-                       NamespaceFacts& ns, const Findings& root_findings) {
+                       NamespaceFacts& ns, const Findings& root_findings, std::int64_t reap_now_ms) {
     StagedNamespace done;
     done.continuation = ns.part > 0;
     const NamespaceJudgement judgement = judge_namespace(shell, ns, result_.policy, root_findings);
@@ -292,6 +295,7 @@ class AuditRun {
       render_audit_namespace_text(done.text, ns, judgement, s_.text);
     }
     done.tally.add_namespace(ns, judgement);
+    done.tally.reap = count_reap(shell, ns, ReapOptions{}, reap_now_ms, reap_euid_);
     if (options_.quiet) render_attention_namespace(done.attention, judgement, options_.fail_on);
     const StagedNamespaces::Key key{n, ns.part};
     const bool more_parts = ns.more_parts;
@@ -326,6 +330,8 @@ class AuditRun {
     std::vector<ObservationError> errors;
     // Judged as the reaper judges them: their pids in every pid namespace using the temp dir.
     const platform::LivenessScope scope = platform::liveness_scope_of(root);
+    const std::int64_t reap_now_ms = env_.now_epoch_ms();
+    std::size_t reap_removals = 0;  // capped as one reap plans them
     env_.observe_attach_files(
         spec, root, kFilesPerPart, attach_limits,
         [&](std::vector<AttachFacts>&& part) {
@@ -335,6 +341,9 @@ class AuditRun {
             gatherers_.gather(attach, scope);
             const Findings findings = judge_attach(root, attach, result_.policy);
             tally_.add_attach(attach, findings);
+            const ReapCount reap = count_reap(root, attach, ReapOptions{}, reap_now_ms, reap_euid_);
+            reap_removals += reap.remove;
+            tally_.reap.kept_reapable += reap.kept_reapable;
             if (options_.quiet) render_attention_findings(attention, findings, options_.fail_on);
             if (json_) {
               json_->add_attach(r, attach, findings);
@@ -346,6 +355,7 @@ class AuditRun {
           out_ << attention;
         },
         errors);
+    tally_.reap.remove += std::min(reap_removals, kAttachItemsPerRun);
     // A container that stopped since its namespaces were observed: dropped, not an error.
     std::erase_if(errors, [&](const ObservationError& e) { return container_gone(root, e); });
     root.errors.insert(root.errors.end(), errors.begin(), errors.end());
@@ -421,6 +431,7 @@ class AuditRun {
   std::optional<AuditJsonWriter> json_;
   GathererPool gatherers_;
   std::vector<JvmProcessFacts> jvms_;
+  std::uint32_t reap_euid_ = 0;  // who would run the reap the summary counts for: this user
   std::vector<RootSpec> specs_;
   std::vector<const RootSpec*> root_specs_;  // JSON: of result.roots, whose attach files follow
 };

@@ -246,6 +246,8 @@ void AuditTally::merge(AuditTally&& other) {
   for (const auto& [rule, n] : other.by_rule) by_rule[rule] += n;
   for (const auto& [key, n] : other.by_rule_and_severity) by_rule_and_severity[key] += n;
   repairable += other.repairable;
+  reap.remove += other.reap.remove;
+  reap.kept_reapable += other.reap.kept_reapable;
   if (other.worst && (!worst || *other.worst > *worst)) worst = other.worst;
   roots += other.roots;
   namespaces += other.namespaces;
@@ -304,6 +306,26 @@ AuditTally tally_result(const AuditResult& result) {
     t.add_root(result.roots[r], result.judgements.at(r));
   }
   return t;
+}
+
+ReapCount count_reap(const AuditResult& result, std::int64_t now_ms, std::uint32_t euid) {
+  const ReapOptions defaults;
+  ReapCount total;
+  for (const auto& root : result.roots) {
+    for (const auto& ns : root.namespaces) {
+      const ReapCount c = count_reap(root, ns, defaults, now_ms, euid);
+      total.remove += c.remove;
+      total.kept_reapable += c.kept_reapable;
+    }
+    std::size_t attach_removals = 0;
+    for (const auto& attach : root.attach_files) {
+      const ReapCount c = count_reap(root, attach, defaults, now_ms, euid);
+      attach_removals += c.remove;
+      total.kept_reapable += c.kept_reapable;
+    }
+    total.remove += std::min(attach_removals, kAttachItemsPerRun);
+  }
+  return total;
 }
 
 std::optional<Severity> highest_severity(const AuditResult& result) {

@@ -11,6 +11,7 @@
 
 #include "checks/publication.hpp"
 #include "decide/liveness.hpp"
+#include "decide/reaper.hpp"
 #include "model/facts.hpp"
 #include "model/finding.hpp"
 #include "model/rule_catalog.hpp"
@@ -140,6 +141,11 @@ struct AuditTally {
   std::map<std::string, std::size_t> by_rule;
   std::map<std::pair<std::string, Severity>, std::size_t> by_rule_and_severity;
   std::size_t repairable = 0;  // findings `hsperfguard repair` fixes (Finding::repairable)
+  // What `hsperfguard reap` with its default options, run by the audit's user as the audit
+  // ran, would do with the same facts: the reap planner's own count (count_reap), which the
+  // caller adds as it judges (the files' verdicts alone would count hard-linked files, FIFOs
+  // and young files the reaper keeps).
+  ReapCount reap;
   std::optional<Severity> worst;
   std::size_t roots = 0;
   std::size_t namespaces = 0;
@@ -182,6 +188,11 @@ struct AuditTally {
 // The tally of a whole result (namespaces first, then the roots, as a streamed audit counts).
 // Needs the judgement of every root and namespace (std::out_of_range otherwise).
 AuditTally tally_result(const AuditResult& result);
+
+// count_reap over every namespace and attach file of `result` (their removals capped per temp
+// dir at kAttachItemsPerRun, as one reap plans), for a reap run by `euid` at `now_ms` with its
+// default options: what a streamed audit adds to its tally as it goes.
+ReapCount count_reap(const AuditResult& result, std::int64_t now_ms, std::uint32_t euid);
 
 // The most severe finding, if any.
 std::optional<Severity> highest_severity(const AuditResult& result);

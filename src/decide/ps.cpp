@@ -6,6 +6,7 @@
 
 #include "checks/invisible.hpp"
 #include "decide/audit.hpp"
+#include "decide/remedy.hpp"
 #include "model/text_escape.hpp"
 
 namespace hsperfguard {
@@ -149,7 +150,14 @@ PsRow invisible_jvm_row(const JvmProcessFacts& jvm, const std::vector<TempRootFa
     row.details = d.details;
     row.lock_holder_pid = d.lock_holder;
     row.explanation = d.explanation;
-    row.fix = d.fix;
+    // The audit's remediation for this JVM: the catalogue's (the diagnosis's fix), fitted to
+    // its temp dir as the audit fits it.
+    Finding finding;
+    finding.rule = std::string(checks::audit_rule_of(d.cause));
+    finding.path = checks::invisible_finding_path(jvm, *home, ns);
+    finding.remediation = d.fix;
+    fit_remedy(finding, *home, ns, std::nullopt);
+    row.fix = finding.remediation;
     row.root_kind = home->kind;
   } else if (jvm.backing_file_deleted) {
     row.reason = "backing-file-deleted";

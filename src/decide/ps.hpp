@@ -7,7 +7,8 @@
 //                     that owns it when one was found (maps it, or holds its lock);
 //   blind             a live process that maps libjvm but no backing file: invisible to jps
 //                     and jstat, its reason one of checks::InvisibleCause (perf-data-disabled,
-//                     namespace-refused, create-failed, locked-by-another-jvm, undetermined);
+//                     namespace-refused, create-failed, locked-by-another-jvm,
+//                     namespace-changed, undetermined);
 //   deleted           a JVM whose backing file was deleted while it runs (reason
 //                     backing-file-deleted): invisible too, its counters still readable as root;
 //   unlisted          a JVM that maps a backing file that no temp root looked at holds (its

@@ -241,9 +241,9 @@ PlanItem plan_namespace_dir(const RootPlan& root_plan, Platform platform, const 
   return item;
 }
 
-PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, std::size_t a,
-                     const ReapOptions& options, std::int64_t now_ms, std::uint32_t euid) {
-  const AttachFacts& attach = root.attach_files[a];
+// `attach`: root.attach_files[a], or one observed apart from its temp dir (count_reap).
+PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, const AttachFacts& attach,
+                     std::size_t a, const ReapOptions& options, std::int64_t now_ms, std::uint32_t euid) {
   PlanItem item;
   item.subject = ReapSubject::attach_file;
   item.root = root_plan.root;
@@ -500,9 +500,10 @@ std::optional<std::string> item_remediation(const Plan& plan, std::size_t i) {
   return std::nullopt;
 }
 
-void ReapPlanner::begin_root(const TempRootFacts& root, std::size_t r, std::int64_t now_ms) {
-  now_ms_ = now_ms;
-  RootPlan& rp = plan_.roots.emplace_back();
+namespace {
+
+RootPlan root_plan_of(const TempRootFacts& root, std::size_t r) {
+  RootPlan rp;
   rp.root = r;
   rp.kind = root.kind;
   rp.root_dir = root.root;
@@ -511,6 +512,25 @@ void ReapPlanner::begin_root(const TempRootFacts& root, std::size_t r, std::int6
   rp.container = root.container;
   rp.actionable = root.opened.has_value() && root.opened->kind == FileKind::directory;
   rp.why = rp.actionable ? "ok" : "temp-dir-unobserved";
+  return rp;
+}
+
+// What a count makes of one planned item: a removal, or a reapable entry the plan keeps (a
+// foreign attach file is not one: the reaper never removes what no JVM leaves behind).
+void count_item(const PlanItem& item, ReapCount& count) {
+  if (item.action == ReapAction::remove) {
+    ++count.remove;
+  } else if (reapable(item.verdict) &&
+             !(item.subject == ReapSubject::attach_file && item.verdict == Verdict::foreign)) {
+    ++count.kept_reapable;
+  }
+}
+
+}  // namespace
+
+void ReapPlanner::begin_root(const TempRootFacts& root, std::size_t r, std::int64_t now_ms) {
+  now_ms_ = now_ms;
+  plan_.roots.push_back(root_plan_of(root, r));
   attach_added_ = attach_removals_ = attach_others_ = 0;
 }
 
@@ -540,7 +560,7 @@ bool ReapPlanner::add_attach(const TempRootFacts& root, std::size_t a) {
   RootPlan& rp = plan_.roots.back();
   ++attach_added_;
   ++rp.attach_judged;
-  PlanItem item = plan_attach(root, rp, a, options_, now_ms_, euid_);
+  PlanItem item = plan_attach(root, rp, root.attach_files[a], a, options_, now_ms_, euid_);
   const bool removal = item.action == ReapAction::remove;
   std::size_t& planned = removal ? attach_removals_ : attach_others_;
   if (planned >= kAttachItemsPerRun) {
@@ -554,6 +574,35 @@ bool ReapPlanner::add_attach(const TempRootFacts& root, std::size_t a) {
 
 void ReapPlanner::end_root(const TempRootFacts& root) {
   for (std::size_t a = attach_added_; a < root.attach_files.size(); ++a) add_attach(root, a);
+}
+
+// The planner's own functions, item by item, each item dropped once counted: the same
+// decisions as plan_reap's (plan_namespace, plan_file and plan_namespace_dir, plan_attach), in
+// the memory of one item.
+ReapCount count_reap(const TempRootFacts& root, const NamespaceFacts& ns, const ReapOptions& options,
+                     std::int64_t now_ms, std::uint32_t euid) {
+  ReapCount count;
+  const RootPlan rp = root_plan_of(root, 0);
+  const NamespacePlan ns_plan = plan_namespace(ns, rp, 0, 0, euid);
+  std::size_t removable = 0;
+  for (std::size_t f = 0; f < ns.files.size(); ++f) {
+    const PlanItem item = plan_file(root, ns, ns_plan, 0, f, options, now_ms, euid);
+    if (item.action == ReapAction::remove) ++removable;
+    count_item(item, count);
+  }
+  if (options.remove_empty_namespaces && ns_plan.user_exists == false && ns.opened) {
+    count_item(plan_namespace_dir(rp, root.platform, ns_plan, 0, ns.files.size(), removable, *ns.opened,
+                                  options, now_ms, euid),
+               count);
+  }
+  return count;
+}
+
+ReapCount count_reap(const TempRootFacts& root, const AttachFacts& attach, const ReapOptions& options,
+                     std::int64_t now_ms, std::uint32_t euid) {
+  ReapCount count;
+  count_item(plan_attach(root, root_plan_of(root, 0), attach, 0, options, now_ms, euid), count);
+  return count;
 }
 
 Plan plan_reap(const std::vector<TempRootFacts>& roots, const ReapOptions& options,

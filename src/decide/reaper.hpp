@@ -68,6 +68,23 @@ class ReapPlanner {
   std::size_t attach_others_ = 0;    // planned to be kept or skipped
 };
 
+// What a reap with `options`, run at `now_ms` by `euid`, would do with facts another command
+// observed (the audit's next line says how many files `reap --dry-run` removes): the
+// planner's own decisions, counted, no item kept. `remove`: planned for removal;
+// `kept_reapable`: judged stale or pid-reused but kept or skipped (hard-linked, a FIFO, younger
+// than --min-age, not permitted, ...). A caller counting a temp dir's attach files caps their
+// removals at kAttachItemsPerRun, as one run plans.
+struct ReapCount {
+  std::size_t remove = 0;
+  std::size_t kept_reapable = 0;
+};
+// One namespace, or one part of one (`ns.part`): its files, and its directory when asked.
+ReapCount count_reap(const TempRootFacts& root, const NamespaceFacts& ns, const ReapOptions& options,
+                     std::int64_t now_ms, std::uint32_t euid);
+// One attach file of `root`, observed apart from it or one of root.attach_files.
+ReapCount count_reap(const TempRootFacts& root, const AttachFacts& attach, const ReapOptions& options,
+                     std::int64_t now_ms, std::uint32_t euid);
+
 // The verdict on a .java_pid / .attach_pid file: removable only when its pid is known gone.
 LivenessVerdict judge_attach_file(const AttachFacts& attach);
 

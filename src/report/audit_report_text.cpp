@@ -327,20 +327,6 @@ std::string worst_rule_of(const AuditTally& tally) {
   return worst_rule;
 }
 
-// Files the reaper may remove: by their verdicts, or (facts without liveness evidence) by the
-// findings that say so.
-std::size_t reapable_count(const AuditTally& tally) {
-  std::size_t reapable = tally.files_by_verdict[static_cast<std::size_t>(Verdict::stale)] +
-                         tally.files_by_verdict[static_cast<std::size_t>(Verdict::pid_reused)] +
-                         tally.files_by_verdict[static_cast<std::size_t>(Verdict::foreign)];
-  if (reapable == 0) {
-    for (const char* rule : {"file.stale", "file.pid-reused", "attach.stale"}) {
-      if (const auto it = tally.by_rule.find(rule); it != tally.by_rule.end()) reapable += it->second;
-    }
-  }
-  return reapable;
-}
-
 // What to run next, each command with what it does.
 std::vector<std::string> next_commands(const AuditTally& tally, const TextOptions& options) {
   std::vector<std::string> next;
@@ -351,9 +337,17 @@ std::vector<std::string> next_commands(const AuditTally& tally, const TextOption
     next.push_back("hsperfguard repair --dry-run" + scope + "   shows how it would fix " +
                    std::to_string(repairable) + " repairable finding(s); without --dry-run it fixes them");
   }
-  if (const std::size_t reapable = reapable_count(tally); reapable > 0) {
+  // The reap planner's count on the same facts (AuditTally::reap), not the verdicts: a
+  // hard-linked file, a FIFO or a file younger than --min-age is stale and stays.
+  const ReapCount& reap = tally.reap;
+  const std::string kept = std::to_string(reap.kept_reapable) + " stale or foreign file(s)";
+  if (reap.remove > 0) {
     next.push_back("hsperfguard reap --dry-run" + scope + "   shows what the reaper would remove (" +
-                   std::to_string(reapable) + " stale or foreign file(s))");
+                   std::to_string(reap.remove) + " file(s))" +
+                   (reap.kept_reapable == 0 ? "" : " and why it keeps " + std::to_string(reap.kept_reapable) +
+                                                       " other stale or foreign file(s)"));
+  } else if (reap.kept_reapable > 0) {
+    next.push_back("hsperfguard reap --dry-run" + scope + "   shows why the reaper keeps " + kept);
   }
   if (!worst_rule.empty()) {
     next.push_back("hsperfguard rules show " + worst_rule + "   what the worst finding means and how to fix it");
@@ -398,7 +392,10 @@ std::string audit_report_text(const AuditResult& result, const ReportContext& co
     }
     out += audit_root_closing_text(root, rj, root.namespaces.size(), options);
   }
-  return out + audit_summary_text(tally_result(result), result, context, options);
+  AuditTally tally = tally_result(result);
+  // As a reap run by the same user when the audit ended would plan.
+  tally.reap = count_reap(result, result.finished_at_ms, context.host.euid);
+  return out + audit_summary_text(tally, result, context, options);
 }
 
 }  // namespace hsperfguard

@@ -241,7 +241,7 @@ TEST_F(JvmProcessesWindows, PsListsTheBlindJvmWithAReasonAndStopsListingItWhenIt
   EXPECT_EQ(row->at("state"), "blind") << row->dump();
   EXPECT_EQ(row->at("user"), user_) << row->dump();
   const std::set<std::string> causes{"perf-data-disabled", "namespace-refused", "create-failed",
-                                     "locked-by-another-jvm", "undetermined"};
+                                     "locked-by-another-jvm", "namespace-changed", "undetermined"};
   EXPECT_TRUE(causes.count(row->at("reason").get<std::string>())) << row->dump();
   EXPECT_FALSE(row->value("explanation", "").empty()) << row->dump();
   for (const auto& e : doc.at("errors"))

@@ -465,6 +465,42 @@ TEST(ReapCli, DryRunPrintsThePlanAndChangesNothing) {
   EXPECT_TRUE(exists(fifo));
 }
 
+// The audit's next line counts what `reap --dry-run` removes and keeps, by the reap planner on
+// the same facts: files made now are younger than reap's default --min-age (1m), a FIFO and a
+// hard-linked pair are never removed. Before: "shows what the reaper would remove (4 stale or
+// foreign file(s))" beside a dry run that removed none.
+TEST(ReapCli, AuditsNextLineCountsWhatTheDryRunRemovesAndKeeps) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  tree.stale_file(ns);
+  const std::string linked = tree.stale_file(ns);
+  ASSERT_EQ(::link(linked.c_str(), (ns + "/" + std::to_string(dead_pid())).c_str()), 0);
+  const std::string fifo = ns + "/" + std::to_string(dead_pid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto audit = run_tool({"audit", "--tmpdir", tree.tmp, "--no-policy", "--format", "text"});
+  int rc = -1;
+  const json doc = reap_json(tree.tmp, {"--dry-run"}, &rc);
+  ASSERT_EQ(rc, 0);
+  std::size_t kept = 0;
+  for (const auto& item : doc.at("plan")) {
+    const std::string verdict = item.at("verdict");
+    if (item.at("action") != "remove" && verdict != "live" && verdict != "unknown") ++kept;
+  }
+  const std::size_t removed = doc.at("reap").at("planned").at("remove");
+  EXPECT_EQ(removed, 0u) << doc.dump();
+  EXPECT_EQ(kept, 4u) << doc.dump();
+  EXPECT_NE(audit.out.find("hsperfguard reap --dry-run --tmpdir " + tree.tmp + "   shows why the reaper keeps " +
+                           std::to_string(kept) + " stale or foreign file(s)"),
+            std::string::npos)
+      << audit.out;
+  EXPECT_EQ(audit.out.find("would remove"), std::string::npos) << audit.out;
+
+  // With --min-age 0 the reaper would remove the lone stale file; the audit speaks of reap's
+  // defaults, which its next line names.
+  const json now = reap_json(tree.tmp, {"--dry-run", "--min-age", "0"}, &rc);
+  EXPECT_EQ(now.at("reap").at("planned").at("remove"), 1u) << now.dump();
+}
+
 TEST(ReapCli, ReportListsThePlanWithEvidenceAndWhatWasDone) {
   ReapTree tree;
   const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);

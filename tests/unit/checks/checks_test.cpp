@@ -274,7 +274,9 @@ std::vector<TempRootFacts> hostile_worlds() {
       }),
       invisible(303, [](JvmProcessFacts& j) { j.process.ns_pids = {303, 1}; }),  // jvm.locked-by-another-jvm
       invisible(304, [](JvmProcessFacts&) {}),                                     // jvm.cause-undetermined
+      invisible(305, [](JvmProcessFacts& j) { j.process.start_time_ms = 1'700'000'000'000; }),  // jvm.namespace-changed
   };
+  sound.lstat->ctime = sound.opened->ctime = Timestamp{1'700'000'100, 0};  // changed after 305 started
   second.namespaces.push_back(sound);
   worlds.push_back(second);
 
@@ -322,6 +324,7 @@ const std::set<std::string>& module_rules() {
       "jvm.backing-file-deleted",
       "jvm.create-failed",
       "jvm.locked-by-another-jvm",
+      "jvm.namespace-changed",
       "jvm.cause-undetermined",
       "volume.network-filesystem",
       "volume.no-acl-support",

@@ -653,6 +653,42 @@ TEST(NamespaceBlindJvm, BlindJvmWithNoCauseSeenIsUndetermined) {
   ASSERT_THAT(ids(namespace_findings(ns)), ElementsAre("jvm.cause-undetermined"));
 }
 
+// After `repair` fixed a 0777 namespace, the JVM it blinded stays blind until it restarts
+// (HotSpot judges its namespace once, at start). Before: jvm.cause-undetermined (low), "nothing
+// observed now explains it". The namespace's ctime, later than the JVM's start, says why.
+TEST(NamespaceBlindJvm, NamespaceChangedAfterTheJvmStartedIsTheExplanationAtTheCausesSeverity) {
+  NamespaceFacts ns = namespace_of();
+  InodeFacts dir = inode(FileKind::directory, 0755, kAliceUid, 9);
+  dir.ctime = Timestamp{1'700'000'100, 0};  // chmod 0755 by repair, 100 s after the start
+  set_inode(ns, dir);
+  JvmProcessFacts jvm = blind_jvm(77);
+  jvm.process.start_time_ms = 1'700'000'000'000;
+  ns.invisible_jvms.push_back(jvm);
+  const Findings f = namespace_findings(ns);
+  ASSERT_THAT(ids(f), ElementsAre("jvm.namespace-changed"));
+  EXPECT_EQ(f[0].severity, rule_catalog().at("namespace.jvm-blinded").severity);
+  EXPECT_EQ(f[0].severity, Severity::medium);
+  EXPECT_EQ(f[0].evidence["reason"], "namespace-changed");
+  EXPECT_EQ(f[0].evidence["namespace_ctime_ms"], 1'700'000'100'000);
+  EXPECT_EQ(f[0].evidence["jvm_start_ms"], 1'700'000'000'000);
+  EXPECT_NE(f[0].message.find("changed after the JVM started"), std::string::npos) << f[0].message;
+}
+
+// A namespace last changed before the JVM started (or within the start time's imprecision)
+// explains nothing: still undetermined.
+TEST(NamespaceBlindJvm, NamespaceUnchangedSinceTheJvmStartedStaysUndetermined) {
+  for (const std::int64_t ctime_sec : {1'699'999'900LL, 1'700'000'001LL}) {
+    NamespaceFacts ns = namespace_of();
+    InodeFacts dir = inode(FileKind::directory, 0755, kAliceUid, 9);
+    dir.ctime = Timestamp{ctime_sec, 0};
+    set_inode(ns, dir);
+    JvmProcessFacts jvm = blind_jvm(77);
+    jvm.process.start_time_ms = 1'700'000'000'000;
+    ns.invisible_jvms.push_back(jvm);
+    EXPECT_THAT(ids(namespace_findings(ns)), ElementsAre("jvm.cause-undetermined")) << ctime_sec;
+  }
+}
+
 TEST(NamespaceBlindJvm, RootNamespaceOfAnotherOwnerDoesNotBlindRootJvms) {
   NamespaceFacts ns = namespace_of("root", 0);
   set_inode(ns, inode(FileKind::directory, 0755, kMalloryUid, 9));

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <csignal>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -33,6 +35,7 @@
 #include "model/expected_inode.hpp"
 #include "model/json_text.hpp"
 #include "test_support.hpp"
+#include "report/metrics.hpp"
 
 namespace hsperfguard {
 namespace {
@@ -505,6 +508,55 @@ TEST(CommandSeam, AuditOfATempDirThatCannotBeOpenedIsIncomplete) {
   EXPECT_EQ(ran.exit, kExitIncomplete);
   EXPECT_NE(ran.err.find("/tmp: openat"), std::string::npos) << ran.err;
   EXPECT_FALSE(ran.json().at("complete").get<bool>());
+}
+
+// One run, stated four ways: the text's summary, the JSON summary, the metrics file and the
+// exit status must tell the same counts, the same completeness and the same exit, for a clean,
+// a failing and an incomplete run.
+TEST(CommandSeam, AuditStatesTheSameCountsCompletenessAndExitInTextJsonMetricsAndItsStatus) {
+  FakeEnvironment clean = alice_world();
+  FakeEnvironment failing = alice_world();
+  alice_namespace(failing).lstat->mode = alice_namespace(failing).opened->mode = 0777;
+  FakeEnvironment unopened;  // no /tmp at all
+  const std::string metrics_file = ::testing::TempDir() + "/stated-twice.prom";
+  for (FakeEnvironment* env : {&clean, &failing, &unopened}) {
+    const Ran json_run = audit(*env);
+    AuditCommandOptions options;
+    options.tmpdir = "/tmp";
+    options.format = ReportFormat::text;
+    options.metrics = metrics_file;
+    std::ostringstream out, err;
+    const int text_exit = run_audit_command(options, out, err, *env);
+    const std::string text = out.str();
+    const nlohmann::json doc = json_run.json();
+    const nlohmann::json& summary = doc.at("summary");
+    std::ifstream in(metrics_file);
+    const std::string metrics((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const MetricSamples samples = parse_metric_samples(metrics);
+    double metric_findings = 0, metric_namespaces = 0;
+    for (const auto& [series, value] : samples) {
+      if (series.starts_with("hsperfguard_audit_findings{")) metric_findings += value;
+      if (series.starts_with("hsperfguard_audit_namespaces{")) metric_namespaces += value;
+    }
+    const std::string last = text.substr(text.rfind('\n', text.size() - 2) + 1);
+    SCOPED_TRACE(text);
+
+    EXPECT_EQ(text_exit, json_run.exit);
+    EXPECT_NE(last.find("(exit " + std::to_string(text_exit) + ")"), std::string::npos) << last;
+    const bool complete = doc.at("complete").get<bool>();
+    EXPECT_EQ(complete, text_exit != kExitIncomplete);
+    EXPECT_EQ(complete, last.find("INCOMPLETE") == std::string::npos) << last;
+    EXPECT_EQ(samples.at("hsperfguard_audit_last_run_success"), complete ? 1 : 0);
+
+    const std::size_t findings = summary.at("findings");
+    EXPECT_NE(text.find("  findings  " + std::to_string(findings) + " finding(s)"), std::string::npos);
+    EXPECT_EQ(metric_findings, static_cast<double>(findings));
+    const std::size_t namespaces = summary.at("namespaces"), files = summary.at("files");
+    EXPECT_TRUE(last.starts_with(std::to_string(namespaces) + " namespace(s), " + std::to_string(files) + " file(s),"))
+        << last;
+    EXPECT_EQ(metric_namespaces, static_cast<double>(namespaces));
+  }
+  std::remove(metrics_file.c_str());
 }
 
 // --containers-only: as root only; our own temp dir is not looked at, and a run that finds no
@@ -1107,6 +1159,51 @@ TEST(CommandSeam, ReapDryRunPlansFromTheEnvironmentAndActsOnNothing) {
             (std::map<std::string, std::string>{{std::to_string(kLivePid), "keep/live"},
                                                 {std::to_string(kGonePid), "remove/reapable"}}))
       << ran.out;
+}
+
+// The audit's next line says how many files `reap --dry-run` removes: the reap planner's count
+// on the same facts with reap's defaults. Before, the verdicts were counted: "would remove (4
+// stale or foreign file(s))" while reap removed 1 (it keeps a FIFO, a hard-linked file and a
+// file younger than --min-age).
+TEST(CommandSeam, AuditsReapCountIsTheReapPlannersOnTheSameFacts) {
+  FakeEnvironment env = alice_world();
+  NamespaceFacts& ns = alice_namespace(env);
+  FileFacts young = backing_file(ns, "4444");
+  young.lstat->ino = young.opened->ino = 302;
+  young.lstat->mtime = young.opened->mtime = Timestamp{kNow / 1000 - 5, 0};  // 5 s old
+  FileFacts linked = backing_file(ns, "4445");
+  linked.lstat->ino = linked.opened->ino = 303;
+  linked.lstat->nlink = linked.opened->nlink = 2;
+  FileFacts fifo = backing_file(ns, "4446");
+  fifo.lstat->ino = fifo.opened->ino = 304;
+  fifo.lstat->kind = fifo.opened->kind = FileKind::fifo;
+  fifo.lstat->size = fifo.opened->size = 0;
+  fifo.region.reset();
+  ns.files.push_back(young);
+  ns.files.push_back(linked);
+  ns.files.push_back(fifo);
+
+  AuditCommandOptions options;
+  options.tmpdir = "/tmp";
+  options.format = ReportFormat::text;
+  std::ostringstream out, err;
+  run_audit_command(options, out, err, env);
+  const std::string text = out.str();
+  const Ran planned = reap(env, true);
+  ASSERT_EQ(planned.exit, kExitOk) << planned.err << planned.out;
+  const nlohmann::json report = planned.json();
+  const nlohmann::json& plan = report.at("reap").at("planned");
+  std::size_t kept_stale = 0;
+  for (const auto& item : report.at("plan")) {
+    if (item.at("action") != "remove" && item.at("verdict") != "live" && item.at("verdict") != "unknown")
+      ++kept_stale;
+  }
+  ASSERT_EQ(plan.at("remove"), 1U) << planned.out;  // the old stale file only
+  ASSERT_EQ(kept_stale, 3U) << planned.out;
+  EXPECT_NE(text.find("shows what the reaper would remove (" + std::to_string(plan.at("remove").get<std::size_t>()) +
+                      " file(s)) and why it keeps " + std::to_string(kept_stale) + " other stale or foreign file(s)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(CommandSeam, ReapExecutesExactlyThePlanItMade) {

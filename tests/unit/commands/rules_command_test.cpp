@@ -61,6 +61,14 @@ TEST(RulesShow, EveryRuleIsShownWithItsCatalogueTextInJson) {
       const auto& severity = j.at("severity_by_profile").at(profile);
       const bool enabled = builtin_profile(profile)->enabled(id);
       EXPECT_EQ(severity.is_null(), !enabled) << id << " " << profile;
+      // The severity shown is the one the audit gives the rule's findings under that profile.
+      if (enabled) {
+        Finding finding;
+        finding.rule = id;
+        const Findings judged = apply_policy_to_findings({finding}, *builtin_profile(profile));
+        ASSERT_EQ(judged.size(), 1u) << id << " " << profile;
+        EXPECT_EQ(severity, std::string(to_string(judged[0].severity))) << id << " " << profile;
+      }
     }
   }
   const auto strict = nlohmann::json::parse(show("namespace.not-private", true).out);

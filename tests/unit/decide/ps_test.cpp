@@ -229,6 +229,92 @@ TEST(Ps, InvisibleJvmReasons) {
   EXPECT_EQ(reason_of(sound, jvm(74, false)), "undetermined");
 }
 
+// What ps (and inspect, which prints ps's row) gives as the fix for an invisible JVM is the
+// audit's remediation of its finding for the same facts: the catalogue's, fitted to the temp
+// dir. Before, ps wrote its own sentences ("fix the namespace (`hsperfguard audit` says how;
+// ...)", "restart the JVM and run `hsperfguard audit` if it stays invisible"), the audit the
+// catalogue's.
+void expect_ps_fix_is_the_audits(TempRootFacts root, const JvmProcessFacts& j, const std::string& reason,
+                                 const std::string& rule) {
+  const auto rows = ps_rows({root}, {j}, {});
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const PsRow& r) { return r.host_pid == j.process.pid; });
+  ASSERT_NE(row, rows.end()) << reason;
+  EXPECT_EQ(row->reason, reason);
+  ASSERT_TRUE(row->fix.has_value()) << reason;
+  // The audit finds the JVM in its user's namespace, or beside them when there is none.
+  bool placed = false;
+  for (auto& ns : root.namespaces) {
+    if (ns.user_suffix == j.user) {
+      ns.invisible_jvms.push_back(j);
+      placed = true;
+    }
+  }
+  if (!placed) root.invisible_jvms.push_back(j);
+  const auto judged = judge({root}, *builtin_profile("default"));
+  std::vector<Finding> findings = judged.at(0).findings;
+  for (const auto& ns : judged.at(0).namespaces) findings.insert(findings.end(), ns.findings.begin(), ns.findings.end());
+  const Finding* about = nullptr;
+  for (const auto& f : findings) {
+    const bool names_it = f.evidence.value("pid", 0) == j.process.pid ||
+                          (f.evidence.contains("pids") && f.evidence["pids"].at(0) == j.process.pid);
+    if (names_it) about = &f;
+  }
+  ASSERT_NE(about, nullptr) << reason;
+  EXPECT_EQ(about->rule, rule) << reason;  // ps's diagnosis is the audit's finding
+  EXPECT_EQ(*row->fix, about->remediation) << reason << " (" << about->rule << ")";
+  EXPECT_EQ(about->remediation.empty(), false);
+}
+
+TEST(Ps, TheFixOfEachInvisibleJvmIsTheAuditsRemediationForIt) {
+  for (const RootKind kind : {RootKind::host, RootKind::tmpdir}) {
+    TempRootFacts base = temp_root();
+    base.kind = kind;
+    if (kind == RootKind::tmpdir) base.temp_dir = "/srv/scratch tmp";
+
+    TempRootFacts refused = base;
+    NamespaceFacts loose = namespace_of();
+    loose.lstat->mode = loose.opened->mode = 0777;
+    refused.namespaces.push_back(loose);
+    expect_ps_fix_is_the_audits(refused, jvm(70, false), "namespace-refused", "namespace.jvm-blinded");
+
+    TempRootFacts shut = base;
+    NamespaceFacts no_write = namespace_of();
+    no_write.lstat->mode = no_write.opened->mode = 0500;
+    shut.namespaces.push_back(no_write);
+    expect_ps_fix_is_the_audits(shut, jvm(71, false), "create-failed", "jvm.create-failed");
+
+    TempRootFacts shared = base;
+    NamespaceFacts ns = namespace_of();
+    FileFacts taken = backing_file(ns, "1");
+    taken.liveness = LivenessFacts{};
+    taken.liveness->lock_held = true;
+    taken.liveness->lock_holder_pid = 900;
+    ns.files.push_back(taken);
+    shared.namespaces.push_back(ns);
+    JvmProcessFacts second = jvm(901, false);
+    second.process.ns_pids = {901, 1};
+    expect_ps_fix_is_the_audits(shared, second, "locked-by-another-jvm", "jvm.locked-by-another-jvm");
+
+    JvmProcessFacts cleaned = jvm(73, true);
+    cleaned.backing_file_deleted = true;
+    cleaned.mapped_backing_file = "/tmp/hsperfdata_alice/73";
+    expect_ps_fix_is_the_audits(base, cleaned, "backing-file-deleted", "jvm.backing-file-deleted");
+
+    TempRootFacts sound = base;
+    sound.namespaces.push_back(namespace_of());
+    JvmProcessFacts quiet = jvm(75, false);
+    quiet.perf_data = PerfDataOption{true, "-XX:-UsePerfData", "command line"};
+    expect_ps_fix_is_the_audits(sound, quiet, "perf-data-disabled", "jvm.perf-data-disabled");
+    expect_ps_fix_is_the_audits(sound, jvm(74, false), "undetermined", "jvm.cause-undetermined");
+
+    TempRootFacts fixed = base;
+    NamespaceFacts chmodded = namespace_of();
+    chmodded.lstat->ctime = chmodded.opened->ctime = Timestamp{kNow / 1000 - 5, 0};
+    fixed.namespaces.push_back(chmodded);
+    expect_ps_fix_is_the_audits(fixed, jvm(76, false), "namespace-changed", "jvm.namespace-changed");
+  }
+}
+
 TEST(Ps, JvmMappingAFileNoRootHoldsIsUnlisted) {
   const auto rows = ps_rows({temp_root()}, {jvm(78, true)}, {});
   ASSERT_EQ(rows.size(), 1u);

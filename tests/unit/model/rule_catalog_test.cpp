@@ -188,7 +188,8 @@ TEST(Profiles, HotspotEnablesExactlyWhatTheJdkEnforces) {
       // and the live JVMs that publish nothing, each with its cause, are what the JDK does too.
       "namespace.owner-no-access", "namespace.read-only", "namespace.immutable", "namespace.no-space",
       "tmpdir.new-namespaces-fail", "tmpdir.shared-pid-names", "namespace.jvm-blinded", "jvm.perf-data-disabled",
-      "jvm.backing-file-deleted", "jvm.create-failed", "jvm.locked-by-another-jvm", "jvm.cause-undetermined"};
+      "jvm.backing-file-deleted", "jvm.create-failed", "jvm.locked-by-another-jvm", "jvm.namespace-changed",
+      "jvm.cause-undetermined"};
   const Policy p = *builtin_profile("hotspot");
   std::set<std::string> enabled;
   for (const auto& [id, rule] : rule_catalog()) {
