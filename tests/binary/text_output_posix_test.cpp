@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -263,19 +262,10 @@ TEST(TextOutput, PlantedLinksNameTheirTargetInTheEvidence) {
   ASSERT_EQ(::symlink(tree.outside.c_str(), (tree.tmp + "/hsperfdata_daemon").c_str()), 0);
   const auto json = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--format", "json"});
   ASSERT_TRUE(is_json(json.out)) << json.out;
-  std::map<std::string, std::string> targets;
-  for (const auto& ns : nlohmann::json::parse(json.out).at("namespaces")) {
-    for (const auto& f : ns.at("findings")) {
-      if (f.at("rule") == "namespace.symlink") targets[f.at("rule")] = f.at("evidence").value("target", "");
-    }
-    for (const auto& file : ns.at("files")) {
-      for (const auto& f : file.at("findings")) {
-        if (f.at("rule") == "file.symlink") targets[f.at("rule")] = f.at("evidence").value("target", "");
-      }
-    }
-  }
-  EXPECT_EQ(targets["file.symlink"], "/etc/passwd") << json.out;
-  EXPECT_EQ(targets["namespace.symlink"], tree.outside) << json.out;
+  const std::string compact = nlohmann::json::parse(json.out).dump();
+  EXPECT_NE(compact.find("\"name\":\"4343\",\"target\":\"/etc/passwd\"}"), std::string::npos) << json.out;
+  EXPECT_NE(compact.find("\"name\":\"hsperfdata_daemon\",\"target\":\"" + tree.outside + "\""), std::string::npos)
+      << json.out;
   const auto verbose = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--verbose"});
   EXPECT_NE(verbose.out.find("        evidence:\n"), std::string::npos) << verbose.out;
   EXPECT_NE(verbose.out.find("\n          target: /etc/passwd\n"), std::string::npos) << verbose.out;
