@@ -183,6 +183,8 @@ void file_symlink(const TempRootFacts& /*root*/, const NamespaceFacts& /*ns*/,
   const InodeFacts* shown = shown_inode(file);
   if (shown == nullptr || !is_symlink(file.opened, file.lstat)) return;
   nlohmann::json evidence = {{"name", printable(file.name)}, {"lstat", inode_json(*shown)}};
+  // Where it points (as read, never followed): what a JVM or a clean-up job would have acted on.
+  if (file.link_target) evidence["target"] = printable(*file.link_target);
   out.push_back(make_finding("file.symlink", file.path,
                              "namespace entry " + printable(file.path) +
                                  " is a symbolic link; no JVM creates one, and following it "

@@ -118,6 +118,8 @@ void namespace_symlink(const TempRootFacts& root, const NamespaceFacts& ns, Find
   if (!posix(root) || !is_symlink(ns.opened, ns.lstat)) return;
   nlohmann::json evidence = namespace_evidence(ns);
   evidence["link_owner_uid"] = ns.lstat ? nlohmann::json(ns.lstat->uid) : nlohmann::json();
+  // Where it points (as read, never followed): the directory the user's JVMs would have used.
+  if (ns.link_target) evidence["target"] = printable(*ns.link_target);
   out.push_back(make_finding("namespace.symlink", ns.path,
                              "namespace " + printable(ns.path) +
                                  " is a symbolic link; HotSpot refuses it and the user's JVMs "

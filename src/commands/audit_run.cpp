@@ -33,6 +33,7 @@ struct StagedNamespace {
   std::string text;     // its object (JSON) or its lines (text)
   std::string attention;  // --quiet: its findings at or above --fail-on, one line each
   std::string closing;  // JSON, first part of a namespace in parts: what closes its object
+  TextDigest digest;    // text without --verbose: its findings and errors, counted and named
   bool continuation = false;  // a later part of a namespace
   bool out_of_scope = false;  // --user: another user's namespace, neither judged nor counted
 };
@@ -141,6 +142,7 @@ struct AuditTurn {
   std::size_t listed = 0;            // begun, in scope or not: the position of the next
   std::size_t namespaces = 0;        // begun (their first part consumed) and in scope
   bool opened = false;               // text: the temp dir's opening line is written
+  TextDigest digest;                 // text without --verbose: what its namespaces had
   std::set<std::string> users_seen;  // namespaces of the temp dir, for invisible JVMs
 };
 
@@ -262,6 +264,7 @@ class AuditRun {
           if (ns.part == 0) ++turn.namespaces;
           if (!json_ && !turn.opened) write_(audit_root_opening_text(shell, s_.text));
           turn.opened = true;
+          turn.digest.merge(std::move(done.digest));
           write_staged(done, ns, closing);
           staged.recycle(std::move(done.text));
         },
@@ -273,12 +276,13 @@ class AuditRun {
   }
 
   bool finish(AuditTurn&& turn, std::size_t /*index*/, const RunLimits& root_limits) {
-    finish_root(std::move(turn.root), *turn.spec, root_limits, turn.namespaces, turn.opened, turn.users_seen);
+    finish_root(std::move(turn.root), *turn.spec, root_limits, turn.namespaces, turn.opened, turn.users_seen,
+                std::move(turn.digest));
     return true;
   }
 
   void finish_unvisited(AuditTurn&& turn, std::size_t index) {
-    finish_root(std::move(turn.root), specs_[index], s_.limits, 0, false, {});
+    finish_root(std::move(turn.root), specs_[index], s_.limits, 0, false, {}, {});
   }
 
  private:
@@ -291,8 +295,10 @@ class AuditRun {
     done.text = staged.spare_text();
     if (json_) {
       render_audit_namespace(done.text, ns.more_parts ? &done.closing : nullptr, r, shell, ns, judgement);
-    } else {
+    } else if (s_.text.verbose) {
       render_audit_namespace_text(done.text, ns, judgement, s_.text);
+    } else {
+      done.digest.add_namespace(ns, judgement);
     }
     done.tally.add_namespace(ns, judgement);
     done.tally.reap = count_reap(shell, ns, ReapOptions{}, reap_now_ms, reap_euid_);
@@ -326,7 +332,8 @@ class AuditRun {
   // The attach files beside a temp dir's namespaces (any user can make any number), judged,
   // counted and written a part at a time. Their JSON list follows every namespace of every
   // temp dir, so there each temp dir's are observed (its directory opened again) after all.
-  void observe_attach(const RootSpec& spec, std::size_t r, TempRootFacts& root, const RunLimits& attach_limits) {
+  void observe_attach(const RootSpec& spec, std::size_t r, TempRootFacts& root, const RunLimits& attach_limits,
+                      TextDigest* digest) {
     std::vector<ObservationError> errors;
     // Judged as the reaper judges them: their pids in every pid namespace using the temp dir.
     const platform::LivenessScope scope = platform::liveness_scope_of(root);
@@ -347,6 +354,8 @@ class AuditRun {
             if (options_.quiet) render_attention_findings(attention, findings, options_.fail_on);
             if (json_) {
               json_->add_attach(r, attach, findings);
+            } else if (digest != nullptr) {
+              digest->add_attach(attach, findings);
             } else {
               render_audit_attach_text(text, attach, findings, s_.text);
             }
@@ -364,7 +373,8 @@ class AuditRun {
   // The temp dir judged, its text closed, and added to the result. In JSON its attach files
   // follow every namespace of every temp dir: it is judged once they are (judge_json_roots).
   void finish_root(TempRootFacts&& root, const RootSpec& spec, const RunLimits& attach_limits,
-                   std::size_t namespaces, bool opened, const std::set<std::string>& users_seen) {
+                   std::size_t namespaces, bool opened, const std::set<std::string>& users_seen,
+                   TextDigest&& digest) {
     // Invisible JVMs whose namespace does not exist are the temp dir's.
     for (const auto& jvm : jvms_) {
       if (jvm.invisible() && jvm.user && jvm_uses_temp_root(jvm, root) && !users_seen.contains(*jvm.user) &&
@@ -379,10 +389,10 @@ class AuditRun {
       return;
     }
     if (!opened) write_(audit_root_opening_text(root, s_.text));
-    observe_attach(spec, r, root, attach_limits);
+    observe_attach(spec, r, root, attach_limits, s_.text.verbose ? nullptr : &digest);
     RootJudgement judgement = judge_root(root, result_.policy);
     if (options_.quiet) out_ << attention_root_text(judgement, options_.fail_on);
-    write_(audit_root_closing_text(root, judgement, namespaces, s_.text));
+    write_(audit_root_closing_text(root, judgement, namespaces, s_.text, std::move(digest)));
     result_.roots.push_back(std::move(root));
     result_.judgements.push_back(std::move(judgement));
   }
@@ -391,7 +401,7 @@ class AuditRun {
   // temp dir judged.
   void judge_json_roots() {
     for (std::size_t r = 0; r < root_specs_.size(); ++r) {
-      observe_attach(*root_specs_[r], r, result_.roots[r], s_.limits);
+      observe_attach(*root_specs_[r], r, result_.roots[r], s_.limits, nullptr);
       RootJudgement judgement = judge_root(result_.roots[r], result_.policy);
       if (options_.quiet) out_ << attention_root_text(judgement, options_.fail_on);
       result_.judgements.push_back(std::move(judgement));

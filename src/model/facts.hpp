@@ -216,6 +216,7 @@ struct FileFacts {
   std::string path;  // for reports; never used to reopen the file
   std::optional<InodeFacts> lstat;  // fstatat(AT_SYMLINK_NOFOLLOW); absent if it failed
   Boxed<InodeFacts> opened;  // fstat of the O_NOFOLLOW|O_NONBLOCK fd, when opened
+  std::optional<std::string> link_target;  // a symbolic link's (readlinkat), when it was read
   PidName pid_name;
   std::optional<PosixAcl> access_acl;
   Boxed<SecurityDescriptor> security;  // Windows
@@ -240,6 +241,7 @@ struct NamespaceFacts {
   std::string path;
   std::optional<InodeFacts> lstat;
   std::optional<InodeFacts> opened;  // fstat of the O_DIRECTORY|O_NOFOLLOW fd
+  std::optional<std::string> link_target;  // a symbolic link's (readlinkat), when it was read
   bool identity_matches = true;      // lstat and fstat name the same (dev, ino)
   std::optional<UserFacts> user;     // the suffix resolved in that system's user database
   bool user_lookup_failed = false;   // the user database itself could not be read

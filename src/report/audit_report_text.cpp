@@ -1,9 +1,18 @@
+// The text audit report (audit_report_text.hpp): the digest of a temp dir without --verbose,
+// each finding with its evidence under --verbose, the closing of a temp dir and the summary.
 #include "report/audit_report_text.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <iterator>
 #include <map>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "model/rule_catalog.hpp"
+#include "model/shell_word.hpp"
 #include "model/text_escape.hpp"
 
 namespace hsperfguard {
@@ -28,7 +37,7 @@ std::string severity_text(bool color, Severity severity) {
 namespace {
 
 // A group of file findings shows this many names; --verbose shows them all.
-constexpr std::size_t kNamesShown = 3;
+constexpr std::size_t kNamesShown = TextDigest::kNamesShown;
 
 // ANSI styles, only when the options say so.
 std::string styled(const TextOptions& options, std::string_view code, std::string_view text) {
@@ -53,8 +62,44 @@ void print_repair_hint(std::string& out, const char* indent, const Finding& f, c
   out.append(" (it fixes this finding)\n");
 }
 
-std::string evidence_text(const Finding& f) {
-  return terminal_safe(f.evidence.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+// A scalar of the evidence as its line shows it: a plain string as it is, any other quoted.
+std::string evidence_scalar(const nlohmann::json& value) {
+  if (value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    const bool plain = !text.empty() && text != "true" && text != "false" && text != "null" &&
+                       std::all_of(text.begin(), text.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+                                std::string_view("._/:+@%,-").find(c) != std::string_view::npos;
+                       });
+    if (plain) return text;
+  }
+  return terminal_safe(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+bool scalar_list(const nlohmann::json& value) {
+  return value.is_array() && std::none_of(value.begin(), value.end(), [](const nlohmann::json& v) {
+           return v.is_structured();
+         });
+}
+
+// "key: value" for a scalar or a list of scalars ("[1, 2]"); "key:" and the value's lines
+// indented beneath it otherwise; a list of objects as "- " items.
+void append_evidence_value(std::string& out, std::string_view indent, std::string_view head,
+                           const nlohmann::json& value) {
+  const std::string deeper = std::string(indent) + "  ";
+  if (value.is_object() && !value.empty()) {
+    out.append(indent).append(head).append("\n");
+    for (const auto& [key, item] : value.items()) append_evidence_value(out, deeper, terminal_safe(key) + ":", item);
+  } else if (value.is_array() && !scalar_list(value)) {
+    out.append(indent).append(head).append("\n");
+    for (const auto& item : value) append_evidence_value(out, deeper, "-", item);
+  } else if (value.is_array()) {
+    out.append(indent).append(head).append(" [");
+    for (std::size_t i = 0; i < value.size(); ++i) out.append(i > 0 ? ", " : "").append(evidence_scalar(value[i]));
+    out.append("]\n");
+  } else {
+    out.append(indent).append(head).append(" ").append(value.is_object() ? "{}" : evidence_scalar(value)).append("\n");
+  }
 }
 
 // One finding: "[severity] rule: message" (after `subject`, a file's name, when given), its
@@ -65,13 +110,26 @@ void print_finding(std::string& out, const char* indent, const Finding& f, const
   if (!subject.empty()) out.append(" ").append(terminal_safe(subject));
   out.append(": ").append(terminal_safe(f.message)).append("\n");
   const std::string deeper = std::string(indent) + "    ";
-  if (options.verbose) out.append(deeper).append("evidence: ").append(evidence_text(f)).append("\n");
+  if (options.verbose) {
+    out.append(deeper).append("evidence:\n");
+    append_evidence_lines(out, f.evidence, deeper + "  ");
+  }
   out.append(deeper).append("fix: ").append(terminal_safe(f.remediation)).append("\n");
   print_repair_hint(out, deeper.c_str(), f, options);
 }
 
+// Worst first: severity, then rule, then path.
+bool worse(const Finding& a, const Finding& b) {
+  if (a.severity != b.severity) return a.severity > b.severity;
+  if (a.rule != b.rule) return a.rule < b.rule;
+  return a.path < b.path;
+}
+
 void print_findings(std::string& out, const Findings& findings, const char* indent, const TextOptions& options) {
-  for (const auto& f : findings) print_finding(out, indent, f, options);
+  std::vector<const Finding*> order;
+  for (const auto& f : findings) order.push_back(&f);
+  std::stable_sort(order.begin(), order.end(), [](const Finding* a, const Finding* b) { return worse(*a, *b); });
+  for (const Finding* f : order) print_finding(out, indent, *f, options);
 }
 
 void print_error(std::string& out, const char* indent, const ObservationError& e, bool with_path) {
@@ -80,54 +138,9 @@ void print_error(std::string& out, const char* indent, const ObservationError& e
   out.append(terminal_safe(e.op)).append(": ").append(terminal_safe(e.message)).append("\n");
 }
 
-// The findings of a namespace's files (of one part): under --verbose each on its own, else
-// those of one rule, severity and remedy as one entry, with how many files and the first
-// names, in the order of their first file.
-void print_file_findings(std::string& out, const NamespaceFacts& ns, const NamespaceJudgement& nj,
-                         const TextOptions& options) {
-  struct Group {
-    const Finding* first = nullptr;
-    std::vector<std::string_view> names;
-    std::size_t count = 0;
-  };
-  std::vector<Group> groups;
-  std::map<std::string, std::size_t, std::less<>> index;
-  for (std::size_t f = 0; f < ns.files.size() && f < nj.files.size(); ++f) {
-    for (const Finding& finding : nj.files[f].findings) {
-      if (options.verbose) {
-        print_finding(out, "    ", finding, options, ns.files[f].name);
-        continue;
-      }
-      std::string key = finding.rule;
-      key.append(1, '\0').append(to_string(finding.severity)).append(1, '\0').append(finding.remediation);
-      auto [at, added] = index.try_emplace(std::move(key), groups.size());
-      if (added) groups.push_back(Group{&finding, {}, 0});
-      Group& group = groups[at->second];
-      ++group.count;
-      if (group.names.size() < kNamesShown) group.names.push_back(ns.files[f].name);
-    }
-  }
-  for (const Group& group : groups) {
-    if (group.count == 1) {
-      print_finding(out, "    ", *group.first, options, group.names.front());
-      continue;
-    }
-    const Finding& f = *group.first;
-    const RuleInfo* info = find_rule(f.rule);
-    out.append("    [").append(severity_word(options, f.severity)).append("] ").append(f.rule);
-    if (info != nullptr) out.append(" (").append(info->title).append(")");
-    out.append(": ").append(std::to_string(group.count)).append(" files");
-    if (group.names.size() < group.count) out.append(", the first ").append(std::to_string(group.names.size()));
-    out.append(": ");
-    for (std::size_t n = 0; n < group.names.size(); ++n) {
-      out.append(n > 0 ? ", " : "").append(terminal_safe(group.names[n]));
-    }
-    out.append(" (--verbose lists each with its evidence)\n");
-    out.append("        the first: ").append(terminal_safe(f.message)).append("\n");
-    out.append("        fix: ").append(terminal_safe(f.remediation)).append("\n");
-    print_repair_hint(out, "        ", f, options);
-  }
-  // The files' own errors (an entry that could not be read): by operation and message.
+// The errors of a namespace's files (an entry that could not be read): by operation and
+// message, with how many files and the first.
+void print_file_errors(std::string& out, const NamespaceFacts& ns) {
   std::map<std::pair<std::string, std::string>, std::pair<std::size_t, std::string_view>> errors;
   std::vector<std::pair<std::string, std::string>> order;
   for (const auto& file : ns.files) {
@@ -183,6 +196,313 @@ std::string attention_root_text(const RootJudgement& rj, Severity at_least) {
   return out;
 }
 
+// ---- the digest of a temp dir (without --verbose)
+
+namespace {
+
+// Whether `text` holds `word` at `at` as a whole word: after the start, a space, a backquote,
+// '(' or '=', and before the end, a space, a backquote, ')', ',', ';', ':' or a full stop
+// that ends a sentence.
+bool whole_word_at(std::string_view text, std::size_t at, std::size_t size) {
+  if (at > 0 && std::string_view(" `(=").find(text[at - 1]) == std::string_view::npos) return false;
+  const std::size_t end = at + size;
+  if (end == text.size() || std::string_view(" `),;:").find(text[end]) != std::string_view::npos) return true;
+  return text[end] == '.' && (end + 1 == text.size() || text[end + 1] == ' ');
+}
+
+// Every whole-word `word` of text[from, to) replaced by `with`; the new end of the range.
+std::size_t replace_word(std::string& text, std::string_view word, std::string_view with, std::size_t from = 0,
+                         std::size_t to = std::string::npos) {
+  if (to == std::string::npos) to = text.size();
+  if (word.empty()) return to;
+  for (std::size_t at = text.find(word, from); at != std::string::npos && at + word.size() <= to;
+       at = text.find(word, at)) {
+    if (!whole_word_at(text, at, word.size())) {
+      ++at;
+      continue;
+    }
+    text.replace(at, word.size(), with);
+    to = to + with.size() - word.size();
+    at += with.size();
+  }
+  return to;
+}
+
+// The digits at text[at...]: their value and where they end; nullopt without any.
+std::optional<std::pair<std::uint32_t, std::size_t>> digits_at(std::string_view text, std::size_t at) {
+  std::size_t end = at;
+  std::uint64_t value = 0;
+  while (end < text.size() && end - at < 10 && std::isdigit(static_cast<unsigned char>(text[end])) != 0) {
+    value = value * 10 + static_cast<std::uint64_t>(text[end] - '0');
+    ++end;
+  }
+  if (end == at || value > 0xffffffffu) return std::nullopt;
+  return std::pair{static_cast<std::uint32_t>(value), end};
+}
+
+// Each as_user_prefix(uid, gid) of `text` with <uid> and <gid> for its numbers.
+void replace_owner_ids(std::string& text) {
+  constexpr std::string_view kReuid = "setpriv --reuid=";
+  for (std::size_t at = text.find(kReuid); at != std::string::npos; at = text.find(kReuid, at + 1)) {
+    const auto uid = digits_at(text, at + kReuid.size());
+    if (!uid) continue;
+    constexpr std::string_view kRegid = " --regid=";
+    if (text.compare(uid->second, kRegid.size(), kRegid) != 0) continue;
+    const auto gid = digits_at(text, uid->second + kRegid.size());
+    if (!gid) continue;
+    const std::string prefix = as_user_prefix(uid->first, gid->first);
+    if (text.compare(at, prefix.size(), prefix) != 0) continue;
+    std::string shape = prefix;
+    replace_word(shape, "--reuid=" + std::to_string(uid->first), "--reuid=<uid>");
+    replace_word(shape, "--regid=" + std::to_string(gid->first), "--regid=<gid>");
+    text.replace(at, prefix.size(), shape);
+  }
+}
+
+std::string_view subject_nouns(TextSubject subject) {
+  switch (subject) {
+    case TextSubject::temp_dir: return "temp dirs";
+    case TextSubject::namespace_dir: return "namespaces";
+    case TextSubject::file: return "files";
+    case TextSubject::attach: return "attach files";
+  }
+  return "entries";
+}
+
+// What each placeholder of a remedy shape stands for, for the line that gives it.
+std::string placeholders_of(std::string_view shape) {
+  std::string legend;
+  const auto add = [&](std::string_view placeholder, std::string_view meaning) {
+    if (shape.find(placeholder) == std::string_view::npos) return;
+    legend.append(legend.empty() ? "" : ", ").append(placeholder).append(" ").append(meaning);
+  };
+  add("<path>", "its path");
+  add("<file>", "its path");
+  add("<namespace>", "its namespace");
+  add("<user>", "its user");
+  add("<uid>", "its owner's uid");
+  add("<gid>", "its owner's gid");
+  return legend;
+}
+
+// The first kNamesShown names of two sorted lists, sorted.
+void merge_names(std::vector<std::string>& names, std::vector<std::string>&& more) {
+  std::vector<std::string> merged;
+  std::merge(std::make_move_iterator(names.begin()), std::make_move_iterator(names.end()),
+             std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()), std::back_inserter(merged));
+  merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+  if (merged.size() > kNamesShown) merged.resize(kNamesShown);
+  names = std::move(merged);
+}
+
+// The name a group shows for `path`: relative to the one namespace of its files.
+std::string_view shown_name(std::string_view path, std::string_view ns_path) {
+  if (!ns_path.empty() && path.size() > ns_path.size() + 1 && path.starts_with(ns_path) &&
+      (path[ns_path.size()] == '/' || path[ns_path.size()] == '\\')) {
+    return path.substr(ns_path.size() + 1);
+  }
+  return path;
+}
+
+}  // namespace
+
+std::string remedy_shape(std::string_view remedy, std::string_view path, std::string_view ns_path,
+                         std::string_view user) {
+  std::string shape(remedy);
+  if (!path.empty()) replace_word(shape, shell_word(path), "<path>");
+  if (!ns_path.empty() && ns_path != path) replace_word(shape, shell_word(ns_path), "<namespace>");
+  if (!user.empty()) {
+    replace_word(shape, shell_option("--user", user), "--user <user>");
+    // The user's word only inside a command (between backquotes): in the prose around it a
+    // user named like a word of it ("root") is that word.
+    for (std::size_t open = shape.find('`'); open != std::string::npos;) {
+      const std::size_t close = shape.find('`', open + 1);
+      if (close == std::string::npos) break;
+      const std::size_t end = replace_word(shape, shell_word(user), "<user>", open + 1, close);
+      open = shape.find('`', end + 1);
+    }
+  }
+  replace_owner_ids(shape);
+  return shape;
+}
+
+void append_evidence_lines(std::string& out, const nlohmann::json& evidence, std::string_view indent) {
+  if (!evidence.is_object()) {
+    append_evidence_value(out, indent, "value:", evidence);
+    return;
+  }
+  for (const auto& [key, value] : evidence.items()) append_evidence_value(out, indent, terminal_safe(key) + ":", value);
+}
+
+TextDigest::Group& TextDigest::group_for(Key key) {
+  if (auto it = groups_.find(key); it != groups_.end()) return it->second;
+  if (groups_.size() >= kMaxGroups) {
+    // Past the bound, further shapes of a rule share one group: what is kept stays bounded.
+    std::get<4>(key) = "\n";
+    auto [at, added] = groups_.try_emplace(std::move(key));
+    at->second.remedies_differ = true;
+    return at->second;
+  }
+  Group& group = groups_[key];
+  group.shape = std::get<4>(key);
+  return group;
+}
+
+void TextDigest::add(const Finding& finding, TextSubject subject, std::string_view ns_path, std::string_view user) {
+  Key key{-static_cast<int>(finding.severity), finding.rule, static_cast<int>(subject), finding.repairable,
+          remedy_shape(finding.remediation, finding.path, ns_path, user)};
+  Group& group = group_for(std::move(key));
+  ++group.count;
+  if (group.names.empty() || finding.path < group.names.front()) group.first = finding;
+  const auto at = std::lower_bound(group.names.begin(), group.names.end(), finding.path);
+  if (static_cast<std::size_t>(at - group.names.begin()) < kNamesShown && (at == group.names.end() || *at != finding.path)) {
+    group.names.insert(at, finding.path);
+    if (group.names.size() > kNamesShown) group.names.pop_back();
+  }
+  if (subject == TextSubject::file && group.last_namespace != ns_path) {
+    ++group.namespaces;
+    if (group.first_namespace.empty()) group.first_namespace = ns_path;
+    group.last_namespace = ns_path;
+  }
+}
+
+void TextDigest::add_error(const ObservationError& error) {
+  std::pair<std::string, std::string> key{error.op, error.message};
+  auto it = errors_.find(key);
+  if (it == errors_.end()) {
+    // Past the bound, further errors share one group.
+    if (errors_.size() >= kMaxGroups) key = {"observe", "other errors"};
+    it = errors_.try_emplace(std::move(key)).first;
+  }
+  ErrorGroup& group = it->second;
+  if (group.count == 0 || error.path < group.first_path) group.first_path = error.path;
+  ++group.count;
+}
+
+void TextDigest::flag(const std::string& ns_path) {
+  if (flagged_ > 0 && last_flagged_ == ns_path) return;
+  ++flagged_;
+  if (first_flagged_.empty()) first_flagged_ = ns_path;
+  last_flagged_ = ns_path;
+}
+
+void TextDigest::add_namespace(const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+  bool any = !nj.findings.empty() || !ns.errors.empty();
+  for (const Finding& f : nj.findings) add(f, TextSubject::namespace_dir, ns.path, ns.user_suffix);
+  for (const auto& e : ns.errors) add_error(e);
+  for (std::size_t f = 0; f < ns.files.size() && f < nj.files.size(); ++f) {
+    for (const Finding& finding : nj.files[f].findings) add(finding, TextSubject::file, ns.path, ns.user_suffix);
+    any = any || !nj.files[f].findings.empty();
+  }
+  for (const auto& file : ns.files) {
+    for (const auto& e : file.errors) add_error(e);
+    any = any || !file.errors.empty();
+  }
+  if (any) flag(ns.path);
+}
+
+void TextDigest::add_root(const TempRootFacts& root, const RootJudgement& rj) {
+  for (const Finding& f : rj.findings) add(f, TextSubject::temp_dir, {}, {});
+  for (const auto& e : root.errors) add_error(e);
+  for (std::size_t a = 0; a < root.attach_files.size() && a < rj.attach_files.size(); ++a) {
+    add_attach(root.attach_files[a], rj.attach_files[a]);
+  }
+}
+
+void TextDigest::add_attach(const AttachFacts& attach, const Findings& findings) {
+  for (const Finding& f : findings) add(f, TextSubject::attach, {}, {});
+  for (const auto& e : attach.errors) add_error(e);
+}
+
+void TextDigest::merge(TextDigest&& later) {
+  for (auto& [key, theirs] : later.groups_) {
+    Group& ours = group_for(key);
+    if (ours.names.empty() || (!theirs.names.empty() && theirs.names.front() < ours.names.front())) {
+      ours.first = std::move(theirs.first);
+    }
+    ours.count += theirs.count;
+    merge_names(ours.names, std::move(theirs.names));
+    if (theirs.namespaces > 0) {
+      // A namespace in parts: its later part continues the namespace this one ended with.
+      ours.namespaces += theirs.namespaces - (ours.last_namespace == theirs.first_namespace ? 1 : 0);
+      if (ours.first_namespace.empty()) ours.first_namespace = theirs.first_namespace;
+      ours.last_namespace = theirs.last_namespace;
+    }
+  }
+  for (auto& [key, theirs] : later.errors_) {
+    auto it = errors_.find(key);
+    if (it == errors_.end()) {
+      it = errors_.try_emplace(errors_.size() < kMaxGroups ? key : std::pair<std::string, std::string>{"observe", "other errors"}).first;
+    }
+    ErrorGroup& ours = it->second;
+    if (ours.count == 0 || theirs.first_path < ours.first_path) ours.first_path = theirs.first_path;
+    ours.count += theirs.count;
+  }
+  if (later.flagged_ > 0) {
+    flagged_ += later.flagged_ - (flagged_ > 0 && last_flagged_ == later.first_flagged_ ? 1 : 0);
+    if (first_flagged_.empty()) first_flagged_ = later.first_flagged_;
+    last_flagged_ = later.last_flagged_;
+  }
+}
+
+void TextDigest::render(std::string& out, const TextOptions& options) const {
+  std::vector<std::pair<const Key*, const Group*>> order;
+  for (const auto& [key, group] : groups_) order.emplace_back(&key, &group);
+  // Worst first: severity, then rule, then the first path by name.
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    if (std::get<0>(*a.first) != std::get<0>(*b.first)) return std::get<0>(*a.first) < std::get<0>(*b.first);
+    if (std::get<1>(*a.first) != std::get<1>(*b.first)) return std::get<1>(*a.first) < std::get<1>(*b.first);
+    return a.second->names < b.second->names;
+  });
+  for (const auto& [key, group_ptr] : order) {
+    const Group& group = *group_ptr;
+    const Finding& f = group.first;
+    if (group.count == 1) {
+      print_finding(out, "  ", f, options, f.path);
+      continue;
+    }
+    const auto subject = static_cast<TextSubject>(std::get<2>(*key));
+    const bool one_namespace = subject == TextSubject::file && group.namespaces == 1;
+    const RuleInfo* info = find_rule(f.rule);
+    out.append("  [").append(severity_word(options, f.severity)).append("] ").append(f.rule);
+    if (info != nullptr) out.append(" (").append(info->title).append(")");
+    out.append(": ").append(std::to_string(group.count)).append(" ").append(subject_nouns(subject));
+    if (one_namespace) {
+      out.append(" in ").append(terminal_safe(group.first_namespace));
+    } else if (subject == TextSubject::file && group.namespaces > 1) {
+      out.append(" in ").append(std::to_string(group.namespaces)).append(" namespaces");
+    }
+    out.append(group.names.size() < group.count ? ", the first " + std::to_string(group.names.size()) + " by name: "
+                                                : ": ");
+    for (std::size_t n = 0; n < group.names.size(); ++n) {
+      out.append(n > 0 ? ", " : "")
+          .append(terminal_safe(shown_name(group.names[n], one_namespace ? group.first_namespace : "")));
+    }
+    out.append(" (--verbose lists each with its evidence)\n");
+    out.append("      the first: ").append(terminal_safe(f.message)).append("\n");
+    if (group.remedies_differ) {
+      out.append("      fix: each its own (--verbose shows them); the first's: ").append(terminal_safe(f.remediation));
+    } else if (const std::string legend = placeholders_of(group.shape);
+               group.shape != f.remediation && !legend.empty()) {
+      out.append("      fix, for each of the ").append(std::to_string(group.count)).append(" (")
+          .append(legend).append("): ").append(terminal_safe(group.shape));
+    } else {
+      out.append("      fix: ").append(terminal_safe(f.remediation));
+    }
+    out.append("\n");
+    if (f.repairable && f.remediation.find("hsperfguard repair") == std::string::npos) {
+      out.append("      or run: hsperfguard repair").append(terminal_safe(options.scope));
+      out.append(" (it fixes these ").append(std::to_string(group.count)).append(" findings)\n");
+    }
+  }
+  for (const auto& [key, group] : errors_) {
+    out.append("  error: ");
+    if (group.count > 1) out.append(std::to_string(group.count)).append(" entries, the first ");
+    out.append(terminal_safe(group.first_path)).append(": ").append(terminal_safe(key.first)).append(": ")
+        .append(terminal_safe(key.second)).append("\n");
+  }
+}
+
 std::string temp_dir_whose(const TempRootFacts& root) {
   switch (root.kind) {
     case RootKind::host: return "this host's";
@@ -201,24 +521,30 @@ std::string audit_root_opening_text(const TempRootFacts& root, const TextOptions
 
 void render_audit_namespace_text(std::string& out, const NamespaceFacts& ns, const NamespaceJudgement& nj,
                                  const TextOptions& options) {
-  std::size_t file_findings = 0;
-  for (const auto& fj : nj.files) file_findings += fj.findings.size();
+  // Every finding of the part, the namespace's and its files', worst first.
+  std::vector<std::pair<const Finding*, std::string_view>> findings;
+  for (const auto& f : nj.findings) findings.emplace_back(&f, std::string_view());
+  for (std::size_t f = 0; f < ns.files.size() && f < nj.files.size(); ++f) {
+    for (const Finding& finding : nj.files[f].findings) findings.emplace_back(&finding, ns.files[f].name);
+  }
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const auto& a, const auto& b) { return worse(*a.first, *b.first); });
   const bool file_errors = any_file_errors(ns);
   if (ns.part == 0) {
     out.append("  ").append(terminal_safe(ns.path)).append("  ").append(std::to_string(ns.files.size()));
     out.append(ns.more_parts ? "+ file(s), a large namespace shown in parts" : " file(s)");
-    if (!ns.more_parts && nj.findings.empty() && file_findings == 0 && ns.errors.empty() && !file_errors) {
+    if (!ns.more_parts && findings.empty() && ns.errors.empty() && !file_errors) {
       out.append("  ok\n");
       return;
     }
     out.append("\n");
-  } else if (file_findings > 0 || !ns.errors.empty() || file_errors) {
+  } else if (!findings.empty() || !ns.errors.empty() || file_errors) {
     out.append("  ").append(terminal_safe(ns.path)).append("  (continued: ")
         .append(std::to_string(ns.files.size())).append(" more file(s))\n");
   }
-  print_findings(out, nj.findings, "    ", options);
+  for (const auto& [finding, subject] : findings) print_finding(out, "    ", *finding, options, subject);
   for (const auto& e : ns.errors) print_error(out, "    ", e, false);
-  print_file_findings(out, ns, nj, options);
+  print_file_errors(out, ns);
 }
 
 void render_audit_attach_text(std::string& out, const AttachFacts& attach, const Findings& findings,
@@ -230,14 +556,22 @@ void render_audit_attach_text(std::string& out, const AttachFacts& attach, const
 }
 
 std::string audit_root_closing_text(const TempRootFacts& root, const RootJudgement& rj, std::size_t namespaces,
-                                    const TextOptions& options) {
+                                    const TextOptions& options, TextDigest digest) {
   std::string out;
-  print_findings(out, rj.findings, "  ", options);
-  for (const auto& e : root.errors) print_error(out, "  ", e, true);
-  for (std::size_t a = 0; a < root.attach_files.size() && a < rj.attach_files.size(); ++a) {
-    render_audit_attach_text(out, root.attach_files[a], rj.attach_files[a], options);
+  if (options.verbose) {
+    print_findings(out, rj.findings, "  ", options);
+    for (const auto& e : root.errors) print_error(out, "  ", e, true);
+    for (std::size_t a = 0; a < root.attach_files.size() && a < rj.attach_files.size(); ++a) {
+      render_audit_attach_text(out, root.attach_files[a], rj.attach_files[a], options);
+    }
+  } else {
+    digest.add_root(root, rj);
+    digest.render(out, options);
   }
   out.append("  ").append(std::to_string(namespaces)).append(" namespace(s) in ").append(terminal_safe(root.shown_temp_dir()));
+  if (!options.verbose && namespaces > 0) {
+    out.append(", ").append(std::to_string(digest.namespaces_flagged())).append(" with findings or errors");
+  }
   if (root.stopped) out.append("; STOPPED (").append(*root.stopped).append(") before its end");
   return out + "\n";
 }
@@ -387,10 +721,15 @@ std::string audit_report_text(const AuditResult& result, const ReportContext& co
     const auto& root = result.roots[r];
     const auto& rj = result.judgements.at(r);
     out += audit_root_opening_text(root, options);
+    TextDigest digest;
     for (std::size_t n = 0; n < root.namespaces.size(); ++n) {
-      render_audit_namespace_text(out, root.namespaces[n], rj.namespaces.at(n), options);
+      if (options.verbose) {
+        render_audit_namespace_text(out, root.namespaces[n], rj.namespaces.at(n), options);
+      } else {
+        digest.add_namespace(root.namespaces[n], rj.namespaces.at(n));
+      }
     }
-    out += audit_root_closing_text(root, rj, root.namespaces.size(), options);
+    out += audit_root_closing_text(root, rj, root.namespaces.size(), options, std::move(digest));
   }
   AuditTally tally = tally_result(result);
   // As a reap run by the same user when the audit ended would plan.

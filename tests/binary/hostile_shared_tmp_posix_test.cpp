@@ -123,7 +123,7 @@ echo quiet_names_container=$(grep -c "^high tmpdir.unsafe /proc/$C/root/tmp: " /
 echo quiet_names_host=$(grep -c "tmpdir.unsafe /tmp:" /tmp/quiet.out)
 echo quiet_host_chown=$(grep -c "chown root:root /tmp " /tmp/quiet.out)
 $H audit --format text > /tmp/text.out 2>&1
-echo text_count_line=$(grep -c "1 namespace(s) in /proc/$C/root/tmp$" /tmp/text.out)
+echo text_count_line=$(grep -c "1 namespace(s) in /proc/$C/root/tmp, " /tmp/text.out)
 $H audit --format json --output /tmp/a.json 2> /dev/null
 python3 -c '
 import json, sys

@@ -81,8 +81,8 @@ TEST(TextOutput, AuditOfManyStaleFilesIsAFewActionableLines) {
   const auto audit = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers"});
   EXPECT_EQ(audit.exit_code, 1) << audit.err;
   EXPECT_LT(lines_of(audit.out), 30u) << audit.out;
-  EXPECT_TRUE(audit.out.find("file.stale (Backing file of a JVM that is gone): 500 files, the first 3: ") !=
-              std::string::npos) << audit.out;
+  EXPECT_TRUE(audit.out.find("file.stale (Backing file of a JVM that is gone): 500 files in " + ns +
+                             ", the first 3 by name: ") != std::string::npos) << audit.out;
   // daemon's namespace: the command runs as daemon (uid 1, gid 1).
   EXPECT_NE(audit.out.find("`setpriv --reuid=1 --regid=1 --clear-groups -- chmod go-w " + writable + "`"),
             std::string::npos)
@@ -250,6 +250,27 @@ TEST(TextOutput, InspectOnATerminalWrapsNoLineIntoALineOfItsOwn) {
   }
   const auto piped = run_tool({"inspect", file});
   EXPECT_NE(piped.out.find("user:    root (uid 0)" + std::string(60, 'x')), std::string::npos) << "whole in a pipe";
+}
+
+// Links planted as a namespace and as an entry of one: the observation reads where each points
+// (never following it), the JSON evidence gives it as "target", and --verbose shows the
+// evidence as "key: value" lines.
+TEST(TextOutput, PlantedLinksNameTheirTargetInTheEvidence) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (namespaces of another user)";
+  PlantedTree tree;
+  ASSERT_EQ(::symlink("/etc/passwd", (tree.ns + "/4343").c_str()), 0);
+  ASSERT_EQ(::symlink(tree.outside.c_str(), (tree.tmp + "/hsperfdata_daemon").c_str()), 0);
+  const auto json = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--format", "json"});
+  ASSERT_TRUE(is_json(json.out)) << json.out;
+  const std::string compact = nlohmann::json::parse(json.out).dump();
+  EXPECT_NE(compact.find("\"name\":\"4343\",\"target\":\"/etc/passwd\"}"), std::string::npos) << json.out;
+  EXPECT_NE(compact.find("\"name\":\"hsperfdata_daemon\",\"target\":\"" + tree.outside + "\""), std::string::npos)
+      << json.out;
+  const auto verbose = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--verbose"});
+  EXPECT_NE(verbose.out.find("        evidence:\n"), std::string::npos) << verbose.out;
+  EXPECT_NE(verbose.out.find("\n          target: /etc/passwd\n"), std::string::npos) << verbose.out;
+  EXPECT_NE(verbose.out.find("\n            kind: symlink\n"), std::string::npos) << verbose.out;
+  EXPECT_EQ(verbose.out.find("evidence: {"), std::string::npos) << verbose.out;
 }
 
 }  // namespace

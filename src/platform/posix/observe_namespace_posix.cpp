@@ -284,6 +284,7 @@ void Observer::observe_file(int dirfd, const Stat& ns, FileFacts& file, Scratch&
   }
   file.lstat = st.inode;
   file.crosses_mount = !same_mount(st.inode, st.mount_id, ns.inode, ns.mount_id);
+  if (st.inode.kind == FileKind::symlink) file.link_target = link_target_at(dirfd, file.name.c_str());
   // FIFOs, devices, sockets and links are never opened; nor is anything mounted over.
   if (st.inode.kind != FileKind::regular || file.crosses_mount) return;
   if (!options_.open_files) return;

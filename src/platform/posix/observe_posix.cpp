@@ -186,6 +186,7 @@ NamespaceFacts& list_namespace(ListedBatch& batch, std::string&& name, const Ope
     return ns;
   }
   ns.lstat = st.inode;
+  if (st.inode.kind == FileKind::symlink) ns.link_target = link_target_at(temp.fd, ns.name.c_str());
   ns.crosses_mount = !same_mount(st.inode, st.mount_id, temp.stat.inode, temp.stat.mount_id);
   if (ns.crosses_mount && st.inode.kind == FileKind::directory) {
     ns.errors.push_back(

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <span>
 
@@ -52,6 +53,14 @@ int open_noatime(int dirfd, const char* name, int flags) {
   int fd = ::openat(dirfd, name, flags | O_NOATIME);
   if (fd < 0 && errno == EPERM) fd = ::openat(dirfd, name, flags);
   return fd;
+}
+
+std::optional<std::string> link_target_at(int dirfd, const char* name) {
+  std::string target(PATH_MAX, '\0');
+  const ssize_t n = ::readlinkat(dirfd, name, target.data(), target.size());
+  if (n < 0 || static_cast<std::size_t>(n) >= target.size()) return std::nullopt;
+  target.resize(static_cast<std::size_t>(n));
+  return target;
 }
 
 namespace {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,10 @@ bool nss_not_found(int rc);
 // Opens read-only with O_NOATIME when the caller may (owner or CAP_FOWNER), without
 // otherwise: the audit must not change what it looks at, even access times.
 int open_noatime(int dirfd, const char* name, int flags);
+
+// What the symbolic link `name` of `dirfd` points at (readlinkat, never followed); nullopt
+// when it cannot be read or is longer than PATH_MAX. The evidence of a planted link.
+std::optional<std::string> link_target_at(int dirfd, const char* name);
 
 // The bytes of a backing file to parse, read from `fd` into `buffer` (grown as needed) as
 // perfdata::region_bytes_to_parse says: a first read of kRegionFirstRead bytes (never more

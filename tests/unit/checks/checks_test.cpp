@@ -154,6 +154,7 @@ std::vector<TempRootFacts> hostile_worlds() {
   NamespaceFacts link = namespace_of("bob", 1002);
   link.lstat = inode(FileKind::symlink, 0777, kMalloryUid, 11);
   link.opened.reset();
+  link.link_target = "/srv/elsewhere";
   root.namespaces.push_back(link);  // namespace.symlink
 
   NamespaceFacts fifo = namespace_of("carol", 1003);
@@ -193,6 +194,7 @@ std::vector<TempRootFacts> hostile_worlds() {
   };
   add_file("100", [](FileFacts& f) {  // file.symlink
     f.lstat = inode(FileKind::symlink, 0777, kMalloryUid, 30);
+    f.link_target = "/etc/shadow";
     f.opened.reset();
     f.region.reset();
   });
@@ -431,6 +433,7 @@ TempRootFacts random_world(std::mt19937& rng) {
   NamespaceFacts& ns = root.namespaces[0];
   mutate_inode(ns.lstat);
   mutate_inode(ns.opened);
+  ns.link_target = "/srv/elsewhere";  // shown only when the namespace is a link
   ns.identity_matches = pick(true, false);
   ns.crosses_mount = pick(true, false);
   if (pick(0, 1) == 0) ns.user.reset();
@@ -448,6 +451,7 @@ TempRootFacts random_world(std::mt19937& rng) {
   for (FileFacts& f : ns.files) {
     mutate_inode(f.lstat);
     mutate_inode(f.opened);
+    f.link_target = "/etc/shadow";  // shown only when the entry is a link
     f.crosses_mount = pick(true, false);
     if (pick(0, 1) == 0)
       f.region = region_of(std::vector<std::byte>(pick(0u, 31u, 64u), std::byte{0xca}));

@@ -32,6 +32,24 @@ TEST(FileSymlink, LinkUnderAPidName) {
   ASSERT_THAT(ids(f), ElementsAre("file.symlink"));
   EXPECT_EQ(f[0].evidence["lstat"]["kind"], "symlink");
   EXPECT_EQ(f[0].path, "/tmp/hsperfdata_alice/4242");
+  EXPECT_FALSE(f[0].evidence.contains("target")) << "no target was read";
+}
+
+// Where the link points, as observed, is in its evidence (a name that is not UTF-8 escaped).
+TEST(FileSymlink, EvidenceHoldsTheTargetWhenItWasRead) {
+  const NamespaceFacts ns = namespace_of();
+  FileFacts file = backing_file(ns);
+  file.lstat = inode(FileKind::symlink, 0777, kAliceUid, 7);
+  file.opened.reset();
+  file.region.reset();
+  file.link_target = "/etc/passwd";
+  Findings f = file_findings(file, ns);
+  ASSERT_THAT(ids(f), ElementsAre("file.symlink"));
+  EXPECT_EQ(f[0].evidence["target"], "/etc/passwd");
+  file.link_target = std::string("/etc/\xff");
+  f = file_findings(file, ns);
+  ASSERT_THAT(ids(f), ElementsAre("file.symlink"));
+  EXPECT_EQ(f[0].evidence["target"], "/etc/\\xff");
 }
 
 TEST(FileSymlink, LinkWithAForeignName) {

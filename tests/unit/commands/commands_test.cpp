@@ -671,9 +671,9 @@ TEST(CommandSeam, AuditJudgesAttachFilesAPartAtATime) {
   std::ostringstream out, err;
   run_audit_command(text, out, err, env);
   const std::string lines = out.str();
-  const auto attach_line = lines.find("  /tmp/.java_pid" + std::to_string(kGonePid) + "\n");
-  ASSERT_NE(attach_line, std::string::npos) << lines;
-  EXPECT_NE(lines.find("attach.socket-unsafe", attach_line), std::string::npos) << lines;
+  // Its finding names it, among the temp dir's findings.
+  EXPECT_NE(lines.find("] attach.socket-unsafe /tmp/.java_pid" + std::to_string(kGonePid) + ": "), std::string::npos)
+      << lines;
   EXPECT_EQ(lines.find("/tmp/.java_pid" + std::to_string(kLivePid)), std::string::npos)
       << "an attach file without findings is not shown in text";
 }

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
+#include "decide/remedy.hpp"
 #include "model/rule_catalog.hpp"
 #include "model/shell_word.hpp"
 #include "report/audit_report_text.hpp"
@@ -131,7 +134,8 @@ ReportContext context_failing_at(Severity fail_on) {
 TEST(TextReport, RepeatedFileFindingsAreOneEntryWithACountAndTheFirstNames) {
   const std::string text = audit_report_text(stale_files_result(5000), context_failing_at(Severity::medium));
   EXPECT_LT(std::count(text.begin(), text.end(), '\n'), 30) << text;
-  EXPECT_TRUE(has(text, "file.stale (Backing file of a JVM that is gone): 5000 files, the first 3: 1000, 1001, 1002"))
+  EXPECT_TRUE(has(text, "file.stale (Backing file of a JVM that is gone): 5000 files in /scratch/tmp/hsperfdata_bob, "
+                        "the first 3 by name: 1000, 1001, 1002"))
       << text;
   EXPECT_EQ(count_of(text, "fix: Run `hsperfguard reap`"), 1u) << text;
   EXPECT_FALSE(has(text, "evidence:")) << text;
@@ -139,7 +143,7 @@ TEST(TextReport, RepeatedFileFindingsAreOneEntryWithACountAndTheFirstNames) {
   TextOptions verbose;
   verbose.verbose = true;
   const std::string every = audit_report_text(stale_files_result(5000), context_failing_at(Severity::medium), verbose);
-  EXPECT_EQ(count_of(every, "evidence: {\"observed\":\"/scratch/tmp/hsperfdata_bob/"), 5000u);
+  EXPECT_EQ(count_of(every, "evidence:\n          observed: /scratch/tmp/hsperfdata_bob/"), 5000u);
   EXPECT_TRUE(has(every, "[low] file.stale 5999: pid 5999 no longer exists")) << every.substr(every.size() - 2000);
 }
 
@@ -189,7 +193,7 @@ TEST(TextReport, FileErrorsAreShownAndCountedInTheSummary) {
   result.roots[0].namespaces[0].files[0].errors.push_back(
       ObservationError{"/scratch/tmp/hsperfdata_bob/1000", "openat", 13, "Permission denied"});
   const std::string text = audit_report_text(result, context_failing_at(Severity::medium));
-  EXPECT_TRUE(has(text, "    error: 1000: openat: Permission denied\n")) << text;
+  EXPECT_TRUE(has(text, "  error: /scratch/tmp/hsperfdata_bob/1000: openat: Permission denied\n")) << text;
   EXPECT_TRUE(has(text, "errors    1 (what could not be observed); the first: /scratch/tmp/hsperfdata_bob/1000: "
                         "openat: Permission denied")) << text;
 }
@@ -206,6 +210,207 @@ TEST(TextReport, ColourOnlyWhenAsked) {
   EXPECT_TRUE(has(colored, "[\033[1;31mhigh\033[0m] namespace.symlink")) << colored;
   EXPECT_TRUE(has(colored, "[\033[2mlow\033[0m] file.stale")) << colored;
   EXPECT_TRUE(has(colored, "\033[1mtemp dir /scratch/tmp\033[0m")) << colored;
+}
+
+
+// ---- worst first, one remedy for many, one group whatever the parts ---------------------------
+
+NamespaceFacts namespace_named(const std::string& user) {
+  NamespaceFacts ns;
+  ns.name = "hsperfdata_" + user;
+  ns.user_suffix = user;
+  ns.path = "/scratch/tmp/" + ns.name;
+  return ns;
+}
+
+// A temp dir of the given namespaces, each with the findings `judge` gives it.
+template <typename Judge>
+AuditResult result_of(const std::vector<std::string>& users, const Judge& judge) {
+  AuditResult result;
+  TempRootFacts root;
+  root.kind = RootKind::tmpdir;
+  root.root = "/";
+  root.temp_dir = "/scratch/tmp";
+  RootJudgement rj;
+  for (std::size_t n = 0; n < users.size(); ++n) {
+    NamespaceFacts ns = namespace_named(users[n]);
+    NamespaceJudgement nj;
+    judge(n, ns, nj);
+    root.namespaces.push_back(std::move(ns));
+    rj.namespaces.push_back(std::move(nj));
+  }
+  result.roots.push_back(std::move(root));
+  result.judgements.push_back(std::move(rj));
+  return result;
+}
+
+void add_file(NamespaceFacts& ns, NamespaceJudgement& nj, const std::string& name, const char* rule,
+              const std::string& message) {
+  FileFacts file;
+  file.name = name;
+  file.path = ns.path + "/" + name;
+  FileJudgement fj;
+  fj.findings.push_back(finding(rule, file.path, message));
+  ns.files.push_back(std::move(file));
+  nj.files.push_back(std::move(fj));
+}
+
+// In name order the low finding (aaa's) comes first, the high one (zzz's) last; the page
+// shows the high one first, then medium, then low, and findings of one severity by rule.
+TEST(TextReport, FindingsComeWorstFirstWhateverTheNames) {
+  const AuditResult result = result_of({"aaa", "mmm", "zzz"}, [](std::size_t n, NamespaceFacts& ns,
+                                                                 NamespaceJudgement& nj) {
+    if (n == 0) add_file(ns, nj, "1000", "file.stale", "pid 1000 no longer exists");
+    if (n == 1) nj.findings.push_back(finding("namespace.unknown-user", ns.path, "names no known user"));
+    if (n == 2) {
+      add_file(ns, nj, "1001", "file.symlink", "a symbolic link");
+      nj.findings.push_back(finding("namespace.group-other-writable", ns.path, "writable by others"));
+    }
+  });
+  for (const bool verbose : {false, true}) {
+    TextOptions options;
+    options.verbose = verbose;
+    const std::string text = audit_report_text(result, context_failing_at(Severity::medium), options);
+    const std::size_t high_rule_a = text.find("[high] file.symlink");
+    const std::size_t high_rule_b = text.find("[high] namespace.group-other-writable");
+    const std::size_t medium = text.find("[medium] namespace.unknown-user");
+    const std::size_t low = text.find("[low] file.stale");
+    ASSERT_NE(low, std::string::npos) << text;
+    if (verbose) {
+      // Under --verbose each namespace is listed as it comes, its own findings worst first.
+      EXPECT_LT(text.find("hsperfdata_aaa"), text.find("hsperfdata_zzz")) << text;
+      EXPECT_LT(high_rule_a, high_rule_b) << text;
+      continue;
+    }
+    EXPECT_LT(high_rule_a, high_rule_b) << text;
+    EXPECT_LT(high_rule_b, medium) << text;
+    EXPECT_LT(medium, low) << text;
+    // A single finding names its subject.
+    EXPECT_TRUE(has(text, "  [low] file.stale /scratch/tmp/hsperfdata_aaa/1000: pid 1000 no longer exists\n")) << text;
+    EXPECT_TRUE(has(text, "  3 namespace(s) in /scratch/tmp, 3 with findings or errors\n")) << text;
+  }
+}
+
+// 150 namespaces with one problem are one entry with one remedy, whose path and owner are
+// the catalogue's placeholders; a name a shell would split is still recognised as the path.
+TEST(TextReport, OneRemedyForManyNamespacesWithTheSameProblem) {
+  std::vector<std::string> users;
+  for (int i = 0; i < 149; ++i) users.push_back("u" + std::to_string(1000 + i));
+  users.push_back("it's me");
+  const AuditResult result = result_of(users, [](std::size_t n, NamespaceFacts& ns, NamespaceJudgement& nj) {
+    Finding f = finding("namespace.group-other-writable", ns.path, "writable by group and others");
+    const auto id = static_cast<std::uint32_t>(2000 + n);
+    f.remediation = run_as_owner(f.remediation, id, id);
+    nj.findings.push_back(std::move(f));
+  });
+  const std::string single = result.judgements[0].namespaces[149].findings[0].remediation;
+  ASSERT_TRUE(has(single, "setpriv --reuid=2149 --regid=2149 --clear-groups -- chmod go-w " +
+                              shell_word("/scratch/tmp/hsperfdata_it's me") + "`")) << single;
+  TextOptions options;
+  options.scope = " --tmpdir /scratch/tmp";
+  const std::string text = audit_report_text(result, context_failing_at(Severity::medium), options);
+  EXPECT_LT(std::count(text.begin(), text.end(), '\n'), 20) << text;
+  EXPECT_EQ(count_of(text, "] namespace.group-other-writable"), 1u) << text;
+  EXPECT_TRUE(has(text, "[high] namespace.group-other-writable (Namespace is writable by group or others): "
+                        "150 namespaces, the first 3 by name: /scratch/tmp/hsperfdata_it's me, "
+                        "/scratch/tmp/hsperfdata_u1000, /scratch/tmp/hsperfdata_u1001 (--verbose lists each"))
+      << text;
+  EXPECT_TRUE(has(text, "fix, for each of the 150 (<path> its path, <uid> its owner's uid, <gid> its owner's gid): "
+                        "Remove the write bits: `setpriv --reuid=<uid> --regid=<gid> --clear-groups -- chmod go-w "
+                        "<path>`")) << text;
+  EXPECT_TRUE(has(text, "or run: hsperfguard repair --tmpdir /scratch/tmp (it fixes these 150 findings)")) << text;
+  EXPECT_FALSE(has(text, "2001")) << "no one namespace's owner in the remedy for all\n" << text;
+
+  // Two of them: still one entry; one alone: its own remedy, every name one shell word.
+  const AuditResult one = result_of({"it's me"}, [](std::size_t, NamespaceFacts& ns, NamespaceJudgement& nj) {
+    Finding f = finding("namespace.group-other-writable", ns.path, "writable by group and others");
+    f.remediation = run_as_owner(f.remediation, 7, 7);
+    nj.findings.push_back(std::move(f));
+  });
+  const std::string alone = audit_report_text(one, context_failing_at(Severity::medium));
+  EXPECT_TRUE(has(alone, "`setpriv --reuid=7 --regid=7 --clear-groups -- chmod go-w " +
+                             shell_word("/scratch/tmp/hsperfdata_it's me") + "`")) << alone;
+}
+
+// The shape of a remedy puts back only the words that name the subject: the user's name is
+// replaced inside a command, never in the prose around it.
+TEST(TextReport, RemedyShapeReplacesOnlyTheSubjectsWords) {
+  EXPECT_EQ(remedy_shape("run `hsperfguard create " + shell_option("--user", "root") + "` as root",
+                         "/tmp/hsperfdata_root", "/tmp/hsperfdata_root", "root"),
+            "run `hsperfguard create --user <user>` as root");
+  const std::string file = shell_word("/t/hsperfdata_a/12");
+  const std::string ns = shell_word("/t/hsperfdata_a");
+  EXPECT_EQ(remedy_shape("`chmod 0600 " + file + "`; then look in " + ns + ".", "/t/hsperfdata_a/12",
+                         "/t/hsperfdata_a", "a"),
+            "`chmod 0600 <path>`; then look in <namespace>.");
+  // A longer name that begins with the path is another name.
+  EXPECT_EQ(remedy_shape("`rm /t/hsperfdata_a/12.bak`", "/t/hsperfdata_a/12", "/t/hsperfdata_a", "a"),
+            "`rm /t/hsperfdata_a/12.bak`");
+  // A quoted word is the path it quotes, whatever it holds.
+  EXPECT_EQ(remedy_shape("`unlink " + shell_word("/t/hsperfdata_a/it's $(x)") + "`", "/t/hsperfdata_a/it's $(x)",
+                         "/t/hsperfdata_a", "a"),
+            "`unlink <path>`");
+}
+
+// A namespace observed in two parts (4096 files, then 904) is one entry of 5000 files; the
+// digest keeps the first names, never the findings.
+TEST(TextReport, ALargeNamespaceInPartsIsOneGroupPerRule) {
+  const AuditResult whole = stale_files_result(5000);
+  const NamespaceFacts& all = whole.roots[0].namespaces[0];
+  const NamespaceJudgement& judged = whole.judgements[0].namespaces[0];
+  TextDigest digest;
+  for (std::size_t part = 0; part < 2; ++part) {
+    NamespaceFacts ns = all;
+    NamespaceJudgement nj;
+    const std::size_t from = part == 0 ? 0 : 4096;
+    const std::size_t to = part == 0 ? 4096 : 5000;
+    ns.files.assign(all.files.begin() + static_cast<std::ptrdiff_t>(from), all.files.begin() + static_cast<std::ptrdiff_t>(to));
+    nj.files.assign(judged.files.begin() + static_cast<std::ptrdiff_t>(from), judged.files.begin() + static_cast<std::ptrdiff_t>(to));
+    ns.part = part;
+    ns.more_parts = part == 0;
+    TextDigest staged;
+    staged.add_namespace(ns, nj);
+    digest.merge(std::move(staged));
+  }
+  EXPECT_EQ(digest.namespaces_flagged(), 1u);
+  const std::string text = audit_root_closing_text(whole.roots[0], whole.judgements[0], 1, {}, std::move(digest));
+  EXPECT_EQ(count_of(text, "file.stale"), 1u) << text;
+  EXPECT_TRUE(has(text, "5000 files in /scratch/tmp/hsperfdata_bob, the first 3 by name: 1000, 1001, 1002")) << text;
+  EXPECT_FALSE(has(text, "continued")) << text;
+  EXPECT_TRUE(has(text, "  1 namespace(s) in /scratch/tmp, 1 with findings or errors\n")) << text;
+}
+
+// --verbose evidence is "key: value" lines, nested values indented, a value quoted only when
+// it is not plain.
+TEST(TextReport, VerboseEvidenceIsReadableLines) {
+  std::string out;
+  append_evidence_lines(out,
+                        {{"name", "19999"},
+                         {"target", "/etc/passwd"},
+                         {"why", "two words"},
+                         {"pids", {22, 23}},
+                         {"lstat", {{"kind", "symlink"}, {"mode", "0777"}}},
+                         {"empty", ""},
+                         {"flag", true},
+                         {"errors", nlohmann::json::array({{{"op", "openat"}}})}},
+                        "  ");
+  EXPECT_EQ(out,
+            "  empty: \"\"\n"
+            "  errors:\n"
+            "    -\n"
+            "      op: openat\n"
+            "  flag: true\n"
+            "  lstat:\n"
+            "    kind: symlink\n"
+            "    mode: 0777\n"
+            "  name: 19999\n"
+            "  pids: [22, 23]\n"
+            "  target: /etc/passwd\n"
+            "  why: \"two words\"\n");
+  // A control character in a value never reaches the terminal raw.
+  std::string hostile;
+  append_evidence_lines(hostile, {{"target", "/tmp/\x1b[2Jx"}}, "");
+  EXPECT_FALSE(has(hostile, "\x1b")) << hostile;
 }
 
 }  // namespace
