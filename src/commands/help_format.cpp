@@ -53,11 +53,6 @@ std::string choices_of(const std::string& type) {
   return out;
 }
 
-std::string_view without_dashes(std::string_view word) {
-  while (word.starts_with('-')) word.remove_prefix(1);
-  return word;
-}
-
 // Whether an option is named `word` ("--tmpdir", "-q").
 const CLI::Option* find_option(const CLI::App& app, const std::string& word) {
   for (const CLI::Option* o : app.get_options()) {
