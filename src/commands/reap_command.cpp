@@ -17,6 +17,7 @@
 #include "commands/reap_journal.hpp"
 #include "commands/root_loop.hpp"
 #include "commands/run_record.hpp"
+#include "decide/audit.hpp"
 #include "decide/reaper.hpp"
 #include "model/text_escape.hpp"
 #include "platform/files.hpp"
@@ -399,7 +400,11 @@ std::string reap_exit_line(const ReapRun& run, int exit_code) {
   if (exit_code == kExitOk) return "";
   std::string why;
   if (run.incomplete) {
-    why = "not every temp dir was observed and planned (the errors say which)";
+    // What was not looked at and why, as the audit's last line says it.
+    const std::string missing = not_looked_at_line(run.not_looked_at);
+    why = "INCOMPLETE: " + (missing.empty() ? std::string("not every temp dir was observed and planned, or the run "
+                                                          "stopped early (the errors say which)")
+                                            : missing);
   } else if (run.execution && run.execution->interrupted) {
     why = "interrupted by a signal before every removal was tried";
   } else if (!run.errors.empty()) {

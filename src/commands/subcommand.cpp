@@ -42,10 +42,10 @@ TempDirOptions add_temp_dir_options(CLI::App* cmd, std::optional<std::string>& t
 
 CLI::Option* add_user_scope_option(CLI::App* cmd, std::optional<std::string>& user, const std::string& verb) {
   return cmd->add_option("--user", user,
-                         verb + " only the namespaces of user NAME (hsperfdata_NAME): the others are out of "
+                         verb + " only the namespaces of USER (hsperfdata_USER): the others are out of "
                                 "scope, and so are containers when not root; the run is complete when all of "
-                                "NAME's were read")
-      ->option_text("NAME")
+                                "USER's were read")
+      ->option_text("USER")
       ->check(user_name());
 }
 

@@ -119,7 +119,11 @@ void count(AuditTally& t, const Finding& f) {
 
 }  // namespace
 
-bool leaves_unseen(const ObservationError& error) { return error.code != ENOENT; }
+// ENOENT: gone since it was listed. EXDEV: on another mount, deliberately not entered (the
+// mount-boundary rules judge it): a refusal the report states as a finding, not something the
+// run failed to look at; counting it made every host whose namespace is a mount (a pod's own
+// tmpfs, a bind mount) incomplete.
+bool leaves_unseen(const ObservationError& error) { return error.code != ENOENT && error.code != EXDEV; }
 
 namespace {
 
@@ -145,7 +149,15 @@ void NotLookedAt::add(const NotLookedAt& other) {
 }
 
 void NotLookedAt::add_namespace(const NamespaceFacts& ns) {
-  if (any_unseen(ns.errors)) ++namespaces;
+  // Its own errors, of the namespace or beneath it: one about a process the liveness index
+  // could not place (/proc/1/ns/mnt refused, each namespace says so) or about /proc/locks
+  // leaves the namespace read, its evidence weaker (the reaper keeps on doubt); counting those
+  // made every namespace of a host whose pid 1 refuses ptrace "unreadable".
+  const auto own_unseen = [&ns](const ObservationError& e) {
+    return leaves_unseen(e) && (e.path == ns.path || (e.path.size() > ns.path.size() && e.path.starts_with(ns.path) &&
+                                                      e.path[ns.path.size()] == '/'));
+  };
+  if (std::any_of(ns.errors.begin(), ns.errors.end(), own_unseen)) ++namespaces;
   if (ns.part == 0 && ns.user_lookup_failed) ++users;
   for (const auto& file : ns.files) {
     if (any_unseen(file.errors)) ++entries;

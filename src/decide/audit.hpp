@@ -75,7 +75,8 @@ struct NotLookedAt {
   void add_root(const TempRootFacts& root);
 };
 
-// Whether an observation error leaves something not looked at (false: the entry is gone).
+// Whether an observation error leaves something not looked at (false: the entry is gone, or is on
+// another mount the run does not enter by design).
 bool leaves_unseen(const ObservationError& error);
 
 // What a run did not look at and why, in one line: "not root: 6 namespaces unreadable,

@@ -486,12 +486,7 @@ class ReapText {
     write_plan_counts();
     if (run_.execution) write_execution(*run_.execution);
     for (const auto& e : run_.errors) write_error("", e);
-    if (run_.incomplete) {
-      // What was not looked at and why, in one line (a stopped run keeps the general words).
-      const std::string missing = not_looked_at_line(run_.not_looked_at);
-      out_ << "INCOMPLETE: "
-           << (missing.empty() ? "some temp dirs could not be observed, or the run stopped early" : missing) << "\n";
-    }
+    // An incomplete run says what was not looked at, and why, in its last line (the exit line).
     return out_.str();
   }
 

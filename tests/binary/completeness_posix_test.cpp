@@ -81,8 +81,8 @@ echo container_err=$(sed "s/ $GONE:/ GONE:/" /tmp/c.err)
   // not claim to be complete.
   EXPECT_EQ(o.at("reap_rc"), "3") << o.result.out;
   EXPECT_EQ(o.at("reap_last"),
-            "INCOMPLETE: not root: 2 namespaces unreadable: run as root, or --user NAME for your own "
-            "namespaces only");
+            "exit 3: INCOMPLETE: not root: 2 namespaces unreadable: run as root, or --user NAME for your "
+            "own namespaces only");
   EXPECT_EQ(o.at("root_file_left"), "yes");
   EXPECT_EQ(o.at("stale_left"), "no");
   EXPECT_EQ(o.at("reap_user_rc"), "0");

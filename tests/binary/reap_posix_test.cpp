@@ -548,7 +548,7 @@ TEST(ReapCli, ExitCodes) {
   // A temp dir that is not there is a usage error naming it (was 3, with a report).
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
   EXPECT_EQ(missing.out, "");
-  EXPECT_NE(missing.err.find("no-such-dir: does not exist"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("no-such-dir', which does not exist"), std::string::npos) << missing.err;
 
   if (test::is_root()) {
     const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);

@@ -210,14 +210,17 @@ chattr -i $S
 echo done_bytes=$(wc -c < /tmp/done.out) bad_lines=$(wc -l < /tmp/bad.out) bad_err_bytes=$(wc -c < /tmp/bad.err)
 echo failed_line=$(grep -c "^failed $S: unlinkat: Operation not permitted\$" /tmp/bad.out)
 echo kept_line=$(grep -c "^kept $P (not-permitted): Owned by uid 65534" /tmp/bad.out)
+echo exit_line=$(tail -n 1 /tmp/bad.out)
 )SH");
   EXPECT_EQ(o.at("done_rc"), "0") << o.result.err;
   EXPECT_EQ(o.at("stale_left"), "no");
   EXPECT_EQ(o.at("done_bytes"), "0") << "a removal is routine: nothing to mail";
   EXPECT_EQ(o.at("bad_rc"), "1");
-  EXPECT_EQ(o.at("bad_lines"), "2") << o.result.out;
+  EXPECT_EQ(o.at("bad_lines"), "3") << o.result.out;
   EXPECT_EQ(o.at("failed_line"), "1") << o.result.out;
   EXPECT_EQ(o.at("kept_line"), "1") << o.result.out;
+  // The last line says why the status is not 0, under --quiet too.
+  EXPECT_EQ(o.at("exit_line"), "exit 1: 1 removal failed (the actions say why)") << o.result.out;
   EXPECT_EQ(o.at("bad_err_bytes"), "0");
 }
 

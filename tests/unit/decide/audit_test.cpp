@@ -2,6 +2,7 @@
 // decided once per file and shared between the findings and the report.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <set>
 
 #include "decide/audit.hpp"
@@ -127,6 +128,36 @@ TEST(VerdictRules, FindingCarriesTheDecidingEvidence) {
   ASSERT_EQ(brief.size(), 1u);
   EXPECT_EQ(brief[0].evidence, findings[0].evidence);
   EXPECT_EQ(brief[0].message, findings[0].message);
+}
+
+}  // namespace
+}  // namespace hsperfguard
+
+namespace hsperfguard {
+namespace {
+
+// What makes a namespace "not looked at": an error of the namespace itself or beneath it. A
+// namespace on another mount is not entered by design (the mount-boundary rules say so), a
+// process the liveness index could not place (/proc/1/ns/mnt refused to root without ptrace
+// access to pid 1) weakens the evidence of every namespace but leaves each read: counting either
+// made healthy hosts' audits and the audit unit exit 3.
+TEST(NotLookedAtCount, OnlyTheNamespacesOwnUnreadableErrorsCount) {
+  const auto counted = [](std::vector<ObservationError> errors) {
+    NamespaceFacts ns;
+    ns.path = "/tmp/hsperfdata_bob";
+    ns.errors = std::move(errors);
+    NotLookedAt missing;
+    missing.add_namespace(ns);
+    return missing.namespaces;
+  };
+  EXPECT_EQ(counted({{"/tmp/hsperfdata_bob", "openat", EACCES, "Permission denied"}}), 1u);
+  EXPECT_EQ(counted({{"/tmp/hsperfdata_bob/123", "openat", EIO, "Input/output error"}}), 1u);
+  EXPECT_EQ(counted({{"/tmp/hsperfdata_bob", "openat", ENOENT, "gone since it was listed"}}), 0u);
+  EXPECT_EQ(counted({{"/tmp/hsperfdata_bob", "openat", EXDEV, "on another mount: not entered"}}), 0u);
+  EXPECT_EQ(counted({{"/proc/1/ns/mnt", "readlink", EACCES, "Permission denied"}}), 0u);
+  EXPECT_EQ(counted({{"/proc/locks", "open", EACCES, "Permission denied"}}), 0u);
+  // A sibling whose name begins with this one's is not beneath it.
+  EXPECT_EQ(counted({{"/tmp/hsperfdata_bobby", "openat", EACCES, "Permission denied"}}), 0u);
 }
 
 }  // namespace
