@@ -89,8 +89,11 @@ MASKS = [
     (r'(?<= live )( *)\d+s( +)', lambda m: m.group(1) + r'[0-9]+s +'),
     # The begin time of a region made by setup.sh (three days before the run).
     (r'(?<="vm_begin_time_ms":)\d+', lambda m: r'[0-9]+'),
+    (r'(?<= vm_begin_time_ms: )\d+$', lambda m: r'[0-9]+'),
     # Device and inode numbers of the scratch tmpfs.
     (r'(?<="dev":)\d+,"ino":\d+', lambda m: r'[0-9]+,"ino":[0-9]+'),
+    (r'(?<= dev: )\d+$', lambda m: r'[0-9]+'),
+    (r'(?<= ino: )\d+$', lambda m: r'[0-9]+'),
     # The compiler and platform of the build (--version).
     (r'(?<=^  hsperfguard )([0-9.]+) \(.*\)$', lambda m: escape(m.group(1)) + r' \(.*\)'),
 ]

@@ -48,10 +48,13 @@ class CreateRun {
   }
 
   const CreateRecord& record() const { return record_; }
-  // The text report: what was made, said as it was made, then the exit line when not 0.
+  // The text report: what was made, said as it was made, then the exit line when not 0. A
+  // usage error (2) is said once, on standard error, as the parser's are: nothing was done.
   std::string text() const {
     std::string text = out_.str();
-    if (record_.exit_code != 0) text += "exit " + std::to_string(record_.exit_code) + ": " + record_.exit_reason + "\n";
+    if (record_.exit_code != 0 && record_.exit_code != kExitUsage) {
+      text += "exit " + std::to_string(record_.exit_code) + ": " + record_.exit_reason + "\n";
+    }
     return text;
   }
 
@@ -361,7 +364,7 @@ int run_create_command(const CreateCommandOptions& options, std::ostream& out, s
   } else {
     render([&](std::string_view piece) { report_out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
   }
-  if (options.quiet && exit_code != kExitOk) {
+  if (options.quiet && exit_code != kExitOk && exit_code != kExitUsage) {
     out << "exit " << exit_code << ": " << run.record().exit_reason << "\n";
   }
   out.flush();

@@ -11,7 +11,7 @@ Subcommands and options that do not exist:
   subcommands: audit, rules, inspect, reap, ps, create, repair (hsperfguard help SUBCOMMAND)
   [2]
   $ hsperfguard help nosuch
-  hsperfguard: unknown subcommand 'nosuch'
+  hsperfguard: help: no subcommand 'nosuch'
   subcommands: audit, rules, inspect, reap, ps, create, repair (hsperfguard help SUBCOMMAND)
   [2]
   $ hsperfguard audit --colour never
@@ -19,9 +19,10 @@ Subcommands and options that do not exist:
   Run `hsperfguard audit --help` for its options.
   [2]
   $ hsperfguard reap -n
-  hsperfguard reap: unknown option -n; did you mean -h?
-  Run `hsperfguard reap --help` for its options.
-  [2]
+  reap plan (dry run, nothing is changed)
+  temp dir /tmp (this host's)
+  
+  plan: 0 item(s): 0 to remove, 0 to keep, 0 skipped
   $ hsperfguard rules show
   hsperfguard rules: ID is required
   Run `hsperfguard rules --help` for its options.
@@ -36,86 +37,68 @@ Subcommands and options that do not exist:
 Values an option does not take:
 
   $ hsperfguard audit --format xml
-  hsperfguard audit: --format: xml not in {json,text}
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --format needs one of json, text: got 'xml'
   [2]
   $ hsperfguard audit --fail-on hihg
-  hsperfguard audit: --fail-on: hihg not in {info,low,medium,high,critical}
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --fail-on needs one of info, low, medium, high, critical: got 'hihg'; did you mean 'high'?
   [2]
   $ hsperfguard audit --profile paranoid
-  hsperfguard audit: --profile: paranoid not in {default,hotspot,strict}
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --profile needs one of default, hotspot, strict: got 'paranoid'
   [2]
   $ hsperfguard audit --color sometimes
-  hsperfguard audit: --color: sometimes not in {auto,always,never}
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --color needs one of auto, always, never: got 'sometimes'
   [2]
   $ hsperfguard audit --max-runtime soon
-  hsperfguard audit: --max-runtime: not a duration of at most 3650d (90, 500ms, 90s, 15m, 2h, 1d): soon
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --max-runtime needs a DURATION (e.g. 90, 500ms, 90s, 15m, 2h, 1d; at most 3650d): got 'soon'
   [2]
   $ hsperfguard audit --every 500ms
-  hsperfguard audit: --every: --every is at least 1s: 500ms
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --every needs a DURATION (e.g. 90, 500ms, 90s, 15m, 2h, 1d; at most 3650d): got '500ms', which is less than 1s (the least --every takes)
   [2]
   $ hsperfguard reap --min-age
-  hsperfguard reap: --min-age: 1 required TEXT:DURATION missing
-  Run `hsperfguard reap --help` for its options.
+  hsperfguard: reap: --min-age needs a DURATION (e.g. 90, 500ms, 90s, 15m, 2h, 1d; at most 3650d): none given
   [2]
   $ hsperfguard reap --min-age 3651d --dry-run
-  hsperfguard reap: --min-age: not a duration of at most 3650d (90, 500ms, 90s, 15m, 2h, 1d): 3651d
-  Run `hsperfguard reap --help` for its options.
+  hsperfguard: reap: --min-age needs a DURATION (e.g. 90, 500ms, 90s, 15m, 2h, 1d; at most 3650d): got '3651d'
   [2]
   $ hsperfguard reap --min-age -5s --dry-run
-  hsperfguard reap: --min-age: not a duration of at most 3650d (90, 500ms, 90s, 15m, 2h, 1d): -5s
-  Run `hsperfguard reap --help` for its options.
+  hsperfguard: reap: --min-age needs a DURATION (e.g. 90, 500ms, 90s, 15m, 2h, 1d; at most 3650d): got '-5s'
   [2]
   $ hsperfguard ps --container abc
-  hsperfguard ps: --container: Value abc not in range 0.000000 to 179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.000000
-  Run `hsperfguard ps --help` for its options.
+  hsperfguard: ps: --container needs a PID (a process id: a whole number from 1): got 'abc'
   [2]
   $ hsperfguard ps --container 1.5
-  hsperfguard ps: Could not convert: --container = 1.5
-  Run `hsperfguard ps --help` for its options.
+  hsperfguard: ps: --container needs a PID (a process id: a whole number from 1): got '1.5'
   [2]
   $ hsperfguard create --user root --mode 0777
-  hsperfguard create: --mode: 0777 not in {0755,755,0700,700}
-  Run `hsperfguard create --help` for its options.
+  hsperfguard: create: --mode needs one of 0755, 755, 0700, 700: got '0777'; did you mean '0755'?
   [2]
   $ hsperfguard create --user root --size 4096
-  hsperfguard create: --size requires --pid
-  Run `hsperfguard create --help` for its options.
+  hsperfguard: create: --size needs a number of BYTES (plain decimal, e.g. 32768): got '4096', which equires --pid
   [2]
   $ hsperfguard create --user root --pid 0 --tmpdir /tmp
   hsperfguard: create: --pid must be a positive process id
   [2]
   $ hsperfguard inspect --format yaml 1
-  hsperfguard inspect: --format: yaml not in {snap,json,text}
-  Run `hsperfguard inspect --help` for its options.
+  hsperfguard: inspect: --format needs one of snap, json, text: got 'yaml'
   [2]
   $ hsperfguard audit --log-format xml
-  hsperfguard audit: --log-format: xml not in {text,json}
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --log-format needs one of text, json: got 'xml'
   [2]
 
 Options that exclude each other, and required ones:
 
   $ hsperfguard audit --tmpdir /tmp --root /
-  hsperfguard audit: --tmpdir excludes --root
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --tmpdir needs a DIR (an existing directory): got '/tmp', which xcludes --root
   [2]
   $ hsperfguard audit --no-containers --container 1
   hsperfguard audit: --no-containers excludes --container
   Run `hsperfguard audit --help` for its options.
   [2]
   $ hsperfguard reap --dry-run --lock-file /tmp/l --no-lock
-  hsperfguard reap: --lock-file excludes --no-lock
-  Run `hsperfguard reap --help` for its options.
+  hsperfguard: reap: --lock-file needs a FILE name: got '/tmp/l', which xcludes --no-lock
   [2]
   $ hsperfguard repair --tmpdir /tmp --root /
-  hsperfguard repair: --tmpdir excludes --root
-  Run `hsperfguard repair --help` for its options.
+  hsperfguard: repair: --tmpdir needs a DIR (an existing directory): got '/tmp', which xcludes --root
   [2]
   $ hsperfguard create
   hsperfguard create: --user is required
@@ -129,23 +112,20 @@ Options that exclude each other, and required ones:
 Paths, users, processes and policies that do not exist or do not fit:
 
   $ hsperfguard audit --tmpdir /nonexistent
-  hsperfguard audit: --tmpdir: /nonexistent: does not exist
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --tmpdir needs a DIR (an existing directory): got '/nonexistent', which does not exist
   [2]
   $ hsperfguard audit --tmpdir /etc/passwd
-  hsperfguard audit: --tmpdir: /etc/passwd: is not a directory
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --tmpdir needs a DIR (an existing directory): got '/etc/passwd', which is not a directory
   [2]
   $ hsperfguard audit --root /nonexistent
-  hsperfguard audit: --root: /nonexistent: does not exist
-  Run `hsperfguard audit --help` for its options.
+  hsperfguard: audit: --root needs a DIR (an existing directory): got '/nonexistent', which does not exist
   [2]
   $ hsperfguard audit --policy /nonexistent.json
   hsperfguard: audit: --policy /nonexistent.json: does not exist
   [2]
   $ printf '{"rules": {"file.stail": {"severity": "high"}}}' >/tmp/policy.json
   $ hsperfguard audit --tmpdir /tmp --policy /tmp/policy.json
-  hsperfguard: audit: --policy /tmp/policy.json: unknown rule id "file.stail" (`hsperfguard rules` lists the known ids)
+  hsperfguard: audit: --policy /tmp/policy.json: unknown rule id "file.stail"; did you mean "file.stale"? (`hsperfguard rules` lists the known ids)
   [2]
   $ printf 'not json' >/tmp/policy.json
   $ hsperfguard audit --tmpdir /tmp --policy /tmp/policy.json
@@ -159,35 +139,14 @@ Paths, users, processes and policies that do not exist or do not fit:
   [2]
   $ hsperfguard inspect 99999
   hsperfguard: inspect: no process 99999, and no backing file named 99999 under /tmp/hsperfdata_*
+  hsperfguard: inspect: exit 3: could not read the file or the process's mapping
   [3]
   $ hsperfguard ps --container 99999
-  HOST-PID  NS-PID  USER  STATE  UPTIME  CONTAINER  VERSION  MAIN
-  hsperfguard: ps: 2 things could not be observed (first: /proc/99999: open: No such file or directory)
-  [3]
+  hsperfguard: ps: --container 99999: no such process
+  [2]
   $ hsperfguard audit --container 99999
-  temp dir /proc/99999/root/tmp (a container's, host pid 99999)
-    [low] tmpdir.observation-error: temp dir /proc/99999/root/tmp could not be observed completely (1 error, first: open: No such file or directory)
-        fix: Read the errors in the evidence; run the audit with enough privilege to read the temp dir (usually root), or fix the underlying I/O problem.
-    error: /proc/99999/root: open: No such file or directory
-    0 namespace(s) in /proc/99999/root/tmp
-  
-  summary
-    findings  1 finding(s): 1 low
-    errors    2 (what could not be observed); the first: /proc/99999/root: open: No such file or directory
-    next      hsperfguard rules show tmpdir.observation-error   what the worst finding means and how to fix it
-              hsperfguard audit --verbose --container 99999   every finding with its evidence
-  0 namespace(s), 0 file(s), 0 attach file(s) in 1 temp dir, 0 JVM process(es) looked at; INCOMPLETE: some temp dirs or processes could not be observed (exit 3)
-  hsperfguard: audit: /proc/99999/root: open: No such file or directory
-  hsperfguard: audit: /proc/99999: open: No such file or directory
-  [3]
+  hsperfguard: audit: --container 99999: no such process
+  [2]
   $ hsperfguard reap --dry-run --container 99999
-  reap plan (dry run, nothing is changed)
-  temp dir /proc/99999/root/tmp (a container's, host pid 99999)  left alone: its temp dir could not be observed
-    error: /proc/99999/root: open: No such file or directory
-    error: /proc/99999: open: No such file or directory
-  
-  plan: 0 item(s): 0 to remove, 0 to keep, 0 skipped
-  INCOMPLETE: some temp dirs could not be observed, or the run stopped early
-  hsperfguard: reap: /proc/99999/root: open: No such file or directory
-  hsperfguard: reap: /proc/99999: open: No such file or directory
-  [3]
+  hsperfguard: reap: --container 99999: no such process
+  [2]

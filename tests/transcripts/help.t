@@ -11,8 +11,7 @@ The help of every subcommand, as printed by --help and by `help`.
   Options:
     -h, --help                Print this help and exit
     -V, --version             Display program version information and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     --bash-completion         Print a bash completion script for these subcommands
                               and options (the packages install it)
   
@@ -58,8 +57,7 @@ The help of every subcommand, as printed by --help and by `help`.
   Options:
     -h, --help                Print this help and exit
     -V, --version             Display program version information and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     --bash-completion         Print a bash completion script for these subcommands
                               and options (the packages install it)
   
@@ -102,8 +100,7 @@ The help of every subcommand, as printed by --help and by `help`.
   
   Options:
     -h, --help                Print this help and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     --tmpdir DIR              Audit this temp dir of this host instead of /tmp.
                               Cannot be combined with --container,
                               --containers-only or --root.
@@ -144,6 +141,10 @@ The help of every subcommand, as printed by --help and by `help`.
                               process PID is in.
                               Cannot be combined with --containers-only,
                               --no-containers or --tmpdir.
+    --user USER               Audit only the namespaces of USER (hsperfdata_USER):
+                              the others are out of scope, and so are containers
+                              when not root; the run is complete when all of
+                              USER's were read
     --containers-only         Audit every other mount namespace's temp dir, not
                               our own (as root; in a pod with the node's pid
                               namespace: the node's /tmp and every container's).
@@ -164,13 +165,17 @@ The help of every subcommand, as printed by --help and by `help`.
                               keeps the error messages; to stderr, saying so once,
                               if nothing receives them at /dev/log
   
+  DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d.
+  
   Exit status:
     0  clean: no finding at or above --fail-on
     1  findings at or above --fail-on (default medium)
     2  usage error (also: --tmpdir, --root or --policy naming a path that does not
-       exist, a bad policy file)
-    3  could not complete: a temp dir not observed to its end, a container that
-       could not be looked into, the report, metrics or standard output not
+       exist, a bad policy file, --container naming no process)
+    3  could not complete: a temp dir, namespace or entry that could not be read,
+       a user not looked up, a container that could not be looked into or, not
+       root, containers not scanned (its last line says what and why; --user NAME
+       audits only NAME's namespaces), the report, metrics or standard output not
        written, a stop signal or --max-runtime (the report says where it stopped)
 
   $ hsperfguard reap --help
@@ -180,14 +185,13 @@ The help of every subcommand, as printed by --help and by `help`.
   
   Options:
     -h, --help                Print this help and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     --tmpdir DIR              Reap this temp dir of this host instead of /tmp.
                               Cannot be combined with --container or --root.
     --root DIR                Reap the system whose root is DIR (its /tmp, its
                               etc/passwd).
                               Cannot be combined with --tmpdir.
-    --dry-run                 Print the plan; change nothing
+    -n, --dry-run             Print the plan; change nothing
     --min-age DURATION        Leave entries changed (ctime or mtime) less than
                               this long ago (default: 60s)
     --max-runtime DURATION    Stop after this long: no new removal is started
@@ -198,7 +202,10 @@ The help of every subcommand, as printed by --help and by `help`.
     -f, --format json|text    text (the default) or json
     -o, --output FILE         Write the report to FILE (atomically; a device, FIFO
                               or - is written through)
-    -v, --verbose             Text: list every plan item (none grouped)
+    -v, --verbose             Text: list every plan item and action (none grouped)
+    --color auto|always|never
+                              auto (on a terminal, unless NO_COLOR is set), always
+                              or never
     --include-special         Also remove stale FIFOs, sockets and devices in
                               namespaces
     --remove-empty-namespaces
@@ -224,6 +231,10 @@ The help of every subcommand, as printed by --help and by `help`.
     --container PID           Reap only the temp dir of the container that process
                               PID is in.
                               Cannot be combined with --no-containers or --tmpdir.
+    --user USER               Reap only the namespaces of USER (hsperfdata_USER):
+                              the others are out of scope, and so are containers
+                              when not root; the run is complete when all of
+                              USER's were read
     --metrics FILE            Write Prometheus metrics to FILE (node_exporter
                               textfile collector), atomically
     --log-format text|json    Also log one line per action or error on stderr:
@@ -244,19 +255,23 @@ The help of every subcommand, as printed by --help and by `help`.
   An entry the identity the reaper acts with may not remove (another user's file it may
   not read, a namespace its owner may not write) is kept (not-permitted) with a remedy:
   left to a person, in the dry run and the real run alike, and not a failure.
-  DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d.
   Lock: one reap at a time per host. Without --wait, a run that finds the lock held
   exits 0 at once (the other run does the work); with --wait it waits, for at most
   --max-runtime when given, then exits 0 as well.
+  
+  DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d.
   
   Exit status:
     0  done or nothing to do (also: --max-runtime reached while acting, another
        reap holds the lock)
     1  some removals failed (entries left to a person are not failures)
-    2  usage error (also: --tmpdir or --root naming a path that does not exist)
+    2  usage error (also: --tmpdir or --root naming a path that does not exist,
+       --container naming no process)
     3  could not run: a temp dir unreadable or not observed to its end (the
-       report's roots say which), the lock or journal unusable, the report not
-       written, interrupted by a signal
+       report's roots say which), a namespace or entry unreadable or, not root,
+       containers not scanned (nothing of them is removed; its last line says
+       what), the lock or journal unusable, the report not written, interrupted by
+       a signal
 
   $ hsperfguard repair --help
   Fix the findings that are safe to fix in place (modes, ACLs, Windows DACLs; never an owner)
@@ -265,18 +280,34 @@ The help of every subcommand, as printed by --help and by `help`.
   
   Options:
     -h, --help                Print this help and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     --tmpdir DIR              Repair this temp dir instead of /tmp.
                               Cannot be combined with --root.
     --root DIR                Repair the system whose root is DIR (its /tmp, its
                               etc/passwd).
                               Cannot be combined with --tmpdir.
-    --dry-run                 Print what would be fixed and what is left; change
+    -n, --dry-run             Print what would be fixed and what is left; change
                               nothing
     --profile default|hotspot|strict
                               Rule profile: default, strict or hotspot (default:
                               default)
+    --policy FILE             JSON policy: disable rules, change severities
+                              (default: /etc/hsperfguard/policy.json when it
+                              exists; hsperfguard-policy(5)).
+                              Cannot be combined with --no-policy.
+    --no-policy               Do not read /etc/hsperfguard/policy.json: the
+                              profile alone.
+                              Cannot be combined with --policy.
+    -f, --format json|text    text (the default) or json
+    -o, --output FILE         Write the report to FILE (atomically; a device, FIFO
+                              or - is written through)
+    --color auto|always|never
+                              auto (on a terminal, unless NO_COLOR is set), always
+                              or never
+    -q, --quiet               No report on stdout (use --output): only what needs
+                              a person, one line each (fixes not done, findings
+                              left at or above medium, the exit line), nothing
+                              when all is well
   
   Judges like `audit`, then fixes, through the verified descriptors, only what the rule
   catalogue marks repairable and only inside namespaces that are safe to act in: group and
@@ -304,8 +335,7 @@ The help of every subcommand, as printed by --help and by `help`.
   
   Options:
     -h, --help                Print this help and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     --user USER               The user the namespace is named after and owned by.
                               Required.
     --tmpdir DIR              Create in this temp dir instead of /tmp.
@@ -325,6 +355,22 @@ The help of every subcommand, as printed by --help and by `help`.
     --profile default|hotspot|strict
                               Rule profile the result is judged with (default:
                               default)
+    --policy FILE             JSON policy: disable rules, change severities
+                              (default: /etc/hsperfguard/policy.json when it
+                              exists; hsperfguard-policy(5)).
+                              Cannot be combined with --no-policy.
+    --no-policy               Do not read /etc/hsperfguard/policy.json: the
+                              profile alone.
+                              Cannot be combined with --policy.
+    -f, --format json|text    text (the default) or json
+    -o, --output FILE         Write the report to FILE (atomically; a device, FIFO
+                              or - is written through)
+    --color auto|always|never
+                              auto (on a terminal, unless NO_COLOR is set), always
+                              or never
+    -q, --quiet               No report on stdout (use --output): nothing when all
+                              is well, else the exit line (the reasons are on
+                              stderr)
   
   The namespace is made with mkdirat beneath the verified temp dir, owned by the user, with
   no ACL, then judged by the audit's rules. An existing namespace that the rules fault is
@@ -348,9 +394,10 @@ The help of every subcommand, as printed by --help and by `help`.
   
   Options:
     -h, --help                Print this help and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     -f, --format json|text    text (the default) or json
+    -o, --output FILE         Write the report to FILE (atomically; a device, FIFO
+                              or - is written through)
     --all                     Also list backing files that no live JVM owns
                               (stale, pid-reused, foreign)
     --no-containers           Look at the host's temp dir only.
@@ -359,14 +406,30 @@ The help of every subcommand, as printed by --help and by `help`.
                               in.
                               Cannot be combined with --no-containers.
   
-  STATE is the backing file's verdict (live, unknown, stale, pid-reused, foreign), or
-  blind: a live process that maps libjvm.so but no backing file (-XX:-UsePerfData,
-  -XX:+PerfDisableSharedMem, or a namespace HotSpot refused); jps cannot see those.
   Containers are looked at when running as root.
+  
+  STATE: the backing file's verdict, or why a live JVM has none; each JVM jps
+  cannot see gets a line below the table with its reason and fix:
+    live        a JVM holds its backing file's lock or maps it
+    unknown     whether the backing file's JVM is alive cannot be proven
+                (permissions, an unreadable /proc), or a JVM whose maps could not
+                be read
+    stale       --all: the backing file's JVM is gone
+    pid-reused  --all: the backing file's pid is now another process's
+    foreign     --all: not a JVM's backing file
+    blind       a live process that maps libjvm.so but no backing file
+                (-XX:-UsePerfData, -XX:+PerfDisableSharedMem, a namespace HotSpot
+                refused, a file it could not make, a name another JVM locks); jps
+                cannot see it
+    deleted     a live JVM whose backing file was deleted (a temp cleaner); jps
+                cannot see it, as root `hsperfguard inspect PID` still reads its
+                counters
+    unlisted    a live JVM whose backing file is in no namespace looked at (a
+                container's own mount)
   
   Exit status:
     0  listed
-    2  usage error (the message says which option or value)
+    2  usage error (also: --container naming no process)
     3  processes or temp dirs that could not be looked into (the errors say which)
 
   $ hsperfguard inspect --help
@@ -380,8 +443,7 @@ The help of every subcommand, as printed by --help and by `help`.
   
   Options:
     -h, --help                Print this help and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     -f, --format snap|json|text
                               snap (jstat -snap lines), json or text
     --supported-only          snap: only counters flagged supported (like jstat
@@ -401,8 +463,7 @@ The help of every subcommand, as printed by --help and by `help`.
   
   Options:
     -h, --help                Print this help and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     -f, --format json|text    json or text
   
   Subcommands:
@@ -423,8 +484,7 @@ The help of every subcommand, as printed by --help and by `help`.
   
   Options:
     -h, --help                Print this help and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     -f, --format json|text    json or text
   
   Exit status:
@@ -438,14 +498,13 @@ The help of every subcommand, as printed by --help and by `help`.
   
   Options:
     -h, --help                Print this help and exit
-    --help-all                Print this help with every subcommand's options (the
-                              man page's source)
+    --help-all                Print this help with every subcommand's options
     --tmpdir DIR              Reap this temp dir of this host instead of /tmp.
                               Cannot be combined with --container or --root.
     --root DIR                Reap the system whose root is DIR (its /tmp, its
                               etc/passwd).
                               Cannot be combined with --tmpdir.
-    --dry-run                 Print the plan; change nothing
+    -n, --dry-run             Print the plan; change nothing
     --min-age DURATION        Leave entries changed (ctime or mtime) less than
                               this long ago (default: 60s)
     --max-runtime DURATION    Stop after this long: no new removal is started
@@ -456,7 +515,10 @@ The help of every subcommand, as printed by --help and by `help`.
     -f, --format json|text    text (the default) or json
     -o, --output FILE         Write the report to FILE (atomically; a device, FIFO
                               or - is written through)
-    -v, --verbose             Text: list every plan item (none grouped)
+    -v, --verbose             Text: list every plan item and action (none grouped)
+    --color auto|always|never
+                              auto (on a terminal, unless NO_COLOR is set), always
+                              or never
     --include-special         Also remove stale FIFOs, sockets and devices in
                               namespaces
     --remove-empty-namespaces
@@ -482,6 +544,10 @@ The help of every subcommand, as printed by --help and by `help`.
     --container PID           Reap only the temp dir of the container that process
                               PID is in.
                               Cannot be combined with --no-containers or --tmpdir.
+    --user USER               Reap only the namespaces of USER (hsperfdata_USER):
+                              the others are out of scope, and so are containers
+                              when not root; the run is complete when all of
+                              USER's were read
     --metrics FILE            Write Prometheus metrics to FILE (node_exporter
                               textfile collector), atomically
     --log-format text|json    Also log one line per action or error on stderr:
@@ -502,23 +568,39 @@ The help of every subcommand, as printed by --help and by `help`.
   An entry the identity the reaper acts with may not remove (another user's file it may
   not read, a namespace its owner may not write) is kept (not-permitted) with a remedy:
   left to a person, in the dry run and the real run alike, and not a failure.
-  DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d.
   Lock: one reap at a time per host. Without --wait, a run that finds the lock held
   exits 0 at once (the other run does the work); with --wait it waits, for at most
   --max-runtime when given, then exits 0 as well.
+  
+  DURATION: 90 (seconds), 500ms, 90s, 15m, 2h, 1d; at most 3650d.
   
   Exit status:
     0  done or nothing to do (also: --max-runtime reached while acting, another
        reap holds the lock)
     1  some removals failed (entries left to a person are not failures)
-    2  usage error (also: --tmpdir or --root naming a path that does not exist)
+    2  usage error (also: --tmpdir or --root naming a path that does not exist,
+       --container naming no process)
     3  could not run: a temp dir unreadable or not observed to its end (the
-       report's roots say which), the lock or journal unusable, the report not
-       written, interrupted by a signal
+       report's roots say which), a namespace or entry unreadable or, not root,
+       containers not scanned (nothing of them is removed; its last line says
+       what), the lock or journal unusable, the report not written, interrupted by
+       a signal
   $ hsperfguard help rules show
-  hsperfguard: unknown subcommand 'help'; did you mean 'reap'?
-  subcommands: audit, rules, inspect, reap, ps, create, repair (hsperfguard help SUBCOMMAND)
-  [2]
+  One rule: why it matters, its evidence, its remedy, whether repair fixes it, its severity by profile
+  
+  Usage: hsperfguard rules show [OPTIONS] ID
+  
+  Positionals:
+    ID                        The rule id (e.g. namespace.group-other-writable)
+  
+  Options:
+    -h, --help                Print this help and exit
+    --help-all                Print this help with every subcommand's options
+    -f, --format json|text    json or text
+  
+  Exit status:
+    0  shown
+    2  usage error (also: an unknown rule id; the message names the nearest one)
   $ hsperfguard
   Usage: hsperfguard SUBCOMMAND [OPTIONS]
   

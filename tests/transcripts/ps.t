@@ -14,15 +14,15 @@ those lines (scripts/transcripts.sh --update).
   300       300     root    live   [0-9]+s +-          17\.0\.21\.1\+2-1-deb12u1-Debian  IdleJvm (re)
   $ hsperfguard ps --no-containers --all
   HOST-PID  NS-PID  USER    STATE       UPTIME  CONTAINER  VERSION                       MAIN
-  -         90006   daemon  stale       3d00h   -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
-  -         90007   daemon  stale       3d00h   -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
+  -         90006   daemon  stale       -       -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
+  -         90007   daemon  stale       -       -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
   400       400     nobody  live        [0-9]+s +-          25\.0\.3\+9-LTS                  IdleJvm (re)
   -         90008   nobody  stale       -       -          -                             -
   300       300     root    live        [0-9]+s +-          17\.0\.21\.1\+2-1-deb12u1-Debian  IdleJvm (re)
-  -         500     root    pid-reused  3d00h   -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
-  -         90001   root    stale       3d00h   -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
-  -         90002   root    stale       3d00h   -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
-  -         90003   root    stale       3d00h   -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
+  -         500     root    pid-reused  -       -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
+  -         90001   root    stale       -       -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
+  -         90002   root    stale       -       -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
+  -         90003   root    stale       -       -          17.0.15+6-Debian-1deb12u1     Demo arg1 two words
   $ hsperfguard ps --no-containers --all --format json | jq -c '.jvms[] | {host_pid, ns_pid, user, state, main}'
   {"host_pid":null,"ns_pid":90006,"user":"daemon","state":"stale","main":"Demo arg1 two words"}
   {"host_pid":null,"ns_pid":90007,"user":"daemon","state":"stale","main":"Demo arg1 two words"}
@@ -82,15 +82,19 @@ Files that are not a live JVM's:
   entries: 187 (prologue says 187)
   $ hsperfguard inspect /tmp/hsperfdata_nobody/90008
   hsperfguard: inspect: /tmp/hsperfdata_nobody/90008: not a valid PerfData region: used 12320 outside [32, 100] (at offset 8)
+  hsperfguard: inspect: exit 5: not a valid PerfData region
   [5]
   $ hsperfguard inspect /tmp/hsperfdata_root/90004
   hsperfguard: inspect: /tmp/hsperfdata_root/90004: is a FIFO, not a regular file
+  hsperfguard: inspect: exit 3: could not read the file or the process's mapping
   [3]
   $ hsperfguard inspect /tmp/hsperfdata_root/90005
   hsperfguard: inspect: /tmp/hsperfdata_root/90005: is a symbolic link, not a regular file
+  hsperfguard: inspect: exit 3: could not read the file or the process's mapping
   [3]
   $ hsperfguard inspect /tmp/hsperfdata_root/notapid
   hsperfguard: inspect: /tmp/hsperfdata_root/notapid: not a valid PerfData region: region of 4 bytes is shorter than the 32-byte prologue (at offset 4)
+  hsperfguard: inspect: exit 5: not a valid PerfData region
   [5]
   $ stop_all
   $ hsperfguard ps --no-containers

@@ -37,6 +37,7 @@ person and why, then the fixes, and the audit afterwards.
   left  attach.socket-unsafe  /tmp/.java_pid90009 [high]: attach files are not changed by repair
         manual remedy: Remove the entry if the JVM of that pid did not create it and find out who did; then attach again, and restart the JVM if it can no longer be attached.
   repair: 5 would be fixed, 0 failed, 13 left to a person (`hsperfguard audit` shows them)
+  exit 4: 12 findings at or above medium would be left to a person (repair does not fix them)
   [4]
   $ stat -c '%a %U %n' /tmp/hsperfdata_* /tmp/hsperfdata_root/* /tmp/hsperfdata_daemon/*
   777 daemon /tmp/hsperfdata_daemon
@@ -85,6 +86,7 @@ person and why, then the fixes, and the audit afterwards.
   left  attach.socket-unsafe  /tmp/.java_pid90009 [high]: attach files are not changed by repair
         manual remedy: Remove the entry if the JVM of that pid did not create it and find out who did; then attach again, and restart the JVM if it can no longer be attached.
   repair: 5 fixed, 0 failed, 13 left to a person (`hsperfguard audit` shows them)
+  exit 4: 12 findings at or above medium are left to a person (repair does not fix them)
   [4]
   $ stat -c '%a %U %n' /tmp/hsperfdata_* /tmp/hsperfdata_root/* /tmp/hsperfdata_daemon/*
   755 daemon /tmp/hsperfdata_daemon
@@ -128,6 +130,7 @@ person and why, then the fixes, and the audit afterwards.
   left  attach.socket-unsafe  /tmp/.java_pid90009 [high]: attach files are not changed by repair
         manual remedy: Remove the entry if the JVM of that pid did not create it and find out who did; then attach again, and restart the JVM if it can no longer be attached.
   repair: 0 would be fixed, 0 failed, 13 left to a person (`hsperfguard audit` shows them)
+  exit 4: 12 findings at or above medium would be left to a person (repair does not fix them)
   [4]
   $ hsperfguard audit --no-containers --format json | jq -c '.summary.by_rule'
   {"attach.socket-unsafe":1,"attach.stale":1,"file.bad-prologue":1,"file.bad-size":1,"file.foreign-name":1,"file.hard-link":2,"file.mode":3,"file.not-regular":1,"file.owner-mismatch":1,"file.pid-reused":1,"file.stale":6,"file.symlink":1,"namespace.unknown-user":1}

@@ -1660,7 +1660,9 @@ TEST(CommandSeam, CreateReportsWhatItMadeOrWhyItExitsAsItDoes) {
   nobody.users_known.clear();
   const Ran unknown = create(nobody, std::nullopt);
   EXPECT_EQ(unknown.exit, kExitUsage);
-  EXPECT_EQ(unknown.out, "exit 2: no such user: alice\n");
+  // A usage error is said once, on standard error, as the parser's are.
+  EXPECT_EQ(unknown.out, "");
+  EXPECT_EQ(unknown.err, "hsperfguard: create: no such user: alice\n");
 }
 
 TEST(CommandSeam, PsListsTheJvmsOfTheWorldTheEnvironmentShows) {
