@@ -933,7 +933,7 @@ TEST(CommandSeam, ReapThatCouldNotOpenANamespaceIsIncompleteAndPlansNothingThere
   options.lock_file.reset();
   std::ostringstream out, err;
   EXPECT_EQ(run_reap_command(options, out, err, env), kExitIncomplete);
-  EXPECT_NE(out.str().find("\nINCOMPLETE: not root: 1 namespace unreadable: run as root, or --user NAME for "
+  EXPECT_NE(out.str().find("\nexit 3: INCOMPLETE: not root: 1 namespace unreadable: run as root, or --user NAME for "
                            "your own namespaces only\n"),
             std::string::npos)
       << out.str();
