@@ -38,6 +38,7 @@ std::string either(const std::vector<std::string>& names) {
 // address, which would make the help depend on where the parser happened to be allocated.
 std::vector<std::string> long_names(const std::vector<CLI::Option*>& options) {
   std::vector<std::string> out;
+  out.reserve(options.size());
   for (const CLI::Option* o : options) out.push_back(o->get_name(false, false));
   std::sort(out.begin(), out.end());
   return out;

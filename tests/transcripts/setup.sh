@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The scratch host of the transcript tests: every tests/transcripts/*.t sources this first.
 # scripts/transcripts.sh runs each .t as root in a private mount and pid namespace whose /tmp
 # is an empty tmpfs, so what is made here is all the tool sees, the host's /tmp is never

@@ -62,7 +62,7 @@ MapsReading read_maps(int dirfd, const char* name, std::vector<char>& buffer,
     reading.error = errno;
     return reading;
   }
-  constexpr std::size_t kChunk = 64 * 1024;
+  constexpr std::size_t kChunk = std::size_t{64} * 1024;
   if (buffer.size() < kChunk) buffer.resize(kChunk);
   procfs::MapsParser parser;
   std::size_t got = 0;

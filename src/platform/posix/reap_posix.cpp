@@ -230,7 +230,7 @@ class Executor {
     }
     if (ns.acting) {
       if (auto e = identity.assume(ns.acting->uid, ns.acting->gid, ns.path)) {
-        return fail_all(std::move(*e), "identity-switch-failed");
+        return fail_all(*e, "identity-switch-failed");
       }
     }
     const Place ns_place{seen.inode.dev, seen.mount_id};
