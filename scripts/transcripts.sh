@@ -60,9 +60,19 @@ run_one() {
   fi
   log=$(mktemp)
   # The options cram reads from the environment and .cramrc are not ours: none apply.
+  # The empty /tmp hides whatever was under the host's: a checkout or a binary there (a CI
+  # job's clone in /tmp) is bound back at its own path from the old /tmp, held open on fd 9
+  # (not canonicalized: mount would resolve /proc/self/fd/9 to the name /tmp, the new one).
+  # shellcheck disable=SC2016  # the inner shell expands them
   HSPERFGUARD_TRANSCRIPT_HOST=1 CRAM='' CRAMRC=/dev/null \
     unshare --mount --pid --fork --mount-proc --propagation private \
-    bash -c 'mount -t tmpfs -o mode=1777 tmpfs /tmp && exec "$@"' transcript \
+    bash -c 'exec 9</tmp && mount -t tmpfs -o mode=1777 tmpfs /tmp || exit 1
+             for keep in "$0" "$(dirname "$HSPERFGUARD_BINARY")"; do
+               case $keep in
+                 /tmp/*) mkdir -p "$keep" && mount --no-canonicalize --bind "/proc/self/fd/9/${keep#/tmp/}" "$keep" || exit 1 ;;
+               esac
+             done
+             exec 9<&- "$@"' "$here" \
     "$cram" --shell=bash --verbose "$@" "$file" >"$log" 2>&1 || rc=$?
   cat "$log"
   if grep -qE '^# Ran [0-9]+ tests, [1-9][0-9]* skipped' "$log"; then
