@@ -1717,7 +1717,9 @@ TEST(CommandSeam, PsShowsNoUptimeForAStaleFilesJvm) {
   options.format = "json";
   std::ostringstream json;
   ASSERT_EQ(run_ps_command(options, json, err, env), kExitOk) << err.str();
-  for (const auto& jvm : nlohmann::json::parse(json.str()).at("jvms")) {
+  // Held: a range-for over a temporary's member would read a destroyed document.
+  const nlohmann::json listed = nlohmann::json::parse(json.str());
+  for (const auto& jvm : listed.at("jvms")) {
     if (jvm.at("state") == "stale") {
       EXPECT_EQ(jvm.at("uptime"), "-") << jvm.dump();
       EXPECT_FALSE(jvm.at("start_time_ms").is_null()) << jvm.dump();
