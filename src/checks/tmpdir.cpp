@@ -66,6 +66,16 @@ std::optional<std::string> unsafe_remediation(const TempRootFacts& root) {
            "whose root is " + printable(root.root) + ": `chown root:root " + word + " && chmod 1777 " +
            word + "`; if it is a symbolic link, replace it with a directory.";
   }
+  if (root.kind == RootKind::alt_temp_dir && root.platform == Platform::posix) {
+    // A JVM's -XX:AltTempDir: HotSpot makes its namespace and attach socket there, so it is
+    // judged as a temp dir; the catalogue's example names /tmp.
+    const std::string word = shell_word(root.shown_temp_dir());
+    return "Make " + path + " a real directory owned by root with mode 1777 (sticky) or narrower, "
+           "for example `chown root:root " + word + " && chmod 1777 " + word +
+           "`; if it is a symbolic link, replace it with a directory; or start the JVM" +
+           (root.alt_temp_dir_pid ? " (pid " + std::to_string(*root.alt_temp_dir_pid) + ")" : std::string()) +
+           " with an -XX:AltTempDir that is.";
+  }
   if (root.kind == RootKind::tmpdir && root.platform == Platform::posix) {
     // The catalogue's example names /tmp; the directory given with --tmpdir is this one.
     const std::string word = shell_word(root.shown_temp_dir());

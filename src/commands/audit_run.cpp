@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@
 
 #include "commands/environment.hpp"
 #include "commands/root_loop.hpp"
+#include "decide/discover.hpp"
 #include "decide/ps.hpp"
 
 namespace hsperfguard {
@@ -179,6 +181,11 @@ class AuditRun {
     jvms_ = env_.observe_jvm_processes(ignored, s_.limits, &discovery_errors);
     s_.text.jvm_processes = jvms_.size();
     specs_ = env_.discover(s_.discover, &discovery_errors, s_.limits);
+    // The -XX:AltTempDir of this host's JVMs, after the host's own temp dir: their namespaces
+    // are there. Containers keep their shares of what the first temp dir leaves.
+    std::vector<RootSpec> alt = alt_temp_dir_roots(s_.discover, specs_, jvms_);
+    specs_.insert(specs_.begin() + (specs_.empty() ? 0 : 1), std::make_move_iterator(alt.begin()),
+                  std::make_move_iterator(alt.end()));
     // The first temp dir (the host's, or the one --tmpdir, --root or --container names) has
     // the run's limits; each container's an equal share of what is left (RootSchedule).
     const RootLoopOutcome loop = visit_temp_roots(specs_, s_.limits, options_.container_pid.has_value(), *this);
@@ -301,7 +308,7 @@ class AuditRun {
       done.digest.add_namespace(ns, judgement);
     }
     done.tally.add_namespace(ns, judgement);
-    done.tally.reap = count_reap(shell, ns, ReapOptions{}, reap_now_ms, reap_euid_);
+    if (reaped_in_same_scope(shell)) done.tally.reap = count_reap(shell, ns, ReapOptions{}, reap_now_ms, reap_euid_);
     if (options_.quiet) render_attention_namespace(done.attention, judgement, options_.fail_on);
     const StagedNamespaces::Key key{n, ns.part};
     const bool more_parts = ns.more_parts;
@@ -348,7 +355,9 @@ class AuditRun {
             gatherers_.gather(attach, scope);
             const Findings findings = judge_attach(root, attach, result_.policy);
             tally_.add_attach(attach, findings);
-            const ReapCount reap = count_reap(root, attach, ReapOptions{}, reap_now_ms, reap_euid_);
+            const ReapCount reap = reaped_in_same_scope(root)
+                                       ? count_reap(root, attach, ReapOptions{}, reap_now_ms, reap_euid_)
+                                       : ReapCount{};
             reap_removals += reap.remove;
             tally_.reap.kept_reapable += reap.kept_reapable;
             if (options_.quiet) render_attention_findings(attention, findings, options_.fail_on);

@@ -1,5 +1,6 @@
 #include "commands/ps_observation.hpp"
 
+#include <iterator>
 #include <memory>
 #include <utility>
 
@@ -19,11 +20,19 @@ struct ProcessPass {
   std::vector<ObservationError> jvm_errors;  // reported after the roots', as they always were
 };
 
+// The -XX:AltTempDir of this host's JVMs, after the host's own temp dir: their files are there.
+void add_alt_temp_dirs(const DiscoverOptions& discover, ProcessPass& pass) {
+  std::vector<RootSpec> alt = alt_temp_dir_roots(discover, pass.specs, pass.jvms);
+  pass.specs.insert(pass.specs.begin() + (pass.specs.empty() ? 0 : 1), std::make_move_iterator(alt.begin()),
+                    std::make_move_iterator(alt.end()));
+}
+
 ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env) {
   ProcessPass pass;
   if (!wants_container_scan(discover)) {
     pass.jvms = env.observe_jvm_processes(pass.jvm_errors, {}, nullptr);
     pass.specs = discover_roots(discover);
+    add_alt_temp_dirs(discover, pass);
     return pass;
   }
   ContainerScanOptions scan_options = container_scan_options(discover);
@@ -44,6 +53,7 @@ ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env)
   pass.specs = discover_roots(discover, &scan);
   pass.jvms = std::move(host_processes.jvms);
   pass.containers = std::move(host_processes.containers);
+  add_alt_temp_dirs(discover, pass);
   return pass;
 }
 

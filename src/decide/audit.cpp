@@ -324,6 +324,7 @@ ReapCount count_reap(const AuditResult& result, std::int64_t now_ms, std::uint32
   const ReapOptions defaults;
   ReapCount total;
   for (const auto& root : result.roots) {
+    if (!reaped_in_same_scope(root)) continue;
     for (const auto& ns : root.namespaces) {
       const ReapCount c = count_reap(root, ns, defaults, now_ms, euid);
       total.remove += c.remove;

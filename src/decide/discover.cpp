@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 namespace hsperfguard {
@@ -156,6 +157,53 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
   // Without a root of our own, the first (the node's /tmp, pid 1's) carries what the scan
   // could not look into.
   if (options.containers_only && !out.empty()) out.front().unobserved = scan->unobserved;
+  return out;
+}
+
+namespace {
+
+// `path` with repeated and trailing slashes and "." components dropped; nullopt when it is not
+// absolute or has a ".." component (which only the file system can resolve: not looked at).
+std::optional<std::string> lexically_normal(std::string_view path) {
+  if (!path.starts_with('/')) return std::nullopt;
+  std::string out;
+  std::size_t at = 0;
+  while (at < path.size()) {
+    while (at < path.size() && path[at] == '/') ++at;
+    const std::size_t end = std::min(path.find('/', at), path.size());
+    const std::string_view part = path.substr(at, end - at);
+    if (part == "..") return std::nullopt;
+    if (!part.empty() && part != ".") out.append("/").append(part);
+    at = end;
+  }
+  return out.empty() ? std::string("/") : out;
+}
+
+}  // namespace
+
+std::vector<RootSpec> alt_temp_dir_roots(const DiscoverOptions& options, const std::vector<RootSpec>& specs,
+                                         const std::vector<JvmProcessFacts>& jvms) {
+  if (options.tmpdir || options.root || options.container_pid || options.containers_only) return {};
+  std::map<std::string, std::int32_t> named;  // path -> lowest pid naming it
+  for (const auto& jvm : jvms) {
+    if (!jvm.in_own_mount_namespace || !jvm.alt_temp_dir || !jvm.alt_temp_dir->absolute()) continue;
+    const auto path = lexically_normal(jvm.alt_temp_dir->path);
+    if (!path) continue;
+    const bool known = std::any_of(specs.begin(), specs.end(), [&](const RootSpec& spec) {
+      return (spec.kind == RootKind::host || spec.kind == RootKind::tmpdir) && lexically_normal(spec.temp_dir) == path;
+    });
+    if (known) continue;
+    auto [it, inserted] = named.try_emplace(*path, jvm.process.pid);
+    if (!inserted) it->second = std::min(it->second, jvm.process.pid);
+  }
+  std::vector<RootSpec> out;
+  for (auto& [path, pid] : named) {
+    RootSpec& spec = out.emplace_back();
+    spec.kind = RootKind::alt_temp_dir;
+    spec.root = "/";
+    spec.temp_dir = path;
+    spec.alt_temp_dir_pid = pid;
+  }
   return out;
 }
 

@@ -47,6 +47,14 @@ ContainerScanOptions container_scan_options(const DiscoverOptions& options);
 std::vector<RootSpec> discover_roots(const DiscoverOptions& options,
                                      const ContainerScan* scan = nullptr);
 
+// The temp dirs that JVMs of our own mount namespace name with -XX:AltTempDir (absolute, as
+// HotSpot requires), one root each (kind alt_temp_dir, named by the lowest pid naming it), in
+// path order, except those that are already among `specs` (the host's /tmp) by path. Only
+// with the host's own view (neither --tmpdir, --root, --container nor --containers-only): a
+// JVM in another mount namespace names a directory of its own view, not looked at here.
+std::vector<RootSpec> alt_temp_dir_roots(const DiscoverOptions& options, const std::vector<RootSpec>& specs,
+                                         const std::vector<JvmProcessFacts>& jvms);
+
 // A container root that could not be opened because its process exited after discovery (a
 // container stopping during the run): nothing is left to look at there, and it does not make
 // the run incomplete. Callers drop such a root.

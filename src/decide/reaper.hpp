@@ -78,6 +78,10 @@ struct ReapCount {
   std::size_t remove = 0;
   std::size_t kept_reapable = 0;
 };
+// Whether a reap of the audit's own scope looks at `root`: not a JVM's -XX:AltTempDir, which an
+// audit looks at and reap only when named with --tmpdir (the audit's count of what reap would
+// do leaves it out, as reap does).
+inline bool reaped_in_same_scope(const TempRootFacts& root) { return root.kind != RootKind::alt_temp_dir; }
 // One namespace, or one part of one (`ns.part`): its files, and its directory when asked.
 ReapCount count_reap(const TempRootFacts& root, const NamespaceFacts& ns, const ReapOptions& options,
                      std::int64_t now_ms, std::uint32_t euid);

@@ -108,7 +108,7 @@ void fit_remedy(Finding& f, const TempRootFacts& root, const NamespaceFacts* ns,
     f.remediation = place_remedy(f, *refusal);
     return;
   }
-  if (root.kind == RootKind::tmpdir) {
+  if (root.kind == RootKind::tmpdir || root.kind == RootKind::alt_temp_dir) {
     f.remediation = with_option(std::move(f.remediation), {"create", "repair", "reap", "audit"},
                                 shell_option("--tmpdir", root.temp_dir));
   } else if (root.kind == RootKind::root) {

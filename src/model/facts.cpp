@@ -24,6 +24,7 @@ std::string_view to_string(RootKind kind) {
     case RootKind::tmpdir: return "tmpdir";
     case RootKind::root: return "root";
     case RootKind::container: return "container";
+    case RootKind::alt_temp_dir: return "alt-temp-dir";
   }
   return "host";
 }

@@ -153,6 +153,15 @@ struct PerfDataOption {
   std::string source;  // "command line", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"
 };
 
+// -XX:AltTempDir=DIR (JDK-8384557, Linux, in OpenJDK's mainline in 2026; no release of JDK 17
+// or 25 has it): the directory HotSpot then uses instead of /tmp for its hsperfdata namespace
+// and its attach socket. HotSpot ignores a relative one (with a warning) and keeps /tmp.
+struct AltTempDirOption {
+  std::string path;    // as written, after the '='
+  std::string source;  // "command line", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"
+  bool absolute() const { return !path.empty() && path.front() == '/'; }
+};
+
 struct JvmProcessFacts {
   ProcessFacts process;  // host pid, NSpid, mount namespace, cgroup, uids, start time
   // Whether it maps a <dir>/hsperfdata_<user>/<name> file (nullopt: maps unreadable). A JVM
@@ -171,13 +180,19 @@ struct JvmProcessFacts {
   std::optional<std::int64_t> region_begin_ms;   // sun.rt.createVmBeginTime
   // Its perf-data options (nullopt: none seen, or the environment could not be read).
   std::optional<PerfDataOption> perf_data;
+  // Its -XX:AltTempDir (nullopt: none seen, or neither its command line nor its environment
+  // could be read). Read for every JVM: it moves where the JVM publishes.
+  std::optional<AltTempDirOption> alt_temp_dir;
+  // It is in the observer's own mount namespace: a path it names means the same directory here.
+  bool in_own_mount_namespace = false;
   bool environment_read = false;  // its environment was read (root, or its own user)
   std::optional<std::string> user;          // its effective uid's name, from its own root
   std::optional<std::string> command_line;  // /proc/<pid>/cmdline, blanks for NULs
   // Every file it maps, as its maps name them (Linux; nullopt elsewhere or unreadable): a
   // liveness gatherer that adopts this process asks it whether it maps a backing file.
   std::optional<std::vector<procfs::FileId>> mapped_files;
-  // Identity of its /tmp, resolved beneath its root: which temp root its namespace is in.
+  // Identity of its /tmp, resolved beneath its root: which temp root its namespace is in (of
+  // the directory its -XX:AltTempDir names, when that resolves to one there).
   std::optional<std::uint64_t> temp_dir_dev;
   std::optional<std::uint64_t> temp_dir_ino;
   bool blind() const { return maps_backing_file.has_value() && !*maps_backing_file; }
@@ -309,7 +324,9 @@ struct AttachFacts {
 
 // Where a temp dir came from: this host, a directory given on the command line, a
 // foreign system root, or a container seen through /proc/<pid>/root.
-enum class RootKind { host, tmpdir, root, container };
+// alt_temp_dir: the directory a JVM of our own mount namespace names with -XX:AltTempDir,
+// looked at because that JVM publishes there (decide/discover.hpp, alt_temp_dir_roots).
+enum class RootKind { host, tmpdir, root, container, alt_temp_dir };
 
 struct ContainerFacts {
   std::int32_t host_pid = 0;    // a process through which the root was reached
@@ -359,6 +376,7 @@ struct TempRootFacts {
   // here may be one of their pids too, matched by the last NSpid field.
   std::vector<std::string> sharing_mount_namespaces;
   UnobservedProcesses unobserved;  // as RootSpec::unobserved
+  std::optional<std::int32_t> alt_temp_dir_pid;  // as RootSpec::alt_temp_dir_pid
   std::int64_t max_pid = kDefaultMaxPid;
   std::uint64_t page_size = 4096;  // of the host: a JVM rounds its region up to it
   // Invisible JVMs whose namespace (hsperfdata_<user> here) does not exist.

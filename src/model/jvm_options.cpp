@@ -15,9 +15,16 @@ struct State {
   std::optional<bool> use_perf_data;            // -XX:+/-UsePerfData
   std::optional<bool> disable_shared_mem;       // -XX:+/-PerfDisableSharedMem
   PerfDataOption use_flag, shared_mem_flag;     // where each was last set
+  std::optional<AltTempDirOption> alt_temp_dir;  // -XX:AltTempDir=DIR, the last one
 };
 
+constexpr std::string_view kAltTempDir = "-XX:AltTempDir=";
+
 void apply(State& state, std::string_view token, std::string_view source) {
+  if (token.starts_with(kAltTempDir)) {
+    state.alt_temp_dir = AltTempDirOption{std::string(token.substr(kAltTempDir.size())), std::string(source)};
+    return;
+  }
   const auto set = [&](std::optional<bool>& value, PerfDataOption& where, bool on) {
     value = on;
     where.flag = std::string(token);
@@ -56,9 +63,8 @@ std::optional<std::string_view> variable(std::string_view environment, std::stri
   return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::string_view environment) {
+// Every option of the JVM, in the order HotSpot reads them, applied to one state.
+State scan(std::string_view cmdline, std::string_view environment) {
   State state;
   if (const auto v = variable(environment, "JAVA_TOOL_OPTIONS")) apply_words(state, *v, "JAVA_TOOL_OPTIONS");
   if (const auto v = variable(environment, "JDK_JAVA_OPTIONS")) apply_words(state, *v, "JDK_JAVA_OPTIONS");
@@ -84,7 +90,13 @@ std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::st
     apply(state, arg, "command line");
   }
   if (const auto v = variable(environment, "_JAVA_OPTIONS")) apply_words(state, *v, "_JAVA_OPTIONS");
+  return state;
+}
 
+}  // namespace
+
+std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::string_view environment) {
+  const State state = scan(cmdline, environment);
   if (state.disable_shared_mem.value_or(false)) {
     PerfDataOption out = state.shared_mem_flag;
     out.disables = true;
@@ -97,6 +109,10 @@ std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::st
   }
   if (state.disable_shared_mem) return state.shared_mem_flag;  // -XX:-PerfDisableSharedMem
   return std::nullopt;
+}
+
+std::optional<AltTempDirOption> alt_temp_dir_option(std::string_view cmdline, std::string_view environment) {
+  return scan(cmdline, environment).alt_temp_dir;
 }
 
 }  // namespace hsperfguard

@@ -1,4 +1,5 @@
-// What a JVM's options say about its performance data, from the bytes /proc shows: its
+// What a JVM's options say about its performance data and where it publishes it, from the
+// bytes /proc shows: its
 // command line (NUL-separated arguments) and its environment (NUL-separated NAME=value).
 // Pure and bounded: no option is trusted to be well formed.
 #pragma once
@@ -18,5 +19,12 @@ namespace hsperfguard {
 // nullopt when no such flag is given at all. Not followed: @argfiles, -XX:Flags=FILE and
 // -XX:VMOptionsFile=FILE (the flags in those files are not seen).
 std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::string_view environment);
+
+// The -XX:AltTempDir=DIR in effect, read in the same order from the same places (the last
+// setting wins), or nullopt when none is given. A relative DIR is returned as written
+// (AltTempDirOption::absolute() says HotSpot ignores it). An environment variable's options are
+// split on blanks, as for the perf-data flags: a DIR with a blank is seen only on the
+// command line, where each argument is one word.
+std::optional<AltTempDirOption> alt_temp_dir_option(std::string_view cmdline, std::string_view environment);
 
 }  // namespace hsperfguard

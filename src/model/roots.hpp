@@ -27,6 +27,9 @@ struct RootSpec {
   // the container scan could not look into (a container among them is neither audited nor
   // reaped).
   UnobservedProcesses unobserved;
+  // RootKind::alt_temp_dir: the JVM (the lowest pid of those naming it) whose -XX:AltTempDir
+  // this temp dir is.
+  std::optional<std::int32_t> alt_temp_dir_pid;
 };
 
 // `temp_dir` of the system whose root is `root`, as this host reaches it ("/proc/123/root"

@@ -140,6 +140,7 @@ json prediction_json(const checks::PublicationPrediction& p) {
 json root_json(const TempRootFacts& root, const RootJudgement& rj) {
   json jr;
   jr["kind"] = to_string(root.kind);
+  if (root.alt_temp_dir_pid) jr["alt_temp_dir_pid"] = *root.alt_temp_dir_pid;
   put_text(jr, "root", root.root);
   put_text(jr, "temp_dir", root.temp_dir);
   jr["inode"] = inode_to_json(root.opened ? root.opened : root.lstat);

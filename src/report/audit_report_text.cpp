@@ -507,6 +507,9 @@ std::string temp_dir_whose(const TempRootFacts& root) {
   switch (root.kind) {
     case RootKind::host: return "this host's";
     case RootKind::tmpdir: return "named by --tmpdir";
+    case RootKind::alt_temp_dir:
+      return root.alt_temp_dir_pid ? "named by -XX:AltTempDir of JVM pid " + std::to_string(*root.alt_temp_dir_pid)
+                                   : std::string("named by a JVM's -XX:AltTempDir");
     case RootKind::root: return "of the system root " + terminal_safe(root.root) + ", named by --root";
     case RootKind::container:
       return root.container ? "a container's, host pid " + std::to_string(root.container->host_pid)

@@ -70,6 +70,7 @@ class JvmObserver {
     jvm.mapped_files = std::move(record.mapped);
     jvm.process = std::move(record.facts);
     jvm.process.maps_libjvm = true;
+    jvm.in_own_mount_namespace = !own_mnt_.empty() && jvm.process.mount_namespace == own_mnt_;
     jvm.process.cgroup = reader_.read_cgroup(pid);
     jvm.command_line = reader_.read_cmdline(pid);
     if (backing) {
@@ -77,12 +78,16 @@ class JvmObserver {
       jvm.backing_file_mapping = std::move(backing->range);
       jvm.backing_file_deleted = backing->deleted;
       if (backing->deleted) read_deleted_region(pid, jvm);
-    } else if (jvm.maps_backing_file == false) {
-      // Blind: was it told to be? Its options, from its command line and environment.
-      const auto cmdline = reader_.read_raw(pid, "cmdline");
-      const auto environ_text = reader_.read_raw(pid, "environ");
-      jvm.environment_read = environ_text.has_value();
-      if (cmdline) jvm.perf_data = perf_data_option(*cmdline, environ_text.value_or(""));
+    }
+    // Its options, from its command line and environment: where it was told to publish
+    // (-XX:AltTempDir, for every JVM) and, when blind, whether it was told not to.
+    const auto cmdline = reader_.read_raw(pid, "cmdline");
+    const auto environ_text = reader_.read_raw(pid, "environ");
+    jvm.environment_read = environ_text.has_value();
+    if (cmdline) {
+      jvm.alt_temp_dir = alt_temp_dir_option(*cmdline, environ_text.value_or(""));
+      if (!backing && jvm.maps_backing_file == false)
+        jvm.perf_data = perf_data_option(*cmdline, environ_text.value_or(""));
     }
 
     UniqueFd root(::open((dir + "/root").c_str(), kPathDir));
@@ -106,6 +111,17 @@ class JvmObserver {
     }
     jvm.temp_dir_dev = info.tmp_dev;
     jvm.temp_dir_ino = info.tmp_ino;
+    // -XX:AltTempDir moves its namespace out of /tmp: the directory it names, beneath its own
+    // root (links refused, as for /tmp), is where HotSpot puts it. One that does not resolve to
+    // a directory leaves /tmp: what HotSpot then does is not known here.
+    if (jvm.alt_temp_dir && jvm.alt_temp_dir->absolute()) {
+      UniqueFd alt = open_beneath(root.get(), jvm.alt_temp_dir->path, kPathDir, nullptr);
+      struct stat ast {};
+      if (alt.valid() && ::fstat(alt.get(), &ast) == 0 && S_ISDIR(ast.st_mode)) {
+        jvm.temp_dir_dev = static_cast<std::uint64_t>(ast.st_dev);
+        jvm.temp_dir_ino = static_cast<std::uint64_t>(ast.st_ino);
+      }
+    }
     const auto uid = jvm.process.effective_uid ? jvm.process.effective_uid : jvm.process.real_uid;
     if (uid && info.users) jvm.user = info.users->find_name(*uid);
   }

@@ -1,4 +1,5 @@
-// discover_roots: which temp roots the commands look at, from a hand-built container scan.
+// discover_roots: which temp roots the commands look at, from a hand-built container scan;
+// alt_temp_dir_roots: the -XX:AltTempDir of this host's JVMs.
 #include "decide/discover.hpp"
 
 #include <cerrno>
@@ -240,6 +241,58 @@ TEST(Discover, ContainerGoneSinceItsNamespacesWereObserved) {
   EXPECT_FALSE(container_gone(root, ObservationError{"/proc/4242/root/tmp", "openat2", ENOENT, "No such file"}));
   root.kind = RootKind::root;
   EXPECT_FALSE(container_gone(root, ObservationError{"/proc/4242/root", "open", ENOENT, "No such file"}));
+}
+
+JvmProcessFacts jvm_naming(std::int32_t pid, std::string alt, bool own_namespace = true) {
+  JvmProcessFacts jvm;
+  jvm.process.pid = pid;
+  jvm.in_own_mount_namespace = own_namespace;
+  jvm.alt_temp_dir = AltTempDirOption{std::move(alt), "command line"};
+  return jvm;
+}
+
+TEST(AltTempDirRoots, EachDirectoryOnceNamedByItsLowestPidAfterTheHostsTempDir) {
+  const DiscoverOptions options = host_options(false);
+  const std::vector<RootSpec> specs = discover_roots(options);
+  const std::vector<JvmProcessFacts> jvms = {jvm_naming(300, "/var/diags/"), jvm_naming(200, "//var/./diags"),
+                                             jvm_naming(400, "/srv/jvm tmp"), JvmProcessFacts{}};
+  const auto roots = alt_temp_dir_roots(options, specs, jvms);
+  ASSERT_EQ(roots.size(), 2u);
+  EXPECT_EQ(roots[0].kind, RootKind::alt_temp_dir);
+  EXPECT_EQ(roots[0].root, "/");
+  EXPECT_EQ(roots[0].temp_dir, "/srv/jvm tmp");
+  EXPECT_EQ(roots[0].alt_temp_dir_pid, 400);
+  EXPECT_EQ(roots[1].temp_dir, "/var/diags");
+  EXPECT_EQ(roots[1].alt_temp_dir_pid, 200);
+}
+
+TEST(AltTempDirRoots, WhatHotSpotIgnoresOrThisViewCannotNameIsNotLookedAt) {
+  const DiscoverOptions options = host_options(false);
+  const std::vector<RootSpec> specs = discover_roots(options);
+  // Relative (HotSpot ignores it and keeps /tmp), the host's own /tmp, a ".." only the file
+  // system resolves, and a JVM of another mount namespace (its path is of its own view).
+  const std::vector<JvmProcessFacts> jvms = {jvm_naming(10, "diags"), jvm_naming(11, "/tmp/"),
+                                             jvm_naming(12, "/var/../etc"), jvm_naming(13, "/srv/x", false),
+                                             jvm_naming(14, "")};
+  EXPECT_THAT(alt_temp_dir_roots(options, specs, jvms), IsEmpty());
+}
+
+TEST(AltTempDirRoots, OnlyInTheHostsOwnView) {
+  const std::vector<JvmProcessFacts> jvms = {jvm_naming(10, "/srv/x")};
+  DiscoverOptions tmpdir = host_options(false);
+  tmpdir.tmpdir = "/scratch";
+  EXPECT_THAT(alt_temp_dir_roots(tmpdir, discover_roots(tmpdir), jvms), IsEmpty());
+  DiscoverOptions root = host_options(false);
+  root.root = "/srv/chroot";
+  EXPECT_THAT(alt_temp_dir_roots(root, discover_roots(root), jvms), IsEmpty());
+  DiscoverOptions container = host_options(false);
+  container.container_pid = 4242;
+  EXPECT_THAT(alt_temp_dir_roots(container, {}, jvms), IsEmpty());
+  DiscoverOptions only = host_options(true);
+  only.containers_only = true;
+  EXPECT_THAT(alt_temp_dir_roots(only, {}, jvms), IsEmpty());
+  const DiscoverOptions host = host_options(false);
+  EXPECT_EQ(alt_temp_dir_roots(host, discover_roots(host), jvms).size(), 1u);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// perf_data_option: which of a JVM's options decide whether it publishes its counters, read
-// from the NUL-separated bytes of /proc/<pid>/cmdline and /proc/<pid>/environ.
+// perf_data_option and alt_temp_dir_option: which of a JVM's options decide whether and where
+// it publishes its counters, read from the NUL-separated bytes of /proc/<pid>/cmdline and /proc/<pid>/environ.
 #include "model/jvm_options.hpp"
 
 #include <gtest/gtest.h>
@@ -87,6 +87,59 @@ TEST(JvmOptions, TruncatedOrGarbageInputIsHarmless) {
   EXPECT_FALSE(perf_data_option("java", ""));                      // no NUL at all
   EXPECT_FALSE(perf_data_option("\0\0\0"s, "=\0==\0JAVA_TOOL_OPTIONS\0"s));
   const auto o = perf_data_option("java\0-XX:-UsePerfData"s, "");  // no final NUL
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->disables);
+}
+
+TEST(AltTempDirOption, NoneGivenIsNone) {
+  EXPECT_FALSE(alt_temp_dir_option(argv({"java", "-Xmx64m", "Main"}), "JAVA_TOOL_OPTIONS=-Xmx1g\0"s));
+  EXPECT_FALSE(alt_temp_dir_option("", ""));
+}
+
+TEST(AltTempDirOption, TheCommandLinesDirectoryIsReadWholeBlanksIncluded) {
+  const auto o = alt_temp_dir_option(argv({"java", "-XX:AltTempDir=/var/diags/my jvms", "-jar", "app.jar"}), "");
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->path, "/var/diags/my jvms");
+  EXPECT_EQ(o->source, "command line");
+  EXPECT_TRUE(o->absolute());
+}
+
+TEST(AltTempDirOption, TheLastSettingWinsInHotSpotsOrder) {
+  // JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS, the command line, then _JAVA_OPTIONS.
+  const std::string env = "JAVA_TOOL_OPTIONS=-XX:AltTempDir=/a\0JDK_JAVA_OPTIONS=-XX:AltTempDir=/b\0"s;
+  auto o = alt_temp_dir_option(argv({"java", "Main"}), env);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->path, "/b");
+  EXPECT_EQ(o->source, "JDK_JAVA_OPTIONS");
+  o = alt_temp_dir_option(argv({"java", "-XX:AltTempDir=/c", "Main"}), env);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->path, "/c");
+  o = alt_temp_dir_option(argv({"java", "-XX:AltTempDir=/c", "Main"}), env + "_JAVA_OPTIONS=-Xmx1g -XX:AltTempDir=/d\0"s);
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->path, "/d");
+  EXPECT_EQ(o->source, "_JAVA_OPTIONS");
+}
+
+TEST(AltTempDirOption, AProgramArgumentIsNotAJvmOption) {
+  EXPECT_FALSE(alt_temp_dir_option(argv({"java", "Main", "-XX:AltTempDir=/x"}), ""));
+  EXPECT_FALSE(alt_temp_dir_option(argv({"java", "-jar", "app.jar", "-XX:AltTempDir=/x"}), ""));
+  // The value of -cp is not an option either.
+  EXPECT_FALSE(alt_temp_dir_option(argv({"java", "-cp", "-XX:AltTempDir=/x", "Main"}), ""));
+}
+
+TEST(AltTempDirOption, ARelativeDirectoryIsReturnedAndSaidNotAbsolute) {
+  const auto o = alt_temp_dir_option(argv({"java", "-XX:AltTempDir=diags", "Main"}), "");
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->path, "diags");
+  EXPECT_FALSE(o->absolute());
+  const auto empty = alt_temp_dir_option(argv({"java", "-XX:AltTempDir=", "Main"}), "");
+  ASSERT_TRUE(empty);
+  EXPECT_FALSE(empty->absolute());
+}
+
+TEST(AltTempDirOption, ItDoesNotChangeThePerfDataVerdict) {
+  EXPECT_FALSE(perf_data_option(argv({"java", "-XX:AltTempDir=/x", "Main"}), ""));
+  const auto o = perf_data_option(argv({"java", "-XX:AltTempDir=/x", "-XX:-UsePerfData", "Main"}), "");
   ASSERT_TRUE(o);
   EXPECT_TRUE(o->disables);
 }
