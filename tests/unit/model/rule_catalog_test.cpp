@@ -189,7 +189,7 @@ TEST(Profiles, HotspotEnablesExactlyWhatTheJdkEnforces) {
       "namespace.owner-no-access", "namespace.read-only", "namespace.immutable", "namespace.no-space",
       "tmpdir.new-namespaces-fail", "tmpdir.shared-pid-names", "namespace.jvm-blinded", "jvm.perf-data-disabled",
       "jvm.backing-file-deleted", "jvm.create-failed", "jvm.locked-by-another-jvm", "jvm.namespace-changed",
-      "jvm.cause-undetermined"};
+      "jvm.cause-undetermined", "jvm.no-passwd-entry"};
   const Policy p = *builtin_profile("hotspot");
   std::set<std::string> enabled;
   for (const auto& [id, rule] : rule_catalog()) {
