@@ -41,6 +41,7 @@ std::string_view to_string(InvisibleCause cause) {
     case InvisibleCause::locked_by_another_jvm: return "locked-by-another-jvm";
     case InvisibleCause::namespace_changed: return "namespace-changed";
     case InvisibleCause::undetermined: return "undetermined";
+    case InvisibleCause::no_passwd_entry: return "no-passwd-entry";
   }
   return "undetermined";  // GCOVR_EXCL_LINE: after a switch over every enumerator
 }
@@ -54,6 +55,7 @@ std::string_view audit_rule_of(InvisibleCause cause) {
     case InvisibleCause::locked_by_another_jvm: return "jvm.locked-by-another-jvm";
     case InvisibleCause::namespace_changed: return "jvm.namespace-changed";
     case InvisibleCause::undetermined: return "jvm.cause-undetermined";
+    case InvisibleCause::no_passwd_entry: return "jvm.no-passwd-entry";
   }
   return "jvm.cause-undetermined";  // GCOVR_EXCL_LINE: after a switch over every enumerator
 }
@@ -62,6 +64,7 @@ std::string invisible_finding_path(const JvmProcessFacts& jvm, const TempRootFac
                                    const NamespaceFacts* ns) {
   if (ns != nullptr) return ns->path;
   const std::string& temp_dir = root.shown_temp_dir();
+  if (jvm.no_user_entry) return temp_dir;  // no name, no namespace: the temp dir it would be in
   return temp_dir + (temp_dir.ends_with('/') ? "" : "/") + "hsperfdata_" + jvm.user.value_or("?");
 }
 
@@ -85,6 +88,20 @@ InvisibleDiagnosis diagnose(const JvmProcessFacts& jvm, const TempRootFacts& roo
     d.details.push_back(jvm.perf_data->source);
     d.explanation = "it was started with " + printable(jvm.perf_data->flag) + " (" +
                     printable(jvm.perf_data->source) + "): it publishes no counters, deliberately";
+    return d;
+  }
+  // HotSpot names its namespace after the effective uid's user name (getpwuid_r in the JVM's
+  // own root) and, when there is none, gives up shared memory before it looks at any
+  // directory: no namespace exists to predict, and every restart under that uid does the same.
+  if (jvm.no_user_entry) {
+    d.cause = InvisibleCause::no_passwd_entry;
+    const auto id = jvm.process.effective_uid ? jvm.process.effective_uid : jvm.process.real_uid;
+    const std::string uid = id ? std::to_string(*id) : "?";
+    d.details.push_back("uid " + uid);
+    d.explanation = "its effective uid " + uid +
+                    " has no entry in the user database of its own root: HotSpot names its namespace "
+                    "hsperfdata_<user name> and, with no name, makes no namespace and runs without shared "
+                    "performance data (a restart under the same uid does the same)";
     return d;
   }
   const PublicationPrediction p =

@@ -23,6 +23,7 @@ enum class InvisibleCause {
   namespace_changed,      // nothing observed now explains it, and its namespace changed after
                           // it started (a fix since, such as repair's chmod, erased the cause)
   undetermined,           // nothing observed now explains it
+  no_passwd_entry,        // its uid has no user name in its own root: no namespace to name
 };
 std::string_view to_string(InvisibleCause cause);
 

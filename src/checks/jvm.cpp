@@ -24,6 +24,10 @@ nlohmann::json invisible_jvm_evidence(const JvmProcessFacts& jvm, const Invisibl
   if (d.lock_holder) e["lock_holder_pid"] = *d.lock_holder;
   if (d.namespace_changed_ms) e["namespace_ctime_ms"] = *d.namespace_changed_ms;
   if (d.jvm_started_ms) e["jvm_start_ms"] = *d.jvm_started_ms;
+  if (d.cause == InvisibleCause::no_passwd_entry) {
+    const auto uid = jvm.process.effective_uid ? jvm.process.effective_uid : jvm.process.real_uid;
+    if (uid) e["uid"] = *uid;
+  }
   return e;
 }
 
@@ -61,6 +65,10 @@ void jvm_namespace_changed(const JvmSubject& s, Findings& out) {
 
 void jvm_cause_undetermined(const JvmSubject& s, Findings& out) {
   jvm_rule(s, InvisibleCause::undetermined, "jvm.cause-undetermined", out);
+}
+
+void jvm_no_passwd_entry(const JvmSubject& s, Findings& out) {
+  jvm_rule(s, InvisibleCause::no_passwd_entry, "jvm.no-passwd-entry", out);
 }
 
 }  // namespace hsperfguard::checks

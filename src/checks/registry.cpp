@@ -49,6 +49,7 @@ constexpr std::array kRegistry = {
     RuleEntry{.id = "jvm.locked-by-another-jvm", .jvm = jvm_locked_by_another_jvm},
     RuleEntry{.id = "jvm.namespace-changed", .jvm = jvm_namespace_changed},
     RuleEntry{.id = "jvm.cause-undetermined", .jvm = jvm_cause_undetermined},
+    RuleEntry{.id = "jvm.no-passwd-entry", .jvm = jvm_no_passwd_entry},
 
     // namespace.cpp: POSIX ACLs
     RuleEntry{.id = "namespace.acl-grants-write", .namespace_dir = namespace_acl_grants_write},

@@ -384,10 +384,12 @@ class AuditRun {
   void finish_root(TempRootFacts&& root, const RootSpec& spec, const RunLimits& attach_limits,
                    std::size_t namespaces, bool opened, const std::set<std::string>& users_seen,
                    TextDigest&& digest) {
-    // Invisible JVMs whose namespace does not exist are the temp dir's.
+    // Invisible JVMs whose namespace does not exist are the temp dir's, and so are those whose
+    // uid has no user name (no namespace can exist for them; --user names none of them).
     for (const auto& jvm : jvms_) {
-      if (jvm.invisible() && jvm.user && jvm_uses_temp_root(jvm, root) && !users_seen.contains(*jvm.user) &&
-          (!options_.user || *jvm.user == *options_.user)) {
+      if (!jvm.invisible() || !jvm_uses_temp_root(jvm, root)) continue;
+      if (jvm.user ? !users_seen.contains(*jvm.user) && (!options_.user || *jvm.user == *options_.user)
+                   : jvm.no_user_entry && !options_.user) {
         root.invisible_jvms.push_back(jvm);
       }
     }

@@ -171,7 +171,7 @@ constexpr std::array<HelpTerm, 1> kValueSyntax{{
 }};
 
 // ps's STATE: the closed set of schemas/ps.schema.json (a test compares them).
-constexpr std::array<HelpTerm, 8> kPsStates{{
+constexpr std::array<HelpTerm, 9> kPsStates{{
     {"live", "a JVM holds its backing file's lock or maps it"},
     {"unknown",
      "whether the backing file's JVM is alive cannot be proven (permissions, an unreadable /proc), or a JVM "
@@ -181,11 +181,13 @@ constexpr std::array<HelpTerm, 8> kPsStates{{
     {"foreign", "--all: not a JVM's backing file"},
     {"blind",
      "a live process that maps libjvm.so but no backing file (-XX:-UsePerfData, -XX:+PerfDisableSharedMem, a "
-     "namespace HotSpot refused, a file it could not make, a name another JVM locks); jps cannot see it"},
+     "namespace HotSpot refused, a file it could not make, a name another JVM locks, a uid with no user "
+     "name); jps cannot see it"},
     {"deleted",
      "a live JVM whose backing file was deleted (a temp cleaner); jps cannot see it, as root `hsperfguard "
      "inspect PID` still reads its counters"},
     {"unlisted", "a live JVM whose backing file is in no namespace looked at (a container's own mount)"},
+    {"openj9", "a live OpenJ9 JVM: it writes no hsperfdata by design; OpenJ9's own jcmd and jps reach it"},
 }};
 
 constexpr std::array<ColumnLegend, 1> kLegends{{

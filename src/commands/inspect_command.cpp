@@ -209,7 +209,9 @@ int explain_no_file(Inspection& run, std::int32_t pid, const std::string& temp_d
     if (facts.maps_libjvm != false) {
       ps = observe_ps(PsCommandOptions{}, run.env);
       for (const auto& row : ps->rows) {
-        if (row.host_pid == pid && (row.state == "blind" || row.state == "deleted")) why.jvm = &row;
+        if (row.host_pid == pid && (row.state == "blind" || row.state == "deleted" || row.state == "openj9")) {
+          why.jvm = &row;
+        }
       }
     }
   }

@@ -85,7 +85,10 @@ std::optional<std::string> explain_no_backing_file(const NoBackingFileFacts& fac
   if (facts.jvm != nullptr) {
     const PsRow& row = *facts.jvm;
     std::string text;
-    if (row.reason == "perf-data-disabled" && row.details.size() >= 2) {
+    if (row.state == "openj9") {
+      text = "pid " + pid + " is an OpenJ9 JVM, which has no backing file";
+      if (row.explanation) text += ": " + *row.explanation;
+    } else if (row.reason == "perf-data-disabled" && row.details.size() >= 2) {
       text = "pid " + pid + " is a JVM started with " + terminal_safe(row.details[0]) + " (" + terminal_safe(row.details[1]) +
              "): it has no backing file, it publishes no counters";
     } else {

@@ -48,7 +48,8 @@ InspectTarget choose_backing_file(const InspectProcess& process, const std::vect
 // - a live process that maps no libjvm: "pid 4242 is not a JVM (comm bash)";
 // - a JVM that ps lists with no backing file (`jvm`, its row: blind or deleted): ps's
 //   diagnosis, "pid 4242 is a JVM started with -XX:-UsePerfData (command line): it has no
-//   backing file", with its fix.
+//   backing file", with its fix; an OpenJ9 JVM (its row's state openj9): "pid 4242 is an
+//   OpenJ9 JVM, which has no backing file", and what reaches it.
 // nullopt when none of these holds (the caller keeps choose_backing_file's refusal).
 struct NoBackingFileFacts {
   std::int32_t pid = 0;
@@ -56,7 +57,7 @@ struct NoBackingFileFacts {
   std::size_t files = 0;              // files named after the pid in the namespaces looked at
   std::optional<bool> maps_libjvm;    // nullopt: its maps could not be read
   std::optional<std::string> comm;    // its command name
-  const PsRow* jvm = nullptr;         // ps's row of this pid, when ps lists it
+  const PsRow* jvm = nullptr;         // ps's row of this pid, when ps lists it without a file
 };
 std::optional<std::string> explain_no_backing_file(const NoBackingFileFacts& facts);
 

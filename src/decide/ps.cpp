@@ -181,6 +181,16 @@ PsRow jvm_without_file_row(const JvmProcessFacts& jvm, const std::vector<TempRoo
   PsRow row;
   if (jvm.invisible()) {
     row = invisible_jvm_row(jvm, roots);
+  } else if (jvm.vm == VmKind::openj9 && !jvm.maps_backing_file.value_or(false)) {
+    // Not an invisible HotSpot: OpenJ9 has no hsperfdata to publish (its jps, jcmd and jstat,
+    // eclipse.dev/openj9/docs/tool_migration, use its Attach API, whose common directory is
+    // .com_ibm_tools_attach in the temp dir, -Dcom.ibm.tools.attach.directory; HotSpot's tools
+    // cannot attach to it, nor it to HotSpot).
+    row = process_row(jvm, "openj9", "no-hsperfdata");
+    row.explanation =
+        "an OpenJ9 JVM (it maps libj9vm): OpenJ9 writes no hsperfdata, by design, so jps, jstat and jcmd of a "
+        "HotSpot JDK never see it; the jps, jcmd and jstat of an OpenJ9 JDK reach it through OpenJ9's attach API "
+        "(its directory .com_ibm_tools_attach in the temp dir), and its -Xdump agents write its dumps";
   } else if (jvm.maps_backing_file.value_or(false)) {
     row = process_row(jvm, "unlisted", "backing-file-not-found");
     row.backing_file = jvm.mapped_backing_file;
@@ -231,7 +241,7 @@ std::vector<PsRow> ps_rows(const std::vector<TempRootFacts>& roots,
 bool ps_rows_depend_on_locks(const std::vector<PsRow>& rows) {
   return std::any_of(rows.begin(), rows.end(), [](const PsRow& row) {
     if (row.state == "blind" || row.state == "deleted") return true;
-    if (row.state == "unlisted" ||
+    if (row.state == "unlisted" || row.state == "openj9" ||
         (row.state == "unknown" && (row.reason == "maps-unreadable" || row.reason == "maps-cut"))) {
       return false;  // a process's row: no file of ours decided it
     }
@@ -258,7 +268,11 @@ void assign_invisible_jvms(std::vector<TempRootFacts>& roots, const std::vector<
   for (auto& root : roots) {
     for (auto& ns : root.namespaces) assign_invisible_jvms(root, ns, jvms);
     for (const auto& jvm : jvms) {
-      if (!jvm.invisible() || !jvm.user || !jvm_uses_temp_root(jvm, root)) continue;
+      if (!jvm.invisible() || !jvm_uses_temp_root(jvm, root)) continue;
+      if (!jvm.user) {
+        if (jvm.no_user_entry) root.invisible_jvms.push_back(jvm);  // no name: no namespace
+        continue;
+      }
       const bool has_namespace = std::any_of(root.namespaces.begin(), root.namespaces.end(),
                                              [&](const NamespaceFacts& n) { return n.user_suffix == *jvm.user; });
       if (!has_namespace) root.invisible_jvms.push_back(jvm);

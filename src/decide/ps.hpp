@@ -8,11 +8,13 @@
 //   blind             a live process that maps libjvm but no backing file: invisible to jps
 //                     and jstat, its reason one of checks::InvisibleCause (perf-data-disabled,
 //                     namespace-refused, create-failed, locked-by-another-jvm,
-//                     namespace-changed, undetermined);
+//                     namespace-changed, undetermined, no-passwd-entry);
 //   deleted           a JVM whose backing file was deleted while it runs (reason
 //                     backing-file-deleted): invisible too, its counters still readable as root;
 //   unlisted          a JVM that maps a backing file that no temp root looked at holds (its
-//                     temp dir was not looked at).
+//                     temp dir was not looked at);
+//   openj9            an OpenJ9 JVM (it maps libj9vm<NN>.so), reason no-hsperfdata: it writes
+//                     none by design, and is never an invisible HotSpot.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +38,8 @@ struct PsRow {
   std::optional<std::string> vm_version;  // java.property.java.vm.version
   std::optional<std::int64_t> start_time_ms;  // createVmBeginTime, else the process start
   std::optional<std::string> backing_file;
-  std::string state;   // a liveness verdict ("live", "stale", ...), "blind", "deleted" or "unlisted"
+  // A liveness verdict ("live", "stale", ...), "blind", "deleted", "unlisted" or "openj9".
+  std::string state;
   std::string reason;  // the verdict's reason ("lock-held"), the invisible JVM's cause, ...
   // Invisible JVMs: the cause's details, a line a person understands, and the fix.
   std::vector<std::string> details;
@@ -67,7 +70,7 @@ bool jvm_uses_temp_root(const JvmProcessFacts& jvm, const TempRootFacts& root);
 
 // Puts every invisible JVM into the invisible_jvms of the namespace HotSpot would have used for
 // it (hsperfdata_<its user> in the temp root whose directory is its /tmp), or of that temp
-// root when the namespace does not exist.
+// root when the namespace does not exist or its uid has no user name to name one after.
 void assign_invisible_jvms(std::vector<TempRootFacts>& roots, const std::vector<JvmProcessFacts>& jvms);
 // The same for one namespace of `root` (a streamed audit has one namespace at a time).
 void assign_invisible_jvms(const TempRootFacts& root, NamespaceFacts& ns,

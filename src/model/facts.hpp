@@ -162,8 +162,13 @@ struct AltTempDirOption {
   bool absolute() const { return !path.empty() && path.front() == '/'; }
 };
 
+// Which VM a JVM process runs, from the libraries it maps as code. OpenJ9 ships a libjvm.so
+// too (a redirector to its own libj9vm<NN>.so), and never writes hsperfdata.
+enum class VmKind { hotspot, openj9 };
+
 struct JvmProcessFacts {
   ProcessFacts process;  // host pid, NSpid, mount namespace, cgroup, uids, start time
+  VmKind vm = VmKind::hotspot;
   // Whether it maps a <dir>/hsperfdata_<user>/<name> file (nullopt: maps unreadable). A JVM
   // that maps libjvm and no such file is blind: jps and jstat cannot see it.
   std::optional<bool> maps_backing_file;
@@ -187,6 +192,9 @@ struct JvmProcessFacts {
   bool in_own_mount_namespace = false;
   bool environment_read = false;  // its environment was read (root, or its own user)
   std::optional<std::string> user;          // its effective uid's name, from its own root
+  // Its effective uid has no entry in its own root's user database, which was read (not a
+  // failed read): HotSpot names its namespace after that name and, without one, makes none.
+  bool no_user_entry = false;
   std::optional<std::string> command_line;  // /proc/<pid>/cmdline, blanks for NULs
   // Every file it maps, as its maps name them (Linux; nullopt elsewhere or unreadable): a
   // liveness gatherer that adopts this process asks it whether it maps a backing file.
@@ -195,7 +203,8 @@ struct JvmProcessFacts {
   // the directory its -XX:AltTempDir names, when that resolves to one there).
   std::optional<std::uint64_t> temp_dir_dev;
   std::optional<std::uint64_t> temp_dir_ino;
-  bool blind() const { return maps_backing_file.has_value() && !*maps_backing_file; }
+  // OpenJ9 publishes no backing file by design: it is never blind.
+  bool blind() const { return vm == VmKind::hotspot && maps_backing_file.has_value() && !*maps_backing_file; }
   // Invisible to jps and jstat: blind, or its backing file is gone.
   bool invisible() const { return blind() || backing_file_deleted; }
 };

@@ -251,6 +251,24 @@ MapsSummary MapsParser::finish(bool truncated) {
   return std::move(out_);
 }
 
+namespace {
+
+// OpenJ9's VM library: libj9vm<NN>.so, NN its version (29 in every OpenJ9 JDK since 8: the
+// openSUSE java-17-openj9 package lists lib/default/libj9vm29.so beside libj9thr29.so,
+// libj9prt29.so and libjclse29.so, and lib/server/libjvm.so, lib/j9vm/libjvm.so as the
+// redirectors a launcher loads first).
+bool is_j9vm_library(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  constexpr std::string_view kPrefix = "libj9vm", kSuffix = ".so";
+  if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) return false;
+  name.remove_prefix(kPrefix.size());
+  name.remove_suffix(kSuffix.size());
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
 void MapsParser::parse_line(std::string_view line, bool long_line) {
   constexpr std::string_view kLibjvm = "/libjvm.so";
   if (line.empty()) return;
@@ -286,13 +304,15 @@ void MapsParser::parse_line(std::string_view line, bool long_line) {
     }
   }
   if (long_line) return;  // its path was not kept whole: nothing is said of it
-  if (!out_.libjvm || !out_.hsperfdata) {
+  if (!out_.libjvm || !out_.hsperfdata || !out_.j9vm) {
     std::string_view path = skip_spaces(rest);
     const bool deleted = path.ends_with(" (deleted)");
     if (deleted) path.remove_suffix(10);
     // A JVM runs libjvm's code: its text is mapped executable. A process that maps the file
     // only to read it (a scanner, a checksum, a backup) is no JVM.
-    if (!out_.libjvm) out_.libjvm = perms.size() >= 3 && perms[2] == 'x' && path.ends_with(kLibjvm);
+    const bool code = perms.size() >= 3 && perms[2] == 'x';
+    if (!out_.libjvm) out_.libjvm = code && path.ends_with(kLibjvm);
+    if (!out_.j9vm) out_.j9vm = code && is_j9vm_library(path);
     if (!out_.hsperfdata && is_backing_file_path(path)) {
       out_.hsperfdata = true;
       out_.backing = BackingMapping{std::string(range), std::string(path), deleted, id};

@@ -85,6 +85,9 @@ struct MapsSummary {
   // An executable mapping's path ends in /libjvm.so (or "/libjvm.so (deleted)"): the process
   // runs libjvm's code. A mapping only readable (a file read through mmap) is not one.
   bool libjvm = false;
+  // An executable mapping's file name is libj9vm<digits>.so (or ends " (deleted)"): OpenJ9's
+  // VM library, which an OpenJ9 JDK loads through its own libjvm.so redirector.
+  bool j9vm = false;
   // A mapping's path is <dir>/hsperfdata_<user>/<name>: the process maps a backing file (as
   // the kernel names it from our root, which may not be the process's own).
   bool hsperfdata = false;

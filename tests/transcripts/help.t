@@ -419,13 +419,15 @@ The help of every subcommand, as printed by --help and by `help`.
     foreign     --all: not a JVM's backing file
     blind       a live process that maps libjvm.so but no backing file
                 (-XX:-UsePerfData, -XX:+PerfDisableSharedMem, a namespace HotSpot
-                refused, a file it could not make, a name another JVM locks); jps
-                cannot see it
+                refused, a file it could not make, a name another JVM locks, a uid
+                with no user name); jps cannot see it
     deleted     a live JVM whose backing file was deleted (a temp cleaner); jps
                 cannot see it, as root `hsperfguard inspect PID` still reads its
                 counters
     unlisted    a live JVM whose backing file is in no namespace looked at (a
                 container's own mount)
+    openj9      a live OpenJ9 JVM: it writes no hsperfdata by design; OpenJ9's own
+                jcmd and jps reach it
   
   Exit status:
     0  listed

@@ -62,6 +62,7 @@ class JvmObserver {
   void observe(std::int32_t pid, MapsReading& maps, std::vector<JvmProcessFacts>& out) {
     const std::string dir = "/proc/" + std::to_string(pid);
     std::optional<procfs::BackingMapping> backing = std::move(maps.summary.backing);
+    const bool j9vm = maps.summary.j9vm;  // read before `maps` is moved from
 
     ProcessRecord record = reader_.read(pid, maps);
     if (record.facts.existence == ProcessFacts::Existence::gone) return;
@@ -71,6 +72,7 @@ class JvmObserver {
     jvm.process = std::move(record.facts);
     jvm.process.maps_libjvm = true;
     jvm.in_own_mount_namespace = !own_mnt_.empty() && jvm.process.mount_namespace == own_mnt_;
+    if (j9vm) jvm.vm = VmKind::openj9;
     jvm.process.cgroup = reader_.read_cgroup(pid);
     jvm.command_line = reader_.read_cmdline(pid);
     if (backing) {
@@ -123,7 +125,12 @@ class JvmObserver {
       }
     }
     const auto uid = jvm.process.effective_uid ? jvm.process.effective_uid : jvm.process.real_uid;
-    if (uid && info.users) jvm.user = info.users->find_name(*uid);
+    if (uid && info.users) {
+      jvm.user = info.users->find_name(*uid);
+      // No name, and the database answered: the uid has no entry. A database that could not
+      // be read says nothing about it.
+      jvm.no_user_entry = !jvm.user && !info.users->failed();
+    }
   }
 
  private:

@@ -280,6 +280,11 @@ std::vector<TempRootFacts> hostile_worlds() {
   };
   sound.lstat->ctime = sound.opened->ctime = Timestamp{1'700'000'100, 0};  // changed after 305 started
   second.namespaces.push_back(sound);
+  // jvm.no-passwd-entry: a uid without a user name has no namespace, so it is the temp dir's.
+  second.invisible_jvms.push_back(invisible(306, [](JvmProcessFacts& j) {
+    j.process.effective_uid = 54321;
+    j.no_user_entry = true;
+  }));
   worlds.push_back(second);
 
   TempRootFacts windows = temp_root();
@@ -328,6 +333,7 @@ const std::set<std::string>& module_rules() {
       "jvm.locked-by-another-jvm",
       "jvm.namespace-changed",
       "jvm.cause-undetermined",
+      "jvm.no-passwd-entry",
       "volume.network-filesystem",
       "volume.no-acl-support",
       "volume.compressed",

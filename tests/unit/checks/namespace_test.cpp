@@ -6,6 +6,7 @@
 #include <set>
 
 #include "checks/checks.hpp"
+#include "checks/invisible.hpp"
 #include "checks/publication.hpp"
 #include "checks_builders.hpp"
 #include "model/shell_word.hpp"
@@ -687,6 +688,26 @@ TEST(NamespaceBlindJvm, NamespaceUnchangedSinceTheJvmStartedStaysUndetermined) {
     ns.invisible_jvms.push_back(jvm);
     EXPECT_THAT(ids(namespace_findings(ns)), ElementsAre("jvm.cause-undetermined")) << ctime_sec;
   }
+}
+
+// A uid with no user name in its root: HotSpot gives up before it looks at any directory, so
+// the cause comes before the prediction (here a temp dir where new namespaces would fail,
+// which would otherwise say create-failed). A failed read of the user database is not it.
+TEST(NamespaceBlindJvm, AUidWithNoPasswdEntryIsTheCauseBeforeAnyPrediction) {
+  TempRootFacts root = temp_root();
+  set_inode(root, inode(FileKind::directory, 0755, 0, 100));  // not writable for uid 54321
+  JvmProcessFacts jvm = blind_jvm(77, 54321);
+  jvm.no_user_entry = true;
+  const checks::InvisibleDiagnosis d = checks::diagnose_invisible(jvm, root, nullptr);
+  EXPECT_EQ(d.cause, checks::InvisibleCause::no_passwd_entry);
+  EXPECT_EQ(checks::to_string(d.cause), "no-passwd-entry");
+  EXPECT_EQ(checks::audit_rule_of(d.cause), "jvm.no-passwd-entry");
+  EXPECT_THAT(d.details, ElementsAre("uid 54321"));
+  EXPECT_EQ(d.fix, rule_catalog().at("jvm.no-passwd-entry").remediation);
+  EXPECT_EQ(checks::invisible_finding_path(jvm, root, nullptr), "/tmp");
+
+  jvm.no_user_entry = false;  // the database could not be read: nothing is known of the uid
+  EXPECT_EQ(checks::diagnose_invisible(jvm, root, nullptr).cause, checks::InvisibleCause::create_failed);
 }
 
 TEST(NamespaceBlindJvm, RootNamespaceOfAnotherOwnerDoesNotBlindRootJvms) {

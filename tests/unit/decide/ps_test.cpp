@@ -65,6 +65,15 @@ JvmProcessFacts jvm(std::int32_t pid, std::optional<bool> maps_file, std::string
   return j;
 }
 
+// A JVM of uid 54321, which has no entry in its root's user database (that was read).
+JvmProcessFacts no_user_jvm(std::int32_t pid) {
+  JvmProcessFacts j = jvm(pid, false);
+  j.user.reset();
+  j.process.effective_uid = 54321;
+  j.no_user_entry = true;
+  return j;
+}
+
 TEST(Ps, ContainerJvmRowHasHostPidNsPidAndContainer) {
   JvmProcessFacts owner = jvm(5000, true);
   owner.process.cgroup = "/docker/abc";
@@ -312,7 +321,86 @@ TEST(Ps, TheFixOfEachInvisibleJvmIsTheAuditsRemediationForIt) {
     chmodded.lstat->ctime = chmodded.opened->ctime = Timestamp{kNow / 1000 - 5, 0};
     fixed.namespaces.push_back(chmodded);
     expect_ps_fix_is_the_audits(fixed, jvm(76, false), "namespace-changed", "jvm.namespace-changed");
+
+    expect_ps_fix_is_the_audits(sound, no_user_jvm(77), "no-passwd-entry", "jvm.no-passwd-entry");
   }
+}
+
+// A uid without a user name in its own root (`docker run --user 54321`, OpenShift's arbitrary
+// uids): HotSpot gives up before it looks at any directory. Before: `blind (undetermined):
+// nothing observed now explains it ... fix: restart the JVM`; the cause is knowable, and a
+// restart under the same uid does the same.
+TEST(Ps, AJvmWhoseUidHasNoUserNameIsBlindForThatCause) {
+  TempRootFacts sound = temp_root();
+  sound.namespaces.push_back(namespace_of());
+  // Even beside a namespace that accepts JVMs, and with none of its own to predict.
+  for (const TempRootFacts& root : {temp_root(), sound}) {
+    const auto rows = ps_rows({root}, {no_user_jvm(80)}, {});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].state, "blind");
+    EXPECT_EQ(rows[0].reason, "no-passwd-entry");
+    EXPECT_EQ(rows[0].user, std::nullopt);
+    EXPECT_THAT(rows[0].details, ::testing::ElementsAre("uid 54321"));
+    EXPECT_THAT(rows[0].explanation.value_or(""), HasSubstr("uid 54321 has no entry"));
+    // The catalogue's remedy: the entry it needs, and that a restart alone does not help.
+    EXPECT_THAT(rows[0].fix.value_or(""), HasSubstr("entry in the passwd of the JVM's own root"));
+    EXPECT_THAT(rows[0].fix.value_or(""), HasSubstr("A restart alone does not help"));
+  }
+  // A user database that could not be read says nothing of the uid: not this cause.
+  JvmProcessFacts unread = no_user_jvm(81);
+  unread.no_user_entry = false;
+  const auto rows = ps_rows({sound}, {unread}, {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].reason, "undetermined");
+  // -XX:-UsePerfData decides before the JVM asks for its user name.
+  JvmProcessFacts quiet = no_user_jvm(82);
+  quiet.perf_data = PerfDataOption{true, "-XX:-UsePerfData", "command line"};
+  EXPECT_EQ(ps_rows({sound}, {quiet}, {}).at(0).reason, "perf-data-disabled");
+}
+
+TEST(Ps, AJvmWhoseUidHasNoUserNameIsItsTempDirsInvisibleJvm) {
+  std::vector<TempRootFacts> roots = {temp_root()};
+  roots[0].namespaces.push_back(namespace_of());
+  JvmProcessFacts unread = no_user_jvm(84);
+  unread.no_user_entry = false;  // a failed read: no namespace can be told, none is assumed
+  assign_invisible_jvms(roots, {no_user_jvm(83), unread});
+  ASSERT_EQ(roots[0].invisible_jvms.size(), 1u);
+  EXPECT_EQ(roots[0].invisible_jvms[0].process.pid, 83);
+  EXPECT_TRUE(roots[0].namespaces[0].invisible_jvms.empty());
+  const auto judged = judge(roots, *builtin_profile("default"));
+  ASSERT_EQ(judged.at(0).findings.size(), 1u);
+  const Finding& f = judged.at(0).findings[0];
+  EXPECT_EQ(f.rule, "jvm.no-passwd-entry");
+  EXPECT_EQ(f.severity, Severity::high);
+  EXPECT_EQ(f.path, "/tmp");  // no name, no namespace: the temp dir it would be in
+  EXPECT_EQ(f.evidence.value("uid", 0), 54321);
+  EXPECT_EQ(f.evidence.value("reason", ""), "no-passwd-entry");
+}
+
+// OpenJ9 maps a libjvm.so (its redirector) and writes no hsperfdata by design. Before, it was
+// taken for HotSpot: `blind (undetermined)` and a jvm.cause-undetermined finding.
+TEST(Ps, AnOpenJ9JvmIsNamedAndNeverAnInvisibleHotSpot) {
+  TempRootFacts sound = temp_root();
+  sound.namespaces.push_back(namespace_of());
+  JvmProcessFacts j9 = jvm(85, false);
+  j9.vm = VmKind::openj9;
+  EXPECT_FALSE(j9.blind());
+  EXPECT_FALSE(j9.invisible());
+  const auto rows = ps_rows({sound}, {j9}, {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].state, "openj9");
+  EXPECT_EQ(rows[0].reason, "no-hsperfdata");
+  EXPECT_THAT(rows[0].explanation.value_or(""), HasSubstr("OpenJ9 writes no hsperfdata, by design"));
+  EXPECT_THAT(rows[0].explanation.value_or(""), HasSubstr(".com_ibm_tools_attach"));
+  EXPECT_EQ(rows[0].fix, std::nullopt);
+  EXPECT_FALSE(ps_rows_depend_on_locks(rows));
+  // No finding: the audit is given no invisible JVM for it.
+  std::vector<TempRootFacts> roots = {sound};
+  assign_invisible_jvms(roots, {j9});
+  EXPECT_TRUE(roots[0].invisible_jvms.empty());
+  EXPECT_TRUE(roots[0].namespaces[0].invisible_jvms.empty());
+  // The same process as HotSpot is blind, as before.
+  EXPECT_EQ(ps_rows({sound}, {jvm(85, false)}, {}).at(0).state, "blind");
 }
 
 TEST(Ps, JvmMappingAFileNoRootHoldsIsUnlisted) {
@@ -449,6 +537,26 @@ TEST(ProcfsParse, MapsNamesABackingFile) {
   EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /tmp/hsperfdata_/1\n").hsperfdata);
   EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /usr/lib/jvm/lib/server/libjvm.so\n")
                    .hsperfdata);
+}
+
+// OpenJ9's VM library as an OpenJ9 JDK maps it: lib/default/libj9vm29.so run as code, beside
+// the lib/server/libjvm.so redirector the launcher loaded.
+TEST(ProcfsParse, MapsNameOpenJ9sVmLibrary) {
+  const auto m = procfs::parse_maps(
+      "7f1c2a400000-7f1c2a5f0000 r-xp 00000000 08:01 1234 /opt/java/openjdk/lib/default/libj9vm29.so\n"
+      "7f1c2b000000-7f1c2b010000 r-xp 00000000 08:01 1235 /opt/java/openjdk/lib/server/libjvm.so\n");
+  EXPECT_TRUE(m.j9vm);
+  EXPECT_TRUE(m.libjvm);
+  EXPECT_TRUE(procfs::parse_maps("7f-8f r-xp 0 fe:00 5 /opt/j9/libj9vm30.so (deleted)\n").j9vm);
+  // HotSpot's libraries, and names that only look alike, are not OpenJ9's VM.
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r-xp 0 fe:00 5 /usr/lib/jvm/lib/server/libjvm.so\n").j9vm);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r-xp 0 fe:00 5 /opt/j9/libj9thr29.so\n").j9vm);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r-xp 0 fe:00 5 /opt/j9/libj9vm.so\n").j9vm);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r-xp 0 fe:00 5 /opt/j9/libj9vm29.so.bak\n").j9vm);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r-xp 0 fe:00 5 /opt/j9/libj9vm2x.so\n").j9vm);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r-xp 0 fe:00 5 /opt/j9/xlibj9vm29.so\n").j9vm);
+  // Read, not run: no VM runs its code.
+  EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/j9/libj9vm29.so\n").j9vm);
 }
 
 TEST(ProcfsParse, MapsGiveTheBackingMappingAndWhetherItWasDeleted) {

@@ -6,8 +6,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <set>
+#include <string>
 
 namespace hsperfguard {
 namespace {
@@ -189,7 +191,7 @@ TEST(Profiles, HotspotEnablesExactlyWhatTheJdkEnforces) {
       "namespace.owner-no-access", "namespace.read-only", "namespace.immutable", "namespace.no-space",
       "tmpdir.new-namespaces-fail", "tmpdir.shared-pid-names", "namespace.jvm-blinded", "jvm.perf-data-disabled",
       "jvm.backing-file-deleted", "jvm.create-failed", "jvm.locked-by-another-jvm", "jvm.namespace-changed",
-      "jvm.cause-undetermined"};
+      "jvm.cause-undetermined", "jvm.no-passwd-entry"};
   const Policy p = *builtin_profile("hotspot");
   std::set<std::string> enabled;
   for (const auto& [id, rule] : rule_catalog()) {
@@ -330,6 +332,37 @@ TEST(Policy, FindingsOfUnknownRulesAreKept) {
   const Findings out = apply_policy_to_findings({f}, *builtin_profile("hotspot"));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].severity, Severity::low);
+}
+
+// docs/POLICY.md section 8 and docs/operations.md rate each invisible-JVM rule as the
+// catalogue does. Before, section 8 said jvm.cause-undetermined (medium) while rules/ and
+// docs/operations.md said low.
+TEST(RuleCatalog, TheDocsRateTheInvisibleJvmRulesAsTheCatalogueDoes) {
+  const auto text_of = [](const std::string& relative) {
+    std::ifstream in(source_path(relative));
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string policy = text_of("docs/POLICY.md");
+  const std::size_t begin = policy.find("## 8. Invisible JVMs");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string section = policy.substr(begin, policy.find("\n## ", begin + 1) - begin);
+  // "`jvm.cause-undetermined` (low)" in the table; "(`jvm.cause-undetermined`, low)" in prose.
+  const std::regex rated(R"(`((?:jvm|namespace)\.[a-z-]+)`,? \(?(info|low|medium|high|critical)\b)");
+  std::set<std::string> seen;
+  for (const std::string& text : {section, text_of("docs/operations.md")}) {
+    for (auto m = std::sregex_iterator(text.begin(), text.end(), rated); m != std::sregex_iterator(); ++m) {
+      const RuleInfo* rule = find_rule((*m)[1].str());
+      ASSERT_NE(rule, nullptr) << (*m)[0];
+      EXPECT_EQ(to_string(rule->severity), (*m)[2].str()) << (*m)[0];
+      seen.insert((*m)[1].str());
+    }
+  }
+  for (const auto& [id, rule] : rule_catalog()) {
+    if (id.starts_with("jvm.")) {
+      EXPECT_TRUE(seen.contains(id)) << id << " is not rated in docs/POLICY.md section 8";
+    }
+  }
+  EXPECT_TRUE(seen.contains("namespace.jvm-blinded"));
 }
 
 }  // namespace
