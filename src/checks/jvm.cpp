@@ -1,11 +1,13 @@
 // jvm.*: live JVMs that publish no counters jps and jstat can find, each diagnosed once
 // (checks/invisible.hpp) and reported by the rule of its cause, one finding per JVM. A JVM
 // whose namespace HotSpot refuses is namespace.jvm-blinded's (namespace.cpp), raised once for
-// its namespace.
+// its namespace. And jvm.own-mount-namespace: a live JVM that jps lists but the host cannot
+// attach to, its /tmp another mount namespace's (checks/reach.hpp), one finding per backing file.
 #include <string>
 
 #include "checks/evidence.hpp"
 #include "checks/invisible.hpp"
+#include "checks/reach.hpp"
 #include "checks/rules.hpp"
 
 namespace hsperfguard::checks {
@@ -69,6 +71,29 @@ void jvm_cause_undetermined(const JvmSubject& s, Findings& out) {
 
 void jvm_no_passwd_entry(const JvmSubject& s, Findings& out) {
   jvm_rule(s, InvisibleCause::no_passwd_entry, "jvm.no-passwd-entry", out);
+}
+
+void jvm_own_mount_namespace(const TempRootFacts& root, const NamespaceFacts&,
+                             const FileFacts& file, Findings& out) {
+  if (!file.liveness) return;
+  const ProcessFacts* owner = backing_file_owner(*file.liveness);
+  if (owner == nullptr) return;
+  const std::optional<ReachDiagnosis> d = diagnose_reach(root, *owner);
+  if (!d) return;
+  nlohmann::json e = {{"pid", d->pid},
+                      {"reason", std::string(to_string(d->cause))},
+                      {"explanation", printable(d->explanation)},
+                      {"command", printable(d->command)}};
+  if (d->unit) e["unit"] = printable(*d->unit);
+  if (root.container) {
+    e["mount_namespace"] = printable(root.container->mount_namespace);
+    if (root.container->systemd_private_dir) {
+      e["systemd_private_dir"] = printable(*root.container->systemd_private_dir);
+    }
+  }
+  out.push_back(make_finding("jvm.own-mount-namespace", file.path,
+                             "JVM pid " + std::to_string(d->pid) + ": " + printable(d->explanation),
+                             std::move(e)));
 }
 
 }  // namespace hsperfguard::checks

@@ -71,6 +71,8 @@ constexpr std::array kRegistry = {
     RuleEntry{.id = "file.bad-size", .file = file_bad_size},
     RuleEntry{.id = "file.acl", .file = file_acl},
     RuleEntry{.id = "file.bad-prologue", .file = file_bad_prologue},
+    // jvm.cpp: a live JVM's file in a /tmp the host's attach does not look in
+    RuleEntry{.id = "jvm.own-mount-namespace", .file = jvm_own_mount_namespace},
     // file.cpp: the liveness verdict
     RuleEntry{.id = "file.stale", .verdict = file_stale},
     RuleEntry{.id = "file.pid-reused", .verdict = file_pid_reused},

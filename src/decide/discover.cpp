@@ -15,7 +15,7 @@ void add_unique(std::vector<std::string>& list, const std::string& value, const 
   if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
 }
 
-RootSpec container_spec(const ProcessTempDir& entry) {
+RootSpec container_spec(const ProcessTempDir& entry, const ContainerScan* scan) {
   RootSpec spec;
   spec.kind = RootKind::container;
   spec.root = "/proc/" + std::to_string(entry.host_pid) + "/root";
@@ -24,6 +24,11 @@ RootSpec container_spec(const ProcessTempDir& entry) {
   container.host_pid = entry.host_pid;
   container.mount_namespace = entry.mount_namespace;
   container.cgroup = entry.cgroup;
+  if (scan != nullptr) {
+    for (const auto& p : scan->systemd_private_tmps) {
+      if (p.temp_dir == entry.temp_dir) container.systemd_private_dir = p.name;
+    }
+  }
   spec.container = std::move(container);
   return spec;
 }
@@ -108,7 +113,7 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
     // The processes the scan could not look into are not this run's to look at (a container
     // of theirs is not the one asked for; as liveness candidates the index keeps them
     // uncertain). This one's own failure leaves its root unopened, which says so.
-    out.push_back(container_spec(entry != nullptr ? *entry : fallback));
+    out.push_back(container_spec(entry != nullptr ? *entry : fallback, scan));
     if (entry != nullptr) {
       for (const auto& e : scan->temp_dirs) {
         if (e.temp_dir == entry->temp_dir) {
@@ -145,7 +150,7 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
                            [&](const auto& r) { return r.first == entry.temp_dir; });
     if (it == roots.end()) {
       roots.emplace_back(entry.temp_dir, out.size());
-      out.push_back(container_spec(entry));
+      out.push_back(container_spec(entry, scan));
       passwd.push_back(entry.passwd);
       continue;
     }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "checks/invisible.hpp"
+#include "checks/reach.hpp"
 #include "decide/audit.hpp"
 #include "decide/remedy.hpp"
 #include "model/text_escape.hpp"
@@ -117,6 +118,12 @@ PsRow file_row(const TempRootFacts& root, const NamespaceFacts& ns, const FileFa
       if (jvm->process.cgroup) row.cgroup = jvm->process.cgroup;
     }
     if (!row.start_time_ms) row.start_time_ms = owner->start_time_ms;
+    if (const auto reach = checks::diagnose_reach(root, *owner)) {
+      row.reach_cause = std::string(checks::to_string(reach->cause));
+      row.unit = reach->unit;
+      row.reach_explanation = reach->explanation;
+      row.reach_command = reach->command;
+    }
   } else if (root.kind != RootKind::container && verdict.verdict == Verdict::live) {
     row.host_pid = file.pid_name.pid;  // on the host the name is the host pid
   }

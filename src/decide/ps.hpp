@@ -15,6 +15,8 @@
 //                     temp dir was not looked at);
 //   openj9            an OpenJ9 JVM (it maps libj9vm<NN>.so), reason no-hsperfdata: it writes
 //                     none by design, and is never an invisible HotSpot.
+// A live row of a JVM in our pid namespace whose /tmp is another mount namespace's (systemd's
+// PrivateTmp=, a pod's sidecar) also says why the host's attach misses it and what reaches it.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,13 @@ struct PsRow {
   std::optional<std::int32_t> lock_holder_pid;
   std::optional<std::string> explanation;
   std::optional<std::string> fix;
+  // A live JVM that jps lists but the host's attach misses, its /tmp another mount namespace's
+  // (checks/reach.hpp): the cause ("systemd-private-tmp", "own-mount-namespace"), the systemd
+  // service it runs in, a line a person understands and the command that reaches it.
+  std::optional<std::string> reach_cause;
+  std::optional<std::string> unit;
+  std::optional<std::string> reach_explanation;
+  std::optional<std::string> reach_command;
 };
 
 struct PsOptions {

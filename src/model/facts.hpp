@@ -353,6 +353,11 @@ struct ContainerFacts {
     }
     return false;
   }
+  // The name of the directory of the host's temp dir whose "tmp" is this /tmp (same dev, ino):
+  // "systemd-private-<boot id>-tomcat.service-<random>", what systemd makes for PrivateTmp=
+  // (docs/POLICY.md, "Reachable only from its own mount namespace"). Initialised here, so that
+  // the positional initialisers of the members above stay complete.
+  std::optional<std::string> systemd_private_dir{};
 };
 
 // Processes the container scan could not look into: their mount namespace, root or /tmp

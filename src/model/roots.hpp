@@ -98,11 +98,21 @@ struct ProcessPlacement {
   int status_error = 0;                // errno of reading <pid>/status
 };
 
+// A directory of the host's temp dir that systemd made for a service's PrivateTmp=
+// ("systemd-private-*"), and the identity of its "tmp", the service's /tmp.
+struct SystemdPrivateTmp {
+  std::string name;
+  DirIdentity temp_dir;
+};
+
 struct ContainerScan {
   std::optional<std::string> own_mount_namespace;
   std::optional<std::string> own_pid_namespace;
   std::optional<DirIdentity> host_temp_dir;  // of the host temp dir this scan compared with
   std::vector<ProcessTempDir> temp_dirs;     // in pid order
+  // The host temp dir's systemd-private-* directories whose tmp is the /tmp of a process of
+  // our pid namespace in another mount namespace (listed only when there is such a process).
+  std::vector<SystemdPrivateTmp> systemd_private_tmps;
   std::size_t processes = 0;                 // processes looked at
   // Processes whose mount namespace, root or /tmp could not be reached (not gone).
   UnobservedProcesses unobserved;

@@ -70,6 +70,14 @@ std::string ps_text(const std::vector<PsRow>& rows, std::int64_t now_ms, std::op
     if (r.fix) out << "; fix: " << terminal_safe(*r.fix);
     out << "\n";
   }
+  // Why the host's attach misses a JVM that jps lists, and what reaches it.
+  for (const auto& r : rows) {
+    if (!r.reach_explanation) continue;
+    if (first) out << "\n";
+    first = false;
+    out << opt_int(r.host_pid) << " " << r.state << " (" << r.reach_cause.value_or("")
+        << "): " << terminal_safe(*r.reach_explanation) << "\n";
+  }
   return out.str();
 }
 
@@ -129,6 +137,18 @@ nlohmann::json ps_json(const std::vector<PsRow>& rows, std::int64_t now_ms,
       put_text(j, "fix", *r.fix);
     else
       j["fix"] = nullptr;
+    if (r.reach_cause) {
+      json reach = {{"cause", *r.reach_cause}};
+      if (r.unit)
+        put_text(reach, "unit", *r.unit);
+      else
+        reach["unit"] = nullptr;
+      put_text(reach, "explanation", r.reach_explanation.value_or(""));
+      put_text(reach, "command", r.reach_command.value_or(""));
+      j["reach"] = std::move(reach);
+    } else {
+      j["reach"] = nullptr;
+    }
     list.push_back(std::move(j));
   }
   json& errs = doc["errors"] = json::array();

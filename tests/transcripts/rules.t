@@ -37,6 +37,7 @@ The rule catalogue, and one rule explained.
   jvm.locked-by-another-jvm       high      JVM's backing file name is locked by another process
   jvm.namespace-changed           medium    JVM is invisible and its namespace changed after it started
   jvm.no-passwd-entry             high      JVM's uid has no user name, so it makes no namespace
+  jvm.own-mount-namespace         info      JVM is reachable only from its own mount namespace
   jvm.perf-data-disabled          info      JVM runs with performance data disabled
   namespace.acl-grants-write      high      Namespace ACL lets other users write to it  [repairable]
   namespace.default-acl           medium    Namespace has a default ACL that widens access to new files  [repairable]

@@ -10,7 +10,9 @@
 // open_beneath (openat2 RESOLVE_IN_ROOT, or the O_NOFOLLOW walk), so that a /tmp planted as
 // a symlink to "/../../etc" inside a container names the container's etc, never the host's.
 // Its etc/passwd is held the same way, for its version (discovery puts roots sharing one
-// together). Nothing is opened for reading: O_PATH only.
+// together). Nothing is opened for reading: O_PATH only, but for the listing of the host's temp
+// dir when a process of our pid namespace has a /tmp of its own (systemd's PrivateTmp=): its
+// systemd-private-* directories are matched to the scanned /tmps by the identity of their tmp.
 #include "platform/posix/containers_posix.hpp"
 
 #include <fcntl.h>
@@ -23,8 +25,10 @@
 #include <tuple>
 
 #include "model/procfs_parse.hpp"
+#include "model/systemd_unit.hpp"
 #include "platform/containers.hpp"
 #include "platform/posix/beneath_posix.hpp"
+#include "platform/posix/dirents_posix.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
 #include "platform/posix/safe_path_posix.hpp"
@@ -80,6 +84,7 @@ class ContainerScanner {
       scan_process(pids[looked_at]);
     }
     scan_.placements_complete = options_.place_processes && list_err == 0 && !stopped;
+    if (!stopped && any_in_our_pid_namespace()) find_systemd_private_tmps();
     return std::move(scan_);
   }
 
@@ -192,6 +197,58 @@ class ContainerScanner {
       if (!fields.ns_pids.empty()) entry.ns_pid = fields.ns_pids.back();
     }
     entry.cgroup = reader_.read_cgroup(pid);
+  }
+
+  // A /tmp of a process that shares our pid namespace from another mount namespace (systemd's
+  // PrivateTmp=, a pod's sidecar): worth asking whose /tmp it is.
+  bool any_in_our_pid_namespace() const {
+    return std::any_of(scan_.temp_dirs.begin(), scan_.temp_dirs.end(),
+                       [&](const ProcessTempDir& t) {
+                         return t.pid_namespace && t.pid_namespace == scan_.own_pid_namespace &&
+                                t.mount_namespace != scan_.own_mount_namespace;
+                       });
+  }
+
+  // The host temp dir's systemd-private-*/tmp directories that are one of the scanned /tmps.
+  // Anyone can make a systemd-private-* name in a shared /tmp: each step opens one entry
+  // without following a link and without crossing onto another mount (a user's FUSE server
+  // is never asked), and only a directory owned by root counts, as systemd makes them.
+  void find_systemd_private_tmps() {
+    UniqueFd host_tmp(
+        ::open(options_.host_temp_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!host_tmp.valid()) {
+      note(make_error(options_.host_temp_dir, "open", errno));
+      return;
+    }
+    std::vector<char> buffer;
+    DirentReader entries(host_tmp.get(), buffer);
+    std::vector<std::string> names;
+    while (const std::optional<Dirent> e = entries.next()) {
+      if (e->name.starts_with(kSystemdPrivatePrefix)) names.emplace_back(e->name);
+    }
+    if (entries.error() != 0)
+      note(make_error(options_.host_temp_dir, "getdents64", entries.error()));
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      const std::optional<DirIdentity> tmp = private_tmp_identity(host_tmp.get(), name);
+      if (!tmp) continue;
+      const bool scanned = std::any_of(scan_.temp_dirs.begin(), scan_.temp_dirs.end(),
+                                       [&](const ProcessTempDir& t) { return t.temp_dir == *tmp; });
+      if (scanned) scan_.systemd_private_tmps.push_back(SystemdPrivateTmp{name, *tmp});
+    }
+  }
+
+  // The identity of <host temp dir>/<name>/tmp when <name> is a root-owned directory on the
+  // temp dir's mount and its tmp a directory on that mount too.
+  static std::optional<DirIdentity> private_tmp_identity(int host_tmp, const std::string& name) {
+    UniqueFd dir(open_entry_on_this_mount(host_tmp, name.c_str(), kPathDir));
+    struct stat st {};
+    if (!dir.valid() || ::fstat(dir.get(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) {
+      return std::nullopt;
+    }
+    UniqueFd tmp(open_entry_on_this_mount(dir.get(), "tmp", kPathDir));
+    if (!tmp.valid()) return std::nullopt;
+    return identity_of(tmp.get());
   }
 
   void note(ObservationError e) {

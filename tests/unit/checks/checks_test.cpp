@@ -287,6 +287,24 @@ std::vector<TempRootFacts> hostile_worlds() {
   }));
   worlds.push_back(second);
 
+  // A JVM of our pid namespace in a service's private /tmp: jvm.own-mount-namespace.
+  TempRootFacts private_tmp = temp_root();
+  private_tmp.kind = RootKind::container;
+  private_tmp.container = ContainerFacts{};
+  private_tmp.container->host_pid = 400;
+  private_tmp.container->mount_namespace = "mnt:[4026532177]";
+  private_tmp.container->systemd_private_dir =
+      "systemd-private-0123456789abcdef0123456789abcdef-it's a\xff.service-AbC123";
+  NamespaceFacts private_ns = namespace_of("hank", 1009);
+  FileFacts reached = backing_file(private_ns, "400");
+  reached.liveness = LivenessFacts{};
+  reached.liveness->candidates = {process(400, ProcessFacts::Existence::alive, 1009)};
+  reached.liveness->candidates[0].ns_pids = {400};
+  reached.liveness->candidates[0].maps_backing_file = true;
+  private_ns.files.push_back(reached);
+  private_tmp.namespaces.push_back(private_ns);
+  worlds.push_back(private_tmp);
+
   TempRootFacts windows = temp_root();
   windows.platform = Platform::windows;
   NamespaceFacts win_ns = namespace_of();
@@ -334,6 +352,7 @@ const std::set<std::string>& module_rules() {
       "jvm.namespace-changed",
       "jvm.cause-undetermined",
       "jvm.no-passwd-entry",
+      "jvm.own-mount-namespace",
       "volume.network-filesystem",
       "volume.no-acl-support",
       "volume.compressed",

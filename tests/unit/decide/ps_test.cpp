@@ -10,6 +10,7 @@
 #include "checks_builders.hpp"
 #include "decide/audit.hpp"
 #include "model/procfs_parse.hpp"
+#include "model/shell_word.hpp"
 #include "report/ps_report.hpp"
 #include "report/audit_report_json.hpp"
 #include "test_support.hpp"
@@ -451,9 +452,64 @@ TEST(Ps, JsonCarriesEveryColumn) {
   EXPECT_EQ(doc["errors"].size(), 1u);
 }
 
+// container_world's JVM in our pid namespace, its /tmp a service's PrivateTmp= directory.
+TempRootFacts private_tmp_world(const std::string& cgroup) {
+  TempRootFacts root = container_world();
+  root.container->cgroup = cgroup;
+  root.container->systemd_private_dir =
+      "systemd-private-0123456789abcdef0123456789abcdef-tomcat.service-AbC123";
+  ProcessFacts& owner = root.namespaces[0].files[0].liveness->candidates[0];
+  owner.ns_pids = {5000};
+  owner.cgroup = cgroup;
+  root.namespaces[0].files[0].name = "5000";
+  root.namespaces[0].files[0].pid_name = classify_pid_name("5000");
+  return root;
+}
+
+// Before: the row said live, mnt:[...], and nothing of why the host's jcmd misses the JVM.
+TEST(Ps, APrivateTmpJvmSaysWhyTheHostsAttachMissesItAndWhatReachesIt) {
+  const auto rows = ps_rows({private_tmp_world("/system.slice/tomcat.service")}, {}, {});
+  ASSERT_EQ(rows.size(), 1u);
+  const PsRow& r = rows[0];
+  EXPECT_EQ(r.state, "live");
+  EXPECT_EQ(r.reach_cause, "systemd-private-tmp");
+  EXPECT_EQ(r.unit, "tomcat.service");
+  EXPECT_EQ(r.reach_command, "nsenter -t 5000 -m -- jcmd 5000 VM.version");
+  const std::string text = ps_text(rows, kNow);
+  EXPECT_THAT(text, HasSubstr("\n5000 live (systemd-private-tmp): private /tmp of tomcat.service "
+                              "(PrivateTmp=): jps lists it, but JDK 17's jcmd on the host cannot "
+                              "attach (it looks for the JVM's attach socket in the host's /tmp); "
+                              "reach it with nsenter -t 5000 -m -- jcmd 5000 VM.version\n"));
+  const auto doc = ps_json(rows, kNow, {});
+  const auto& reach = doc["jvms"][0]["reach"];
+  EXPECT_EQ(reach["cause"], "systemd-private-tmp");
+  EXPECT_EQ(reach["unit"], "tomcat.service");
+  EXPECT_EQ(reach["command"], "nsenter -t 5000 -m -- jcmd 5000 VM.version");
+  // A container with its own pid namespace: no such line, reach null.
+  const auto contained = ps_rows({container_world()}, {jvm(5000, true)}, {});
+  EXPECT_FALSE(contained[0].reach_cause);
+  EXPECT_TRUE(ps_json(contained, kNow, {})["jvms"][0]["reach"].is_null());
+  EXPECT_THAT(ps_text(contained, kNow), Not(HasSubstr("jcmd")));
+}
+
+TEST(Ps, AHostileUnitNameInTheCgroupIsOneShellWordOnAPlainLine) {
+  const auto rows = ps_rows({private_tmp_world("/system.slice/it's \x1b[2J.service")}, {}, {});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].unit, "it's \x1b[2J.service");
+  const std::string text = ps_text(rows, kNow);
+  EXPECT_THAT(text, Not(HasSubstr("\x1b")));
+  // One word, meaning exactly the cgroup's bytes (model/shell_word.hpp), holding no escape.
+  EXPECT_THAT(text, HasSubstr("private /tmp of " + posix_shell_word("it's \x1b[2J.service") +
+                              " (PrivateTmp=)"));
+  EXPECT_THAT(posix_shell_word("it's \x1b[2J.service"), HasSubstr("\\x1b"));
+}
+
 // Rows of every state, hostile text included, against schemas/ps.schema.json.
 TEST(Ps, JsonMatchesItsSchema) {
   std::vector<PsRow> rows = ps_rows({container_world()}, {jvm(5000, true)}, {});
+  for (auto& r : ps_rows({private_tmp_world("/system.slice/a\xff.service")}, {}, {})) {
+    rows.push_back(std::move(r));
+  }
   TempRootFacts refused = temp_root();
   NamespaceFacts loose = namespace_of();
   loose.lstat->mode = loose.opened->mode = 0777;
