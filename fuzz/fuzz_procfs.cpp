@@ -5,7 +5,8 @@
 // every view a parser returns lies inside the text it was given; counts add up; a maps
 // summary's files are distinct, sorted and never anonymous; NSpid lists are never empty
 // when a tgid was read from them alone; the lock-file holder parser accepts exactly what
-// lock_file_content writes: a canonical decimal pid 1..INT32_MAX, then the marker line.
+// lock_file_content writes: a canonical decimal pid 1..INT32_MAX, then the marker line; every
+// attach listener kept from net/unix is in the text and named after its pid as HotSpot names it.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +86,37 @@ void check_maps(std::string_view text) {
   }
 }
 
+void check_unix_listeners(std::string_view text) {
+  const procfs::UnixListeners u = procfs::parse_unix_listeners(text);
+  const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  FUZZ_CHECK(u.lines <= lines && u.malformed <= u.lines && u.listeners.size() <= u.lines);
+  FUZZ_CHECK(!u.truncated && u.long_lines == 0);
+  for (const auto& l : u.listeners) {
+    // Every listener's path is in the text and names its pid the way HotSpot does.
+    FUZZ_CHECK(text.find(l.path) != std::string_view::npos);
+    FUZZ_CHECK(l.pid > 0 && procfs::attach_listener_pid(l.path) == l.pid);
+    FUZZ_CHECK(!l.path.empty() && l.path.front() != '@');
+  }
+  // Fed in three pieces, cut anywhere, the text says the same; with a short line buffer, a
+  // long line is skipped and counted, never cut into a listener.
+  const std::size_t a = text.size() / 3, b = text.size() - text.size() / 5;
+  for (const std::size_t max_line : {std::max(procfs::kMaxUnixLine, text.size()), std::size_t{128}}) {
+    procfs::UnixListenersParser parser(max_line);
+    parser.feed(text.substr(0, a));
+    parser.feed(text.substr(a, b - a));
+    parser.feed(text.substr(b));
+    const procfs::UnixListeners fed = parser.finish();
+    FUZZ_CHECK(fed.lines == u.lines);
+    if (fed.long_lines == 0) {
+      FUZZ_CHECK(fed.listeners == u.listeners && fed.malformed == u.malformed);
+    } else {
+      for (const auto& l : fed.listeners) {
+        FUZZ_CHECK(std::find(u.listeners.begin(), u.listeners.end(), l) != u.listeners.end());
+      }
+    }
+  }
+}
+
 void check_status(std::string_view text) {
   const procfs::StatusFields s = procfs::parse_status(text);
   for (const auto pid : s.ns_pids) FUZZ_CHECK(pid > 0);
@@ -153,7 +185,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace hsperfguard;
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  switch (data[0] % 7) {
+  switch (data[0] % 8) {
     case 0:
       check_locks(text);
       break;
@@ -174,6 +206,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     case 6:
       check_lock_holder(text);
+      break;
+    case 7:
+      check_unix_listeners(text);
       break;
   }
   return 0;

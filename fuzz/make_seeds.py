@@ -9,7 +9,7 @@ corpus/perfdata/  the real JDK 17 regions of tests/data/, one of them re-encoded
                   and small hand-made regions: valid ones, and broken ones that each break one
                   rule of the format (POLICY.md section 5).
 corpus/procfs/    a selector byte (the parser: 0 locks, 1 maps, 2 status, 3 stat, 4 cgroup and
-                  mountinfo, 5 passwd, 6 lock-file holder) and the text of a /proc file, of
+                  mountinfo, 5 passwd, 6 lock-file holder, 7 net/unix) and the text of a /proc file, of
                   /etc/passwd or of the reaper's lock file, as Linux writes them and bent.
 corpus/acl_xattr/ system.posix_acl_access values: what setfacl leaves, and broken ones.
 
@@ -283,6 +283,12 @@ def procfs_seeds():
         "lock-holder-zero": (6, b"0042\nhsperfguard reap lock\n"),
         "lock-holder-big": (6, b"2147483648\nhsperfguard reap lock\n"),
         "lock-holder-marker-only": (6, b"hsperfguard reap lock\n"),
+        "net-unix": (7, b"Num       RefCount Protocol Flags    Type St Inode Path\n"
+                        b"000000005ced1f68: 00000002 00000000 00010000 0001 01 4788658 /tmp/.java_pid7338.tmp\n"
+                        b"0000000011111111: 00000003 00000000 00000000 0001 03 4788659 /tmp/.java_pid7338.tmp\n"
+                        b"0000000033333333: 00000002 00000000 00010000 0001 01 4788661 @/tmp/.java_pid7340\n"
+                        b"0000000088888888: 00000002 00000000 00010000 0001 01 100 /tmp/a\nb/.java_pid5\n"
+                        b"0000000055555555: 00000002 00000000 00010000 0001 01 4788663\n"),
     }
     return {"seed-" + key: bytes([selector]) + text for key, (selector, text) in texts.items()}
 

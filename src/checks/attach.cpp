@@ -113,4 +113,39 @@ void attach_stale(const TempRootFacts& root, const AttachFacts& attach, Findings
                              std::move(evidence)));
 }
 
+// A listener socket whose pid lives but does not listen on it (AttachLiveness::
+// proves_no_listener, which the reaper's verdict follows too): a killed JVM's socket whose pid
+// was given to another process, or a socket file someone made. The JDK's attach client finds
+// the file, connects, and gets "Connection refused" for as long as the file is there: it never
+// signals the JVM to start a listener. Unknown listening state is not reported.
+void attach_no_listener(const TempRootFacts& root, const AttachFacts& attach, Findings& out) {
+  if (root.platform != Platform::posix || attach.kind != AttachFacts::Kind::listener_socket ||
+      !attach.pid || !attach.lstat || attach.lstat->kind != FileKind::socket || !attach.liveness ||
+      !attach.liveness->proves_no_listener()) {
+    return;
+  }
+  const ProcessFacts& p = *attach.liveness->alive();
+  nlohmann::json listeners = nlohmann::json::array();
+  for (const AttachListenerFacts& l : attach.liveness->listeners) listeners.push_back(l.pid);
+  nlohmann::json evidence = {{"existence", "alive"},
+                             {"pid", *attach.pid},
+                             {"listening", false},
+                             {"checked_pids", std::move(listeners)},
+                             {"candidates_complete", true}};
+  if (p.maps_libjvm) {
+    evidence["jvm"] = *p.maps_libjvm;
+  } else {
+    evidence["jvm"] = nullptr;
+  }
+  const std::string pid = "pid " + std::to_string(*attach.pid);
+  const std::string what = !p.maps_libjvm  ? "a process that may not be a JVM"
+                           : *p.maps_libjvm ? "a JVM without an attach listener"
+                                            : "not a JVM";
+  out.push_back(make_finding("attach.no-listener", attach.path,
+                             "attach socket " + printable(attach.path) + " belongs to " + pid +
+                                 ", which is alive but does not listen on it (" + what +
+                                 "): attach tools get \"Connection refused\" from it",
+                             std::move(evidence)));
+}
+
 }  // namespace hsperfguard::checks

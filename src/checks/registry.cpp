@@ -101,6 +101,7 @@ constexpr std::array kRegistry = {
     RuleEntry{.id = "attach.observation-error", .attach = attach_observation_error},
     RuleEntry{.id = "attach.socket-unsafe", .attach = attach_socket_unsafe},
     RuleEntry{.id = "attach.stale", .attach = attach_stale},
+    RuleEntry{.id = "attach.no-listener", .attach = attach_no_listener},
 };
 
 }  // namespace

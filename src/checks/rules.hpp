@@ -123,6 +123,7 @@ void dacl_file_data_readable(const DescriptorSubject& s, Findings& out);
 void attach_observation_error(const TempRootFacts& root, const AttachFacts& attach, Findings& out);
 void attach_socket_unsafe(const TempRootFacts& root, const AttachFacts& attach, Findings& out);
 void attach_stale(const TempRootFacts& root, const AttachFacts& attach, Findings& out);
+void attach_no_listener(const TempRootFacts& root, const AttachFacts& attach, Findings& out);
 
 // Shared by the families.
 

@@ -283,6 +283,17 @@ PlanItem plan_attach(const TempRootFacts& root, const RootPlan& root_plan, const
 
 }  // namespace
 
+namespace {
+
+// "/proc/42/fd: read: Permission denied": why a listener could not be seen.
+std::string error_text(const ObservationError& e) {
+  std::string text = e.path + ": " + e.op;
+  if (!e.message.empty()) text += ": " + e.message;
+  return text;
+}
+
+}  // namespace
+
 LivenessVerdict judge_attach_file(const AttachFacts& attach) {
   LivenessVerdict v;
   json file = {{"attach_kind", attach.kind == AttachFacts::Kind::listener_socket ? "listener-socket"
@@ -331,14 +342,57 @@ LivenessVerdict judge_attach_file(const AttachFacts& attach) {
   v.evidence["candidates"] = std::move(candidates);
   v.evidence["candidates_complete"] = al.candidates_complete;
   const std::string pid = "pid " + std::to_string(*attach.pid);
+  const auto alive_text = [&](const ProcessFacts& p) {
+    return p.pid == *attach.pid ? pid + " is alive"
+                                : pid + " is alive (host pid " + std::to_string(p.pid) +
+                                      ", in another pid namespace using this temp dir)";
+  };
+  if (!al.listeners.empty()) {
+    json listeners = json::array();
+    for (const AttachListenerFacts& l : al.listeners) {
+      json one = {{"pid", l.pid}, {"listens", l.listens ? json(*l.listens) : json(nullptr)}};
+      if (l.socket_inode) one["socket_inode"] = *l.socket_inode;
+      if (!l.bound_path.empty()) one["bound_path"] = l.bound_path;
+      if (!l.errors.empty()) one["error"] = error_text(l.errors.front());
+      listeners.push_back(std::move(one));
+    }
+    v.evidence["listeners"] = std::move(listeners);
+  }
+  // A listener socket whose live process listens on it is that JVM's; one that nothing
+  // listens on is stale whatever its pid: attach tools only get "Connection refused" from it,
+  // and a JVM makes its socket file only once its listener listens, so it is never a JVM's
+  // about to be used. Whether one listens that could not be read keeps it, as any doubt does.
+  if (const ProcessFacts* p = al.alive(); p != nullptr && !al.listeners.empty()) {
+    for (const AttachListenerFacts& l : al.listeners) {
+      if (l.listens == true) {
+        v.evidence["decided_by_pid"] = l.pid;
+        return decide(Verdict::live, "process-alive", "listener",
+                      alive_text(*p) + " and listens on this socket");
+      }
+    }
+    for (const AttachListenerFacts& l : al.listeners) {
+      if (!l.listens) {
+        v.evidence["decided_by_pid"] = l.pid;
+        return decide(Verdict::unknown, "listener-unobserved", "listener",
+                      alive_text(*p) + "; whether it listens on this socket could not be read (" +
+                          (l.errors.empty() ? std::string("no reason given") : error_text(l.errors.front())) +
+                          ")");
+      }
+    }
+    if (al.proves_no_listener()) {
+      v.evidence["decided_by_pid"] = p->pid;
+      const std::string what = !p->maps_libjvm ? "it may not be a JVM"
+                               : *p->maps_libjvm ? pid + " is a JVM without an attach listener"
+                                                 : pid + " is not a JVM";
+      return decide(Verdict::stale, "no-listener", "listener",
+                    alive_text(*p) + " but nothing listens on this socket (" + what + ")");
+    }
+  }
   // Any candidate that lives keeps it, any doubt keeps it; it is stale only when the pid is
   // gone in every pid namespace whose processes use this temp dir.
   if (const ProcessFacts* p = al.alive()) {
     v.evidence["decided_by_pid"] = p->pid;
-    return decide(Verdict::live, "process-alive", "process",
-                  p->pid == *attach.pid ? pid + " is alive"
-                                        : pid + " is alive (host pid " + std::to_string(p->pid) +
-                                              ", in another pid namespace using this temp dir)");
+    return decide(Verdict::live, "process-alive", "process", alive_text(*p));
   }
   for (const ProcessFacts& p : al.candidates) {
     if (p.existence == Existence::no_permission) {

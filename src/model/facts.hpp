@@ -288,6 +288,20 @@ struct NamespaceFacts {
   bool more_parts = false;
 };
 
+// Whether a live process listens on its `.java_pid<pid>` socket: the listening unix sockets
+// of its own network namespace (/proc/<pid>/net/unix) bound to `.java_pid<pid>` or
+// `.java_pid<pid>.tmp`, its pid being the one it sees (the last NSpid field), one of which it
+// holds (/proc/<pid>/fd names it `socket:[inode]`). HotSpot listens before it renames the
+// bound `.tmp` name into place, so a socket file a JVM made always has its listener by then.
+struct AttachListenerFacts {
+  std::int32_t pid = 0;  // the host pid of the live candidate
+  // nullopt: could not be read (errors say why); false: nothing of it listens on such a name.
+  std::optional<bool> listens;
+  std::optional<std::uint64_t> socket_inode;  // the listening socket's (sockfs) inode
+  std::string bound_path;                     // its path as the kernel prints it
+  std::vector<ObservationError> errors;
+};
+
 // Who may have made an attach file. A JVM names its attach files by its own pid, the one it
 // sees (the last NSpid field), so the name is matched the way a backing file's is: in every
 // pid namespace whose processes use this temp dir, never only against host pids.
@@ -317,6 +331,30 @@ struct AttachLiveness {
       if (p.existence == ProcessFacts::Existence::alive) return &p;
     }
     return nullptr;
+  }
+
+  // A listener socket's: for each candidate that lives, whether it listens on a socket named
+  // after the file (empty: not looked at, a trigger file, or facts from before this was read).
+  std::vector<AttachListenerFacts> listeners;
+  const AttachListenerFacts* listener_of(std::int32_t host_pid) const {
+    for (const AttachListenerFacts& l : listeners) {
+      if (l.pid == host_pid) return &l;
+    }
+    return nullptr;
+  }
+  // Nothing listens on this socket though a candidate lives: the search was complete, every
+  // candidate is gone or lives without listening on such a name (read, not guessed), and at
+  // least one lives. What makes a listener socket of a live pid stale, for the reaper and the
+  // audit alike (a JVM's own socket file appears only after its listener listens).
+  bool proves_no_listener() const {
+    if (!candidates_complete || alive() == nullptr) return false;
+    for (const ProcessFacts& p : candidates) {
+      if (p.existence == ProcessFacts::Existence::gone) continue;
+      if (p.existence != ProcessFacts::Existence::alive) return false;
+      const AttachListenerFacts* l = listener_of(p.pid);
+      if (l == nullptr || l->listens != false) return false;
+    }
+    return true;
   }
 };
 

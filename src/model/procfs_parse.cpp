@@ -435,4 +435,102 @@ Match match_file(const std::vector<FileId>& files, const FileId& wanted) {
   return same_inode ? Match::inode_only : Match::none;
 }
 
+std::optional<std::int32_t> attach_listener_pid(std::string_view path) {
+  constexpr std::string_view kPrefix = ".java_pid";
+  constexpr std::string_view kTmp = ".tmp";
+  const std::size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  if (name.ends_with(kTmp)) name.remove_suffix(kTmp.size());
+  // Canonical decimal: what HotSpot prints with %d for a pid, never "0" or a leading zero.
+  if (name.empty() || name.size() > 10 || name.front() == '0') return std::nullopt;
+  const auto pid = parse_number<std::uint64_t>(name);
+  if (!pid || *pid > static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max())) {
+    return std::nullopt;
+  }
+  return static_cast<std::int32_t>(*pid);
+}
+
+UnixListenersParser::UnixListenersParser(std::size_t max_line, std::size_t max_kept)
+    : max_line_(std::max<std::size_t>(max_line, 128)), max_kept_(max_kept) {}
+
+void UnixListenersParser::feed(std::string_view chunk) {
+  while (!chunk.empty()) {
+    const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
+    const std::size_t len =
+        nl == nullptr ? chunk.size()
+                      : static_cast<std::size_t>(static_cast<const char*>(nl) - chunk.data());
+    if (!long_line_) {
+      const std::size_t room = max_line_ - line_.size();
+      if (nl != nullptr && line_.empty() && len <= room) {
+        parse_line(chunk.substr(0, len), false);  // a whole line within the chunk: no copy
+      } else {
+        line_.append(chunk.data(), std::min(len, room));
+        long_line_ = len > room;
+      }
+    }
+    if (nl == nullptr) return;  // the line goes on in the next chunk
+    if (!line_.empty() || long_line_) {
+      parse_line(line_, long_line_);
+      line_.clear();
+      long_line_ = false;
+    }
+    chunk.remove_prefix(len + 1);
+  }
+}
+
+UnixListeners UnixListenersParser::finish(bool truncated) {
+  if (!truncated && (!line_.empty() || long_line_)) parse_line(line_, long_line_);
+  line_.clear();
+  long_line_ = false;
+  out_.truncated = truncated;
+  return std::move(out_);
+}
+
+// "Num: RefCount Protocol Flags Type St Inode[ Path]", e.g.
+// "000000005ced1f68: 00000002 00000000 00010000 0001 01 4788658 /tmp/.java_pid7338.tmp";
+// the first line is the header. An abstract name is printed with a leading '@': no file.
+void UnixListenersParser::parse_line(std::string_view line, bool long_line) {
+  constexpr std::uint32_t kAcceptCon = 0x10000;  // __SO_ACCEPTCON: listen() was called
+  constexpr std::uint32_t kStream = 1;           // SOCK_STREAM, what HotSpot listens on
+  if (line.empty()) return;
+  ++out_.lines;
+  if (long_line) {
+    ++out_.long_lines;
+    return;
+  }
+  std::string_view rest = line;
+  const std::string_view num = next_token(rest);
+  if (num == "Num") return;  // the header
+  const auto refcount = parse_unsigned(next_token(rest), 16);
+  const auto protocol = parse_unsigned(next_token(rest), 16);
+  const auto flags = parse_unsigned(next_token(rest), 16);
+  const auto type = parse_unsigned(next_token(rest), 16);
+  const auto state = parse_unsigned(next_token(rest), 16);
+  const auto inode = parse_unsigned(next_token(rest), 10);
+  if (num.size() < 2 || num.back() != ':' || !refcount || !protocol || !flags || !type || !state ||
+      !inode) {
+    ++out_.malformed;
+    return;
+  }
+  // The path is everything after the one space that follows the inode (it may hold spaces).
+  if (rest.empty() || rest.front() != ' ') return;  // unbound
+  const std::string_view path = rest.substr(1);
+  if ((*flags & kAcceptCon) == 0 || *type != kStream || path.empty() || path.front() == '@') return;
+  const auto pid = attach_listener_pid(path);
+  if (!pid) return;
+  if (out_.listeners.size() >= max_kept_) {
+    out_.capped = true;
+    return;
+  }
+  out_.listeners.push_back(AttachListenerLine{*pid, *inode, std::string(path)});
+}
+
+UnixListeners parse_unix_listeners(std::string_view text) {
+  UnixListenersParser parser(std::max(kMaxUnixLine, text.size()));
+  parser.feed(text);
+  return parser.finish();
+}
+
 }  // namespace hsperfguard::procfs

@@ -140,6 +140,70 @@ class MapsParser {
   MapsSummary out_;
 };
 
+// A listening socket of /proc/<pid>/net/unix whose bound path's last component is what
+// HotSpot's attach listener binds: `.java_pid<pid>`, or `.java_pid<pid>.tmp` (it binds that
+// name, listens, then renames the file to `.java_pid<pid>`; the kernel keeps printing the
+// path given to bind). `inode` is the socket's own (sockfs) inode, which the process's
+// /proc/<pid>/fd links name as `socket:[inode]`, not the st_ino of the file in the temp dir.
+struct AttachListenerLine {
+  std::int32_t pid = 0;    // the pid in the name
+  std::uint64_t inode = 0;
+  std::string path;        // as printed
+  friend bool operator==(const AttachListenerLine&, const AttachListenerLine&) = default;
+};
+
+// The pid an attach socket's bound path names: its last component is `.java_pid<pid>` or
+// `.java_pid<pid>.tmp`, the pid canonical decimal (as HotSpot prints it), 1..INT32_MAX.
+std::optional<std::int32_t> attach_listener_pid(std::string_view path);
+
+struct UnixListeners {
+  std::vector<AttachListenerLine> listeners;  // in file order
+  std::size_t lines = 0;       // the header line included
+  std::size_t malformed = 0;   // lines that did not parse (the rest of a path with a newline)
+  std::size_t long_lines = 0;  // longer than the parser keeps: not looked at
+  // More listeners matched than the parser keeps (UnixListenersParser's max_kept): a pid
+  // missing from `listeners` may still have one.
+  bool capped = false;
+  // The text was not read to its end: a listener missing from `listeners` may exist.
+  bool truncated = false;
+  // Whether a pid missing from `listeners` has no listening attach socket in that network
+  // namespace. Malformed and long lines do not spoil it: the kernel prints every socket on a
+  // line of at most ~170 bytes (sun_path is 108) whose fields always parse; only a path with
+  // a newline in it makes more lines, and the first of them is that socket's own.
+  bool complete() const { return !truncated && !capped; }
+};
+
+// A line of /proc/net/unix is at most ~170 bytes: 512 keeps every one the kernel prints.
+inline constexpr std::size_t kMaxUnixLine = 512;
+// Attach listeners kept from one network namespace: each is a socket some process holds
+// open, so real hosts have a few; more is someone's doing, and leaves the answer unknown.
+inline constexpr std::size_t kMaxAttachListeners = 4096;
+
+// /proc/<pid>/net/unix parsed as it is read, a chunk at a time, keeping only the attach
+// listeners (SOCK_STREAM, __SO_ACCEPTCON in the flags, a path bound in the file system, its
+// last component an attach socket's name): a namespace with a million sockets costs a line's
+// memory and the few it keeps, never the text.
+class UnixListenersParser {
+ public:
+  explicit UnixListenersParser(std::size_t max_line = kMaxUnixLine,
+                               std::size_t max_kept = kMaxAttachListeners);
+  // The next bytes of the text, cut anywhere.
+  void feed(std::string_view chunk);
+  // After the last chunk. `truncated`: the reader stopped before the end of the file; a last
+  // line without its newline is then not parsed.
+  UnixListeners finish(bool truncated = false);
+
+ private:
+  void parse_line(std::string_view line, bool long_line);
+
+  std::size_t max_line_;
+  std::size_t max_kept_;
+  std::string line_;
+  bool long_line_ = false;
+  UnixListeners out_;
+};
+UnixListeners parse_unix_listeners(std::string_view text);
+
 // /proc/<pid>/cgroup: the process's cgroup path, the most telling one. cgroup v2 ("0::/path")
 // when it is not the root; otherwise the first cgroup v1 hierarchy whose path is not "/"
 // (name=systemd first); "/" when every path is the root; nullopt for text that has no

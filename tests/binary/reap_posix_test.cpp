@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -349,6 +350,8 @@ TEST(ReapExecutor, JournalHearsOfEveryUnlinkBeforeItHappens) {
   EXPECT_EQ(record_of(again, result, file)->detail, "journal-failed");
 }
 
+// A socket whose pid lives is kept while that process listens on it (this test process, as
+// HotSpot makes its listener); once nothing listens, it is stale though the pid still lives.
 TEST(ReapExecutor, AttachFilesOfGonePidsAreRemovedOthersKept) {
   ReapTree tree;
   const pid_t gone = dead_pid();
@@ -356,14 +359,56 @@ TEST(ReapExecutor, AttachFilesOfGonePidsAreRemovedOthersKept) {
   const std::string live_socket = tree.tmp + "/.java_pid" + std::to_string(::getpid());
   const std::string trigger = tree.tmp + "/.attach_pid" + std::to_string(gone);
   ASSERT_TRUE(make_socket(stale_socket));
-  ASSERT_TRUE(make_socket(live_socket));
+  auto listening = std::make_unique<ListeningSocket>(live_socket);
+  ASSERT_TRUE(listening->ok());
   test::write_file(trigger, {});
   ReapRun run = plan_in(tree.tmp);
   EXPECT_EQ(action_of(run, live_socket), "keep");
+  EXPECT_EQ(item_of(run, live_socket)->reason, "process-alive");
   const auto result = platform::execute_plan(run.plan, {});
   EXPECT_EQ(outcome_of(run, result, stale_socket), ReapOutcome::removed);
   EXPECT_EQ(outcome_of(run, result, trigger), ReapOutcome::removed);
   EXPECT_TRUE(exists(live_socket));
+
+  listening.reset();  // closed: the file stays, nothing listens on it
+  ReapRun closed = plan_in(tree.tmp);
+  EXPECT_EQ(action_of(closed, live_socket), "remove");
+  EXPECT_EQ(item_of(closed, live_socket)->reason, "no-listener");
+  const auto second = platform::execute_plan(closed.plan, {});
+  EXPECT_EQ(outcome_of(closed, second, live_socket), ReapOutcome::removed);
+  EXPECT_FALSE(exists(live_socket));
+}
+
+// A socket judged stale (its pid, this test process, lives and listens on nothing of that
+// name) and replaced before the act by a regular file or a symbolic link: the identity checks
+// every removal makes (the entry held with O_PATH and compared with the plan) refuse both, and
+// neither the replacement nor the link's target is touched.
+TEST(ReapExecutor, AttachSocketSwappedBetweenPlanAndActIsRefused) {
+  ReapTree tree;
+  const std::string socket = tree.tmp + "/.java_pid" + std::to_string(::getpid());
+  const std::string target = tree.sentinel("link-target");
+  for (const bool as_link : {false, true}) {
+    SCOPED_TRACE(as_link ? "symbolic link" : "regular file");
+    ASSERT_TRUE(make_socket(socket));
+    ReapRun run = plan_in(tree.tmp);
+    ASSERT_EQ(action_of(run, socket), "remove");
+    ASSERT_EQ(item_of(run, socket)->reason, "no-listener");
+    ASSERT_EQ(::unlink(socket.c_str()), 0);
+    if (as_link) {
+      ASSERT_EQ(::symlink(target.c_str(), socket.c_str()), 0);
+    } else {
+      test::write_file(socket, test::to_bytes("not a socket\n"));
+    }
+    const auto result = platform::execute_plan(run.plan, {});
+    EXPECT_EQ(outcome_of(run, result, socket), ReapOutcome::changed);
+    EXPECT_EQ(record_of(run, result, socket)->detail, "identity-changed");
+    struct stat st {};
+    ASSERT_EQ(::lstat(socket.c_str(), &st), 0);
+    EXPECT_EQ(S_ISLNK(st.st_mode), as_link);
+    EXPECT_EQ(S_ISREG(st.st_mode), !as_link);
+    ASSERT_EQ(::unlink(socket.c_str()), 0);
+  }
+  EXPECT_TRUE(tree.sentinels_intact());
 }
 
 TEST(ReapExecutor, EmptyNamespaceOfAGoneUserOnlyWithTheFlag) {

@@ -135,6 +135,14 @@ inline AttachLiveness attach_liveness(ProcessFacts p) {
   return l;
 }
 
+// Whether live process `pid` listens on the attach socket (nullopt: could not be read).
+inline AttachListenerFacts listening(std::int32_t pid, std::optional<bool> listens) {
+  AttachListenerFacts l;
+  l.pid = pid;
+  l.listens = listens;
+  return l;
+}
+
 inline AttachFacts listener(std::int32_t pid = 4242, std::uint32_t uid = kAliceUid) {
   AttachFacts a;
   a.name = ".java_pid" + std::to_string(pid);

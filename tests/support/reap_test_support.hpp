@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -286,6 +287,33 @@ inline bool make_socket(const std::string& path) {
   ::close(fd);
   return ok;
 }
+
+// A listening socket at `path`, made as HotSpot makes its attach listener: bound to
+// `path.tmp`, listening, then renamed to `path`. Closed (nothing listens any more, the file
+// stays) on destruction.
+class ListeningSocket {
+ public:
+  explicit ListeningSocket(const std::string& path) {
+    const std::string bound = path + ".tmp";
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (bound.size() >= sizeof addr.sun_path) return;
+    std::memcpy(addr.sun_path, bound.c_str(), bound.size() + 1);
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ok_ = fd_ >= 0 && ::bind(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
+          ::listen(fd_, 1) == 0 && ::rename(bound.c_str(), path.c_str()) == 0;
+  }
+  ~ListeningSocket() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ListeningSocket(const ListeningSocket&) = delete;
+  ListeningSocket& operator=(const ListeningSocket&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  int fd_ = -1;
+  bool ok_ = false;
+};
 
 // A child that waits for `signal` to be killed, killed and reaped on destruction.
 class ChildProcess {

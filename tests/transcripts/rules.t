@@ -3,6 +3,7 @@ The rule catalogue, and one rule explained.
   $ . "$TESTDIR/setup.sh"
 
   $ hsperfguard rules
+  attach.no-listener              low       Attach socket that nothing listens on
   attach.observation-error        low       Attach file could not be observed completely
   attach.socket-unsafe            high      Attach listener socket is unsafe
   attach.stale                    low       Attach file of a process that no longer exists

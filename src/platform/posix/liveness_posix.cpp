@@ -115,6 +115,93 @@ struct LivenessGatherer::Impl {
   std::optional<Placements> placements;
   std::optional<std::string> own_mount_namespace;  // nullopt: not read yet; "": unreadable
 
+  // The attach listeners of each network namespace read so far ("net:[4026531840]"), and
+  // when that reading began: it answers for a socket file last changed before then (less
+  // kPassMargin), whose listener, if it had one, was listening before the file had its name.
+  struct NetListeners {
+    std::int64_t began_ms = 0;
+    procfs::UnixListeners listeners;
+    std::optional<ObservationError> error;
+  };
+  std::unordered_map<std::string, NetListeners> net_listeners;
+  std::vector<char> listing_buffer;  // net/unix chunks and /proc/<pid>/fd listings
+
+  NetListeners read_net_listeners(int proc_dirfd, const std::string& dir) {
+    NetListeners net;
+    net.began_ms = now_epoch_ms();
+    UnixListenersReading reading = read_unix_listeners(proc_dirfd, "net/unix", listing_buffer, &options.limits);
+    if (reading.error != 0) {
+      net.error = make_error(dir + "/net/unix", "read", reading.error);
+    } else if (reading.stopped != nullptr) {
+      net.error = ObservationError{dir + "/net/unix", "read", EINTR,
+                                   std::string("not read to its end: ") + reading.stopped};
+    }
+    net.listeners = std::move(reading.listeners);
+    return net;
+  }
+
+  // Whether host process `host_pid`, whose own pid is `name_pid`, listens on an attach
+  // socket named after it, for a socket file last changed at `ctime_ms`.
+  AttachListenerFacts attach_listener(std::int32_t host_pid, std::int32_t name_pid, std::int64_t ctime_ms) {
+    AttachListenerFacts out;
+    out.pid = host_pid;
+    const std::string dir = "/proc/" + std::to_string(host_pid);
+    UniqueFd proc(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!proc.valid()) {
+      out.errors.push_back(make_error(dir, "open", errno));
+      return out;
+    }
+    // Its own network namespace's sockets: a container with a network of its own lists its
+    // JVM's listener there only. Shared by the processes of that namespace when it is named.
+    std::string netns;
+    NetListeners unnamed;
+    const NetListeners* net = &unnamed;
+    if (readlink_at(proc.get(), "ns/net", netns) == 0) {
+      auto it = net_listeners.find(netns);
+      if (it == net_listeners.end() || ctime_ms + kPassMargin >= it->second.began_ms) {
+        it = net_listeners.insert_or_assign(netns, read_net_listeners(proc.get(), dir)).first;
+      }
+      net = &it->second;
+    } else {
+      unnamed = read_net_listeners(proc.get(), dir);
+    }
+    if (net->error) {
+      out.errors.push_back(*net->error);
+      return out;
+    }
+    std::vector<std::uint64_t> inodes;
+    for (const procfs::AttachListenerLine& l : net->listeners.listeners) {
+      if (l.pid == name_pid) inodes.push_back(l.inode);
+    }
+    const auto incomplete = [&] {
+      out.errors.push_back(ObservationError{
+          dir + "/net/unix", "read", 0,
+          "more than " + std::to_string(procfs::kMaxAttachListeners) +
+              " attach listeners in its network namespace: the others were not kept"});
+    };
+    if (!inodes.empty()) {
+      int err = 0;
+      if (const auto held = held_socket(proc.get(), inodes, listing_buffer, err)) {
+        out.listens = true;
+        out.socket_inode = *held;
+        for (const procfs::AttachListenerLine& l : net->listeners.listeners) {
+          if (l.inode == *held) out.bound_path = l.path;
+        }
+        return out;
+      }
+      if (err != 0) {
+        out.errors.push_back(make_error(dir + "/fd", "read", err));
+        return out;
+      }
+    }
+    if (!net->listeners.complete()) {
+      incomplete();
+      return out;
+    }
+    out.listens = false;
+    return out;
+  }
+
   const LockTable* lock_table() {
     if (!options.use_lock_table) return nullptr;
     if (!locks_read) {
@@ -466,6 +553,14 @@ void LivenessGatherer::gather(AttachFacts& attach, const LivenessScope& scope) {
   // of this host) name host pids, and those of the namespaces sharing it, if any.
   al.candidates_complete = (!container || !indexes.indexes.empty()) &&
                            Impl::complete_for(indexes, *attach.pid, ctime_ms, gather_began_ms);
+  // A listener socket whose pid lives: does that process listen on it? A file that is not
+  // a socket is judged by its kind, and a trigger file has no listener.
+  if (attach.kind != AttachFacts::Kind::listener_socket || attach.lstat->kind != FileKind::socket) return;
+  for (const ProcessFacts& p : al.candidates) {
+    if (p.existence == ProcessFacts::Existence::alive) {
+      al.listeners.push_back(impl.attach_listener(p.pid, *attach.pid, ctime_ms));
+    }
+  }
 }
 
 }  // namespace hsperfguard::platform

@@ -6,6 +6,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <functional>
 
@@ -90,6 +91,67 @@ MapsReading read_maps(int dirfd, const char* name, std::vector<char>& buffer,
   }
   reading.summary = parser.finish(truncated);
   return reading;
+}
+
+UnixListenersReading read_unix_listeners(int dirfd, const char* name, std::vector<char>& buffer,
+                                         const RunLimits* limits) {
+  UnixListenersReading reading;
+  UniqueFd fd(::openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) {
+    reading.error = errno;
+    return reading;
+  }
+  constexpr std::size_t kChunk = std::size_t{64} * 1024;
+  if (buffer.size() < kChunk) buffer.resize(kChunk);
+  procfs::UnixListenersParser parser;
+  bool truncated = false;
+  for (;;) {
+    if (limits != nullptr && (reading.stopped = limits->reached()) != nullptr) {
+      truncated = true;
+      break;
+    }
+    const ssize_t n = ::read(fd.get(), buffer.data(), kChunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      reading.error = errno;
+      return reading;
+    }
+    if (n == 0) break;
+    parser.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  reading.listeners = parser.finish(truncated);
+  return reading;
+}
+
+std::optional<std::uint64_t> held_socket(int proc_dirfd, const std::vector<std::uint64_t>& inodes,
+                                         std::vector<char>& buffer, int& error) {
+  constexpr std::string_view kSocket = "socket:[";
+  error = 0;
+  UniqueFd dir(::openat(proc_dirfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) {
+    error = errno;
+    return std::nullopt;
+  }
+  DirentReader entries(dir.get(), buffer);
+  std::string target;
+  while (const auto entry = entries.next()) {
+    const std::string name(entry->name);
+    // A descriptor closed since the listing is no socket of it (ENOENT); any other error
+    // (EACCES: no ptrace access) leaves the answer unknown.
+    if (const int e = readlink_at(dir.get(), name.c_str(), target); e != 0) {
+      if (e == ENOENT) continue;
+      error = e;
+      return std::nullopt;
+    }
+    std::string_view t = target;
+    if (!t.starts_with(kSocket) || !t.ends_with(']')) continue;
+    t.remove_prefix(kSocket.size());
+    t.remove_suffix(1);
+    const auto inode = parse_number<std::uint64_t>(t);
+    if (inode && std::find(inodes.begin(), inodes.end(), *inode) != inodes.end()) return inode;
+  }
+  error = entries.error();
+  return std::nullopt;
 }
 
 ObservationError partial_maps_error(const std::string& path, const MapsReading& reading) {

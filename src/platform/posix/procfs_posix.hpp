@@ -51,6 +51,26 @@ MapsReading read_maps(int dirfd, const char* name, std::vector<char>& buffer,
 // Why a reading that is not the whole file is partial, as an error of `path` (the maps).
 ObservationError partial_maps_error(const std::string& path, const MapsReading& reading);
 
+// One reading of a network namespace's unix sockets (/proc/<pid>/net/unix) through
+// read_unix_listeners: its attach listeners only.
+struct UnixListenersReading {
+  int error = 0;                      // errno of the open or a read; 0 when read
+  procfs::UnixListeners listeners;    // listeners.truncated: stopped by the run limits
+  const char* stopped = nullptr;      // RunLimits::reached() when they cut it short
+};
+// Reads `name` (relative to `dirfd`) a chunk at a time into `buffer` (64 KiB, reused),
+// parsing each chunk as it comes: no size cap (each line is a socket someone holds open, and
+// nothing of a line is kept but an attach listener's), `limits` checked before every chunk.
+UnixListenersReading read_unix_listeners(int dirfd, const char* name, std::vector<char>& buffer,
+                                         const RunLimits* limits = nullptr);
+
+// Which of `inodes` (sockfs inodes) the process whose /proc directory is `proc_dirfd` holds
+// open: the first of its /proc/<pid>/fd links that reads `socket:[inode]` for one of them,
+// its links read one at a time (a process may hold a million descriptors). nullopt: none;
+// `error` (errno) when the directory could not be listed whole.
+std::optional<std::uint64_t> held_socket(int proc_dirfd, const std::vector<std::uint64_t>& inodes,
+                                         std::vector<char>& buffer, int& error);
+
 // The process exited while we read it: its /proc files answer ESRCH or vanish.
 bool vanished(int err);
 // readlinkat of a /proc link (at most 256 bytes: namespaces, exe, fd targets); errno or 0.

@@ -14,7 +14,9 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -727,6 +730,152 @@ TEST(ProcfsRead, MapsReadingStopsOnceTheRunLimitsAreReached) {
   const platform::MapsReading c = platform::read_maps(AT_FDCWD, (dir / "maps").c_str(), buffer, &none);
   EXPECT_EQ(c.stopped, nullptr);
   EXPECT_EQ(c.summary.lines, 10u);
+}
+
+// ---- Attach listeners: /proc/<pid>/net/unix and /proc/<pid>/fd ------------------------------
+
+// An attach socket file of this process's pid, observed as observation does (lstat).
+AttachFacts attach_socket_of_this_process(const std::string& path) {
+  AttachFacts a;
+  a.name = path.substr(path.rfind('/') + 1);
+  a.path = path;
+  a.kind = AttachFacts::Kind::listener_socket;
+  a.pid = static_cast<std::int32_t>(::getpid());
+  struct stat st {};
+  EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+  InodeFacts inode;
+  inode.kind = FileKind::socket;
+  inode.dev = st.st_dev;
+  inode.ino = st.st_ino;
+  inode.ctime = Timestamp{st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
+  a.lstat = inode;
+  return a;
+}
+
+// A socket file this process listens on (bound as `.tmp`, listening, renamed, as HotSpot does)
+// is its listener: the socket's own inode, which /proc/self/fd names, and the path it was bound
+// to. Once it is closed, nothing of this process listens there: false, read, not guessed.
+TEST(AttachListenerPosix, ThisProcessListeningOnItsSocketAndThenNot) {
+  const ScratchDir dir;
+  const std::string path = dir / (".java_pid" + std::to_string(::getpid()));
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string bound = path + ".tmp";
+  ASSERT_LT(bound.size(), sizeof addr.sun_path);
+  std::memcpy(addr.sun_path, bound.c_str(), bound.size() + 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  ASSERT_EQ(::rename(bound.c_str(), path.c_str()), 0);
+  std::string link;
+  ASSERT_EQ(platform::readlink_at(AT_FDCWD, ("/proc/self/fd/" + std::to_string(fd)).c_str(), link), 0);
+
+  AttachFacts listening = attach_socket_of_this_process(path);
+  LivenessGatherer(LivenessOptions{}).gather(listening, LivenessScope{});
+  ASSERT_TRUE(listening.liveness);
+  ASSERT_EQ(listening.liveness->listeners.size(), 1u);
+  const AttachListenerFacts& l = listening.liveness->listeners[0];
+  EXPECT_EQ(l.pid, ::getpid());
+  EXPECT_EQ(l.listens, true);
+  ASSERT_TRUE(l.socket_inode);
+  EXPECT_EQ(link, "socket:[" + std::to_string(*l.socket_inode) + "]");
+  EXPECT_NE(*l.socket_inode, listening.lstat->ino) << "the socket's inode, not the file's";
+  EXPECT_EQ(l.bound_path, bound);
+  EXPECT_FALSE(listening.liveness->proves_no_listener());
+
+  ::close(fd);
+  AttachFacts closed = attach_socket_of_this_process(path);
+  LivenessGatherer(LivenessOptions{}).gather(closed, LivenessScope{});
+  ASSERT_EQ(closed.liveness->listeners.size(), 1u);
+  EXPECT_EQ(closed.liveness->listeners[0].listens, false);
+  EXPECT_TRUE(closed.liveness->listeners[0].errors.empty());
+  EXPECT_TRUE(closed.liveness->proves_no_listener());
+
+  // A trigger file, and a listener name that is not a socket, are not asked about.
+  AttachFacts not_socket = attach_socket_of_this_process(path);
+  not_socket.lstat->kind = FileKind::regular;
+  LivenessGatherer(LivenessOptions{}).gather(not_socket, LivenessScope{});
+  EXPECT_TRUE(not_socket.liveness->listeners.empty());
+}
+
+// A listener of another process in the same network namespace, bound to this process's attach
+// name, is not this process's: only a socket it holds counts.
+TEST(AttachListenerPosix, AListenerOfAnotherProcessIsNotThisOnes) {
+  const ScratchDir dir;
+  const std::string path = dir / (".java_pid" + std::to_string(::getpid()));
+  const std::string script =
+      "import socket, sys, time\n"
+      "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)\n"
+      "print('ready', flush=True); time.sleep(60)\n";
+  int out[2];
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::dup2(out[1], 1);
+    ::execlp("python3", "python3", "-c", script.c_str(), path.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  char ready[8] = {};
+  EXPECT_GT(::read(out[0], ready, sizeof ready), 0);
+  ::close(out[0]);
+  AttachFacts a = attach_socket_of_this_process(path);
+  LivenessGatherer(LivenessOptions{}).gather(a, LivenessScope{});
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_EQ(a.liveness->listeners.size(), 1u);
+  EXPECT_EQ(a.liveness->listeners[0].listens, false);
+  EXPECT_TRUE(a.liveness->proves_no_listener());
+}
+
+// The reader streams net/unix (no cap: a line is a socket someone holds) and stops once the run
+// limits are reached; held_socket says which listed inode a process holds, and why not.
+TEST(AttachListenerPosix, NetUnixIsStreamedAndStopsAtTheRunLimits) {
+  const ScratchDir dir;
+  {
+    std::ofstream text(dir / "unix", std::ios::binary);
+    text << "Num       RefCount Protocol Flags    Type St Inode Path\n";
+    for (int i = 0; i < 200000; ++i) text << "0000000000000000: 00000002 00000000 00010000 0001 01 7 /run/a.sock\n";
+    text << "0000000000000000: 00000002 00000000 00010000 0001 01 9 /tmp/.java_pid77.tmp\n";
+  }
+  std::vector<char> buffer;
+  const platform::UnixListenersReading whole = platform::read_unix_listeners(AT_FDCWD, (dir / "unix").c_str(), buffer);
+  EXPECT_EQ(whole.error, 0);
+  EXPECT_EQ(whole.listeners.lines, 200002u);
+  ASSERT_EQ(whole.listeners.listeners.size(), 1u);
+  EXPECT_EQ(whole.listeners.listeners[0].pid, 77);
+  EXPECT_TRUE(whole.listeners.complete());
+  EXPECT_LE(buffer.size(), 64u * 1024u);
+
+  const std::atomic<bool> stop{true};
+  RunLimits interrupted;
+  interrupted.stop = &stop;
+  const platform::UnixListenersReading cut =
+      platform::read_unix_listeners(AT_FDCWD, (dir / "unix").c_str(), buffer, &interrupted);
+  EXPECT_STREQ(cut.stopped, "interrupted");
+  EXPECT_FALSE(cut.listeners.complete());
+
+  const platform::UnixListenersReading missing =
+      platform::read_unix_listeners(AT_FDCWD, (dir / "none").c_str(), buffer);
+  EXPECT_EQ(missing.error, ENOENT);
+
+  int err = 0;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  std::string link;
+  ASSERT_EQ(platform::readlink_at(AT_FDCWD, ("/proc/self/fd/" + std::to_string(fd)).c_str(), link), 0);
+  const std::uint64_t inode = std::stoull(link.substr(8));
+  const int self = ::open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  EXPECT_EQ(platform::held_socket(self, {1, inode}, buffer, err), inode);
+  EXPECT_EQ(err, 0);
+  EXPECT_EQ(platform::held_socket(self, {1}, buffer, err), std::nullopt);
+  EXPECT_EQ(err, 0);
+  ::close(fd);
+  ::close(self);
+  EXPECT_EQ(platform::held_socket(AT_FDCWD, {1}, buffer, err), std::nullopt);
+  EXPECT_EQ(err, ENOENT);  // no "fd" here: why it is not known
 }
 
 // ---- Containers: names are pids inside the container's pid namespace -------------------------

@@ -227,6 +227,9 @@ std::vector<TempRootFacts> hostile_worlds() {
   stale.liveness->candidates[0].existence = ProcessFacts::Existence::gone;
   stale.errors.push_back(error(stale.path, "open /proc"));
   root.attach_files.push_back(stale);  // attach.stale, attach.observation-error
+  AttachFacts orphan = listener(102);
+  orphan.liveness->listeners.push_back(listening(102, false));
+  root.attach_files.push_back(orphan);  // attach.no-listener
   worlds.push_back(root);
 
   // Whether a JVM could publish, and the invisible JVMs with each cause.
@@ -373,6 +376,7 @@ const std::set<std::string>& module_rules() {
       "file.observation-error",
       "attach.socket-unsafe",
       "attach.stale",
+      "attach.no-listener",
       "attach.observation-error",
   };
   return ids;

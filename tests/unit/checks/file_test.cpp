@@ -540,7 +540,7 @@ TEST(FileObservationError, NoErrors) {
               Not(Contains("file.observation-error")));
 }
 
-// ---- attach.socket-unsafe, attach.stale, attach.observation-error ----------------------------
+// ---- attach.socket-unsafe, attach.stale, attach.no-listener, attach.observation-error ------
 
 Findings attach_findings(const AttachFacts& attach, const TempRootFacts& root = temp_root()) {
   return apply_policy_to_findings(checks::check_attach(root, attach), default_policy());
@@ -637,6 +637,51 @@ TEST(AttachStale, UnknownIsNotStale) {
   AttachFacts a = listener();
   a.liveness.reset();
   EXPECT_THAT(attach_findings(a), IsEmpty());
+}
+
+// A socket whose pid lives without listening on it: a killed JVM's, its pid given to another
+// process. Only a reading that says "not listening" makes it; unread or listening keeps quiet.
+AttachFacts orphan_socket(std::optional<bool> listens, std::optional<bool> jvm) {
+  AttachFacts a = listener();
+  a.liveness->candidates[0].maps_libjvm = jvm;
+  a.liveness->listeners.push_back(listening(4242, listens));
+  return a;
+}
+
+TEST(AttachNoListener, AliveProcessThatDoesNotListenOnIt) {
+  const Findings f = attach_findings(orphan_socket(false, false));
+  ASSERT_THAT(ids(f), ElementsAre("attach.no-listener"));
+  EXPECT_EQ(f[0].evidence["existence"], "alive");
+  EXPECT_EQ(f[0].evidence["listening"], false);
+  EXPECT_EQ(f[0].evidence["jvm"], false);
+  EXPECT_EQ(f[0].evidence["pid"], 4242);
+  EXPECT_EQ(f[0].evidence["checked_pids"], nlohmann::json({4242}));
+  EXPECT_NE(f[0].message.find("(not a JVM): attach tools get \"Connection refused\""),
+            std::string::npos)
+      << f[0].message;
+  EXPECT_NE(attach_findings(orphan_socket(false, true))[0].message.find("a JVM without an attach listener"),
+            std::string::npos);
+  EXPECT_TRUE(attach_findings(orphan_socket(false, std::nullopt))[0].evidence["jvm"].is_null());
+}
+
+TEST(AttachNoListener, ListeningUnreadOrAnIncompleteSearchIsNotReported) {
+  EXPECT_THAT(attach_findings(orphan_socket(true, true)), IsEmpty());
+  EXPECT_THAT(attach_findings(orphan_socket(std::nullopt, true)), IsEmpty());
+  EXPECT_THAT(attach_findings(listener()), IsEmpty());  // listeners not read: as before
+  AttachFacts incomplete = orphan_socket(false, false);
+  incomplete.liveness->candidates_complete = false;
+  EXPECT_THAT(attach_findings(incomplete), IsEmpty());
+  // Another candidate (a container's process with that pid) that may not be inspected.
+  AttachFacts doubt = orphan_socket(false, false);
+  doubt.liveness->candidates.push_back(process(9000, ProcessFacts::Existence::no_permission));
+  EXPECT_THAT(attach_findings(doubt), IsEmpty());
+  // A second live candidate whose listening state was not read.
+  AttachFacts second = orphan_socket(false, false);
+  second.liveness->candidates.push_back(process(9001, ProcessFacts::Existence::alive));
+  EXPECT_THAT(attach_findings(second), IsEmpty());
+  AttachFacts not_socket = orphan_socket(false, false);
+  not_socket.lstat->kind = FileKind::regular;
+  EXPECT_THAT(ids(attach_findings(not_socket)), ElementsAre("attach.socket-unsafe"));
 }
 
 TEST(AttachObservationError, Reported) {

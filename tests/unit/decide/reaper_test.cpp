@@ -490,6 +490,66 @@ TEST(ReapPlan, AttachFileIsStaleOnlyWhenItsPidIsGoneInEveryNamespaceUsingTheTemp
   EXPECT_EQ(plan.items[2].reason, "process-gone");
 }
 
+// A listener socket whose pid lives but does not listen on it is stale, whatever the pid is:
+// a killed JVM's socket, its pid given to a `sleep`. Listening keeps it live; a listening
+// state that could not be read keeps it, saying why; trigger files are judged by pid alone.
+TEST(ReapPlan, AttachSocketThatNothingListensOnIsStaleThoughItsPidLives) {
+  using K = AttachFacts::Kind;
+  const auto socket = [](std::int32_t pid, std::optional<bool> listens, std::optional<bool> jvm) {
+    ProcessFacts p = process(pid, Existence::alive);
+    p.maps_libjvm = jvm;
+    AttachFacts a = attach(".java_pid" + std::to_string(pid), K::listener_socket, FileKind::socket, p);
+    AttachListenerFacts l;
+    l.pid = pid;
+    l.listens = listens;
+    if (listens == true) {
+      l.socket_inode = 4788658;
+      l.bound_path = "/tmp/.java_pid" + std::to_string(pid) + ".tmp";
+    } else if (!listens) {
+      l.errors.push_back(ObservationError{"/proc/" + std::to_string(pid) + "/fd", "read", 13,
+                                          "Permission denied"});
+    }
+    a.liveness->listeners.push_back(l);
+    return a;
+  };
+  TempRootFacts root = temp_root({});
+  root.attach_files = {socket(4320, false, false), socket(4321, false, true), socket(4322, true, true),
+                       socket(4323, std::nullopt, true), socket(4324, false, std::nullopt)};
+  AttachFacts unplaced = socket(4325, false, false);
+  unplaced.liveness->candidates_complete = false;
+  root.attach_files.push_back(unplaced);
+  AttachFacts trigger = attach(".attach_pid4326", K::trigger_file, FileKind::regular,
+                               process(4326, Existence::alive));
+  root.attach_files.push_back(trigger);
+  const Plan plan = plan_reap({root}, options(), kNow, 0);
+  ASSERT_EQ(plan.items.size(), 7u);
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 0));
+  EXPECT_EQ(plan.items[0].verdict, Verdict::stale);
+  EXPECT_EQ(plan.items[0].reason, "no-listener");
+  EXPECT_EQ(judge_attach_file(root.attach_files[0]).message,
+            "pid 4320 is alive but nothing listens on this socket (pid 4320 is not a JVM)");
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 1));
+  EXPECT_EQ(judge_attach_file(root.attach_files[1]).message,
+            "pid 4321 is alive but nothing listens on this socket (pid 4321 is a JVM without an "
+            "attach listener)");
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "live", 2));
+  const LivenessVerdict listening = judge_attach_file(root.attach_files[2]);
+  EXPECT_EQ(listening.message, "pid 4322 is alive and listens on this socket");
+  EXPECT_EQ(listening.evidence["listeners"][0]["socket_inode"], 4788658);
+  EXPECT_EQ(listening.evidence["listeners"][0]["bound_path"], "/tmp/.java_pid4322.tmp");
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "unknown", 3));
+  EXPECT_EQ(plan.items[3].reason, "listener-unobserved");
+  EXPECT_EQ(judge_attach_file(root.attach_files[3]).message,
+            "pid 4323 is alive; whether it listens on this socket could not be read "
+            "(/proc/4323/fd: read: Permission denied)");
+  EXPECT_TRUE(planned(plan, ReapAction::remove, "reapable", 4));
+  EXPECT_NE(judge_attach_file(root.attach_files[4]).message.find("(it may not be a JVM)"),
+            std::string::npos);
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "live", 5));  // not every process placed
+  EXPECT_TRUE(planned(plan, ReapAction::keep, "live", 6));
+  EXPECT_EQ(plan.items[6].reason, "process-alive");
+}
+
 TEST(ReapPlan, AttachFilesOfOthersAreNotAUsersToRemove) {
   TempRootFacts root = temp_root({});
   root.attach_files = {attach(".java_pid4310", AttachFacts::Kind::listener_socket,
