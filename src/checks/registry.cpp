@@ -20,6 +20,8 @@ constexpr std::array kRegistry = {
     RuleEntry{.id = "tmpdir.shared-pid-names", .temp_dir = tmpdir_shared_pid_names},
     RuleEntry{.id = "tmpdir.new-namespaces-fail", .temp_dir = tmpdir_new_namespaces_fail},
     RuleEntry{.id = "tmpdir.containers-unobserved", .temp_dir = tmpdir_containers_unobserved},
+    RuleEntry{.id = "tmpdir.cleaner-ages-jvm-files", .temp_dir = tmpdir_cleaner_ages_jvm_files},
+    RuleEntry{.id = "tmpdir.cleaners-unread", .temp_dir = tmpdir_cleaners_unread},
 
     // namespace.cpp: the directory, then what a JVM starting now would meet
     RuleEntry{.id = "namespace.observation-error", .namespace_dir = namespace_observation_error},

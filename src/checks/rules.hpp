@@ -26,6 +26,8 @@ void tmpdir_unsafe(const TempRootFacts& root, Findings& out);
 void tmpdir_shared_pid_names(const TempRootFacts& root, Findings& out);
 void tmpdir_new_namespaces_fail(const TempRootFacts& root, Findings& out);
 void tmpdir_containers_unobserved(const TempRootFacts& root, Findings& out);
+void tmpdir_cleaner_ages_jvm_files(const TempRootFacts& root, Findings& out);
+void tmpdir_cleaners_unread(const TempRootFacts& root, Findings& out);
 
 // namespace.cpp
 void namespace_observation_error(const TempRootFacts& root, const NamespaceFacts& ns,

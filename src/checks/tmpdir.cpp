@@ -3,9 +3,11 @@
 #include <optional>
 #include <string>
 
+#include "checks/cleaner_reach.hpp"
 #include "checks/evidence.hpp"
 #include "checks/publication.hpp"
 #include "checks/rules.hpp"
+#include "model/roots.hpp"
 #include "model/shell_word.hpp"
 
 namespace hsperfguard::checks {
@@ -216,6 +218,110 @@ void tmpdir_containers_unobserved(const TempRootFacts& root, Findings& out) {
           " could not be looked into (mount namespace or root unreadable" + first +
           "): a container of theirs was neither audited nor reaped; the run is incomplete",
       {{"processes", u.count}, {"pids", u.pids}, {"errors", errors_json(u.errors)}}));
+}
+
+namespace {
+
+// A configuration file of the audited system as this host reaches it ("DIR/etc/crontab" for
+// --root DIR).
+std::string reached_file(const TempRootFacts& root, const std::string& file) {
+  return root.kind == RootKind::root ? reachable_path(root.root, file) : file;
+}
+
+std::string what_it_deletes(const CleanerReach& r, const std::string& temp) {
+  const std::string t = temp == "/" ? "" : temp;
+  std::string out;
+  if (r.backing_files) out = "live JVMs' backing files (" + t + "/hsperfdata_<user>/<pid>)";
+  if (r.attach_sockets) {
+    out += std::string(out.empty() ? "" : " and ") + "attach sockets (" + t + "/.java_pid<pid>)";
+  }
+  return out;
+}
+
+std::string age_text(const cleaners::Cleaning& c) {
+  if (c.age.empty()) return "of any age";
+  if (c.tool == cleaners::Tool::find) return "matching " + c.age;
+  if (c.tool == cleaners::Tool::tmpwatch && c.age.find_first_not_of("0123456789") == std::string::npos) {
+    return "older than " + c.age + " hours";
+  }
+  return "older than " + c.age;
+}
+
+}  // namespace
+
+// A cleaner that ages out a live JVM's files: the JVM runs on, invisible to jps and jstat (its
+// backing file gone) or unreachable by jcmd and agents (its attach socket gone).
+void tmpdir_cleaner_ages_jvm_files(const TempRootFacts& root, Findings& out) {
+  if (root.platform != Platform::posix || !root.cleaners) return;
+  const std::string temp = root.temp_dir.empty() ? std::string("/tmp") : root.temp_dir;
+  for (const CleanerReach& r : cleaners_reaching_jvm_files(root)) {
+    const cleaners::Cleaning& c = *r.cleaning;
+    std::string lines;
+    for (const std::string& l : r.exclusion_lines) lines += (lines.empty() ? "`" : "` and `") + l;
+    lines += "`";
+    std::string harm;
+    if (r.backing_files) harm = "a JVM running longer than that becomes invisible to jps and jstat (jvm.backing-file-deleted)";
+    if (r.attach_sockets) {
+      harm += std::string(harm.empty() ? "a JVM running longer than that" : ", and") +
+              " can no longer be reached by jcmd or an agent";
+      // systemd-tmpfiles keeps a socket listed in /proc/net/unix of its own network namespace.
+      if (c.tool == cleaners::Tool::tmpfiles) harm += " (a JVM in a container with a network namespace of its own)";
+    }
+    const std::string system = root.kind == RootKind::root ? " of the system whose root is " + printable(root.root) : "";
+    nlohmann::json reaches = nlohmann::json::array();
+    if (r.backing_files) reaches.push_back("backing-files");
+    if (r.attach_sockets) reaches.push_back("attach-sockets");
+    nlohmann::json paths = nlohmann::json::array();
+    for (const std::string& p : c.paths) paths.push_back(printable(p));
+    Finding finding = make_finding(
+        "tmpdir.cleaner-ages-jvm-files", reached_file(root, c.file),
+        std::string(cleaners::to_string(c.tool)) + " (" + printable(c.file) + " line " + std::to_string(c.line) + system +
+            ") deletes files of " + printable(temp) + " " + age_text(c) + ", " + what_it_deletes(r, printable(temp)) +
+            " among them: " + harm + "; it needs " + printable(lines) + " in " + printable(r.exclusion_where),
+        {{"tool", cleaners::to_string(c.tool)},
+         {"file", printable(c.file)},
+         {"line", c.line},
+         {"text", printable(c.text)},
+         {"age", printable(c.age)},
+         {"paths", std::move(paths)},
+         {"reaches", std::move(reaches)},
+         {"exclusion_lines", r.exclusion_lines.empty() ? nlohmann::json::array() : nlohmann::json(r.exclusion_lines)},
+         {"exclusion_where", printable(r.exclusion_where)}});
+    for (auto& l : finding.evidence["exclusion_lines"]) l = printable(l.get<std::string>());
+    out.push_back(std::move(finding));
+  }
+}
+
+// Cleaner configuration that was not read or not understood: a cleaner configured there was
+// not judged.
+void tmpdir_cleaners_unread(const TempRootFacts& root, Findings& out) {
+  if (root.platform != Platform::posix || !root.cleaners) return;
+  const CleanerFacts& f = *root.cleaners;
+  const auto& lines = f.configuration.not_understood;
+  if (f.errors.empty() && lines.empty()) return;
+  nlohmann::json not_understood = nlohmann::json::array();
+  for (const auto& l : lines) {
+    if (not_understood.size() == 50) break;
+    not_understood.push_back({{"file", printable(l.file)}, {"line", l.line}, {"text", printable(l.text)},
+                              {"why", printable(l.why)}});
+  }
+  std::string first;
+  if (!f.errors.empty()) {
+    first = printable(f.errors.front().path) + ": " + printable(f.errors.front().op) + ": " +
+            printable(f.errors.front().message);
+  } else {
+    first = printable(lines.front().file) + " line " + std::to_string(lines.front().line) + ": " +
+            printable(lines.front().why);
+  }
+  const std::string system = root.kind == RootKind::root ? " of the system whose root is " + printable(root.root) : "";
+  out.push_back(make_finding(
+      "tmpdir.cleaners-unread", root.shown_temp_dir(),
+      "the cleaners' configuration" + system + " was not read completely (" + std::to_string(f.errors.size()) +
+          " error" + (f.errors.size() == 1 ? "" : "s") + ", " + std::to_string(lines.size()) + " line" +
+          (lines.size() == 1 ? "" : "s") + " not understood; first: " + first +
+          "): a cleaner configured there was not judged by tmpdir.cleaner-ages-jvm-files",
+      {{"errors", errors_json(f.errors)}, {"not_understood", std::move(not_understood)},
+       {"not_understood_count", lines.size()}}));
 }
 
 }  // namespace hsperfguard::checks

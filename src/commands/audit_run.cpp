@@ -132,6 +132,7 @@ platform::ObserveOptions audit_observe_options(const RunLimits& limits) {
   observe.files_per_part = kFilesPerPart;
   observe.namespaces_per_batch = kFilesPerPart;
   observe.limits = limits;
+  observe.cleaners = true;
   return observe;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/boxed.hpp"
+#include "model/cleaners.hpp"
 #include "model/perfdata.hpp"
 #include "model/pid_name.hpp"
 #include "model/procfs_parse.hpp"
@@ -410,6 +411,13 @@ struct UnobservedProcesses {
   bool empty() const { return count == 0; }
 };
 
+// The cleaners configured on the system that owns a temp dir (systemd-tmpfiles, tmpreaper,
+// tmpwatch, cron jobs), as its files say (model/cleaners.hpp), and what could not be read.
+struct CleanerFacts {
+  cleaners::Configuration configuration;
+  std::vector<ObservationError> errors;
+};
+
 struct TempRootFacts {
   RootKind kind = RootKind::host;
   Platform platform = Platform::posix;
@@ -435,6 +443,9 @@ struct TempRootFacts {
   std::vector<JvmProcessFacts> invisible_jvms;
   std::vector<NamespaceFacts> namespaces;
   std::vector<AttachFacts> attach_files;
+  // This host's or the --root system's cleaners; nullopt: not read (a container's, a --tmpdir,
+  // Windows, facts built by hand).
+  std::optional<CleanerFacts> cleaners;
   std::vector<ObservationError> errors;
   // Why observation stopped before the end of this temp dir (its run limits were reached:
   // "deadline", "interrupted"); its errors say how far it got. nullopt: observed to the end,

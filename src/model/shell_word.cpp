@@ -1,5 +1,6 @@
 #include "model/shell_word.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "model/text_escape.hpp"
@@ -150,6 +151,37 @@ std::string shell_option(std::string_view option, std::string_view value) {
 
 std::string as_user_prefix(std::uint32_t uid, std::uint32_t gid) {
   return "setpriv --reuid=" + std::to_string(uid) + " --regid=" + std::to_string(gid) + " --clear-groups -- ";
+}
+
+std::string tmpfiles_path_field(std::string_view raw) {
+  // '%' starts a specifier (%h, %t, ...) in every field, quoted or not: "%%" is one '%'.
+  std::string path;
+  for (const char c : raw) {
+    path += c;
+    if (c == '%') path += '%';
+  }
+  const bool plain = !path.empty() && std::none_of(path.begin(), path.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u <= 0x20 || u == 0x7f || c == '"' || c == '\'' || c == '\\';
+  });
+  if (plain) return path;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+  return out;
 }
 
 }  // namespace hsperfguard

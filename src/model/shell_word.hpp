@@ -36,6 +36,12 @@ std::string shell_word(std::string_view raw);
 // when the value begins with '-' (which a parser would take for another option).
 std::string shell_option(std::string_view option, std::string_view value);
 
+// A path as a tmpfiles.d(5) path field, for a line the tool tells a person to write: as it is
+// when it holds nothing systemd-tmpfiles would split at or unescape, otherwise in double
+// quotes with '"' and '\' escaped and control bytes (below 0x20, 0x7f) as \xHH, which
+// tmpfiles reads back as exactly those bytes; a '%' (a specifier's start) is written "%%".
+std::string tmpfiles_path_field(std::string_view path);
+
 // What makes a command a person runs act with a user's rights alone (util-linux setpriv):
 // "setpriv --reuid=UID --regid=GID --clear-groups -- ". A command on a path inside a
 // directory that user controls is given this prefix, so that whatever she puts at that path

@@ -56,6 +56,10 @@ struct ObserveOptions {
   // caller that observes them in parts afterwards (observe_attach_files): any user can make
   // any number of them in /tmp.
   bool attach_files = true;
+  // Whether the cleaners configured on the system (tmpfiles.d, tmpreaper, tmpwatch, cron) are
+  // read into TempRootFacts::cleaners, for this host's /tmp and a --root system's (POSIX): the
+  // audit judges them, the other commands have no use for them.
+  bool cleaners = false;
 };
 
 // Observes a temp root whole: its namespaces are in the result. (src/platform/observe.cpp, over the

@@ -155,6 +155,29 @@ json root_json(const TempRootFacts& root, const RootJudgement& rj) {
     jr["container"] = {{"host_pid", root.container->host_pid},
                        {"mount_namespace", root.container->mount_namespace}};
   }
+  // What the cleaners rule judged: the configuration files read and the cleanings they
+  // configure, whether or not one reaches a JVM's files.
+  if (root.cleaners) {
+    const cleaners::Configuration& config = root.cleaners->configuration;
+    json files = json::array();
+    for (const auto& f : config.files) files.push_back(escape_non_utf8(f));
+    json cleanings = json::array();
+    for (const auto& c : config.cleanings) {
+      json paths = json::array();
+      for (const auto& p : c.paths) paths.push_back(escape_non_utf8(p));
+      cleanings.push_back({{"tool", cleaners::to_string(c.tool)},
+                           {"file", escape_non_utf8(c.file)},
+                           {"line", c.line},
+                           {"age", escape_non_utf8(c.age)},
+                           {"paths", std::move(paths)},
+                           {"disabled_by", c.disabled ? json(escape_non_utf8(c.disabled_by)) : json(nullptr)}});
+    }
+    json cleaner_errors_ignored;
+    jr["cleaners"] = {{"files", std::move(files)},
+                      {"cleanings", std::move(cleanings)},
+                      {"not_understood", config.not_understood.size()},
+                      {"errors", errors_json(root.cleaners->errors, cleaner_errors_ignored)}};
+  }
   jr["findings"] = findings_json(rj.findings);
   json ignored;
   jr["errors"] = errors_json(root.errors, ignored);

@@ -59,6 +59,8 @@ The rule catalogue, and one rule explained.
   namespace.symlink               high      Namespace is a symbolic link
   namespace.unknown-user          medium    Namespace names a user that does not exist
   namespace.user-lookup-failed    info      Namespace user could not be looked up
+  tmpdir.cleaner-ages-jvm-files   medium    A configured cleaner ages out live JVMs' files
+  tmpdir.cleaners-unread          low       Cleaner configuration that was not read or not understood
   tmpdir.containers-unobserved    high      Processes whose containers could not be looked into
   tmpdir.identity-changed         high      Temp dir changed identity while it was observed
   tmpdir.new-namespaces-fail      medium    JVMs of users without a namespace cannot publish

@@ -45,6 +45,7 @@
 #include "model/procfs_parse.hpp"
 #include "platform/observe.hpp"
 #include "platform/posix/beneath_posix.hpp"
+#include "platform/posix/cleaners_posix.hpp"
 #include "platform/posix/safe_path_posix.hpp"
 #include "platform/posix/jvm_view_posix.hpp"
 #include "platform/posix/observe_namespace_posix.hpp"
@@ -296,6 +297,16 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   UniqueFd root_fd;
   OpenedTempDir temp;
   const UniqueFd temp_fd = open_spec_temp_dir(spec, root_fd, temp.display, facts);
+  if (options.cleaners && (spec.kind == RootKind::host || (spec.kind == RootKind::root && root_fd.valid()))) {
+    const UniqueFd host_root(spec.kind == RootKind::host ? ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1);
+    const int system_root = spec.kind == RootKind::host ? host_root.get() : root_fd.get();
+    if (system_root >= 0) {
+      facts.cleaners = observe_cleaners(system_root, spec.kind == RootKind::host ? std::string("/") : spec.root);
+    } else {
+      facts.cleaners = CleanerFacts{};
+      facts.cleaners->errors.push_back(make_error("/", "open", errno));
+    }
+  }
   if (!temp_fd.valid()) return facts;
   temp.fd = temp_fd.get();
   if (const int err = stat_at(temp.fd, "", AT_EMPTY_PATH, temp.stat); err != 0) {

@@ -239,6 +239,11 @@ std::vector<TempRootFacts> hostile_worlds() {
   second.unobserved.count = 3;                                   // tmpdir.containers-unobserved
   second.unobserved.pids = {5, 7, 9};
   second.unobserved.errors = {error("/proc/5/ns/mnt", "readlink")};
+  second.cleaners = CleanerFacts{};
+  cleaners::parse_tmpfiles("/usr/lib/tmpfiles.d/tmp.conf",
+                           "q /tmp 1777 root root 10d\n"   // tmpdir.cleaner-ages-jvm-files
+                           "Y /tmp - - - 1d\n",            // tmpdir.cleaners-unread
+                           second.cleaners->configuration);
   NamespaceFacts shut = namespace_of("erin", 1006);
   set_inode(shut, inode(FileKind::directory, 0100, 1006, 21));  // namespace.owner-no-access
   shut.inode_flags = 0x10;                                      // namespace.immutable
@@ -348,6 +353,8 @@ const std::set<std::string>& module_rules() {
       "tmpdir.new-namespaces-fail",
       "tmpdir.shared-pid-names",
       "tmpdir.containers-unobserved",
+      "tmpdir.cleaner-ages-jvm-files",
+      "tmpdir.cleaners-unread",
       "jvm.perf-data-disabled",
       "jvm.backing-file-deleted",
       "jvm.create-failed",

@@ -66,5 +66,16 @@ TEST(ShellWord, AnOptionWhoseValueLooksLikeAnOptionIsJoinedToIt) {
 #endif
 }
 
+// A tmpfiles.d path field reads back as exactly the path (tmpfiles.d(5): C-style quotes and
+// escapes, '%' specifiers in every field).
+TEST(TmpfilesPathField, QuotesWhatTmpfilesWouldSplitOrUnescape) {
+  EXPECT_EQ(tmpfiles_path_field("/tmp/hsperfdata_*"), "/tmp/hsperfdata_*");
+  EXPECT_EQ(tmpfiles_path_field("/srv/my tmp/hsperfdata_*"), "\"/srv/my tmp/hsperfdata_*\"");
+  EXPECT_EQ(tmpfiles_path_field("/a\"b\\c"), "\"/a\\\"b\\\\c\"");
+  EXPECT_EQ(tmpfiles_path_field("/a\tb\n"), "\"/a\\x09b\\x0a\"");
+  EXPECT_EQ(tmpfiles_path_field("/it's"), "\"/it's\"");
+  EXPECT_EQ(tmpfiles_path_field("/100%"), "/100%%");
+}
+
 }  // namespace
 }  // namespace hsperfguard

@@ -147,6 +147,38 @@ void expect_schema_valid([[maybe_unused]] const std::string& document) {
 #endif
 }
 
+// A host's temp dir carries the cleaners read from its files: each cleaning with its file,
+// line and age, the one a job never reaches with why, and the finding of the one that reaches
+// JVM files; the document is valid against the schema.
+TEST(Report, CleanersOfTheHostAreInTheTempDirObject) {
+  AuditResult result = example_result();
+  TempRootFacts& root = result.roots.front();
+  root.kind = RootKind::host;
+  root.temp_dir = "/tmp";
+  root.cleaners = CleanerFacts{};
+  cleaners::Configuration& config = root.cleaners->configuration;
+  config.files = {"/usr/lib/tmpfiles.d/tmp.conf", "/etc/cron.daily/old"};
+  cleaners::parse_tmpfiles("/usr/lib/tmpfiles.d/tmp.conf", "q /tmp 1777 root root 10d\nY /x\n", config);
+  cleaners::parse_cron("/etc/cron.daily/old", "exit 0\nfind /tmp -mtime +3 -delete\n", cleaners::CronFile::script,
+                       {}, config);
+  root.cleaners->errors.push_back(ObservationError{"/etc/cron.d/fifo", "fstat", 22, "is a FIFO, not a regular file: not read"});
+  result.judgements = judge(result.roots, result.policy);
+  const auto report = audit_report_json(result, example_context());
+  const std::string document = dump_json(report);
+  expect_schema_valid(document);
+  const nlohmann::json cleaners = nlohmann::json::parse(document).at("roots").at(0).at("cleaners");
+  EXPECT_EQ(cleaners.at("files").size(), 2U);
+  ASSERT_EQ(cleaners.at("cleanings").size(), 2U);
+  EXPECT_EQ(cleaners.at("cleanings")[0].at("tool"), "systemd-tmpfiles");
+  EXPECT_EQ(cleaners.at("cleanings")[0].at("age"), "10d");
+  EXPECT_TRUE(cleaners.at("cleanings")[0].at("disabled_by").is_null());
+  EXPECT_EQ(cleaners.at("cleanings")[1].at("disabled_by"), "the job exits at line 1 before it");
+  EXPECT_EQ(cleaners.at("not_understood"), 1);
+  EXPECT_EQ(cleaners.at("errors").size(), 1U);
+  EXPECT_NE(document.find("tmpdir.cleaner-ages-jvm-files"), std::string::npos);
+  EXPECT_NE(document.find("tmpdir.cleaners-unread"), std::string::npos);
+}
+
 TEST(Report, ExampleMatchesGoldenFileAndSchema) {
   auto report = without_volatile(audit_report_json(example_result(), example_context()));
   const std::string golden_path = source_path("schemas/examples/mixed.json");
