@@ -185,8 +185,8 @@ class AuditRun {
     // The -XX:AltTempDir of this host's JVMs, after the host's own temp dir: their namespaces
     // are there. Containers keep their shares of what the first temp dir leaves.
     std::vector<RootSpec> alt = alt_temp_dir_roots(s_.discover, specs_, jvms_);
-    specs_.insert(specs_.begin() + (specs_.empty() ? 0 : 1), std::make_move_iterator(alt.begin()),
-                  std::make_move_iterator(alt.end()));
+    const auto after_host = specs_.empty() ? specs_.end() : std::next(specs_.begin());
+    specs_.insert(after_host, std::make_move_iterator(alt.begin()), std::make_move_iterator(alt.end()));
     // The first temp dir (the host's, or the one --tmpdir, --root or --container names) has
     // the run's limits; each container's an equal share of what is left (RootSchedule).
     const RootLoopOutcome loop = visit_temp_roots(specs_, s_.limits, options_.container_pid.has_value(), *this);

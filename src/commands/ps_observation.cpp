@@ -23,8 +23,8 @@ struct ProcessPass {
 // The -XX:AltTempDir of this host's JVMs, after the host's own temp dir: their files are there.
 void add_alt_temp_dirs(const DiscoverOptions& discover, ProcessPass& pass) {
   std::vector<RootSpec> alt = alt_temp_dir_roots(discover, pass.specs, pass.jvms);
-  pass.specs.insert(pass.specs.begin() + (pass.specs.empty() ? 0 : 1), std::make_move_iterator(alt.begin()),
-                    std::make_move_iterator(alt.end()));
+  const auto after_host = pass.specs.empty() ? pass.specs.end() : std::next(pass.specs.begin());
+  pass.specs.insert(after_host, std::make_move_iterator(alt.begin()), std::make_move_iterator(alt.end()));
 }
 
 ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env) {

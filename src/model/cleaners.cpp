@@ -416,7 +416,7 @@ std::vector<std::string> command_words(std::vector<std::string> words) {
     const std::string_view b = basename(w);
     if (is_assignment(w) || w == "if" || w == "then" || w == "else" || w == "elif" || w == "do" ||
         w == "while" || w == "until" || w == "!" || w == "{" || w == "exec" || w == "command" ||
-        w == "nohup" || b == "env") {
+        w == "nohup" || b == "env" || b == "chronic" || b == "setsid") {
       ++i;
     } else if (b == "nice") {
       ++i;
@@ -424,8 +424,6 @@ std::vector<std::string> command_words(std::vector<std::string> words) {
     } else if (b == "ionice") {
       ++i;
       skip_options("cnp");
-    } else if (b == "chronic" || b == "setsid") {
-      ++i;
     } else {
       break;
     }
@@ -722,7 +720,7 @@ void for_each_logical_line(std::string_view text, F&& f) {
     if (line.ends_with('\\')) {
       logical += line.substr(0, line.size() - 1);
       logical += ' ';
-      if (logical.size() > 64 * 1024) {  // bounded: a continuation that never ends
+      if (logical.size() > std::size_t{64} * 1024) {  // bounded: a continuation that never ends
         f(std::string_view(logical), first);
         logical.clear();
       }
