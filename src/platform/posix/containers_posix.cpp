@@ -32,6 +32,7 @@
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/procfs_posix.hpp"
 #include "platform/posix/safe_path_posix.hpp"
+#include "platform/posix/stat_posix.hpp"
 
 namespace hsperfguard::platform {
 namespace {
@@ -241,14 +242,35 @@ class ContainerScanner {
   // The identity of <host temp dir>/<name>/tmp when <name> is a root-owned directory on the
   // temp dir's mount and its tmp a directory on that mount too.
   static std::optional<DirIdentity> private_tmp_identity(int host_tmp, const std::string& name) {
-    UniqueFd dir(open_entry_on_this_mount(host_tmp, name.c_str(), kPathDir));
+    UniqueFd dir = open_dir_on_this_mount(host_tmp, name.c_str());
     struct stat st {};
     if (!dir.valid() || ::fstat(dir.get(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) {
       return std::nullopt;
     }
-    UniqueFd tmp(open_entry_on_this_mount(dir.get(), "tmp", kPathDir));
+    UniqueFd tmp = open_dir_on_this_mount(dir.get(), "tmp");
     if (!tmp.valid()) return std::nullopt;
     return identity_of(tmp.get());
+  }
+
+  // `name` in `dirfd`, a directory on dirfd's mount, opened O_PATH without following a link.
+  // Without openat2 (an old kernel, a seccomp filter refusing it) the entry is first looked at
+  // by a statx that neither follows a link nor syncs with its file system: a directory on
+  // another mount (its mount id or device differs) is not opened at all; then the open must
+  // find the very (dev, ino) the statx saw.
+  static UniqueFd open_dir_on_this_mount(int dirfd, const char* name) {
+    UniqueFd fd(open_entry_on_this_mount(dirfd, name, kPathDir));
+    if (fd.valid() || errno != ENOSYS) return fd;
+    Stat parent, entry;
+    if (stat_at(dirfd, "", AT_EMPTY_PATH, parent) != 0 ||
+        stat_at(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, entry) != 0 ||
+        entry.inode.kind != FileKind::directory || entry.inode.dev != parent.inode.dev ||
+        (entry.mount_id && parent.mount_id && *entry.mount_id != *parent.mount_id)) {
+      return UniqueFd();
+    }
+    UniqueFd opened(::openat(dirfd, name, kPathDir | O_NOFOLLOW));
+    const std::optional<DirIdentity> id = opened.valid() ? identity_of(opened.get()) : std::nullopt;
+    if (!id || id->dev != entry.inode.dev || id->ino != entry.inode.ino) return UniqueFd();
+    return opened;
   }
 
   void note(ObservationError e) {
