@@ -32,7 +32,7 @@ void write_file(const std::string& path, const std::vector<std::byte>& bytes) {
 
 std::vector<std::byte> to_bytes(const std::string& s) {
   std::vector<std::byte> out(s.size());
-  std::memcpy(out.data(), s.data(), s.size());
+  if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());  // an empty vector's data() may be null
   return out;
 }
 
