@@ -108,8 +108,9 @@ The removals, journaled:
     removed       /tmp/hsperfdata_root/notapid
   
   done: 7 removed, 0 vanished, 0 became live, 0 changed, 0 failed, 0 not attempted
-  $ jq -r '"\(.event) \(.path // "")"' /tmp/run/journal
+  $ jq -r '"\(.event) \(.path // "")"' /tmp/run/journal | sort -s -k2,2
   start 
+  finish 
   unlinking /tmp/hsperfdata_nobody/90008
   outcome /tmp/hsperfdata_nobody/90008
   unlinking /tmp/hsperfdata_root/500
@@ -124,7 +125,6 @@ The removals, journaled:
   outcome /tmp/hsperfdata_root/90005
   unlinking /tmp/hsperfdata_root/notapid
   outcome /tmp/hsperfdata_root/notapid
-  finish 
   $ find /tmp/hsperfdata_* /tmp/.java_pid* | sort
   /tmp/.java_pid90009
   /tmp/hsperfdata_daemon
