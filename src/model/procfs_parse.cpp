@@ -132,6 +132,36 @@ bool is_backing_file_path(std::string_view path) {
   return dir_name.size() > kPrefix.size() && dir_name.starts_with(kPrefix);
 }
 
+// Splits `chunk` into lines for `parse(line, long_line)`, carrying a line cut by the chunk's
+// end in `line` (at most `max_line` bytes; `long_line` once it was longer). A whole line
+// within the chunk is parsed where it lies, without a copy.
+template <typename Parse>
+void feed_lines(std::string_view chunk, std::string& line, bool& long_line, std::size_t max_line,
+                Parse&& parse) {
+  while (!chunk.empty()) {
+    const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
+    const std::size_t len =
+        nl == nullptr ? chunk.size()
+                      : static_cast<std::size_t>(static_cast<const char*>(nl) - chunk.data());
+    if (!long_line) {
+      const std::size_t room = max_line - line.size();
+      if (nl != nullptr && line.empty() && len <= room) {
+        parse(chunk.substr(0, len), false);
+      } else {
+        line.append(chunk.data(), std::min(len, room));
+        long_line = len > room;
+      }
+    }
+    if (nl == nullptr) return;  // the line goes on in the next chunk
+    if (!line.empty() || long_line) {
+      parse(std::string_view(line), long_line);
+      line.clear();
+      long_line = false;
+    }
+    chunk.remove_prefix(len + 1);
+  }
+}
+
 }  // namespace
 
 LocksParse parse_locks(std::string_view text) {
@@ -215,28 +245,8 @@ StatusFields parse_status(std::string_view text) {
 MapsParser::MapsParser(std::size_t max_line) : max_line_(std::max<std::size_t>(max_line, 256)) {}
 
 void MapsParser::feed(std::string_view chunk) {
-  while (!chunk.empty()) {
-    const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
-    const std::size_t len =
-        nl == nullptr ? chunk.size()
-                      : static_cast<std::size_t>(static_cast<const char*>(nl) - chunk.data());
-    if (!long_line_) {
-      const std::size_t room = max_line_ - line_.size();
-      if (nl != nullptr && line_.empty() && len <= room) {
-        parse_line(chunk.substr(0, len), false);  // a whole line within the chunk: no copy
-      } else {
-        line_.append(chunk.data(), std::min(len, room));
-        long_line_ = len > room;
-      }
-    }
-    if (nl == nullptr) return;  // the line goes on in the next chunk
-    if (!line_.empty() || long_line_) {
-      parse_line(line_, long_line_);
-      line_.clear();
-      long_line_ = false;
-    }
-    chunk.remove_prefix(len + 1);
-  }
+  feed_lines(chunk, line_, long_line_, max_line_,
+             [this](std::string_view line, bool long_line) { parse_line(line, long_line); });
 }
 
 MapsSummary MapsParser::finish(bool truncated) {
@@ -456,28 +466,8 @@ UnixListenersParser::UnixListenersParser(std::size_t max_line, std::size_t max_k
     : max_line_(std::max<std::size_t>(max_line, 128)), max_kept_(max_kept) {}
 
 void UnixListenersParser::feed(std::string_view chunk) {
-  while (!chunk.empty()) {
-    const void* nl = std::memchr(chunk.data(), '\n', chunk.size());
-    const std::size_t len =
-        nl == nullptr ? chunk.size()
-                      : static_cast<std::size_t>(static_cast<const char*>(nl) - chunk.data());
-    if (!long_line_) {
-      const std::size_t room = max_line_ - line_.size();
-      if (nl != nullptr && line_.empty() && len <= room) {
-        parse_line(chunk.substr(0, len), false);  // a whole line within the chunk: no copy
-      } else {
-        line_.append(chunk.data(), std::min(len, room));
-        long_line_ = len > room;
-      }
-    }
-    if (nl == nullptr) return;  // the line goes on in the next chunk
-    if (!line_.empty() || long_line_) {
-      parse_line(line_, long_line_);
-      line_.clear();
-      long_line_ = false;
-    }
-    chunk.remove_prefix(len + 1);
-  }
+  feed_lines(chunk, line_, long_line_, max_line_,
+             [this](std::string_view line, bool long_line) { parse_line(line, long_line); });
 }
 
 UnixListeners UnixListenersParser::finish(bool truncated) {
