@@ -2,7 +2,9 @@
 // (checks/invisible.hpp) and reported by the rule of its cause, one finding per JVM. A JVM
 // whose namespace HotSpot refuses is namespace.jvm-blinded's (namespace.cpp), raised once for
 // its namespace. And jvm.own-mount-namespace: a live JVM that jps lists but the host cannot
-// attach to, its /tmp another mount namespace's (checks/reach.hpp), one finding per backing file.
+// attach to, its /tmp another mount namespace's (checks/reach.hpp), one finding per backing file;
+// jvm.other-account-temp-dir: one in another account's temp dir (Windows), which jps run as
+// another account does not list.
 #include <string>
 
 #include "checks/evidence.hpp"
@@ -79,7 +81,7 @@ void jvm_own_mount_namespace(const TempRootFacts& root, const NamespaceFacts&,
   const ProcessFacts* owner = backing_file_owner(*file.liveness);
   if (owner == nullptr) return;
   const std::optional<ReachDiagnosis> d = diagnose_reach(root, *owner);
-  if (!d) return;
+  if (!d || d->cause == ReachCause::other_temp_dir) return;
   nlohmann::json e = {{"pid", d->pid},
                       {"reason", std::string(to_string(d->cause))},
                       {"explanation", printable(d->explanation)},
@@ -92,6 +94,25 @@ void jvm_own_mount_namespace(const TempRootFacts& root, const NamespaceFacts&,
     }
   }
   out.push_back(make_finding("jvm.own-mount-namespace", file.path,
+                             "JVM pid " + std::to_string(d->pid) + ": " + printable(d->explanation),
+                             std::move(e)));
+}
+
+void jvm_other_account_temp_dir(const TempRootFacts& root, const NamespaceFacts&,
+                                 const FileFacts& file, Findings& out) {
+  if (!file.liveness || !root.account) return;
+  const ProcessFacts* owner = backing_file_owner(*file.liveness);
+  if (owner == nullptr) return;
+  const std::optional<ReachDiagnosis> d = diagnose_reach(root, *owner);
+  if (!d || d->cause != ReachCause::other_temp_dir) return;
+  nlohmann::json e = {{"pid", d->pid},
+                      {"reason", std::string(to_string(d->cause))},
+                      {"account", printable(root.account->name)},
+                      {"temp_dir", printable(root.shown_temp_dir())},
+                      {"explanation", printable(d->explanation)},
+                      {"command", printable(d->command)}};
+  if (root.account->jvm_pid) e["named_by_pid"] = *root.account->jvm_pid;
+  out.push_back(make_finding("jvm.other-account-temp-dir", file.path,
                              "JVM pid " + std::to_string(d->pid) + ": " + printable(d->explanation),
                              std::move(e)));
 }

@@ -2,6 +2,7 @@
 // (checks/reach.hpp; docs/POLICY.md, "Reachable only from its own mount namespace").
 #include "checks/reach.hpp"
 
+#include "checks/evidence.hpp"
 #include "model/shell_word.hpp"
 #include "model/systemd_unit.hpp"
 
@@ -28,6 +29,8 @@ std::string_view to_string(ReachCause cause) {
       return "systemd-private-tmp";
     case ReachCause::own_mount_namespace:
       return "own-mount-namespace";
+    case ReachCause::other_temp_dir:
+      return "other-account-temp-dir";
   }
   return "own-mount-namespace";
 }
@@ -44,7 +47,37 @@ const ProcessFacts* backing_file_owner(const LivenessFacts& liveness) {
   return nullptr;
 }
 
+namespace {
+
+// A JVM in another account's temp dir (Windows). HotSpot makes its namespace in the temp dir
+// its own environment names (os::get_temp_directory, GetTempPath: TMP, TEMP, USERPROFILE), and
+// so does a jps or jcmd look for namespaces in its own: run as this run's account, they look
+// elsewhere.
+std::optional<ReachDiagnosis> other_temp_dir(const TempRootFacts& root, const ProcessFacts& owner) {
+  if (!root.account || owner.pid <= 0 || !owner.maps_backing_file.value_or(false)) return std::nullopt;
+  ReachDiagnosis d;
+  d.cause = ReachCause::other_temp_dir;
+  d.pid = owner.pid;
+  const std::string dir = printable(root.shown_temp_dir());
+  const std::string account = root.account->name.empty() ? std::string("its account")
+                                                         : "account " + printable(root.account->name);
+  // PowerShell, the prompt the Windows remedies name: TMP for the jps it starts, which then
+  // looks in that temp dir; -J-XX:-UsePerfData so that it neither publishes nor deletes there.
+  d.command = "$env:TMP = " + powershell_word(root.shown_temp_dir()) + "; jps -l -J-XX:-UsePerfData";
+  const std::string whose = root.account->jvm_pid
+                                ? "in the temp dir its own TMP names (" + dir + ", " + account + "'s)"
+                                : "in the temp dir of " + account + " (" + dir + "), a service account's";
+  d.explanation = whose +
+                  ", not this run's: jps, jstat and jcmd list only the namespaces of the temp dir "
+                  "their own TMP, TEMP or USERPROFILE names, so run with another they do not list it; "
+                  "run them as " + account + ", or list it with " + d.command;
+  return d;
+}
+
+}  // namespace
+
 std::optional<ReachDiagnosis> diagnose_reach(const TempRootFacts& root, const ProcessFacts& owner) {
+  if (root.kind == RootKind::account_temp_dir) return other_temp_dir(root, owner);
   // A JVM maps its backing file for life; a process that only holds the lock is no JVM to
   // attach to.
   if (root.kind != RootKind::container || !root.container || owner.ns_pids.size() != 1 ||

@@ -75,6 +75,7 @@ constexpr std::array kRegistry = {
     RuleEntry{.id = "file.bad-prologue", .file = file_bad_prologue},
     // jvm.cpp: a live JVM's file in a /tmp the host's attach does not look in
     RuleEntry{.id = "jvm.own-mount-namespace", .file = jvm_own_mount_namespace},
+    RuleEntry{.id = "jvm.other-account-temp-dir", .file = jvm_other_account_temp_dir},
     // file.cpp: the liveness verdict
     RuleEntry{.id = "file.stale", .verdict = file_stale},
     RuleEntry{.id = "file.pid-reused", .verdict = file_pid_reused},

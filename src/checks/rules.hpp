@@ -63,6 +63,8 @@ void jvm_cause_undetermined(const JvmSubject& s, Findings& out);
 void jvm_no_passwd_entry(const JvmSubject& s, Findings& out);
 void jvm_own_mount_namespace(const TempRootFacts& root, const NamespaceFacts& ns,
                              const FileFacts& file, Findings& out);
+void jvm_other_account_temp_dir(const TempRootFacts& root, const NamespaceFacts& ns,
+                                 const FileFacts& file, Findings& out);
 
 // file.cpp
 void file_observation_error(const TempRootFacts& root, const NamespaceFacts& ns,

@@ -182,11 +182,10 @@ class AuditRun {
     jvms_ = env_.observe_jvm_processes(ignored, s_.limits, &discovery_errors);
     s_.text.jvm_processes = jvms_.size();
     specs_ = env_.discover(s_.discover, &discovery_errors, s_.limits);
-    // The -XX:AltTempDir of this host's JVMs, after the host's own temp dir: their namespaces
-    // are there. Containers keep their shares of what the first temp dir leaves.
-    std::vector<RootSpec> alt = alt_temp_dir_roots(s_.discover, specs_, jvms_);
-    const auto after_host = specs_.empty() ? specs_.end() : std::next(specs_.begin());
-    specs_.insert(after_host, std::make_move_iterator(alt.begin()), std::make_move_iterator(alt.end()));
+    // The -XX:AltTempDir of this host's JVMs and other accounts' temp dirs, after the host's
+    // own temp dir: their namespaces are there. Containers keep their shares of what the first
+    // temp dir leaves.
+    add_further_temp_dirs(env_, s_.discover, specs_, jvms_, options_.user);
     // The first temp dir (the host's, or the one --tmpdir, --root or --container names) has
     // the run's limits; each container's an equal share of what is left (RootSchedule).
     const RootLoopOutcome loop = visit_temp_roots(specs_, s_.limits, options_.container_pid.has_value(), *this);

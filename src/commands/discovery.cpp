@@ -1,10 +1,24 @@
 #include "commands/discovery.hpp"
 
+#include <iterator>
 #include <utility>
 
 #include "commands/environment.hpp"
 
 namespace hsperfguard {
+
+void add_further_temp_dirs(Environment& env, const DiscoverOptions& options, std::vector<RootSpec>& specs,
+                           const std::vector<JvmProcessFacts>& jvms, const std::optional<std::string>& user) {
+  std::vector<RootSpec> further = alt_temp_dir_roots(options, specs, jvms);
+  const bool host_view = !options.tmpdir && !options.root && !options.container_pid && !options.containers_only;
+  if (host_view) {
+    std::vector<RootSpec> accounts =
+        account_temp_dir_roots(options, specs, env.account_temp_dirs(options.host_temp_dir, jvms), user);
+    further.insert(further.end(), std::make_move_iterator(accounts.begin()), std::make_move_iterator(accounts.end()));
+  }
+  const auto after_host = specs.empty() ? specs.end() : std::next(specs.begin());
+  specs.insert(after_host, std::make_move_iterator(further.begin()), std::make_move_iterator(further.end()));
+}
 
 DiscoverOptions discover_options(Environment& env, std::optional<std::string> tmpdir,
                                  std::optional<std::string> root, bool containers,

@@ -25,6 +25,13 @@ DiscoverOptions discover_options(Environment& env, std::optional<std::string> tm
                                  std::optional<std::int32_t> container_pid,
                                  const std::optional<std::string>& user = std::nullopt);
 
+// The temp dirs a run with the host's own view looks at after the host's, inserted after the
+// first of `specs`: those JVMs of `jvms` name with -XX:AltTempDir (Linux), then the temp dirs
+// of other accounts, services' and those the environments of `jvms` name (Windows). `user`:
+// --user, whose account's only.
+void add_further_temp_dirs(Environment& env, const DiscoverOptions& options, std::vector<RootSpec>& specs,
+                           const std::vector<JvmProcessFacts>& jvms, const std::optional<std::string>& user);
+
 // What is wrong with --container PID before anything runs: no process has that pid (then the
 // option is a usage error, said once: "--container 99999: no such process"). nullopt: none
 // given, or the process exists (whether it can be looked into is the run's to say).

@@ -74,6 +74,10 @@ class SystemEnvironment final : public Environment {
                                  const RunLimits& limits) override {
     return discover_roots_scanning(options, errors, limits);
   }
+  AccountTempDirs account_temp_dirs(const std::string& host_temp_dir,
+                                    const std::vector<JvmProcessFacts>& jvms) override {
+    return platform::observe_account_temp_dirs(host_temp_dir, jvms);
+  }
   TempRootFacts observe_temp_root(const RootSpec& spec, const platform::ObserveOptions& options,
                                   const platform::NamespaceConsumer& consume,
                                   const platform::NamespaceStage& stage) override {

@@ -84,6 +84,9 @@ class Environment {
   virtual std::vector<RootSpec> discover(const DiscoverOptions& options,
                                          std::vector<ObservationError>* errors,
                                          const RunLimits& limits) = 0;
+  // platform::observe_account_temp_dirs: the temp dirs of other accounts (Windows).
+  virtual AccountTempDirs account_temp_dirs(const std::string& host_temp_dir,
+                                            const std::vector<JvmProcessFacts>& jvms) = 0;
   // platform::observe_temp_root, streaming form (its contract: stage, then consume, per
   // namespace part, in name order).
   virtual TempRootFacts observe_temp_root(const RootSpec& spec,

@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "commands/discovery.hpp"
 #include "commands/environment.hpp"
 #include "decide/discover.hpp"
 
@@ -20,11 +21,10 @@ struct ProcessPass {
   std::vector<ObservationError> jvm_errors;  // reported after the roots', as they always were
 };
 
-// The -XX:AltTempDir of this host's JVMs, after the host's own temp dir: their files are there.
-void add_alt_temp_dirs(const DiscoverOptions& discover, ProcessPass& pass) {
-  std::vector<RootSpec> alt = alt_temp_dir_roots(discover, pass.specs, pass.jvms);
-  const auto after_host = pass.specs.empty() ? pass.specs.end() : std::next(pass.specs.begin());
-  pass.specs.insert(after_host, std::make_move_iterator(alt.begin()), std::make_move_iterator(alt.end()));
+// The -XX:AltTempDir of this host's JVMs and other accounts' temp dirs, after the host's own
+// temp dir: their files are there.
+void add_alt_temp_dirs(const DiscoverOptions& discover, ProcessPass& pass, Environment& env) {
+  add_further_temp_dirs(env, discover, pass.specs, pass.jvms, std::nullopt);
 }
 
 ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env) {
@@ -32,7 +32,7 @@ ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env)
   if (!wants_container_scan(discover)) {
     pass.jvms = env.observe_jvm_processes(pass.jvm_errors, {}, nullptr);
     pass.specs = discover_roots(discover);
-    add_alt_temp_dirs(discover, pass);
+    add_alt_temp_dirs(discover, pass, env);
     return pass;
   }
   ContainerScanOptions scan_options = container_scan_options(discover);
@@ -53,7 +53,7 @@ ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env)
   pass.specs = discover_roots(discover, &scan);
   pass.jvms = std::move(host_processes.jvms);
   pass.containers = std::move(host_processes.containers);
-  add_alt_temp_dirs(discover, pass);
+  add_alt_temp_dirs(discover, pass, env);
   return pass;
 }
 

@@ -224,7 +224,10 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
   run.scope_user = options.user;
   std::vector<ObservationError> discovery_errors;  // containers we could not look into
   const auto discovering = Clock::now();
-  const std::vector<RootSpec> specs = env.discover(discover, &discovery_errors, limits);
+  std::vector<RootSpec> specs = env.discover(discover, &discovery_errors, limits);
+  // Other accounts' temp dirs (Windows: services'), after the host's. No JVM is looked at: a
+  // JVM's -XX:AltTempDir is reaped only when named with --tmpdir.
+  add_further_temp_dirs(env, discover, specs, {}, options.user);
   run.timings.discover_ms = elapsed_ms(discovering);
   const auto observing = Clock::now();
   const RootLoopOutcome loop = visit_temp_roots(specs, limits, options.container_pid.has_value(), roots);

@@ -1,6 +1,7 @@
 #include "decide/discover.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <map>
 #include <optional>
@@ -208,6 +209,36 @@ std::vector<RootSpec> alt_temp_dir_roots(const DiscoverOptions& options, const s
     spec.root = "/";
     spec.temp_dir = path;
     spec.alt_temp_dir_pid = pid;
+  }
+  return out;
+}
+
+std::vector<RootSpec> account_temp_dir_roots(const DiscoverOptions& options, const std::vector<RootSpec>& specs,
+                                             const AccountTempDirs& dirs, const std::optional<std::string>& user) {
+  if (options.tmpdir || options.root || options.container_pid || options.containers_only) return {};
+  auto folded = [](std::string_view path) {
+    std::string out;
+    for (const char c : path) out.push_back(c == '/' ? '\\' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    while (out.size() > 3 && out.back() == '\\') out.pop_back();
+    return out;
+  };
+  std::vector<std::string> paths;
+  for (const auto& spec : specs) paths.push_back(folded(spec.temp_dir));
+  std::vector<DirIdentity> identities;
+  if (dirs.host_temp_dir) identities.push_back(*dirs.host_temp_dir);
+  std::vector<RootSpec> out;
+  for (const auto& dir : dirs.dirs) {
+    if (user && folded(dir.account.name) != folded(*user)) continue;
+    const std::string path = folded(dir.path);
+    if (std::find(paths.begin(), paths.end(), path) != paths.end()) continue;
+    if (dir.identity && std::find(identities.begin(), identities.end(), *dir.identity) != identities.end()) continue;
+    paths.push_back(path);
+    if (dir.identity) identities.push_back(*dir.identity);
+    RootSpec& spec = out.emplace_back();
+    spec.kind = RootKind::account_temp_dir;
+    spec.root = "/";
+    spec.temp_dir = dir.path;
+    spec.account = dir.account;
   }
   return out;
 }

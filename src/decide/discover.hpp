@@ -55,6 +55,16 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options,
 std::vector<RootSpec> alt_temp_dir_roots(const DiscoverOptions& options, const std::vector<RootSpec>& specs,
                                          const std::vector<JvmProcessFacts>& jvms);
 
+// The temp dirs of other accounts than this run's (Windows; `dirs` as observed, services
+// first), one root each (kind account_temp_dir), after those of `specs`, except one that is
+// this run's own temp dir or an earlier one's (the same identity, or, without one, the same
+// path without regard to case: Windows names a directory by many paths, 8.3 names among
+// them). With `user` (--user), only that account's. Only with the host's own view (neither
+// --tmpdir, --root, --container nor --containers-only).
+std::vector<RootSpec> account_temp_dir_roots(const DiscoverOptions& options, const std::vector<RootSpec>& specs,
+                                             const AccountTempDirs& dirs,
+                                             const std::optional<std::string>& user = std::nullopt);
+
 // A container root that could not be opened because its process exited after discovery (a
 // container stopping during the run): nothing is left to look at there, and it does not make
 // the run incomplete. Callers drop such a root.

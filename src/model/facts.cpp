@@ -25,6 +25,7 @@ std::string_view to_string(RootKind kind) {
     case RootKind::root: return "root";
     case RootKind::container: return "container";
     case RootKind::alt_temp_dir: return "alt-temp-dir";
+    case RootKind::account_temp_dir: return "account-temp-dir";
   }
   return "host";
 }

@@ -191,6 +191,10 @@ struct JvmProcessFacts {
   std::optional<AltTempDirOption> alt_temp_dir;
   // It is in the observer's own mount namespace: a path it names means the same directory here.
   bool in_own_mount_namespace = false;
+  // Windows: the temp dir its environment names (TMP, else TEMP, else USERPROFILE, else the
+  // Windows directory: GetTempPath's order, which HotSpot's os::get_temp_directory reads);
+  // nullopt where it could not be read, and on Linux (always /tmp).
+  std::optional<std::string> temp_dir_path;
   bool environment_read = false;  // its environment was read (root, or its own user)
   std::optional<std::string> user;          // its effective uid's name, from its own root
   // Its effective uid has no entry in its own root's user database, which was read (not a
@@ -374,7 +378,19 @@ struct AttachFacts {
 // foreign system root, or a container seen through /proc/<pid>/root.
 // alt_temp_dir: the directory a JVM of our own mount namespace names with -XX:AltTempDir,
 // looked at because that JVM publishes there (decide/discover.hpp, alt_temp_dir_roots).
-enum class RootKind { host, tmpdir, root, container, alt_temp_dir };
+// account_temp_dir (Windows): the temp dir of another account than this run's, a service
+// account's or the one a running JVM's environment names (decide/discover.hpp,
+// account_temp_dir_roots): each account has a temp dir of its own there.
+enum class RootKind { host, tmpdir, root, container, alt_temp_dir, account_temp_dir };
+
+// RootKind::account_temp_dir: whose temp dir it is, and how it was found.
+struct TempDirAccount {
+  std::string name;  // the account ("SYSTEM", "LOCAL SERVICE", a JVM's user)
+  // Found in this JVM's environment (TMP, TEMP, USERPROFILE, as GetTempPath reads them);
+  // nullopt: a service account's temp dir, where Windows puts it.
+  std::optional<std::int32_t> jvm_pid;
+  friend bool operator==(const TempDirAccount&, const TempDirAccount&) = default;
+};
 
 struct ContainerFacts {
   std::int32_t host_pid = 0;    // a process through which the root was reached
@@ -437,6 +453,7 @@ struct TempRootFacts {
   std::vector<std::string> sharing_mount_namespaces;
   UnobservedProcesses unobserved;  // as RootSpec::unobserved
   std::optional<std::int32_t> alt_temp_dir_pid;  // as RootSpec::alt_temp_dir_pid
+  std::optional<TempDirAccount> account;         // as RootSpec::account
   std::int64_t max_pid = kDefaultMaxPid;
   std::uint64_t page_size = 4096;  // of the host: a JVM rounds its region up to it
   // Invisible JVMs whose namespace (hsperfdata_<user> here) does not exist.

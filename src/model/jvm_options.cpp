@@ -1,6 +1,8 @@
 #include "model/jvm_options.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <string>
 
 namespace hsperfguard {
@@ -113,6 +115,40 @@ std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::st
 
 std::optional<AltTempDirOption> alt_temp_dir_option(std::string_view cmdline, std::string_view environment) {
   return scan(cmdline, environment).alt_temp_dir;
+}
+
+std::string windows_temp_dir(std::string_view environment, std::string_view windows_dir) {
+  auto value_of = [&](std::string_view name) -> std::optional<std::string_view> {
+    std::optional<std::string_view> found;
+    std::size_t at = 0;
+    while (at < environment.size()) {
+      const std::size_t end = std::min(environment.find('\0', at), environment.size());
+      const std::string_view entry = environment.substr(at, end - at);
+      at = end + 1;
+      // "=C:=C:\\dir": the per-drive directories, whose names start with '='.
+      const std::size_t equals = entry.find('=', 1);
+      if (equals != name.size()) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < name.size() && same; ++i) {
+        same = std::toupper(static_cast<unsigned char>(entry[i])) == static_cast<unsigned char>(name[i]);
+      }
+      if (same) found = entry.substr(equals + 1);  // the block holds each name once; the last wins
+    }
+    return found;
+  };
+  std::string_view dir = windows_dir;
+  for (const std::string_view name : {"TMP", "TEMP", "USERPROFILE"}) {
+    if (const auto value = value_of(name); value && !value->empty()) {
+      dir = *value;
+      break;
+    }
+  }
+  std::string out(dir);
+  // "C:\\" keeps its separator: the root of a drive.
+  while (out.size() > 1 && (out.back() == '\\' || out.back() == '/') && !(out.size() == 3 && out[1] == ':')) {
+    out.pop_back();
+  }
+  return out;
 }
 
 }  // namespace hsperfguard

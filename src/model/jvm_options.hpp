@@ -27,4 +27,10 @@ std::optional<PerfDataOption> perf_data_option(std::string_view cmdline, std::st
 // command line, where each argument is one word.
 std::optional<AltTempDirOption> alt_temp_dir_option(std::string_view cmdline, std::string_view environment);
 
+// Windows: the temp dir a JVM with this environment (NUL-separated NAME=value, names without
+// regard to case, as Windows reads them) uses, as GetTempPath finds it and HotSpot's
+// os::get_temp_directory takes it: the first of TMP, TEMP and USERPROFILE that is set and not
+// empty, else `windows_dir`. Without the trailing separators GetTempPath adds.
+std::string windows_temp_dir(std::string_view environment, std::string_view windows_dir);
+
 }  // namespace hsperfguard

@@ -30,6 +30,8 @@ struct RootSpec {
   // RootKind::alt_temp_dir: the JVM (the lowest pid of those naming it) whose -XX:AltTempDir
   // this temp dir is.
   std::optional<std::int32_t> alt_temp_dir_pid;
+  // RootKind::account_temp_dir: whose temp dir this is.
+  std::optional<TempDirAccount> account;
 };
 
 // `temp_dir` of the system whose root is `root`, as this host reaches it ("/proc/123/root"
@@ -103,6 +105,20 @@ struct ProcessPlacement {
 struct SystemdPrivateTmp {
   std::string name;
   DirIdentity temp_dir;
+};
+
+// Windows: a temp dir of an account other than this run's, as observed
+// (platform/users.hpp, observe_account_temp_dirs): a service account's profile temp dir, or the
+// one a running JVM's environment names. Each account has its own temp dir there, and jps run
+// as one account lists the namespaces of its own only.
+struct AccountTempDir {
+  TempDirAccount account;
+  std::string path;
+  std::optional<DirIdentity> identity;  // nullopt: it exists and could not be opened
+};
+struct AccountTempDirs {
+  std::optional<DirIdentity> host_temp_dir;  // of this run's own temp dir, when it was opened
+  std::vector<AccountTempDir> dirs;          // services first, then JVMs' in pid order
 };
 
 struct ContainerScan {

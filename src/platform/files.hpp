@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/facts.hpp"
+#include "model/roots.hpp"
 
 namespace hsperfguard::platform {
 
@@ -25,6 +26,15 @@ FileRead read_regular_file(const std::string& path, std::size_t max_bytes);
 
 // The directory the JVM uses for hsperfdata on this host ("/tmp" on Linux).
 std::string default_temp_dir();
+
+// Windows, where each account has a temp dir of its own: those of the service accounts
+// (LocalSystem's %SystemRoot%\Temp, LocalService's and NetworkService's
+// %SystemRoot%\ServiceProfiles\<account>\AppData\Local\Temp) and those the environments of
+// `jvms` name (JvmProcessFacts::temp_dir_path), each with its identity, and the identity of
+// `host_temp_dir`. One that does not exist is left out; one that exists and cannot be opened
+// has no identity. Linux: none (every account's temp dir is /tmp).
+AccountTempDirs observe_account_temp_dirs(const std::string& host_temp_dir,
+                                          const std::vector<JvmProcessFacts>& jvms);
 
 // Regular files named `pid` in every hsperfdata_* directory of `temp_dir`, newest first (the
 // order in which jstat tries them), each with its owner and identity, so that the caller can

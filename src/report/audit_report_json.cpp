@@ -141,6 +141,12 @@ json root_json(const TempRootFacts& root, const RootJudgement& rj) {
   json jr;
   jr["kind"] = to_string(root.kind);
   if (root.alt_temp_dir_pid) jr["alt_temp_dir_pid"] = *root.alt_temp_dir_pid;
+  if (root.account) {
+    json account;
+    put_text(account, "name", root.account->name);
+    account["named_by_pid"] = root.account->jvm_pid ? json(*root.account->jvm_pid) : json(nullptr);
+    jr["account"] = std::move(account);
+  }
   put_text(jr, "root", root.root);
   put_text(jr, "temp_dir", root.temp_dir);
   jr["inode"] = inode_to_json(root.opened ? root.opened : root.lstat);

@@ -510,6 +510,11 @@ std::string temp_dir_whose(const TempRootFacts& root) {
     case RootKind::alt_temp_dir:
       return root.alt_temp_dir_pid ? "named by -XX:AltTempDir of JVM pid " + std::to_string(*root.alt_temp_dir_pid)
                                    : std::string("named by a JVM's -XX:AltTempDir");
+    case RootKind::account_temp_dir:
+      if (!root.account) return "another account's";
+      return "of account " + terminal_safe(root.account->name) +
+             (root.account->jvm_pid ? ", named by the TMP of JVM pid " + std::to_string(*root.account->jvm_pid)
+                                    : std::string(", a service account"));
     case RootKind::root: return "of the system root " + terminal_safe(root.root) + ", named by --root";
     case RootKind::container:
       return root.container ? "a container's, host pid " + std::to_string(root.container->host_pid)

@@ -130,8 +130,8 @@ void run_outcome(Exposition& out, const std::string& command, bool success,
 // When containers are cut off at their share of --max-runtime, the host's is still complete,
 // and a dashboard can tell the two apart. Every series is written, 0 included.
 void temp_dirs_observed(Exposition& out, const std::string& command, const std::vector<TempRootFacts>& roots) {
-  constexpr std::array<RootKind, 5> kKinds = {RootKind::host, RootKind::tmpdir, RootKind::root,
-                                              RootKind::container, RootKind::alt_temp_dir};
+  constexpr std::array<RootKind, 6> kKinds = {RootKind::host,      RootKind::tmpdir,       RootKind::root,
+                                              RootKind::container, RootKind::alt_temp_dir, RootKind::account_temp_dir};
   constexpr std::array<std::string_view, 3> kStates = {"complete", "stopped", "unobserved"};
   std::array<std::array<std::size_t, kStates.size()>, kKinds.size()> counts{};
   for (const auto& root : roots) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <windows.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -16,6 +17,7 @@
 
 #include "decide/liveness.hpp"
 #include "model/perfdata.hpp"
+#include "platform/files.hpp"
 #include "platform/liveness.hpp"
 #include "platform/observe.hpp"
 #include "platform/ps.hpp"
@@ -252,6 +254,90 @@ TEST_F(JvmProcessesWindows, PsListsTheBlindJvmWithAReasonAndStopsListingItWhenIt
   const auto doc2 = nlohmann::json::parse(after.out, nullptr, false);
   ASSERT_FALSE(doc2.is_discarded()) << after.out;
   for (const auto& j : doc2.at("jvms")) EXPECT_NE(j.value("host_pid", -1), blind.pid()) << j.dump();
+}
+
+// A JVM whose environment names a temp dir of its own (TMP), as a service account's names its
+// profile's: its temp dir is read from its environment, observation lists that directory among
+// the other accounts' temp dirs, and ps and the audit look there and say why jps run here does
+// not list it. Wine runs every process as one account: the account names are this one's, and a
+// service account's JVM is not shown here (only that the service accounts' temp dirs that
+// exist are listed).
+TEST_F(JvmProcessesWindows, AJvmWhoseTmpNamesAnotherTempDirIsFoundThereAndItsReasonNamed) {
+  const std::string svc = scratch_.path() + "\\svc tmp";
+  ASSERT_TRUE(::CreateDirectoryW(widen(svc).c_str(), nullptr));
+  const std::string svc_ns = svc + "\\hsperfdata_" + user_;
+  ASSERT_TRUE(::CreateDirectoryW(widen(svc_ns).c_str(), nullptr));
+  const std::string blind_tmp = scratch_.path() + "\\blind tmp";
+  ASSERT_TRUE(::CreateDirectoryW(widen(blind_tmp).c_str(), nullptr));
+  const std::string template_file = scratch_.path() + "\\template";
+  test::write_file(template_file, region_bytes(now_ms(), "ServiceMain"));
+  test::FakeJvm service(scratch_.path(), {"--load", test::standin_jvm_dll(), "--publish", template_file, svc_ns},
+                        {"TMP=" + svc});
+  test::FakeJvm blind(scratch_.path(), {"--load", test::standin_jvm_dll()}, {"TMP=" + blind_tmp + "\\"});
+
+  std::vector<ObservationError> errors;
+  const auto jvms = platform::observe_jvm_processes(errors);
+  const JvmProcessFacts* s = jvm_of(jvms, service.pid());
+  const JvmProcessFacts* b = jvm_of(jvms, blind.pid());
+  ASSERT_TRUE(s && b);
+  EXPECT_TRUE(s->environment_read);
+  EXPECT_EQ(s->temp_dir_path, svc);
+  EXPECT_EQ(b->temp_dir_path, blind_tmp);
+  // The blind one would have published in its own temp dir, not this process's.
+  ObservationError error;
+  const auto pinned = platform::win::pin_directory(widen(blind_tmp), &error);
+  ASSERT_TRUE(pinned.has_value());
+  EXPECT_EQ(b->temp_dir_dev, pinned->facts.dev);
+  EXPECT_EQ(b->temp_dir_ino, pinned->facts.ino);
+
+  const AccountTempDirs accounts = platform::observe_account_temp_dirs(platform::default_temp_dir(), jvms);
+  EXPECT_TRUE(accounts.host_temp_dir.has_value());
+  bool listed = false;
+  for (const auto& dir : accounts.dirs) {
+    if (dir.account.jvm_pid == service.pid()) {
+      listed = true;
+      EXPECT_EQ(dir.path, svc);
+      EXPECT_EQ(dir.account.name, user_);
+      EXPECT_TRUE(dir.identity.has_value());
+    }
+  }
+  EXPECT_TRUE(listed);
+  // LocalSystem's temp dir, %SystemRoot%\Temp, is listed when it exists (wine makes it).
+  wchar_t windows[MAX_PATH + 1] = {};
+  ASSERT_GT(::GetSystemWindowsDirectoryW(windows, MAX_PATH), 0u);
+  const std::wstring system_temp = std::wstring(windows) + L"\\Temp";
+  const bool system_listed =
+      std::any_of(accounts.dirs.begin(), accounts.dirs.end(), [&](const AccountTempDir& d) {
+        return d.account.name == "SYSTEM" && !d.account.jvm_pid && d.path == narrow(system_temp);
+      });
+  EXPECT_EQ(system_listed, ::GetFileAttributesW(system_temp.c_str()) != INVALID_FILE_ATTRIBUTES);
+
+  const auto ps = test::run_tool({"ps", "--format", "json"});
+  const auto doc = nlohmann::json::parse(ps.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << ps.out << ps.err;
+  const nlohmann::json* row = nullptr;
+  for (const auto& j : doc.at("jvms")) {
+    if (j.value("host_pid", -1) == service.pid()) row = &j;
+  }
+  ASSERT_NE(row, nullptr) << ps.out;
+  EXPECT_EQ(row->at("state"), "live") << row->dump();
+  EXPECT_EQ(row->at("root_kind"), "account-temp-dir") << row->dump();
+  ASSERT_TRUE(row->at("reach").is_object()) << row->dump();
+  EXPECT_EQ(row->at("reach").at("cause"), "other-account-temp-dir");
+  EXPECT_EQ(row->at("reach").at("command"), "$env:TMP = '" + svc + "'; jps -l -J-XX:-UsePerfData");
+
+  const auto audit = test::run_tool({"audit", "--format", "json", "--fail-on", "critical"});
+  const auto report = nlohmann::json::parse(audit.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << audit.out << audit.err;
+  bool root_seen = false;
+  for (const auto& root : report.at("roots")) {
+    if (root.at("temp_dir") != svc) continue;
+    root_seen = true;
+    EXPECT_EQ(root.at("kind"), "account-temp-dir");
+    EXPECT_EQ(root.at("account").at("named_by_pid"), service.pid());
+  }
+  EXPECT_TRUE(root_seen) << audit.out;
+  EXPECT_NE(audit.out.find("\"jvm.other-account-temp-dir\""), std::string::npos) << audit.out;
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cwchar>
+#include <cwctype>
 #include <filesystem>
 #include <random>
 #include <stdexcept>
@@ -266,7 +268,39 @@ bool terminate_child(Child& child, UINT exit_code) {
          ::WaitForSingleObject(child.process.get(), 10000) == WAIT_OBJECT_0;
 }
 
-FakeJvm::FakeJvm(const std::string& scratch, const std::vector<std::string>& args) {
+namespace {
+
+// This process's environment block with `entries` (NAME=value) set over it, for
+// CreateProcessW (CREATE_UNICODE_ENVIRONMENT): a name given replaces the one inherited,
+// without regard to case as Windows reads names.
+std::wstring environment_block(const std::vector<std::string>& entries) {
+  std::vector<std::wstring> out;
+  auto name_of = [](const std::wstring& entry) {
+    std::wstring name = entry.substr(0, entry.find(L'=', 1));
+    for (auto& c : name) c = static_cast<wchar_t>(::towupper(c));
+    return name;
+  };
+  std::vector<std::wstring> given;
+  for (const auto& e : entries) given.push_back(platform::win::widen(e));
+  wchar_t* inherited = ::GetEnvironmentStringsW();
+  for (const wchar_t* at = inherited; at != nullptr && *at != L'\0'; at += std::wcslen(at) + 1) {
+    const std::wstring entry(at);
+    if (std::none_of(given.begin(), given.end(), [&](const std::wstring& g) { return name_of(g) == name_of(entry); })) {
+      out.push_back(entry);
+    }
+  }
+  if (inherited != nullptr) ::FreeEnvironmentStringsW(inherited);
+  out.insert(out.end(), given.begin(), given.end());
+  std::wstring block;
+  for (const auto& e : out) block.append(e).push_back(L'\0');
+  block.push_back(L'\0');
+  return block;
+}
+
+}  // namespace
+
+FakeJvm::FakeJvm(const std::string& scratch, const std::vector<std::string>& args,
+                 const std::vector<std::string>& environment) {
   static int counter = 0;
   const std::string ready = scratch + "\\ready-" + std::to_string(::GetCurrentProcessId()) + "-" +
                             std::to_string(counter++);
@@ -283,8 +317,10 @@ FakeJvm::FakeJvm(const std::string& scratch, const std::vector<std::string>& arg
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
   PROCESS_INFORMATION info{};
-  if (!::CreateProcessW(nullptr, command.data(), nullptr, nullptr, FALSE, CREATE_NO_WINDOW, nullptr,
-                        nullptr, &startup, &info)) {
+  std::wstring block = environment_block(environment);
+  if (!::CreateProcessW(nullptr, command.data(), nullptr, nullptr, FALSE,
+                        CREATE_NO_WINDOW | CREATE_UNICODE_ENVIRONMENT,
+                        environment.empty() ? nullptr : block.data(), nullptr, &startup, &info)) {
     ADD_FAILURE() << "CreateProcessW: " << platform::win::error_message(::GetLastError());
     return;
   }

@@ -61,10 +61,12 @@ std::string build_output_path(std::string path);
 
 // The suite's stand-in JVM (tests/support/windows/fake_jvm.cpp), started with `args` and waited for
 // until it is ready; terminated (and waited for) by stop() or when it goes out of scope.
-// `scratch` holds its ready file.
+// `scratch` holds its ready file. `environment`: NAME=value entries set for it, over this
+// process's own (TMP, to give it a temp dir of its own, as a service account has).
 class FakeJvm {
  public:
-  FakeJvm(const std::string& scratch, const std::vector<std::string>& args);
+  FakeJvm(const std::string& scratch, const std::vector<std::string>& args,
+          const std::vector<std::string>& environment = {});
   FakeJvm(const FakeJvm&) = delete;
   FakeJvm& operator=(const FakeJvm&) = delete;
   ~FakeJvm() { stop(); }

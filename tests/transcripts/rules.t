@@ -38,6 +38,7 @@ The rule catalogue, and one rule explained.
   jvm.locked-by-another-jvm       high      JVM's backing file name is locked by another process
   jvm.namespace-changed           medium    JVM is invisible and its namespace changed after it started
   jvm.no-passwd-entry             high      JVM's uid has no user name, so it makes no namespace
+  jvm.other-account-temp-dir      info      JVM publishes in another account's temp dir
   jvm.own-mount-namespace         info      JVM is reachable only from its own mount namespace
   jvm.perf-data-disabled          info      JVM runs with performance data disabled
   namespace.acl-grants-write      high      Namespace ACL lets other users write to it  [repairable]

@@ -114,6 +114,8 @@ std::optional<MappedBackingFile> read_mapped_backing_file(std::int32_t pid, std:
 
 std::string default_temp_dir() { return "/tmp"; }
 
+AccountTempDirs observe_account_temp_dirs(const std::string&, const std::vector<JvmProcessFacts>&) { return {}; }
+
 std::vector<BackingFileCandidate> find_backing_files(const std::string& temp_dir, std::int32_t pid) {
   std::vector<BackingFileCandidate> found;
   ObservationError error;

@@ -258,6 +258,7 @@ TempRootFacts temp_root_shell(const RootSpec& spec) {
   facts.temp_dir = spec.temp_dir;
   facts.reachable_path = reachable_temp_dir(spec);
   facts.alt_temp_dir_pid = spec.alt_temp_dir_pid;
+  facts.account = spec.account;
   facts.container = spec.container;
   if (facts.container) {
     // Which host uids its processes can be (the reaper acts in a container's /tmp only as

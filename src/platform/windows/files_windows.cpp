@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 #include "model/pid_name.hpp"
 #include "platform/files.hpp"
@@ -77,6 +78,61 @@ std::string default_temp_dir() {
   // "C:\Users\x\AppData\Local\Temp\" -> without the trailing separator, but keep "C:\".
   if (buffer.size() > 3 && (buffer.back() == L'\\' || buffer.back() == L'/')) buffer.pop_back();
   return narrow(buffer);
+}
+
+namespace {
+
+// The identity of a directory that exists; nullopt with `exists` false when it does not.
+std::optional<DirIdentity> directory_identity(const std::wstring& path, bool& exists) {
+  exists = true;
+  ObservationError error;
+  if (const auto pinned = win::pin_directory(path, &error)) {
+    return DirIdentity{pinned->facts.dev, pinned->facts.ino};
+  }
+  const DWORD attributes = ::GetFileAttributesW(path.c_str());
+  if (attributes == INVALID_FILE_ATTRIBUTES) {
+    const DWORD code = ::GetLastError();
+    exists = code != ERROR_FILE_NOT_FOUND && code != ERROR_PATH_NOT_FOUND;
+  }
+  return std::nullopt;
+}
+
+std::wstring windows_directory() {
+  std::wstring buffer(MAX_PATH + 1, L'\0');
+  const UINT length = ::GetSystemWindowsDirectoryW(buffer.data(), static_cast<UINT>(buffer.size()));
+  if (length == 0 || length >= buffer.size()) return L"C:\\Windows";
+  buffer.resize(length);
+  return buffer;
+}
+
+}  // namespace
+
+AccountTempDirs observe_account_temp_dirs(const std::string& host_temp_dir,
+                                          const std::vector<JvmProcessFacts>& jvms) {
+  AccountTempDirs out;
+  bool exists = false;
+  out.host_temp_dir = directory_identity(widen(host_temp_dir), exists);
+  const std::wstring windows = windows_directory();
+  // Where Windows puts the service accounts' profiles; their TMP names the temp dir in it, and
+  // GetUserName names the account (HotSpot's namespace suffix) as listed here.
+  const std::pair<const char*, std::wstring> services[] = {
+      {"SYSTEM", win::join(windows, L"Temp")},
+      {"LOCAL SERVICE", win::join(windows, L"ServiceProfiles\\LocalService\\AppData\\Local\\Temp")},
+      {"NETWORK SERVICE", win::join(windows, L"ServiceProfiles\\NetworkService\\AppData\\Local\\Temp")},
+  };
+  for (const auto& [account, path] : services) {
+    auto identity = directory_identity(path, exists);
+    if (!exists) continue;
+    out.dirs.push_back(AccountTempDir{TempDirAccount{account, std::nullopt}, narrow(path), identity});
+  }
+  for (const auto& jvm : jvms) {
+    if (!jvm.temp_dir_path) continue;
+    auto identity = directory_identity(widen(*jvm.temp_dir_path), exists);
+    if (!exists) continue;
+    out.dirs.push_back(AccountTempDir{TempDirAccount{jvm.user.value_or(""), jvm.process.pid},
+                                      *jvm.temp_dir_path, identity});
+  }
+  return out;
 }
 
 std::vector<BackingFileCandidate> find_backing_files(const std::string& temp_dir, std::int32_t pid) {

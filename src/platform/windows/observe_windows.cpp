@@ -227,6 +227,7 @@ TempRootFacts observe_temp_root(const RootSpec& spec, const ObserveOptions& opti
   root.root = spec.root;
   root.temp_dir = spec.temp_dir;
   root.container = spec.container;
+  root.account = spec.account;
   // Windows process ids are 32-bit values (multiples of 4 in practice); HotSpot's name
   // test narrows to int, so that is the largest name a JVM can produce.
   root.max_pid = std::numeric_limits<std::int32_t>::max();

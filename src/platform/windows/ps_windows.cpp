@@ -4,14 +4,15 @@
 // no view of an hsperfdata_<user>\<name> file is blind; one whose mapped file has no name any
 // more is a JVM whose backing file was deleted.
 //
-// The command line (read from the process's PEB, split as the C runtime splits it,
-// CommandLineToArgvW) tells -XX:-UsePerfData and -XX:+PerfDisableSharedMem
-// given there. What Windows does not give us here, and so stays unknown: the JVM's environment
-// (JAVA_TOOL_OPTIONS and the others live in its PEB; not read); its temp dir, which HotSpot takes
-// from its own TMP: a blind JVM is assumed to use this host's temp dir (the user's, as this process
-// sees it), a JVM that maps a backing file uses the temp dir that file is in. Processes that cannot
-// be opened for reading (other accounts' without administrator rights, protected processes) are
-// counted in one error.
+// The command line and the environment (both read from the process's PEB; the command line
+// split as the C runtime splits it, CommandLineToArgvW) tell -XX:-UsePerfData and
+// -XX:+PerfDisableSharedMem, given there or in JAVA_TOOL_OPTIONS and the others, and the temp
+// dir the JVM uses: HotSpot takes it from its own TMP, TEMP or USERPROFILE (GetTempPath), so a
+// JVM of another account, a service's, publishes in that account's temp dir. A JVM whose
+// environment cannot be read is assumed to use this host's temp dir (the user's, as this
+// process sees it); one that maps a backing file uses the temp dir that file is in. Processes
+// that cannot be opened for reading (other accounts' without administrator rights, protected
+// processes) are counted in one error.
 #include <windows.h>
 // After windows.h, whose types it uses.
 #include <shellapi.h>
@@ -19,8 +20,10 @@
 #include <winternl.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/jvm_options.hpp"
@@ -39,10 +42,22 @@ using win::narrow;
 using win::UniqueHandle;
 using win::widen;
 
-// The process's command line as one string, read where the process keeps it: its PEB's
-// process parameters (winternl.h's documented fields; a process of this one's bitness).
-// nullopt when it cannot be read.
-std::optional<std::wstring> command_line_of(HANDLE process) {
+bool read_memory(HANDLE process, const void* from, void* to, std::size_t size) {
+  SIZE_T done = 0;
+  return ::ReadProcessMemory(process, from, to, size, &done) && done == size;
+}
+
+// The head of a process's parameters: winternl.h's documented fields, then the pointer to its
+// environment block, which follows CommandLine in the structure ntdll keeps (the same place
+// on every Windows NT since XP, and in wine).
+struct ProcessParametersHead {
+  RTL_USER_PROCESS_PARAMETERS documented;
+  const wchar_t* environment;
+};
+
+// The process's parameters, read where the process keeps them (its PEB; a process of this
+// one's bitness). nullopt when they cannot be read.
+std::optional<ProcessParametersHead> process_parameters(HANDLE process) {
   using Query = LONG(NTAPI*)(HANDLE, PROCESSINFOCLASS, PVOID, ULONG, PULONG);
   const auto query = reinterpret_cast<Query>(reinterpret_cast<void*>(
       ::GetProcAddress(::GetModuleHandleW(L"ntdll.dll"), "NtQueryInformationProcess")));
@@ -53,21 +68,54 @@ std::optional<std::wstring> command_line_of(HANDLE process) {
       basic.PebBaseAddress == nullptr) {
     return std::nullopt;
   }
-  auto read = [&](const void* from, void* to, std::size_t size) {
-    SIZE_T done = 0;
-    return ::ReadProcessMemory(process, from, to, size, &done) && done == size;
-  };
   PEB peb{};
-  RTL_USER_PROCESS_PARAMETERS parameters{};
-  if (!read(basic.PebBaseAddress, &peb, sizeof peb) || peb.ProcessParameters == nullptr ||
-      !read(peb.ProcessParameters, &parameters, sizeof parameters)) {
+  ProcessParametersHead parameters{};
+  if (!read_memory(process, basic.PebBaseAddress, &peb, sizeof peb) || peb.ProcessParameters == nullptr ||
+      !read_memory(process, peb.ProcessParameters, &parameters, sizeof parameters)) {
     return std::nullopt;
   }
-  const UNICODE_STRING& line = parameters.CommandLine;
+  return parameters;
+}
+
+// Its command line as one string; nullopt when it cannot be read.
+std::optional<std::wstring> command_line_of(HANDLE process, const ProcessParametersHead& parameters) {
+  const UNICODE_STRING& line = parameters.documented.CommandLine;
   if (line.Buffer == nullptr || line.Length == 0 || line.Length > 65534) return std::nullopt;
   std::wstring text(line.Length / sizeof(wchar_t), L'\0');
-  if (!read(line.Buffer, text.data(), line.Length)) return std::nullopt;
+  if (!read_memory(process, line.Buffer, text.data(), line.Length)) return std::nullopt;
   return text;
+}
+
+// Its environment block (NAME=value entries, each ended by a NUL, the block by another) as
+// NUL-separated UTF-8, read a page at a time up to the empty entry that ends it (a read never
+// crosses into a page that may not be mapped); nullopt when it cannot be read or is longer
+// than 1 MiB.
+std::optional<std::string> environment_of(HANDLE process, const ProcessParametersHead& parameters) {
+  constexpr std::size_t kMaxBytes = 1 << 20;
+  constexpr std::size_t kPage = 4096;
+  if (parameters.environment == nullptr) return std::nullopt;
+  const auto* at = reinterpret_cast<const char*>(parameters.environment);
+  std::wstring block;
+  while (block.size() * sizeof(wchar_t) < kMaxBytes) {
+    const std::size_t to_page_end = kPage - (reinterpret_cast<std::uintptr_t>(at) % kPage);
+    std::wstring chunk(to_page_end / sizeof(wchar_t), L'\0');
+    if (chunk.empty() || !read_memory(process, at, chunk.data(), chunk.size() * sizeof(wchar_t))) return std::nullopt;
+    at += chunk.size() * sizeof(wchar_t);
+    block += chunk;
+    if (const auto end = block.find(std::wstring_view(L"\0\0", 2)); end != std::wstring::npos) {
+      block.resize(end + 1);
+      std::string out;
+      std::size_t from = 0;
+      while (from < block.size()) {
+        const std::size_t nul = block.find(L'\0', from);
+        out += narrow(std::wstring_view(block).substr(from, nul - from));
+        out.push_back('\0');
+        from = nul + 1;
+      }
+      return out;
+    }
+  }
+  return std::nullopt;
 }
 
 // Its arguments, as NUL-separated bytes (the form perf_data_option reads) and for people
@@ -133,6 +181,7 @@ void read_mapped_backing_file(HANDLE process, DWORD pid, JvmProcessFacts& jvm,
 // A process whose modules hold jvm.dll, observed as a JVM: its account, its command line's
 // flags, its mapped backing file and its temp dir. nullopt when it exited meanwhile.
 std::optional<JvmProcessFacts> observe_jvm(HANDLE process, DWORD pid, const std::wstring& host_temp,
+                                           const std::wstring& windows_dir,
                                            ObservationError& error,
                                            std::vector<ObservationError>& errors) {
   JvmProcessFacts jvm;
@@ -141,15 +190,23 @@ std::optional<JvmProcessFacts> observe_jvm(HANDLE process, DWORD pid, const std:
   jvm.process.maps_libjvm = true;
   // HotSpot names its namespace after the account name (GetUserName in the JVM).
   if (const auto sid = win::process_user_sid(process, nullptr)) jvm.user = win::account_name(*sid);
-  if (const auto line = command_line_of(process)) {
+  const auto parameters = process_parameters(process);
+  const auto environment = parameters ? environment_of(process, *parameters) : std::nullopt;
+  if (environment) {
+    jvm.environment_read = true;
+    jvm.temp_dir_path = windows_temp_dir(*environment, narrow(windows_dir));
+  }
+  if (const auto line = parameters ? command_line_of(process, *parameters) : std::nullopt) {
     if (auto arguments = arguments_of(*line)) {
       jvm.command_line = std::move(arguments->shown);
-      // The environment is not read: only the command line's flags are seen.
-      jvm.perf_data = perf_data_option(arguments->nul_separated, "");
+      // JAVA_TOOL_OPTIONS and _JAVA_OPTIONS too, when its environment was read.
+      jvm.perf_data = perf_data_option(arguments->nul_separated, environment.value_or(""));
     }
   }
   read_mapped_backing_file(process, pid, jvm, error, errors);
-  if (!jvm.temp_dir_dev) set_temp_dir(jvm, host_temp);
+  // One that maps no backing file would have made it in the temp dir its environment names
+  // (another account's, when it runs as one); this host's when that could not be read.
+  if (!jvm.temp_dir_dev) set_temp_dir(jvm, jvm.temp_dir_path ? widen(*jvm.temp_dir_path) : host_temp);
   return jvm;
 }
 
@@ -166,6 +223,9 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
   }
   const DWORD self = ::GetCurrentProcessId();
   const std::wstring host_temp = widen(default_temp_dir());
+  std::wstring windows_dir(MAX_PATH + 1, L'\0');
+  const UINT windows_length = ::GetSystemWindowsDirectoryW(windows_dir.data(), static_cast<UINT>(windows_dir.size()));
+  windows_dir.resize(windows_length < windows_dir.size() ? windows_length : 0);
   std::size_t not_opened = 0;
   std::size_t unreadable = 0;
   PROCESSENTRY32W entry{};
@@ -199,7 +259,7 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
     if (!*is_jvm) continue;
 
     // None when it exited meanwhile.
-    if (auto jvm = observe_jvm(process.get(), pid, host_temp, error, errors)) {
+    if (auto jvm = observe_jvm(process.get(), pid, host_temp, windows_dir, error, errors)) {
       jvms.push_back(std::move(*jvm));
     }
   }

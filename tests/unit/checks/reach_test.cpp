@@ -172,5 +172,71 @@ TEST(JvmOwnMountNamespace, InfoIsBelowTheDefaultFailureThreshold) {
   EXPECT_EQ(info->severity, Severity::info);
 }
 
+// Windows: a JVM in another account's temp dir (a service's, or its own TMP's).
+TempRootFacts account_root(std::optional<std::int32_t> named_by = std::nullopt) {
+  TempRootFacts root = temp_root();
+  root.platform = Platform::windows;
+  root.kind = RootKind::account_temp_dir;
+  root.root = "/";
+  root.temp_dir = named_by ? "D:\\it's tmp" : "C:\\Windows\\Temp";
+  root.account = TempDirAccount{named_by ? "svc" : "SYSTEM", named_by};
+  return root;
+}
+
+TEST(Reach, AJvmInAServiceAccountsTempDirIsNamedWithItsAccountAndTheJpsThatListsIt) {
+  ProcessFacts jvm = owner(1208);
+  jvm.ns_pids.clear();  // Windows has no pid namespaces
+  const auto d = checks::diagnose_reach(account_root(), jvm);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->cause, checks::ReachCause::other_temp_dir);
+  EXPECT_EQ(checks::to_string(d->cause), "other-account-temp-dir");
+  EXPECT_EQ(d->pid, 1208);
+  EXPECT_EQ(d->command, "$env:TMP = 'C:\\Windows\\Temp'; jps -l -J-XX:-UsePerfData");
+  EXPECT_EQ(d->explanation,
+            "in the temp dir of account SYSTEM (C:\\Windows\\Temp), a service account's, not this "
+            "run's: jps, jstat and jcmd list only the namespaces of the temp dir their own TMP, TEMP "
+            "or USERPROFILE names, so run with another they do not list it; run them as account "
+            "SYSTEM, or list it with $env:TMP = 'C:\\Windows\\Temp'; jps -l -J-XX:-UsePerfData");
+  ProcessFacts locker = jvm;
+  locker.maps_backing_file = false;  // holds the lock, maps nothing: no JVM
+  EXPECT_FALSE(checks::diagnose_reach(account_root(), locker));
+}
+
+TEST(Reach, AJvmWhoseOwnTmpNamesItsTempDirGetsThatDirectoryAsOnePowerShellWord) {
+  ProcessFacts jvm = owner(52);
+  const auto d = checks::diagnose_reach(account_root(52), jvm);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->command, "$env:TMP = 'D:\\it''s tmp'; jps -l -J-XX:-UsePerfData");
+  EXPECT_THAT(d->explanation, HasSubstr("in the temp dir its own TMP names (D:\\it's tmp, account svc's)"));
+}
+
+TEST(JvmOtherAccountTempDir, AnInfoFindingWithTheAccountAndNoOwnMountNamespaceFinding) {
+  TempRootFacts root = account_root();
+  NamespaceFacts ns = namespace_of("SYSTEM", 0);
+  ns.path = "C:\\Windows\\Temp\\hsperfdata_SYSTEM";
+  ProcessFacts jvm = owner(1208);
+  FileFacts file = backing_file(ns, "1208");
+  file.liveness = LivenessFacts{};
+  file.liveness->candidates = {jvm};
+  ns.files.push_back(file);
+  root.namespaces.push_back(ns);
+  Findings found;
+  for (auto& f : checks::check_all(root)) {
+    EXPECT_NE(f.rule, "jvm.own-mount-namespace");
+    if (f.rule == "jvm.other-account-temp-dir") found.push_back(std::move(f));
+  }
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].severity, Severity::info);
+  EXPECT_EQ(found[0].evidence["account"], "SYSTEM");
+  EXPECT_EQ(found[0].evidence["temp_dir"], "C:\\Windows\\Temp");
+  EXPECT_EQ(found[0].evidence["reason"], "other-account-temp-dir");
+  EXPECT_FALSE(found[0].evidence.contains("named_by_pid"));
+  EXPECT_THAT(found[0].message, HasSubstr("JVM pid 1208: in the temp dir of account SYSTEM"));
+  // The host's own temp dir: nothing.
+  root.kind = RootKind::host;
+  root.account.reset();
+  for (const auto& f : checks::check_all(root)) EXPECT_NE(f.rule, "jvm.other-account-temp-dir");
+}
+
 }  // namespace
 }  // namespace hsperfguard

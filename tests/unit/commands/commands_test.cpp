@@ -137,6 +137,7 @@ class FakeEnvironment final : public Environment {
   std::set<std::uint64_t> locked;  // inode numbers whose flock is held
   std::uint32_t euid = 0;
   std::optional<ContainerScan> scan;  // containers discovery finds (as root, by default)
+  AccountTempDirs accounts;           // other accounts' temp dirs (Windows') discovery finds
   // Roots whose observation costs until their run limits are reached (a fake container's
   // huge passwd): then stopped, as observation stops, before their first namespace. `costly`
   // at every turn, `costly_once` at the first only (its passwd parsed by then).
@@ -179,6 +180,9 @@ class FakeEnvironment final : public Environment {
   std::vector<RootSpec> discover(const DiscoverOptions& options, std::vector<ObservationError>*,
                                  const RunLimits&) override {
     return discover_roots(options, scan ? &*scan : nullptr);
+  }
+  AccountTempDirs account_temp_dirs(const std::string&, const std::vector<JvmProcessFacts>&) override {
+    return accounts;
   }
   TempRootFacts observe_temp_root(const RootSpec& spec, const platform::ObserveOptions& options,
                                   const platform::NamespaceConsumer& consume,
@@ -946,6 +950,62 @@ TEST(CommandSeam, ReapThatCouldNotOpenANamespaceIsIncompleteAndPlansNothingThere
   const auto scoped_report = nlohmann::json::parse(scoped.str());
   EXPECT_TRUE(scoped_report.at("complete").get<bool>());
   EXPECT_EQ(scoped_report.at("scope").at("user"), "alice");
+}
+
+// Windows: another account's temp dir (a service's) is looked at after the run's own, by
+// audit and by reap, which plans its stale file; --tmpdir looks at the one it names only.
+TEST(CommandSeam, AuditAndReapLookAtAServiceAccountsTempDirAfterTheRunsOwn) {
+  FakeEnvironment env = alice_world();
+  env.roots.at("/tmp").kind = RootKind::host;
+  TempRootFacts service = temp_root();
+  service.kind = RootKind::account_temp_dir;
+  service.temp_dir = "/svc/temp";
+  service.account = TempDirAccount{"SYSTEM", std::nullopt};
+  NamespaceFacts ns = namespace_of();
+  ns.path = "/svc/temp/hsperfdata_alice";
+  FileFacts stale = backing_file(ns, "31337");
+  stale.lstat->ino = stale.opened->ino = 401;
+  ns.files = {stale};
+  service.namespaces.push_back(std::move(ns));
+  env.roots.emplace("/svc/temp", std::move(service));
+  env.accounts.host_temp_dir = DirIdentity{1, 2};
+  env.accounts.dirs = {AccountTempDir{TempDirAccount{"SYSTEM", std::nullopt}, "/svc/temp", DirIdentity{1, 3}},
+                       AccountTempDir{TempDirAccount{"alice", 77}, "/tmp/", DirIdentity{1, 2}}};
+
+  AuditCommandOptions audit_options;
+  audit_options.containers = false;
+  const Ran audited = audit_as_given(env, audit_options, ReportFormat::json);
+  EXPECT_EQ(env.observed, (std::vector<std::string>{"/tmp", "/svc/temp"})) << audited.err;
+  const auto report = audited.json();
+  ASSERT_EQ(report.at("roots").size(), 2u) << audited.out;
+  EXPECT_EQ(report.at("roots").at(1).at("kind"), "account-temp-dir");
+  EXPECT_EQ(report.at("roots").at(1).at("account").at("name"), "SYSTEM");
+  EXPECT_TRUE(report.at("roots").at(1).at("account").at("named_by_pid").is_null());
+  EXPECT_TRUE(report.at("roots").at(0).find("account") == report.at("roots").at(0).end());
+
+  ReapCommandOptions options;
+  options.containers = false;
+  options.dry_run = true;
+  options.lock_file.reset();
+  options.format = ReportFormat::json;
+  std::ostringstream out, err;
+  env.observed.clear();
+  EXPECT_EQ(run_reap_command(options, out, err, env), kExitOk) << err.str() << out.str();
+  EXPECT_EQ(env.observed, (std::vector<std::string>{"/tmp", "/svc/temp"}));
+  bool planned = false;
+  const auto reaped = nlohmann::json::parse(out.str());
+  for (const auto& item : reaped.at("plan")) {
+    if (item.at("path") == "/svc/temp/hsperfdata_alice/31337") {
+      planned = item.at("action") == "remove";
+    }
+  }
+  EXPECT_TRUE(planned) << out.str();
+
+  env.observed.clear();
+  options.tmpdir = "/tmp";
+  std::ostringstream named, named_err;
+  run_reap_command(options, named, named_err, env);
+  EXPECT_EQ(env.observed, std::vector<std::string>{"/tmp"});
 }
 
 // --container PID naming no process is a usage error of every command that takes it, said

@@ -295,5 +295,58 @@ TEST(AltTempDirRoots, OnlyInTheHostsOwnView) {
   EXPECT_EQ(alt_temp_dir_roots(host, discover_roots(host), jvms).size(), 1u);
 }
 
+// Windows: other accounts' temp dirs as observed (services', then JVMs'), as discovery
+// makes them roots.
+AccountTempDir account_dir(std::string name, std::string path, std::optional<DirIdentity> identity,
+                           std::optional<std::int32_t> pid = std::nullopt) {
+  return AccountTempDir{TempDirAccount{std::move(name), pid}, std::move(path), identity};
+}
+
+TEST(AccountTempDirRoots, EachDirectoryOnceAfterTheRunsOwnAndNeverThatOne) {
+  DiscoverOptions options = host_options(false);
+  options.host_temp_dir = "C:\\Users\\ann\\AppData\\Local\\Temp";
+  const std::vector<RootSpec> specs = discover_roots(options);
+  AccountTempDirs dirs;
+  dirs.host_temp_dir = DirIdentity{7, 100};
+  dirs.dirs = {
+      account_dir("SYSTEM", "C:\\Windows\\Temp", DirIdentity{7, 200}),
+      account_dir("LOCAL SERVICE", "C:\\Windows\\ServiceProfiles\\LocalService\\AppData\\Local\\Temp", std::nullopt),
+      // The run's own temp dir by its 8.3 name: the same identity.
+      account_dir("ann", "C:\\Users\\ANN~1\\AppData\\Local\\Temp", DirIdentity{7, 100}, 40),
+      // The run's own by another case and a trailing separator, without an identity.
+      account_dir("ann", "c:\\users\\ann\\appdata\\local\\temp\\", std::nullopt, 44),
+      // A JVM whose TMP names SYSTEM's temp dir again, by another path (the same identity).
+      account_dir("SYSTEM", "C:\\WINDOWS\\TEMP\\", DirIdentity{7, 200}, 48),
+      // A JVM with a TMP of its own.
+      account_dir("svc", "D:\\jvm tmp", DirIdentity{9, 5}, 52),
+  };
+  const auto roots = account_temp_dir_roots(options, specs, dirs);
+  ASSERT_EQ(roots.size(), 3u);
+  EXPECT_EQ(roots[0].kind, RootKind::account_temp_dir);
+  EXPECT_EQ(roots[0].temp_dir, "C:\\Windows\\Temp");
+  EXPECT_EQ(roots[0].account, (TempDirAccount{"SYSTEM", std::nullopt}));
+  // Unopenable, still a root: its observation says why it could not be read.
+  EXPECT_EQ(roots[1].account->name, "LOCAL SERVICE");
+  EXPECT_EQ(roots[2].temp_dir, "D:\\jvm tmp");
+  EXPECT_EQ(roots[2].account, (TempDirAccount{"svc", 52}));
+}
+
+TEST(AccountTempDirRoots, OnlyTheHostsViewAndWithUserOnlyThatAccounts) {
+  AccountTempDirs dirs;
+  dirs.dirs = {account_dir("SYSTEM", "C:\\Windows\\Temp", DirIdentity{7, 200}),
+               account_dir("svc", "D:\\t", DirIdentity{9, 5}, 52)};
+  const DiscoverOptions host = host_options(false);
+  EXPECT_EQ(account_temp_dir_roots(host, discover_roots(host), dirs).size(), 2u);
+  const auto system = account_temp_dir_roots(host, discover_roots(host), dirs, std::string("system"));
+  ASSERT_EQ(system.size(), 1u);  // account names are without regard to case on Windows
+  EXPECT_EQ(system[0].temp_dir, "C:\\Windows\\Temp");
+  DiscoverOptions tmpdir = host_options(false);
+  tmpdir.tmpdir = "C:\\scratch";
+  EXPECT_THAT(account_temp_dir_roots(tmpdir, discover_roots(tmpdir), dirs), IsEmpty());
+  DiscoverOptions root = host_options(false);
+  root.root = "D:\\image";
+  EXPECT_THAT(account_temp_dir_roots(root, discover_roots(root), dirs), IsEmpty());
+}
+
 }  // namespace
 }  // namespace hsperfguard

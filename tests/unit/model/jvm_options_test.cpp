@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
 
 namespace hsperfguard {
@@ -142,6 +143,30 @@ TEST(AltTempDirOption, ItDoesNotChangeThePerfDataVerdict) {
   const auto o = perf_data_option(argv({"java", "-XX:AltTempDir=/x", "-XX:-UsePerfData", "Main"}), "");
   ASSERT_TRUE(o);
   EXPECT_TRUE(o->disables);
+}
+
+// Windows: the temp dir a JVM's environment names, in GetTempPath's order.
+std::string env(std::initializer_list<const char*> entries) {
+  std::string out;
+  for (const char* e : entries) out.append(e).push_back('\0');
+  return out;
+}
+
+TEST(WindowsTempDir, TmpThenTempThenUserprofileThenTheWindowsDirectory) {
+  EXPECT_EQ(windows_temp_dir(env({"TEMP=C:\\b", "TMP=C:\\a\\", "USERPROFILE=C:\\Users\\x"}), "C:\\Windows"), "C:\\a");
+  EXPECT_EQ(windows_temp_dir(env({"TEMP=C:\\b", "USERPROFILE=C:\\Users\\x"}), "C:\\Windows"), "C:\\b");
+  EXPECT_EQ(windows_temp_dir(env({"USERPROFILE=C:\\Users\\x"}), "C:\\Windows"), "C:\\Users\\x");
+  EXPECT_EQ(windows_temp_dir(env({"PATH=C:\\bin"}), "C:\\Windows"), "C:\\Windows");
+  EXPECT_EQ(windows_temp_dir("", "C:\\Windows"), "C:\\Windows");
+}
+
+TEST(WindowsTempDir, NamesWithoutRegardToCaseAndAnEmptyValueIsNotSet) {
+  EXPECT_EQ(windows_temp_dir(env({"tmp=D:\\svc tmp", "TEMP=C:\\b"}), "C:\\Windows"), "D:\\svc tmp");
+  EXPECT_EQ(windows_temp_dir(env({"TMP=", "TEMP=C:\\b"}), "C:\\Windows"), "C:\\b");
+  // The per-drive directories ("=C:=C:\\dir") and names that only begin like one are not it.
+  EXPECT_EQ(windows_temp_dir(env({"=C:=C:\\x", "TMPDIR=C:\\y", "XTMP=C:\\z"}), "C:\\Windows"), "C:\\Windows");
+  // A drive's root keeps its separator.
+  EXPECT_EQ(windows_temp_dir(env({"TMP=D:\\"}), "C:\\Windows"), "D:\\");
 }
 
 }  // namespace
