@@ -260,6 +260,27 @@ TEST(CreateRegionCli, FullFileSystemFailsNowWithAClearErrorAndLeavesNoFile) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// pwrite answering 0 (nothing written, no error; strace injects it into every pwrite of the
+// tool) ends the write as a full file system does: exit 3, the error named, nothing left
+// behind. The loop used to ask again for ever: the tool is killed after 10 s, so such a loop
+// fails the test instead of hanging the suite.
+TEST(CreateRegionCli, WriteThatWritesNothingFailsAsAFullFileSystemAndLeavesNoFile) {
+  if (!is_root()) GTEST_SKIP() << "needs root (creates for another user)";
+  if (!have_program("strace")) GTEST_SKIP() << "needs strace to make pwrite answer 0";
+  ReapTree tree;
+  const auto r = run({"strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=pwrite64", "-e",
+                      "inject=pwrite64:retval=0", "timeout", "-s", "KILL", "10", tool_path(), "create",
+                      "--user", "nobody", "--tmpdir", tree.tmp, "--pid", "4244", "--command", "Demo 3"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;  // 137: killed, the write loop did not end
+  const std::string file = tree.tmp + "/hsperfdata_nobody/4244";
+  EXPECT_NE(r.err.find("hsperfguard: create: " + file + ": pwrite: No space left on device (the file system is full)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("nothing was left behind"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(file));
+  EXPECT_EQ(tree.count_entries(tree.tmp + "/hsperfdata_nobody"), 0u);
+}
+
 // ---- Squatting and other unsafe namespaces: refused, reported, left as they were -----------
 
 struct Snapshot {

@@ -101,6 +101,56 @@ TEST(ReapRace, TempDirSwappedBetweenPlanAndExecution) {
   EXPECT_TRUE(exists(tree.scratch / ("tmp.old/hsperfdata_nobody/" + basename(stale))));
 }
 
+// The temp dir replaced by another file system's directory of the same inode number: every
+// tmpfs root is inode 1, and a container tenant may mount a new tmpfs over her /tmp between
+// the plan and the act, with the same namespace and the same stale file in it (same owner,
+// same inode numbers too: tmpfs counts them from the same start). Only the device tells them
+// apart; the root is refused and neither tmpfs loses anything. In a private mount namespace.
+TEST(ReapRace, TempDirReplacedByAnotherTmpfsWithTheSameInodeNumber) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root to mount";
+  ReapTree tree;
+  const test::ChildResult child = test::run_in_child([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0) return "unshare: " + std::string(std::strerror(errno));
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "mount private failed";
+    if (::mount("tmpfs", tree.tmp.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+      return "mount tmpfs: " + std::string(std::strerror(errno));
+    }
+    const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+    const std::string stale = tree.stale_file(ns);
+    struct stat planned {};
+    ::stat(tree.tmp.c_str(), &planned);
+    ReapRun run = plan_in(tree.tmp);
+    if (action_of(run, stale) != "remove") return "planned " + action_of(run, stale);
+    // The planned tmpfs, held to look at it once it is covered.
+    const platform::UniqueFd old_root(::open(tree.tmp.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+
+    if (::mount("tmpfs", tree.tmp.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+      return "mount the second tmpfs: " + std::string(std::strerror(errno));
+    }
+    tree.make_namespace("nobody", kNobody, kNogroup);
+    tree.file_in(ns, basename(stale), jvm_region());
+    struct stat now {};
+    ::stat(tree.tmp.c_str(), &now);
+    std::ostringstream out;
+    out << "same inode " << (now.st_ino == planned.st_ino) << ", same device " << (now.st_dev == planned.st_dev)
+        << "\n";
+
+    const auto result = platform::execute_plan(run.plan, {});
+    const ReapActionRecord* r = record_of(run, result, stale);
+    out << (r == nullptr ? "not attempted" : std::string(to_string(r->outcome)) + " " + r->detail) << "\n";
+    struct stat st {};
+    out << "planned tmpfs keeps it " << (::fstatat(old_root.get(), ("hsperfdata_nobody/" + basename(stale)).c_str(),
+                                                     &st, AT_SYMLINK_NOFOLLOW) == 0)
+        << ", new tmpfs keeps it " << exists(stale) << "\n";
+    return out.str();
+  });
+  ASSERT_TRUE(child.finished);
+  EXPECT_EQ(child.out,
+            "same inode 1, same device 0\n"
+            "failed temp-dir-changed\n"
+            "planned tmpfs keeps it 1, new tmpfs keeps it 1\n");
+}
+
 TEST(ReapRace, StaleFileSwappedForASymlinkToASentinel) {
   ReapTree tree;
   const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);

@@ -146,6 +146,14 @@ bool write_all(int fd, const std::byte* data, std::size_t size, off_t at, int& e
       err = errno;
       return false;
     }
+    // Nothing written and no error: asking again would get the same answer for ever. A
+    // regular file writes less than asked only when its file system has no room for more
+    // (SQLite reads a short write the same way), so ENOSPC, not EIO: the caller then says
+    // the file system is full, removes the file, and exits as a full /tmp does.
+    if (n == 0) {
+      err = ENOSPC;
+      return false;
+    }
     data += n;
     size -= static_cast<std::size_t>(n);
     at += n;

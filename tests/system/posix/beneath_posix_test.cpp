@@ -231,6 +231,40 @@ TEST_P(BeneathTest, OPathOnAFinalSymlinkNeverHandsBackTheLinkTarget) {
   }
 }
 
+// The walk adds O_NOFOLLOW to the last component, and with O_PATH the kernel then hands back
+// the link itself (an fd a caller could fstat, or follow through /proc/self/fd): the walk
+// refuses it with ELOOP, whatever the link points to (a directory, a file, nothing), as it
+// refuses every other link. Without O_PATH the kernel's own ELOOP comes through the same way.
+TEST(BeneathWalk, OPathOnAFinalSymlinkIsRefusedWithEloopNeverHandedBack) {
+  ScratchDir scratch;
+  const std::string root = scratch / "root";
+  make_dir(root);
+  make_dir(root + "/dir");
+  write_file(root + "/file", to_bytes("inside\n"));
+  make_link("dir", root + "/to-dir");
+  make_link("file", root + "/to-file");
+  make_link("nowhere", root + "/dangling");
+  make_link("/etc", root + "/dir/absolute");
+  UniqueFd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  ASSERT_TRUE(root_fd.valid());
+  for (const char* path : {"to-dir", "to-file", "dangling", "dir/absolute", "dir/../to-file"}) {
+    for (const int flags : {O_PATH, O_PATH | O_NOFOLLOW, O_RDONLY}) {
+      ObservationError err;
+      UniqueFd fd = open_beneath(root_fd.get(), path, flags, &err, BeneathMethod::walk);
+      struct stat st {};
+      const bool link = fd.valid() && ::fstat(fd.get(), &st) == 0 && S_ISLNK(st.st_mode);
+      EXPECT_FALSE(fd.valid()) << path << " flags " << flags << (link ? ": handed back the link" : "");
+      EXPECT_EQ(err.code, ELOOP) << path << " flags " << flags << ": " << err.message;
+      EXPECT_EQ(err.op, "openat") << path << " flags " << flags;
+      EXPECT_EQ(err.path, path) << path << " flags " << flags;
+    }
+  }
+  // What the links name is reached by its own name.
+  ObservationError err;
+  EXPECT_TRUE(open_beneath(root_fd.get(), "dir", O_PATH, &err, BeneathMethod::walk).valid()) << err.message;
+  EXPECT_TRUE(open_beneath(root_fd.get(), "file", O_PATH, &err, BeneathMethod::walk).valid()) << err.message;
+}
+
 TEST_P(BeneathTest, ProcMagicLinkIsRefused) {
   // /proc/self/root is a magic link to the host's "/": never follow it.
   UniqueFd proc(::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC));

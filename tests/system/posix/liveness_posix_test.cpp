@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "child_posix.hpp"
 #include "jvm_support.hpp"
 #include "decide/liveness.hpp"
 #include "model/perfdata.hpp"
@@ -1019,6 +1020,64 @@ TEST(LivenessPosix, ContainerFileMadeAfterTheSharedPassIsNotProvenStaleByIt) {
   EXPECT_EQ(decide_liveness(retried.files[0], settings).verdict, Verdict::stale);
 }
 
+// Which index answers for a container's namespace. ps hands over the placements of its own
+// pass (adopt): they answer, and the gatherer takes no pass of its own. Here they place this
+// process, as pid 4242, in a namespace no real process has: only the adopted placements can
+// make it the candidate of a file "4242" there (a pass over /proc finds nobody in it, and
+// the file would be proven stale by a search that never saw the placements it was given).
+TEST(LivenessPosix, AdoptedPlacementsAnswerForAContainerNamespaceWithoutAPass) {
+  const ProcessFacts self = platform::observe_process(::getpid());
+  ASSERT_TRUE(self.mount_namespace.has_value());
+  const std::string nowhere = "mnt:[1]";  // no mount namespace has inode 1
+  ContainerScan placed;
+  placed.own_mount_namespace = *self.mount_namespace;
+  placed.placements.push_back(ProcessPlacement{::getpid(), nowhere, 4242, 0, 0});
+  placed.placements_complete = true;
+
+  ScratchDir scratch;
+  const std::string dir = make_namespace(scratch);
+  test::write_file(dir + "/4242", std::vector<std::byte>(4096));
+  NamespaceFacts ns = namespace_facts(dir, {"4242"});
+  LivenessScope scope;
+  scope.kind = RootKind::container;
+  scope.container = ContainerFacts{::getpid(), nowhere, std::nullopt, std::nullopt};
+  LivenessGatherer gatherer(LivenessOptions{.lock_state = false});
+  gatherer.adopt(placed);
+  gatherer.gather(ns, scope);
+
+  const LivenessFacts& lf = *ns.files.at(0).liveness;
+  ASSERT_EQ(lf.candidates.size(), 1u) << "the adopted placements were not what answered";
+  EXPECT_EQ(lf.candidates[0].pid, ::getpid());
+  EXPECT_EQ(lf.candidates[0].existence, Existence::alive);
+  EXPECT_EQ(lf.candidates_complete, true);
+}
+
+// Without adopted placements, a container whose mount namespace is the scanner's own (the
+// tool run inside the container it audits) is answered by a scan of that namespace: the
+// gatherer's pass places only the processes outside ours, and would find none of them. A file
+// named after this process's own innermost pid has this process as its candidate.
+TEST(LivenessPosix, ContainerNamespaceThatIsOursIsScannedNotTakenFromThePass) {
+  const ProcessFacts self = platform::observe_process(::getpid());
+  ASSERT_TRUE(self.mount_namespace.has_value());
+  ASSERT_FALSE(self.ns_pids.empty());
+  const std::string name = std::to_string(self.ns_pids.back());
+
+  ScratchDir scratch;
+  const std::string dir = make_namespace(scratch);
+  test::write_file(dir + "/" + name, std::vector<std::byte>(4096));
+  NamespaceFacts ns = namespace_facts(dir, {name});
+  LivenessScope scope;
+  scope.kind = RootKind::container;
+  scope.container = ContainerFacts{::getpid(), *self.mount_namespace, std::nullopt, std::nullopt};
+  LivenessGatherer gatherer(LivenessOptions{.lock_state = false});
+  gatherer.gather(ns, scope);
+
+  const LivenessFacts& lf = *ns.files.at(0).liveness;
+  const bool found = std::any_of(lf.candidates.begin(), lf.candidates.end(),
+                                 [](const ProcessFacts& p) { return p.pid == ::getpid(); });
+  EXPECT_TRUE(found) << lf.candidates.size() << " candidates, this process not among them";
+}
+
 // ---- File systems where /proc's device is not stat's ------------------------------------
 
 // overlayfs with its upper layer on another file system (a container's /tmp): the JVM's
@@ -1068,6 +1127,58 @@ TEST(LivenessPosix, OverlayfsMappedFileIsLiveThoughMapsShowAnotherDevice) {
 }
 
 // ---- The lock table ---------------------------------------------------------------------------
+
+// /proc/locks unreadable (a masked /proc, hidepid, a security module): liveness falls back to
+// the probe, and every namespace says why, with the error of the one read that failed. In a
+// mount namespace of our own where /proc/locks is a root-owned file of mode 0 bind-mounted
+// over it, gathered as nobody (root would read it anyway).
+TEST(LivenessPosix, UnreadableLockTableIsSaidByEveryNamespaceAndTheProbeAnswers) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root to mount";
+  ScratchDir scratch;
+  const std::string first = make_namespace(scratch, "first");
+  const std::string second = make_namespace(scratch, "second");
+  test::write_file(first + "/100", std::vector<std::byte>(4096));
+  test::write_file(second + "/200", std::vector<std::byte>(4096));
+  ::chmod((first + "/100").c_str(), 0644);
+  ::chmod((second + "/200").c_str(), 0644);
+  platform::UniqueFd held(::open((first + "/100").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_EQ(::flock(held.get(), LOCK_EX | LOCK_NB), 0);
+  const std::string mask = scratch / "locks";
+  test::write_file(mask, std::vector<std::byte>(16));
+  ASSERT_EQ(::chmod(mask.c_str(), 0), 0);
+
+  const test::ChildResult child = test::run_in_child([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0) return "unshare: " + std::string(std::strerror(errno));
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "mount private failed";
+    if (::mount(mask.c_str(), "/proc/locks", nullptr, MS_BIND, nullptr) != 0) {
+      return "bind over /proc/locks: " + std::string(std::strerror(errno));
+    }
+    if (::setgroups(1, &kNogroup) != 0 || ::setresgid(kNogroup, kNogroup, kNogroup) != 0 ||
+        ::setresuid(kNobody, kNobody, kNobody) != 0) {
+      return "setresuid failed";
+    }
+    TempRootFacts root;
+    root.namespaces.push_back(namespace_facts(first, {"100"}));
+    root.namespaces.push_back(namespace_facts(second, {"200"}));
+    LivenessGatherer gatherer;
+    gatherer.gather(root);
+    std::ostringstream out;
+    for (const NamespaceFacts& ns : root.namespaces) {
+      out << ns.name << ":";
+      for (const ObservationError& e : ns.errors) out << " [" << e.path << " " << e.op << " " << e.message << "]";
+      for (const FileFacts& f : ns.files) {
+        out << " " << f.name << " " << f.liveness->lock_source << " "
+            << (f.liveness->lock_held ? (*f.liveness->lock_held ? "held" : "free") : "unknown");
+      }
+      out << "\n";
+    }
+    return out.str();
+  });
+  ASSERT_TRUE(child.finished);
+  EXPECT_EQ(child.out,
+            "hsperfdata_first: [/proc/locks read Permission denied] 100 probe held\n"
+            "hsperfdata_second: [/proc/locks read Permission denied] 200 probe free\n");
+}
 
 TEST(LivenessPosix, LockTableSeesOurFlockAndNotOurWaiters) {
   ScratchDir scratch;
