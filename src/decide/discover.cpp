@@ -223,6 +223,7 @@ std::vector<RootSpec> account_temp_dir_roots(const DiscoverOptions& options, con
     return out;
   };
   std::vector<std::string> paths;
+  paths.reserve(specs.size() + dirs.dirs.size());
   for (const auto& spec : specs) paths.push_back(folded(spec.temp_dir));
   std::vector<DirIdentity> identities;
   if (dirs.host_temp_dir) identities.push_back(*dirs.host_temp_dir);
