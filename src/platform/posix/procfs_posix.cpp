@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <functional>
+#include <limits>
+#include <string_view>
 
 #include "model/digits.hpp"
 #include "platform/posix/dirents_posix.hpp"
@@ -55,22 +57,33 @@ int read_proc_file(int dirfd, const char* name, std::string& out) {
   return 0;
 }
 
-MapsReading read_maps(int dirfd, const char* name, std::vector<char>& buffer,
-                      const RunLimits* limits, std::size_t max_bytes) {
-  MapsReading reading;
+namespace {
+
+// How a chunked read of a /proc file ended: errno of its open or of a read, the limit that
+// stopped it, and whether it ended before the file did (a stop, or `max_bytes`).
+struct ChunkedRead {
+  int error = 0;
+  const char* stopped = nullptr;
+  bool truncated = false;
+};
+
+// Reads file `name` of `dirfd` a chunk at a time (in `buffer`) into `feed`, at most `max_bytes`,
+// until its end, a read error, or `limits` (checked before each read) being reached.
+template <typename Feed>
+ChunkedRead read_chunks(int dirfd, const char* name, std::vector<char>& buffer, const RunLimits* limits,
+                        std::size_t max_bytes, Feed&& feed) {
+  ChunkedRead read;
   UniqueFd fd(::openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY));
   if (!fd.valid()) {
-    reading.error = errno;
-    return reading;
+    read.error = errno;
+    return read;
   }
   constexpr std::size_t kChunk = std::size_t{64} * 1024;
   if (buffer.size() < kChunk) buffer.resize(kChunk);
-  procfs::MapsParser parser;
   std::size_t got = 0;
-  bool truncated = false;
   for (;;) {
-    if (limits != nullptr && (reading.stopped = limits->reached()) != nullptr) {
-      truncated = true;
+    if (limits != nullptr && (read.stopped = limits->reached()) != nullptr) {
+      read.truncated = true;
       break;
     }
     // At the cap, one byte more says whether the file ended exactly there.
@@ -78,48 +91,46 @@ MapsReading read_maps(int dirfd, const char* name, std::vector<char>& buffer,
     const ssize_t n = ::read(fd.get(), buffer.data(), want);
     if (n < 0) {
       if (errno == EINTR) continue;
-      reading.error = errno;
-      return reading;
+      read.error = errno;
+      return read;
     }
     if (n == 0) break;
     if (got >= max_bytes) {
-      truncated = true;
+      read.truncated = true;
       break;
     }
     got += static_cast<std::size_t>(n);
-    parser.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+    feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
   }
-  reading.summary = parser.finish(truncated);
+  return read;
+}
+
+}  // namespace
+
+MapsReading read_maps(int dirfd, const char* name, std::vector<char>& buffer,
+                      const RunLimits* limits, std::size_t max_bytes) {
+  MapsReading reading;
+  procfs::MapsParser parser;
+  const ChunkedRead read =
+      read_chunks(dirfd, name, buffer, limits, max_bytes, [&](std::string_view chunk) { parser.feed(chunk); });
+  reading.error = read.error;
+  reading.stopped = read.stopped;
+  if (read.error != 0) return reading;
+  reading.summary = parser.finish(read.truncated);
   return reading;
 }
 
 UnixListenersReading read_unix_listeners(int dirfd, const char* name, std::vector<char>& buffer,
                                          const RunLimits* limits) {
   UnixListenersReading reading;
-  UniqueFd fd(::openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY));
-  if (!fd.valid()) {
-    reading.error = errno;
-    return reading;
-  }
-  constexpr std::size_t kChunk = std::size_t{64} * 1024;
-  if (buffer.size() < kChunk) buffer.resize(kChunk);
   procfs::UnixListenersParser parser;
-  bool truncated = false;
-  for (;;) {
-    if (limits != nullptr && (reading.stopped = limits->reached()) != nullptr) {
-      truncated = true;
-      break;
-    }
-    const ssize_t n = ::read(fd.get(), buffer.data(), kChunk);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      reading.error = errno;
-      return reading;
-    }
-    if (n == 0) break;
-    parser.feed(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
-  }
-  reading.listeners = parser.finish(truncated);
+  // No cap on the bytes: the parser keeps at most its own number of listeners.
+  const ChunkedRead read = read_chunks(dirfd, name, buffer, limits, std::numeric_limits<std::size_t>::max(),
+                                       [&](std::string_view chunk) { parser.feed(chunk); });
+  reading.error = read.error;
+  reading.stopped = read.stopped;
+  if (read.error != 0) return reading;
+  reading.listeners = parser.finish(read.truncated);
   return reading;
 }
 
