@@ -47,8 +47,9 @@ linux_tests() {
   return "$rc"
 }
 # The build matrix of CI: g++ Release runs the suite; clang runs it under ASan + UBSan, g++
-# under TSan (scripts/sanitize.sh). RelWithDebInfo (the default preset, what the README's audit
-# builds) and Debug are `scripts/build.sh default|debug` then `ctest --preset default|debug`.
+# under TSan (scripts/sanitize.sh). RelWithDebInfo (the default preset) and Debug are
+# `scripts/build.sh default|debug` then `ctest --preset default|debug`; the README's audit builds
+# the binary alone (`scripts/build.sh audit`, no tests).
 stage "dependencies" bash scripts/deps.sh --tests
 stage "build (g++, Release)" bash scripts/build.sh release
 # clang-tidy, cppcheck and shellcheck on the tree (scripts/lint.sh), from the compile database

@@ -1,0 +1,97 @@
+// The README's main command, `bash scripts/audit.sh`, is a newcomer's first report: it builds
+// the hsperfguard binary alone (the "audit" preset of CMakePresets.json: no tests, benches or
+// fuzzers configured, one target built) and runs that binary's audit. Building the whole
+// default preset first made the first report wait for the test suite's compile (7 min 51 s on
+// a fresh 2-vCPU machine). The test suite is built by scripts/test.sh, as before.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+namespace hsperfguard {
+namespace {
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+nlohmann::json preset(const nlohmann::json& presets, const std::string& kind, const std::string& name) {
+  for (const auto& p : presets.at(kind)) {
+    if (p.value("name", "") == name) return p;
+  }
+  return nullptr;
+}
+
+// The lines of `text` that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) lines.push_back(line);
+  }
+  return lines;
+}
+
+TEST(AuditScript, BuildsTheAuditPresetsBinaryAloneAndRunsIt) {
+  const auto presets = nlohmann::json::parse(text_of(test::source_path("CMakePresets.json")));
+  const auto configure = preset(presets, "configurePresets", "audit");
+  ASSERT_TRUE(configure.is_object()) << "CMakePresets.json has no configure preset \"audit\"";
+  const auto& cache = configure.at("cacheVariables");
+  EXPECT_EQ(cache.value("HSPERFGUARD_TESTS", ""), "OFF");
+  EXPECT_EQ(cache.value("HSPERFGUARD_BENCH", ""), "OFF");
+  EXPECT_EQ(cache.value("HSPERFGUARD_FUZZ", ""), "OFF");
+  // Optimized, without debug info: -O2 compiled the binary's sources in less CPU time than -O3
+  // (Release) or -O2 -g (RelWithDebInfo), and the audit's binary has no use for either.
+  EXPECT_EQ(cache.value("CMAKE_BUILD_TYPE", ""), "Release");
+  EXPECT_EQ(cache.value("CMAKE_CXX_FLAGS_RELEASE", ""), "-O2 -DNDEBUG");
+  // A build type of its own, never the test builds' directories: a later `cmake --preset
+  // default` must not find the tests switched off in build/.
+  EXPECT_EQ(configure.value("binaryDir", ""), "${sourceDir}/build-audit");
+  const auto build = preset(presets, "buildPresets", "audit");
+  ASSERT_TRUE(build.is_object()) << "CMakePresets.json has no build preset \"audit\"";
+  EXPECT_EQ(build.value("configurePreset", ""), "audit");
+  EXPECT_EQ(build.value("targets", nlohmann::json::array()), nlohmann::json::array({"hsperfguard"}));
+
+  const std::string script = text_of(test::source_path("scripts/audit.sh"));
+  EXPECT_EQ(lines_starting(script, "bash scripts/build.sh"), std::vector<std::string>{"bash scripts/build.sh audit"})
+      << script;
+  EXPECT_EQ(lines_starting(script, "exec "), std::vector<std::string>{"exec ./build-audit/hsperfguard audit \"$@\""})
+      << script;
+}
+
+TEST(AuditScript, TheAuditPresetConfiguresNoTestBenchOrFuzzTarget) {
+  test::ScratchDir scratch;
+  const std::string dir = scratch / "build-audit";
+  const auto configured =
+      test::run({"cmake", "-S", test::source_path(""), "--preset", "audit", "-B", dir});
+  ASSERT_EQ(configured.exit_code, 0) << configured.out << configured.err;
+  const auto targets = test::run({"ninja", "-C", dir, "-t", "targets", "all"});
+  ASSERT_EQ(targets.exit_code, 0) << targets.err;
+  EXPECT_NE(targets.out.find("hsperfguard: phony"), std::string::npos) << targets.out;
+  for (const std::string other : {"hsperfguard_unit_tests", "hsperfguard_test_support", "bench_gen_tree",
+                                  "fuzz_replay_", "seccomp_refuse"}) {
+    EXPECT_EQ(targets.out.find(other), std::string::npos) << other << " is configured:\n" << targets.out;
+  }
+  // What building the preset's one target runs: the binary's sources, nothing of tests/,
+  // bench/ or fuzz/ (every command of the target and of what it depends on).
+  const auto commands = test::run({"ninja", "-C", dir, "-t", "commands", "hsperfguard"});
+  ASSERT_EQ(commands.exit_code, 0) << commands.err;
+  const auto compiles = lines_starting(commands.out, "");
+  EXPECT_GT(compiles.size(), 10u) << commands.out;
+  for (const auto& command : compiles) {
+    for (const std::string other : {"tests", "bench", "fuzz"}) {
+      EXPECT_EQ(command.find(test::source_path(other) + "/"), std::string::npos) << command;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hsperfguard
