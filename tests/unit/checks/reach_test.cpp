@@ -127,11 +127,14 @@ TEST(Reach, TheOwnerIsTheProcessMappingTheFileElseTheLockHolder) {
   EXPECT_EQ(checks::backing_file_owner(lf)->pid, 10);
 }
 
-// The audit's rule: one info finding per live JVM file there, with the command.
-Findings rule_findings(const TempRootFacts& root, const ProcessFacts& jvm) {
+// The findings of `rule` for `jvm`'s backing file in the namespace of `user` at `ns_path` of
+// `root` (by default root's, in the container's /tmp).
+Findings rule_findings(const TempRootFacts& root, const ProcessFacts& jvm,
+                       const std::string& rule = "jvm.own-mount-namespace", const std::string& user = "root",
+                       const std::string& ns_path = "/proc/4242/root/tmp/hsperfdata_root") {
   TempRootFacts r = root;
-  NamespaceFacts ns = namespace_of("root", 0);
-  ns.path = "/proc/4242/root/tmp/hsperfdata_root";
+  NamespaceFacts ns = namespace_of(user, 0);
+  ns.path = ns_path;
   FileFacts file = backing_file(ns, std::to_string(jvm.pid));
   file.liveness = LivenessFacts{};
   file.liveness->candidates = {jvm};
@@ -139,7 +142,7 @@ Findings rule_findings(const TempRootFacts& root, const ProcessFacts& jvm) {
   r.namespaces.push_back(ns);
   Findings out;
   for (auto& f : checks::check_all(r)) {
-    if (f.rule == "jvm.own-mount-namespace") out.push_back(std::move(f));
+    if (f.rule == rule) out.push_back(std::move(f));
   }
   return out;
 }
@@ -211,20 +214,11 @@ TEST(Reach, AJvmWhoseOwnTmpNamesItsTempDirGetsThatDirectoryAsOnePowerShellWord) 
 }
 
 TEST(JvmOtherAccountTempDir, AnInfoFindingWithTheAccountAndNoOwnMountNamespaceFinding) {
-  TempRootFacts root = account_root();
-  NamespaceFacts ns = namespace_of("SYSTEM", 0);
-  ns.path = "C:\\Windows\\Temp\\hsperfdata_SYSTEM";
-  ProcessFacts jvm = owner(1208);
-  FileFacts file = backing_file(ns, "1208");
-  file.liveness = LivenessFacts{};
-  file.liveness->candidates = {jvm};
-  ns.files.push_back(file);
-  root.namespaces.push_back(ns);
-  Findings found;
-  for (auto& f : checks::check_all(root)) {
-    EXPECT_NE(f.rule, "jvm.own-mount-namespace");
-    if (f.rule == "jvm.other-account-temp-dir") found.push_back(std::move(f));
-  }
+  const TempRootFacts root = account_root();
+  const ProcessFacts jvm = owner(1208);
+  const std::string ns = "C:\\Windows\\Temp\\hsperfdata_SYSTEM";
+  EXPECT_TRUE(rule_findings(root, jvm, "jvm.own-mount-namespace", "SYSTEM", ns).empty());
+  const Findings found = rule_findings(root, jvm, "jvm.other-account-temp-dir", "SYSTEM", ns);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].severity, Severity::info);
   EXPECT_EQ(found[0].evidence["account"], "SYSTEM");
@@ -233,9 +227,10 @@ TEST(JvmOtherAccountTempDir, AnInfoFindingWithTheAccountAndNoOwnMountNamespaceFi
   EXPECT_FALSE(found[0].evidence.contains("named_by_pid"));
   EXPECT_THAT(found[0].message, HasSubstr("JVM pid 1208: in the temp dir of account SYSTEM"));
   // The host's own temp dir: nothing.
-  root.kind = RootKind::host;
-  root.account.reset();
-  for (const auto& f : checks::check_all(root)) EXPECT_NE(f.rule, "jvm.other-account-temp-dir");
+  TempRootFacts host = root;
+  host.kind = RootKind::host;
+  host.account.reset();
+  EXPECT_TRUE(rule_findings(host, jvm, "jvm.other-account-temp-dir", "SYSTEM", ns).empty());
 }
 
 }  // namespace
