@@ -5,6 +5,7 @@
 // attach to, its /tmp another mount namespace's (checks/reach.hpp), one finding per backing file;
 // jvm.other-account-temp-dir: one in another account's temp dir (Windows), which jps run as
 // another account does not list.
+#include <optional>
 #include <string>
 
 #include "checks/evidence.hpp"
@@ -75,12 +76,22 @@ void jvm_no_passwd_entry(const JvmSubject& s, Findings& out) {
   jvm_rule(s, InvisibleCause::no_passwd_entry, "jvm.no-passwd-entry", out);
 }
 
+namespace {
+
+// The reach of the JVM that owns `file` (checks/reach.hpp), nullopt when nobody owns it or it
+// is reached as the host's JVMs are.
+std::optional<ReachDiagnosis> reach_of(const TempRootFacts& root, const FileFacts& file) {
+  if (!file.liveness) return std::nullopt;
+  const ProcessFacts* owner = backing_file_owner(*file.liveness);
+  if (owner == nullptr) return std::nullopt;
+  return diagnose_reach(root, *owner);
+}
+
+}  // namespace
+
 void jvm_own_mount_namespace(const TempRootFacts& root, const NamespaceFacts&,
                              const FileFacts& file, Findings& out) {
-  if (!file.liveness) return;
-  const ProcessFacts* owner = backing_file_owner(*file.liveness);
-  if (owner == nullptr) return;
-  const std::optional<ReachDiagnosis> d = diagnose_reach(root, *owner);
+  const std::optional<ReachDiagnosis> d = reach_of(root, file);
   if (!d || d->cause == ReachCause::other_temp_dir) return;
   nlohmann::json e = {{"pid", d->pid},
                       {"reason", std::string(to_string(d->cause))},
@@ -100,11 +111,8 @@ void jvm_own_mount_namespace(const TempRootFacts& root, const NamespaceFacts&,
 
 void jvm_other_account_temp_dir(const TempRootFacts& root, const NamespaceFacts&,
                                  const FileFacts& file, Findings& out) {
-  if (!file.liveness || !root.account) return;
-  const ProcessFacts* owner = backing_file_owner(*file.liveness);
-  if (owner == nullptr) return;
-  const std::optional<ReachDiagnosis> d = diagnose_reach(root, *owner);
-  if (!d || d->cause != ReachCause::other_temp_dir) return;
+  const std::optional<ReachDiagnosis> d = reach_of(root, file);
+  if (!d || d->cause != ReachCause::other_temp_dir || !root.account) return;
   nlohmann::json e = {{"pid", d->pid},
                       {"reason", std::string(to_string(d->cause))},
                       {"account", printable(root.account->name)},

@@ -10,8 +10,8 @@ namespace hsperfguard {
 void add_further_temp_dirs(Environment& env, const DiscoverOptions& options, std::vector<RootSpec>& specs,
                            const std::vector<JvmProcessFacts>& jvms, const std::optional<std::string>& user) {
   std::vector<RootSpec> further = alt_temp_dir_roots(options, specs, jvms);
-  const bool host_view = !options.tmpdir && !options.root && !options.container_pid && !options.containers_only;
-  if (host_view) {
+  // Asked only where it is wanted: observing them opens directories.
+  if (host_view(options)) {
     std::vector<RootSpec> accounts =
         account_temp_dir_roots(options, specs, env.account_temp_dirs(options.host_temp_dir, jvms), user);
     further.insert(further.end(), std::make_move_iterator(accounts.begin()), std::make_move_iterator(accounts.end()));

@@ -21,18 +21,12 @@ struct ProcessPass {
   std::vector<ObservationError> jvm_errors;  // reported after the roots', as they always were
 };
 
-// The -XX:AltTempDir of this host's JVMs and other accounts' temp dirs, after the host's own
-// temp dir: their files are there.
-void add_alt_temp_dirs(const DiscoverOptions& discover, ProcessPass& pass, Environment& env) {
-  add_further_temp_dirs(env, discover, pass.specs, pass.jvms, std::nullopt);
-}
-
 ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env) {
   ProcessPass pass;
   if (!wants_container_scan(discover)) {
     pass.jvms = env.observe_jvm_processes(pass.jvm_errors, {}, nullptr);
     pass.specs = discover_roots(discover);
-    add_alt_temp_dirs(discover, pass, env);
+    add_further_temp_dirs(env, discover, pass.specs, pass.jvms, std::nullopt);
     return pass;
   }
   ContainerScanOptions scan_options = container_scan_options(discover);
@@ -53,7 +47,8 @@ ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env)
   pass.specs = discover_roots(discover, &scan);
   pass.jvms = std::move(host_processes.jvms);
   pass.containers = std::move(host_processes.containers);
-  add_alt_temp_dirs(discover, pass, env);
+  // The -XX:AltTempDir of this host's JVMs and other accounts' temp dirs, after the host's.
+  add_further_temp_dirs(env, discover, pass.specs, pass.jvms, std::nullopt);
   return pass;
 }
 

@@ -187,9 +187,13 @@ std::optional<std::string> lexically_normal(std::string_view path) {
 
 }  // namespace
 
+bool host_view(const DiscoverOptions& options) {
+  return !options.tmpdir && !options.root && !options.container_pid && !options.containers_only;
+}
+
 std::vector<RootSpec> alt_temp_dir_roots(const DiscoverOptions& options, const std::vector<RootSpec>& specs,
                                          const std::vector<JvmProcessFacts>& jvms) {
-  if (options.tmpdir || options.root || options.container_pid || options.containers_only) return {};
+  if (!host_view(options)) return {};
   std::map<std::string, std::int32_t> named;  // path -> lowest pid naming it
   for (const auto& jvm : jvms) {
     if (!jvm.in_own_mount_namespace || !jvm.alt_temp_dir || !jvm.alt_temp_dir->absolute()) continue;
@@ -215,7 +219,7 @@ std::vector<RootSpec> alt_temp_dir_roots(const DiscoverOptions& options, const s
 
 std::vector<RootSpec> account_temp_dir_roots(const DiscoverOptions& options, const std::vector<RootSpec>& specs,
                                              const AccountTempDirs& dirs, const std::optional<std::string>& user) {
-  if (options.tmpdir || options.root || options.container_pid || options.containers_only) return {};
+  if (!host_view(options)) return {};
   auto folded = [](std::string_view path) {
     std::string out;
     for (const char c : path) out.push_back(c == '/' ? '\\' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));

@@ -47,6 +47,11 @@ ContainerScanOptions container_scan_options(const DiscoverOptions& options);
 std::vector<RootSpec> discover_roots(const DiscoverOptions& options,
                                      const ContainerScan* scan = nullptr);
 
+// Whether the run looks with the host's own view: neither --tmpdir, --root, --container nor
+// --containers-only. Only such a run also looks where this host's JVMs and accounts publish
+// (alt_temp_dir_roots, account_temp_dir_roots).
+bool host_view(const DiscoverOptions& options);
+
 // The temp dirs that JVMs of our own mount namespace name with -XX:AltTempDir (absolute, as
 // HotSpot requires), one root each (kind alt_temp_dir, named by the lowest pid naming it), in
 // path order, except those that are already among `specs` (the host's /tmp) by path. Only

@@ -108,7 +108,7 @@ struct SystemdPrivateTmp {
 };
 
 // Windows: a temp dir of an account other than this run's, as observed
-// (platform/users.hpp, observe_account_temp_dirs): a service account's profile temp dir, or the
+// (platform/files.hpp, observe_account_temp_dirs): a service account's profile temp dir, or the
 // one a running JVM's environment names. Each account has its own temp dir there, and jps run
 // as one account lists the namespaces of its own only.
 struct AccountTempDir {

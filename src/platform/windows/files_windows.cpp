@@ -97,14 +97,6 @@ std::optional<DirIdentity> directory_identity(const std::wstring& path, bool& ex
   return std::nullopt;
 }
 
-std::wstring windows_directory() {
-  std::wstring buffer(MAX_PATH + 1, L'\0');
-  const UINT length = ::GetSystemWindowsDirectoryW(buffer.data(), static_cast<UINT>(buffer.size()));
-  if (length == 0 || length >= buffer.size()) return L"C:\\Windows";
-  buffer.resize(length);
-  return buffer;
-}
-
 }  // namespace
 
 AccountTempDirs observe_account_temp_dirs(const std::string& host_temp_dir,
@@ -112,7 +104,7 @@ AccountTempDirs observe_account_temp_dirs(const std::string& host_temp_dir,
   AccountTempDirs out;
   bool exists = false;
   out.host_temp_dir = directory_identity(widen(host_temp_dir), exists);
-  const std::wstring windows = windows_directory();
+  const std::wstring windows = win::windows_directory();
   // Where Windows puts the service accounts' profiles; their TMP names the temp dir in it, and
   // GetUserName names the account (HotSpot's namespace suffix) as listed here.
   const std::pair<const char*, std::wstring> services[] = {

@@ -223,9 +223,7 @@ std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>
   }
   const DWORD self = ::GetCurrentProcessId();
   const std::wstring host_temp = widen(default_temp_dir());
-  std::wstring windows_dir(MAX_PATH + 1, L'\0');
-  const UINT windows_length = ::GetSystemWindowsDirectoryW(windows_dir.data(), static_cast<UINT>(windows_dir.size()));
-  windows_dir.resize(windows_length < windows_dir.size() ? windows_length : 0);
+  const std::wstring windows_dir = win::windows_directory();
   std::size_t not_opened = 0;
   std::size_t unreadable = 0;
   PROCESSENTRY32W entry{};

@@ -122,6 +122,14 @@ std::wstring temp_dir_path(RootKind kind, const std::string& root, const std::st
   return join(widen(root), inside);
 }
 
+std::wstring windows_directory() {
+  std::wstring buffer(MAX_PATH + 1, L'\0');
+  const UINT length = ::GetSystemWindowsDirectoryW(buffer.data(), static_cast<UINT>(buffer.size()));
+  if (length == 0 || length >= buffer.size()) return L"C:\\Windows";
+  buffer.resize(length);
+  return buffer;
+}
+
 std::string error_message(DWORD code) {
   LocalPtr<wchar_t*> buffer;
   const DWORD length = ::FormatMessageW(

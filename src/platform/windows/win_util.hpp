@@ -129,6 +129,10 @@ struct PinnedDirectory {
 std::optional<PinnedDirectory> pin_directory(const std::wstring& path, ObservationError* error,
                                              DWORD extra_access = 0);
 
+// The Windows directory (%SystemRoot%, GetSystemWindowsDirectoryW), "C:\\Windows" when it
+// cannot be read: GetTempPath's last resort, and where the service accounts' profiles are.
+std::wstring windows_directory();
+
 // FormatMessageW text for a Win32 error code, in UTF-8, without the trailing newline.
 std::string error_message(DWORD code);
 ObservationError make_error(std::string path, std::string op, DWORD code);
