@@ -5,6 +5,7 @@
     python3 scripts/mutate.py --random N --seed S [--list] [--log FILE] [--only FILE:LINE,...]
     python3 scripts/mutate.py --replay LOG [--log FILE]
     python3 scripts/mutate.py --sites
+    python3 scripts/mutate.py --diff BASE [--budget SECONDS] [--list] [--log FILE] [--only ...]
 
 --random draws N plain operator mutants (== and != swapped, < and <=, > and >=, && and ||, a
 ! dropped, return true and false swapped, O_NOFOLLOW dropped, an integer literal compared
@@ -22,6 +23,19 @@ test); a whole suite cut short by a failure that did not repeat is run once more
 scripts/mutate-equivalent.txt (key, a tab, why no input can tell it apart) is counted as
 equivalent. --replay LOG runs the mutants of an earlier run's --log again by their keys
 (the same sample after tests were added; a site whose line has changed is reported gone).
+--diff BASE draws the same operators only on the lines the change from BASE to the tree added
+or changed (git diff -U0 BASE -- src), in every source under src/ the Linux build compiles
+(its compile database) and every header but the Windows platform's: a mistake is likeliest in
+the lines just written, wherever they are, and the security-critical list of --random never
+looks at the rest. The mutants are tried one file after another in turn (files and each
+file's mutants in an order shuffled with the HEAD commit's hash, so a rerun tries the same
+ones and a run cut short has sampled every touched file); each is rebuilt, run against the
+unit tier (ctest -L unit, about 30 s), then, if it survived, against the suites of the test
+files scripts/tests_of.py maps its file to (less the unit tier and the cost cases). --budget
+SECONDS stops starting or finishing mutants when it ends: those left are listed as not tried,
+and fail nothing; a survivor not listed in scripts/mutate-equivalent.txt makes the exit status
+1. The suite is not run on the clean tree first: CI runs this after its tests stage passed.
+It is a stage of scripts/test.sh (the change HEAD~5..HEAD, a budget of 210 s).
 Run it under nice -n 15 on a shared machine, with --build-dir build-release: the suite's
 cost tests (peak RSS, CPU seconds) assert figures of the optimized build, and fail on the
 clean tree of an -O0 one; the test code is -O0 in every build type, and an -O3 rebuild of
@@ -39,7 +53,8 @@ counts as neither (the list is meant to hold only faults that compile).
 The whole suite must pass on the clean tree first. It prints one line per fault and the kill
 rate; exit status 0 only if every fault was killed. The build directory must be configured
 (scripts/build.sh debug: -O0 rebuilds fastest); it is left built from the clean tree.
-Not part of CI: about two minutes per fault on two cores (README.md, "Assurance").
+The list of faults and --random are not part of CI: about two minutes per fault on two cores
+(README.md, "Assurance").
 """
 import argparse
 import os
@@ -329,10 +344,11 @@ def blank_comments_and_literals(text):
     return "".join(out)
 
 
-def find_sites():
-    """Every operator site of the random mode: (id, layer, file, offset, original, mutant, op)."""
+def find_sites(layers=None):
+    """Every operator site of the random mode (or of the files of LAYERS, {layer: [file]}):
+    (id, layer, file, offset, original, mutant, op)."""
     sites = []
-    for layer, files in RANDOM_LAYERS.items():
+    for layer, files in (layers or RANDOM_LAYERS).items():
         for path in files:
             text = (ROOT / path).read_text()
             code = blank_comments_and_literals(text)
@@ -547,6 +563,230 @@ def random_run(args):
     return 0 if not results["survived"] else 1
 
 
+# ---- mutants of a change (--diff BASE --budget SECONDS) ------------------------------------
+# The operators of --random, on the lines a change added or changed, in every source under src/
+# the Linux build compiles (and every header but the Windows platform's): a change to a file
+# nobody put on the security-critical list is where a new mistake is likeliest, and the
+# random sample never looks there. Each mutant runs the unit tier (about 30 s, pure tests),
+# then, only if it survived, the suites of the tests scripts/tests_of.py maps its file to.
+
+
+def touched_lines(base):
+    """{file: [line, ...]}: the lines of the working tree's src/ that the change from BASE
+    added or changed (git diff -U0; a hunk that only deletes touches no line)."""
+    diff = run(["git", "diff", "-U0", "--no-color", "--no-ext-diff", base, "--", "src"])
+    return parse_touched(diff.stdout) if diff.returncode == 0 else None
+
+
+def parse_touched(diff):
+    """{file: [line, ...]} of a git diff -U0: the new side's lines of each hunk."""
+    touched, path = {}, None
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else None
+        elif path and (m := re.match(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", line)):
+            first, count = int(m.group(1)), int(m.group(2) or 1)
+            touched.setdefault(path, []).extend(range(first, first + count))
+    return {f: sorted(set(lines)) for f, lines in touched.items() if lines}
+
+
+def linux_sources(build_dir):
+    """The sources under src/ the Linux build compiles (its compile database) and the headers
+    of every layer but the Windows platform's."""
+    import json
+    database = ROOT / build_dir / "compile_commands.json"
+    compiled = {os.path.relpath(e["file"], ROOT) for e in json.loads(database.read_text())}
+    out = {f for f in compiled if f.startswith("src/") and f.endswith(".cpp")}
+    out |= {str(h.relative_to(ROOT)) for h in (ROOT / "src").rglob("*.hpp")
+            if "platform/windows" not in str(h) and not h.stem.endswith("_windows")}
+    return out
+
+
+def diff_order(sites, seed):
+    """The mutants in the order they are tried: the files in an order shuffled with the seed,
+    and in turn one mutant of each (shuffled within its file), so that a run the budget cuts
+    short has sampled every touched file evenly; the same seed (the HEAD commit) gives the
+    same order."""
+    import random
+    rng = random.Random(seed)
+    by_file = {}
+    for s in sites:
+        by_file.setdefault(s["file"], []).append(s)
+    files = sorted(by_file)
+    rng.shuffle(files)
+    for f in files:
+        rng.shuffle(by_file[f])
+    order = []
+    while any(by_file.values()):
+        for f in files:
+            if by_file[f]:
+                order.append(by_file[f].pop())
+    return order
+
+
+def mapped_tests(source, cache={}):
+    """A ctest -R of the tests of SOURCE as scripts/tests_of.py finds their files: each
+    GoogleTest suite those files define (Suite.*, and Prefix/Suite.* of a parameterised one),
+    each transcript by its name; None where it finds none."""
+    if "tests" not in cache:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import tests_of
+        cache["module"] = tests_of
+        cache["tests"] = sorted(tests_of.test_files())
+        cache["texts"] = {t: open(ROOT / t, errors="replace").read() for t in cache["tests"]}
+    if source not in cache:
+        suites, transcripts = set(), set()
+        for test, _ in cache["module"].tests_of(source, cache["tests"], cache["texts"]) or []:
+            if test.endswith(".t"):
+                transcripts.add("transcript." + pathlib.Path(test).stem)
+            else:
+                suites |= set(re.findall(r"\b(?:TYPED_)?TEST(?:_F|_P)?\(\s*(\w+)\s*,",
+                                         cache["texts"][test]))
+        parts = []
+        if suites:
+            parts.append("^([^./]+/)?(" + "|".join(sorted(suites)) + ")\\.")
+        if transcripts:
+            parts.append("^(" + "|".join(re.escape(t) for t in sorted(transcripts)) + ")$")
+        cache[source] = (("|".join(parts) if parts else None), len(suites) + len(transcripts))
+    return cache[source]
+
+
+class OutOfBudget(Exception):
+    """The budget ended while a mutant was being built or tested: it is not tried."""
+
+
+def run_until(cmd, deadline):
+    """run(), stopped at the monotonic DEADLINE: the whole process group (ctest, the tests it
+    started) is killed and OutOfBudget raised."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise OutOfBudget() from None
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out)
+
+
+def ctest_failures(build_dir, selection, deadline):
+    """The tests of SELECTION (ctest arguments) that failed, stop-on-failure; each failure is
+    run again alone and kills only if it fails again, as in --random."""
+    cmd = ["ctest", "--test-dir", build_dir, f"-j{os.cpu_count()}", "--stop-on-failure"]
+    result = run_until(cmd + selection, deadline)
+    failed = [line.split(" - ", 1)[1].rsplit(" (", 1)[0].strip()
+              for line in result.stdout.splitlines() if re.match(r"^\s+\d+ - ", line)]
+    if result.returncode != 0 and not failed:
+        if "No tests were found" in result.stdout:
+            return []
+        return ["(ctest failed: " + result.stdout.strip().splitlines()[-1] + ")"]
+    if not failed:
+        return []
+    again = run_until(cmd + ["-R", "^(" + "|".join(re.escape(f) for f in failed) + ")$"],
+                      deadline)
+    return [f for f in failed if re.search(r"^\s+\d+ - " + re.escape(f) + r" \(", again.stdout,
+                                           re.M)]
+
+
+def diff_run(args):
+    began = time.monotonic()
+    deadline = began + args.budget if args.budget else float("inf")
+    head = run(["git", "rev-parse", "HEAD"]).stdout.strip()
+    touched = touched_lines(args.diff)
+    if touched is None:
+        print(f"mutate: git cannot diff {args.diff} against the tree (a shallow clone? CI "
+              f"needs the history: git fetch --unshallow)")
+        return 2
+    if not (ROOT / args.build_dir / "compile_commands.json").exists():
+        print(f"mutate: {args.build_dir} is not configured (cmake --preset release)")
+        return 2
+    linux = linux_sources(args.build_dir)
+    files = sorted(f for f in touched if f in linux)
+    layers = {}
+    for f in files:
+        layers.setdefault(f.split("/")[1], []).append(f)
+    sites = [s for s in site_keys(find_sites(layers)) if s["line"] in touched[s["file"]]]
+    chosen = diff_order(sites, head)
+    if args.only:
+        wanted = set(args.only.split(","))
+        chosen = [s for s in chosen if s["key"] in wanted or f"{s['file']}:{s['line']}" in wanted]
+    lines = sum(len(touched[f]) for f in files)
+    print(f"mutate: the change {args.diff}..HEAD ({head[:7]}) touches {lines} lines of {len(files)} "
+          f"Linux sources under src/; {len(chosen)} mutants on them, in the order of seed "
+          f"{head[:12]}" + (f", budget {args.budget} s" if args.budget else ""), flush=True)
+    if args.list:
+        for i, s in enumerate(chosen):
+            print(f"{i:3} {s['file']}:{s['line']}  {s['op']:16} {s['key']}")
+        return 0
+    equivalent = equivalents()
+    results = {"killed": [], "survived": [], "stillborn": [], "equivalent": [], "not tried": []}
+    log = open(args.log, "a") if args.log else None
+    touched_build = False
+    for i, s in enumerate(chosen):
+        if time.monotonic() >= deadline:
+            results["not tried"] += chosen[i:]
+            break
+        source = ROOT / s["file"]
+        text = source.read_text()
+        started = time.monotonic()
+        killers, stage = [], ""
+        try:
+            source.write_text(apply_site(text, s))
+            touched_build = True
+            if run_until(["cmake", "--build", args.build_dir, "--", f"-j{os.cpu_count()}"],
+                         deadline).returncode != 0:
+                verdict = "stillborn"
+            else:
+                stage = "unit tier"
+                killers = ctest_failures(args.build_dir, ["-L", "unit"], deadline)
+                regex, _ = mapped_tests(s["file"])
+                if not killers and regex:
+                    stage = "its tests"
+                    killers = ctest_failures(args.build_dir, ["-R", regex, "-LE", "unit",
+                                                              "-E", COST_CASES], deadline)
+                elif not killers:
+                    stage = "unit tier (tests_of.py maps it to no test)"
+                verdict = "killed" if killers else "survived"
+        except OutOfBudget:
+            results["not tried"] += chosen[i:]
+            print(f"mutate: [{i + 1}/{len(chosen)}] the budget ended during this mutant "
+                  f"({time.monotonic() - started:.0f} s): it and the rest are not tried", flush=True)
+            break
+        finally:
+            source.write_text(text)
+        if verdict == "survived" and s["key"] in equivalent:
+            verdict = "equivalent"
+        results[verdict].append(s)
+        spent = time.monotonic() - started
+        print(f"mutate: [{i + 1}/{len(chosen)}] {verdict:10} {spent:5.0f} s  "
+              f"{s['file']}:{s['line']}  {s['op']}" +
+              (f"  ({stage}: {', '.join(killers[:2])})" if killers else
+               f"  ({stage})" if verdict in ("survived", "equivalent") else ""), flush=True)
+        if log:
+            import json
+            log.write(json.dumps({"seed": head, "base": args.diff, "index": i, "key": s["key"],
+                                  "where": f"{s['file']}:{s['line']}", "layer": s["layer"],
+                                  "op": s["op"], "verdict": verdict, "seconds": round(spent, 1),
+                                  "stage": stage, "killers": killers[:3]}) + "\n")
+            log.flush()
+    if touched_build:
+        build(args.build_dir)
+    for s in results["not tried"]:
+        print(f"mutate: not tried (budget): {s['file']}:{s['line']}  {s['op']}  {s['key']}")
+    for s in results["survived"]:
+        print(f"mutate: survivor {s['file']}:{s['line']}  {s['op']}  {s['key']}")
+    n = {verdict: len(r) for verdict, r in results.items()}
+    print(f"mutate: the change {args.diff}..HEAD: {len(chosen)} mutants: {n['killed']} killed, "
+          f"{n['survived']} survived, {n['equivalent']} survived but listed equivalent, "
+          f"{n['stillborn']} stillborn, {n['not tried']} not tried (budget); "
+          f"{time.monotonic() - began:.0f} s")
+    return 1 if results["survived"] else 0
+
+
 def run(cmd, timeout=None):
     return subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=timeout)
@@ -610,9 +850,17 @@ def main():
     ap.add_argument("--skip-clean-run", action="store_true",
                     help="--random: do not run the suite on the clean tree first (it must "
                     "have passed in this build directory, whose cost data orders the tiers)")
+    ap.add_argument("--diff", metavar="BASE",
+                    help="mutate only the lines the change from BASE (a commit) to the tree "
+                    "added or changed, in every Linux source under src/")
+    ap.add_argument("--budget", type=int, default=0, metavar="SECONDS",
+                    help="--diff: stop starting mutants after this long; those left are listed "
+                    "as not tried (they fail nothing)")
     args = ap.parse_args()
     # SIGTERM (a timeout, a kill) unwinds like ^C, so the faulty source is always restored.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if args.diff:
+        return diff_run(args)
     if args.random or args.sites or args.replay:
         return random_run(args)
     chosen = [f for f in FAULTS if not args.only or f[0] in args.only.split(",")]

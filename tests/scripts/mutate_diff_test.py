@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Tests of scripts/mutate.py --diff: which lines a change touched, which sources are the Linux
+build's, the order the mutants are tried in, and which tests a touched file's mutants meet.
+
+    python3 tests/scripts/mutate_diff_test.py BUILD_DIR
+
+BUILD_DIR is a configured build (its compile database says what Linux compiles). Exit status 0
+when every check holds; each failure is printed."""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.argv = sys.argv[:2]
+import mutate  # noqa: E402
+
+failures = []
+
+
+def check(what, got, want):
+    if got != want:
+        failures.append(f"{what}: got {got!r}, want {want!r}")
+
+
+# A change that adds two lines, changes one, only deletes elsewhere, and removes a file.
+DIFF = """diff --git a/src/decide/reaper.cpp b/src/decide/reaper.cpp
+index 1111111..2222222 100644
+--- a/src/decide/reaper.cpp
++++ b/src/decide/reaper.cpp
+@@ -10,0 +11,2 @@ ReapPlan plan(
++  if (a) return b;
++  if (c) return d;
+@@ -40 +42 @@ ReapPlan plan(
+-  if (x < 1) return y;
++  if (x <= 1) return y;
+@@ -70,3 +71,0 @@ ReapPlan plan(
+-  gone();
+-  gone();
+-  gone();
+diff --git a/src/model/old.cpp b/src/model/old.cpp
+deleted file mode 100644
+--- a/src/model/old.cpp
++++ /dev/null
+@@ -1,2 +0,0 @@
+-int a;
+-int b;
+"""
+check("the lines a change added or changed", mutate.parse_touched(DIFF),
+      {"src/decide/reaper.cpp": [11, 12, 42]})
+
+# The Linux build's sources: the compile database's, and every header but Windows'.
+linux = mutate.linux_sources(sys.argv[1] if len(sys.argv) > 1 else "build")
+for source in ("src/platform/posix/reap_posix.cpp", "src/checks/jvm.cpp",
+               "src/platform/posix/observe_namespace_posix.hpp", "src/decide/reaper.hpp"):
+    check(f"{source} is a Linux source", source in linux, True)
+for source in (str(p.relative_to(ROOT)) for p in (ROOT / "src/platform/windows").iterdir()):
+    check(f"{source} is not a Linux source", source in linux, False)
+
+# The order: one mutant of each file in turn (files shuffled), the same for the same seed.
+sites = [{"file": f, "id": f"{f}:{i}"} for f, n in (("a", 5), ("b", 1), ("c", 2)) for i in range(n)]
+order = mutate.diff_order(sites, "34247e22728f")
+check("every mutant is in the order once", sorted(s["id"] for s in order), sorted(s["id"] for s in sites))
+check("the first three are of three files", len({s["file"] for s in order[:3]}), 3)
+check("the next two are of the two files with more", {s["file"] for s in order[3:5]}, {"a", "c"})
+check("the same seed gives the same order", [s["id"] for s in mutate.diff_order(sites, "34247e22728f")],
+      [s["id"] for s in order])
+check("another seed gives another order",
+      any([s["id"] for s in mutate.diff_order(sites, seed)] != [s["id"] for s in order]
+          for seed in ("a", "b", "c", "d")), True)
+
+# The tests a file's mutants meet: every suite of the test files scripts/tests_of.py finds,
+# a parameterised one with its prefix, and no suite whose name only begins the same.
+regex, count = mutate.mapped_tests("src/model/pid_name.cpp")
+for name, want in (("PidName.MaxPidIsRespected", True), ("All/PidNameTable.MatchesHotSpotAndClassifies/0", True),
+                   ("PidNameX.Something", False), ("Perfdata.PidName", False)):
+    check(f"{name} is among pid_name.cpp's tests", bool(regex and re.search(regex, name)), want)
+regex, _ = mutate.mapped_tests("src/commands/reap_command.cpp")
+check("reap_command.cpp's tests include the transcript of reap",
+      bool(regex and re.search(regex, "transcript.reap")), True)
+
+for f in failures:
+    print("FAILED:", f)
+print(f"mutate --diff: {len(failures)} failures")
+sys.exit(1 if failures else 0)
