@@ -661,7 +661,8 @@ def run_until(cmd, deadline):
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, start_new_session=True)
     try:
-        out, _ = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        out, _ = proc.communicate(timeout=None if deadline == float("inf") else
+                                  max(1.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
