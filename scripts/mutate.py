@@ -22,7 +22,8 @@ kills only if it fails again (on a shared machine another's load or processes ca
 test); a whole suite cut short by a failure that did not repeat is run once more. A survivor whose key is listed in
 scripts/mutate-equivalent.txt (key, a tab, why no input can tell it apart) is counted as
 equivalent. --replay LOG runs the mutants of an earlier run's --log again by their keys
-(the same sample after tests were added; a site whose line has changed is reported gone).
+(the same sample after tests were added; a site whose line has changed is reported gone),
+of --random or of --diff.
 --diff BASE draws the same operators only on the lines the change from BASE to the tree added
 or changed (git diff -U0 BASE -- src), in every source under src/ the Linux build compiles
 (its compile database) and every header but the Windows platform's: a mistake is likeliest in
@@ -484,6 +485,13 @@ def random_run(args):
         import json
         by_key = {s["key"]: s for s in sites}
         entries = [json.loads(line) for line in open(args.replay) if line.strip()]
+        # A log of --diff names sources off the security-critical list too.
+        listed = {f for files in RANDOM_LAYERS.values() for f in files}
+        others = {}
+        for f in sorted({e["key"].split("|", 1)[0] for e in entries} - listed):
+            if (ROOT / f).exists():
+                others.setdefault(f.split("/")[1], []).append(f)
+        by_key.update({s["key"]: s for s in site_keys(find_sites(others))} if others else {})
         chosen = [by_key[e["key"]] for e in entries if e["key"] in by_key]
         gone = [e for e in entries if e["key"] not in by_key]
         args.seed = entries[0]["seed"] if entries else args.seed
