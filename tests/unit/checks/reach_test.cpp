@@ -233,5 +233,20 @@ TEST(JvmOtherAccountTempDir, AnInfoFindingWithTheAccountAndNoOwnMountNamespaceFi
   EXPECT_TRUE(rule_findings(host, jvm, "jvm.other-account-temp-dir", "SYSTEM", ns).empty());
 }
 
+// The JVM of an account's temp dir is a process of a positive pid, the lowest included; pid 0
+// (Windows' idle process, or no process found) is none, and gets no diagnosis.
+TEST(Reach, AnAccountsJvmIsAnyPositivePidAndPidZeroIsNone) {
+  for (const std::int32_t pid : {1, 4}) {
+    ProcessFacts jvm = owner(pid);
+    jvm.ns_pids.clear();
+    const auto d = checks::diagnose_reach(account_root(), jvm);
+    ASSERT_TRUE(d) << pid;
+    EXPECT_EQ(d->pid, pid);
+  }
+  ProcessFacts none = owner(0);
+  none.ns_pids.clear();
+  EXPECT_FALSE(checks::diagnose_reach(account_root(), none));
+}
+
 }  // namespace
 }  // namespace hsperfguard

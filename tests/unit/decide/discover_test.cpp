@@ -348,5 +348,18 @@ TEST(AccountTempDirRoots, OnlyTheHostsViewAndWithUserOnlyThatAccounts) {
   EXPECT_THAT(account_temp_dir_roots(root, discover_roots(root), dirs), IsEmpty());
 }
 
+// Trailing separators end at a drive's root: "C://" is the root "C:\" named again, while "C:"
+// (the current directory of drive C) is another directory.
+TEST(AccountTempDirRoots, TrailingSeparatorsEndAtTheDrivesRoot) {
+  DiscoverOptions options = host_options(false);
+  options.host_temp_dir = "C:\\";
+  const std::vector<RootSpec> specs = discover_roots(options);
+  AccountTempDirs dirs;
+  dirs.dirs = {account_dir("svc", "C://", std::nullopt, 40), account_dir("svc", "C:", std::nullopt, 44)};
+  const auto roots = account_temp_dir_roots(options, specs, dirs);
+  ASSERT_EQ(roots.size(), 1u);
+  EXPECT_EQ(roots[0].temp_dir, "C:");
+}
+
 }  // namespace
 }  // namespace hsperfguard

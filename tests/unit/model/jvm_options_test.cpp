@@ -169,5 +169,14 @@ TEST(WindowsTempDir, NamesWithoutRegardToCaseAndAnEmptyValueIsNotSet) {
   EXPECT_EQ(windows_temp_dir(env({"TMP=D:\\"}), "C:\\Windows"), "D:\\");
 }
 
+// Every trailing separator goes, down to a name of one character; only a drive's root keeps
+// its own.
+TEST(WindowsTempDir, TrailingSeparatorsGoDownToANameOfOneCharacter) {
+  EXPECT_EQ(windows_temp_dir(env({"TMP=t\\"}), "C:\\Windows"), "t");
+  EXPECT_EQ(windows_temp_dir(env({"TMP=t//"}), "C:\\Windows"), "t");
+  EXPECT_EQ(windows_temp_dir(env({"TMP=\\\\"}), "C:\\Windows"), "\\");
+  EXPECT_EQ(windows_temp_dir(env({"TMP=D:\\\\"}), "C:\\Windows"), "D:\\");
+}
+
 }  // namespace
 }  // namespace hsperfguard

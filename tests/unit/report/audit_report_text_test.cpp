@@ -413,5 +413,45 @@ TEST(TextReport, VerboseEvidenceIsReadableLines) {
   EXPECT_FALSE(has(hostile, "\x1b")) << hostile;
 }
 
+// Each kind of temp dir says whose it is, in the opening line of its part of the report and in
+// reap's: a service account's and a JVM's TMP are told apart, and an account's name is given
+// where it is known.
+TEST(TextReport, EachKindOfTempDirSaysWhoseItIs) {
+  auto root_of = [](RootKind kind) {
+    TempRootFacts root;
+    root.kind = kind;
+    root.root = "/";
+    root.temp_dir = "/tmp";
+    return root;
+  };
+  TempRootFacts service = root_of(RootKind::account_temp_dir);
+  service.account = TempDirAccount{"LOCAL SERVICE", std::nullopt};
+  TempRootFacts tmp_of_jvm = root_of(RootKind::account_temp_dir);
+  tmp_of_jvm.account = TempDirAccount{"svc", 4242};
+  TempRootFacts alt = root_of(RootKind::alt_temp_dir);
+  alt.alt_temp_dir_pid = 77;
+  TempRootFacts container = root_of(RootKind::container);
+  container.container = ContainerFacts{};
+  container.container->host_pid = 900;
+  TempRootFacts system_root = root_of(RootKind::root);
+  system_root.root = "/mnt/sys";
+  const std::vector<std::pair<TempRootFacts, std::string>> cases = {
+      {root_of(RootKind::host), "this host's"},
+      {root_of(RootKind::tmpdir), "named by --tmpdir"},
+      {alt, "named by -XX:AltTempDir of JVM pid 77"},
+      {root_of(RootKind::alt_temp_dir), "named by a JVM's -XX:AltTempDir"},
+      {service, "of account LOCAL SERVICE, a service account"},
+      {tmp_of_jvm, "of account svc, named by the TMP of JVM pid 4242"},
+      {root_of(RootKind::account_temp_dir), "another account's"},
+      {system_root, "of the system root /mnt/sys, named by --root"},
+      {container, "a container's, host pid 900"},
+      {root_of(RootKind::container), "a container's"},
+  };
+  for (const auto& [root, whose] : cases) {
+    EXPECT_EQ(temp_dir_whose(root), whose);
+    EXPECT_EQ(audit_root_opening_text(root), "temp dir /tmp (" + whose + ")\n");
+  }
+}
+
 }  // namespace
 }  // namespace hsperfguard
