@@ -2,7 +2,8 @@
 # shellcheck disable=SC2317  # failed_tests and linux_tests are called through stage
 # The whole test suite: install, build, analyse the sources and scripts statically
 # (scripts/lint.sh), run every test (g++ Release), run them again with
-# openat2 and io_uring refused by a seccomp filter (the fallbacks), model-check the reaper's
+# openat2 and io_uring refused by a seccomp filter (the fallbacks), mutate the lines of the
+# latest change (scripts/mutate.py --diff), model-check the reaper's
 # removal protocol (scripts/verify.sh), run the suite again under ASan + UBSan
 # (clang) and TSan (g++), then the Windows cross build and its tests under wine
 # (scripts/windows.sh), then fuzz each target. Each stage's wall time is
@@ -68,6 +69,18 @@ stage "tests under seccomp (no openat2, no io_uring)" \
 # in /var/cache/hsperfguard-field) booted with systemd-nspawn, the .deb of the Release build
 # installed with apt, timers and services run beside JVMs of JDK 17 and 25, then purged.
 stage "field: real systemd (Debian 12, 13)" bash tests/field/systemd_field.sh --build build-release
+# The plain operator mutants of scripts/mutate.py on the lines the latest change touched (every
+# Linux source under src/), each rebuilt into the Release build above and run against the
+# unit tier, then the tests scripts/tests_of.py maps its file to; a survivor not argued
+# equivalent in scripts/mutate-equivalent.txt fails the stage, a mutant the budget leaves is
+# listed as not tried. The change is HEAD~5..HEAD (five steps along the first parents: the
+# last branch merged and the commits made on main after it, as changes arrive here) unless
+# HSPERFGUARD_MUTATE_BASE names the base (a CI that knows the commit it tested last). The
+# budget (HSPERFGUARD_MUTATE_BUDGET seconds) and the rebuild of the clean tree after it keep
+# the stage within 5 minutes on 2 cores. After the field stage: nothing later uses this build.
+stage "mutants of the change (scripts/mutate.py --diff)" \
+  python3 scripts/mutate.py --build-dir build-release --diff "${HSPERFGUARD_MUTATE_BASE:-HEAD~5}" \
+  --budget "${HSPERFGUARD_MUTATE_BUDGET:-210}"
 stage "model check (SPIN)" bash scripts/verify.sh
 stage "ASan+UBSan (clang): build, tests" bash scripts/sanitize.sh asan
 stage "TSan (g++): build, tests" bash scripts/sanitize.sh tsan
