@@ -31,7 +31,7 @@ the lines just written, wherever they are, and the security-critical list of --r
 looks at the rest. The mutants are tried one file after another in turn (files and each
 file's mutants in an order shuffled with the HEAD commit's hash, so a rerun tries the same
 ones and a run cut short has sampled every touched file); each is rebuilt, run against the
-unit tier (ctest -L unit, about 30 s), then, if it survived, against the suites of the test
+unit tier (ctest -L unit, under 30 s), then, if it survived, against the suites of the test
 files scripts/tests_of.py maps its file to (less the unit tier and the cost cases). --budget
 SECONDS stops starting or finishing mutants when it ends: those left are listed as not tried,
 and fail nothing; a survivor not listed in scripts/mutate-equivalent.txt makes the exit status
