@@ -53,8 +53,8 @@ long peak_rss_kib(const std::vector<std::string>& args, int* exit_code) {
 }
 
 json read_json(const std::string& path) {
-  const auto text = test::read_file(path);
-  return json::parse(std::string(text.begin(), text.end()));
+  const auto bytes = test::read_file(path);
+  return json::parse(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 // What a plan says of each entry: path -> (action, verdict, why).
