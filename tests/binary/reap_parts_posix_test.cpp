@@ -67,7 +67,7 @@ std::map<std::string, std::tuple<std::string, std::string, std::string>> plan_of
 }
 
 // 60,000 stale files in two namespaces cost no more memory than 20,000: the reaper holds a
-// few parts of 4,096 files at a time (the one it acts on, those observed ahead of it), and the
+// few parts of 1,024 files at a time (the one it acts on, those observed ahead of it), and the
 // report's items wait in a temp file, not in memory. (Held whole, the facts, plan and actions
 // of a file cost about 1.3 KiB: 50 MiB more here.) The report still has every file, with the
 // plan the dry run made of the same tree.
