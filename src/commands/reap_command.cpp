@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <ostream>
@@ -26,6 +27,7 @@
 #include "platform/lock_and_journal.hpp"
 #include "platform/reap.hpp"
 #include "platform/signals.hpp"
+#include "platform/spool_file.hpp"
 #include "report/logging.hpp"
 #include "report/reap_report.hpp"
 
@@ -52,46 +54,64 @@ constexpr std::size_t kAttachFilesPerPart = 4096;
 
 namespace {
 
-// Called when a temp root is planned, with the index of its first plan item (its items are
-// the plan's last ones) and the root's run limits. false: the run must stop (the journal
-// failed), and no further temp root is observed.
-using ActOnRoot = std::function<bool(std::size_t first_item, const RunLimits& root_limits)>;
+// A reap in parts: called when a part of the run is planned (the items run.plan holds: a part
+// of a namespace's files, or a temp dir's attach files), with its temp dir's run limits. It
+// acts on the part, reports it and drops it (ReapRoots::drop_part). false: the run must stop
+// (the journal failed), and no further temp root is observed.
+using OnPart = std::function<bool(const RunLimits& root_limits)>;
+
+// The namespace's files are observed, planned, acted on and reported this many at a time, and
+// the temp dir's namespaces listed this many at a time. Fewer than the audit's 4,096: the
+// observing threads read up to nine parts ahead of the one acted on (four namespaces ahead,
+// two parts of each queued) at about 1 KB a file, which at 4,096 held 41 MB at 1,000,000
+// files against 14 MB at 100,000 (namespaces of 1,000 files, never in parts); at 1,024 the
+// read-ahead is that of the smaller tree, whatever the number of files.
+constexpr std::size_t kFilesPerPart = 1024;
+constexpr std::size_t kNamespacesPerBatch = 4096;
 
 // One turn of a temp root (root_loop.hpp): its facts, whether a namespace of it was observed
-// (its plan begun), and where its plan starts.
+// (its plan begun), and where its facts are kept.
 struct ReapTurn {
   TempRootFacts root;
   bool seen = false;
   const RootSpec* spec = nullptr;
-  std::size_t r = 0;           // its index among run.roots
-  std::size_t first_item = 0;  // of its plan items
+  std::size_t r = 0;  // its index among run.roots
 };
 
 // The reap's visitor of the temp roots: each root observed without regions (namespaces a
 // few ahead, by worker threads), its liveness evidence gathered, the regions that can decide
 // read (a live pid's), and planned namespace by namespace while the next ones are observed;
-// then its attach files, and `act` on its plan. The lock table is read once, when the first
-// namespace is gathered (as the audit does).
+// then its attach files. The lock table is read once, when the first namespace is gathered
+// (as the audit does), and the processes read are kept for the run (live ones only: a gone
+// pid is a bit), so every part is judged on the same evidence a run planned whole had.
+//
+// With `on_part` (run_reap_command), the run goes in parts: a namespace comes a part of
+// kFilesPerPart files at a time, and each part, once planned, is handed to `on_part` and then
+// dropped (its files, items and actions; counts stay), so that the run holds one part of
+// files whatever their number. Without it (observe_and_plan), every fact and item is kept.
 class ReapRoots {
  public:
-  ReapRoots(ReapRun& run, const RunLimits& limits, Environment& env, const ActOnRoot& act,
+  ReapRoots(ReapRun& run, const RunLimits& limits, Environment& env, const OnPart& on_part,
             const std::optional<std::string>& user)
       : run_(run),
         user_(user),
         env_(env),
-        act_(act),
+        on_part_(on_part),
         liveness_(env.liveness(limits)),
         planner_(run.plan, run.options, env.host().euid) {
     observe_.max_region_bytes = 0;
     observe_.open_files = false;    // planned from lstat; the executor re-checks each entry
     observe_.attach_files = false;  // observed after the namespaces, in parts
+    if (on_part_) {
+      observe_.files_per_part = kFilesPerPart;
+      observe_.namespaces_per_batch = kNamespacesPerBatch;
+    }
   }
 
   ReapTurn observe(const RootSpec& spec, const RunLimits& root_limits) {
     ReapTurn turn;
     turn.spec = &spec;
     turn.r = run_.roots.size();
-    turn.first_item = run_.plan.items.size();
     observe_.limits = root_limits;
     std::vector<NamespaceFacts> namespaces;
     std::vector<ObservationError> region_errors;
@@ -103,31 +123,45 @@ class ReapRoots {
           liveness_->gather(ns, platform::liveness_scope_of(shell));
           env_.read_regions(shell, std::span(&ns, 1), region_may_decide, region_bytes_, region_errors);
           const auto started = Clock::now();
-          if (!turn.seen) planner_.begin_root(shell, turn.r, env_.now_epoch_ms());
+          if (!turn.seen) {
+            planner_.begin_root(shell, turn.r, env_.now_epoch_ms());
+            // In parts, the facts of the part are where the report looks for them.
+            if (on_part_) run_.roots.push_back(shell);
+          }
           turn.seen = true;
-          planner_.add_namespace(shell, ns, namespaces.size());
+          std::vector<NamespaceFacts>& held = on_part_ ? run_.roots[turn.r].namespaces : namespaces;
+          if (ns.part == 0 || held.empty()) {
+            held.push_back(std::move(ns));
+          } else {
+            // A later part: the namespace's own facts stay, its files are the part's.
+            NamespaceFacts& whole = held.back();
+            whole.files = std::move(ns.files);
+            whole.errors.insert(whole.errors.end(), ns.errors.begin(), ns.errors.end());
+            whole.part = ns.part;
+            whole.more_parts = ns.more_parts;
+          }
+          planner_.add_namespace(shell, held.back(), held.size() - 1);
           planning_ += Clock::now() - started;
-          namespaces.push_back(std::move(ns));
+          if (on_part_) part_done(turn.r, root_limits);
         },
         {});
-    turn.root.namespaces = std::move(namespaces);
+    if (!on_part_) turn.root.namespaces = std::move(namespaces);
     turn.root.errors.insert(turn.root.errors.end(), region_errors.begin(), region_errors.end());
     return turn;
   }
 
   bool finish(ReapTurn&& turn, std::size_t /*index*/, const RunLimits& root_limits) {
-    TempRootFacts& root = turn.root;
-    if (!turn.seen) planner_.begin_root(root, turn.r, env_.now_epoch_ms());
-    plan_attach_files(*turn.spec, root, root_limits);
+    const bool seen = turn.seen;
+    const std::size_t r = turn.r;
+    const RootSpec& spec = *turn.spec;
+    TempRootFacts& root = place(std::move(turn));
+    if (!seen) planner_.begin_root(root, r, env_.now_epoch_ms());
+    plan_attach_files(spec, root, root_limits);
     const auto started = Clock::now();
     planner_.end_root(root);
     planning_ += Clock::now() - started;
-    run_.roots.push_back(std::move(root));
-    if (!act_) return true;
-    const auto acting_started = Clock::now();
-    const bool go_on = act_(turn.first_item, root_limits);
-    acting_ += Clock::now() - acting_started;
-    return go_on;
+    if (on_part_) part_done(r, root_limits);
+    return !halted_;
   }
 
   // A root whose second turn never came: its plan is what its first turn saw (nothing).
@@ -139,8 +173,50 @@ class ReapRoots {
 
   Clock::duration planning() const { return planning_; }
   Clock::duration acting() const { return acting_; }
+  // Entries of dropped parts that could not be looked at (NotLookedAt::entries).
+  std::size_t unseen_entries() const { return unseen_entries_; }
 
  private:
+  // The turn's facts into run.roots (in parts, over the shell its first namespace put there,
+  // keeping the namespaces held there).
+  TempRootFacts& place(ReapTurn&& turn) {
+    if (turn.seen && on_part_) {
+      std::vector<NamespaceFacts> namespaces = std::move(run_.roots[turn.r].namespaces);
+      run_.roots[turn.r] = std::move(turn.root);
+      run_.roots[turn.r].namespaces = std::move(namespaces);
+    } else {
+      run_.roots.push_back(std::move(turn.root));
+    }
+    return run_.roots[turn.r];
+  }
+
+  // A part planned: acted on and reported by `on_part`, then dropped. What is kept of it: its
+  // items and actions counted, the errors of its files and attach files (with their root), and
+  // its namespace's own facts (without files).
+  void part_done(std::size_t r, const RunLimits& root_limits) {
+    const auto started = Clock::now();
+    if (!on_part_(root_limits)) halted_ = true;
+    acting_ += Clock::now() - started;
+    run_.dropped.add_items(run_.plan.items);
+    run_.items_before += run_.plan.items.size();
+    run_.plan.items.clear();
+    if (run_.execution) {
+      run_.dropped.add_actions(run_.execution->actions);
+      run_.execution->actions.clear();
+    }
+    TempRootFacts& root = run_.roots[r];
+    const auto keep_errors = [&](std::vector<ObservationError>& errors) {
+      if (std::any_of(errors.begin(), errors.end(), leaves_unseen)) ++unseen_entries_;
+      for (ObservationError& e : errors) run_.dropped_errors.emplace_back(r, std::move(e));
+    };
+    for (NamespaceFacts& ns : root.namespaces) {
+      for (FileFacts& f : ns.files) keep_errors(f.errors);
+      std::vector<FileFacts>().swap(ns.files);
+    }
+    for (AttachFacts& a : root.attach_files) keep_errors(a.errors);
+    std::vector<AttachFacts>().swap(root.attach_files);
+  }
+
   // The attach files beside the namespaces, a part at a time (any user can make any number):
   // each planned as it comes, its facts kept only when the plan keeps it. Their pids are
   // looked up as the backing files' names are: in every pid namespace using this temp dir.
@@ -167,11 +243,13 @@ class ReapRoots {
   ReapRun& run_;
   const std::optional<std::string>& user_;  // --user: the only namespaces looked at
   Environment& env_;
-  const ActOnRoot& act_;
+  const OnPart& on_part_;
   const std::unique_ptr<LivenessSource> liveness_;
   ReapPlanner planner_;
   platform::ObserveOptions observe_;
   const std::size_t region_bytes_ = platform::ObserveOptions{}.max_region_bytes;
+  bool halted_ = false;  // on_part said stop: no further temp root is observed
+  std::size_t unseen_entries_ = 0;
   Clock::duration planning_{};
   Clock::duration acting_{};
 };
@@ -208,19 +286,19 @@ void note_unfinished_roots(ReapRun& run, const RunLimits& limits, const RootLoop
   }
 }
 
-// observe_and_plan, with `act` called for each temp root as soon as it is planned: the host's
-// (or the one --tmpdir, --root or --container names) is discovered, observed, planned and
-// acted on before any container's temp dir is looked at, and each container's gets its share
-// of what is left of the deadline (RootSchedule).
+// observe_and_plan, or with `on_part` the run in parts (ReapRoots): the host's temp dir (or
+// the one --tmpdir, --root or --container names) is discovered, observed, planned and acted
+// on before any container's temp dir is looked at, and each container's gets its share of
+// what is left of the deadline (RootSchedule).
 void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const RunLimits& limits,
-                          Environment& env, const ActOnRoot& act) {
+                          Environment& env, const OnPart& on_part) {
   if (run.started_at_ms == 0) run.started_at_ms = env.now_epoch_ms();
   run.options.min_age_ms = options.min_age_ms;
   run.options.include_special = options.include_special;
   run.options.remove_empty_namespaces = options.remove_empty_namespaces;
   const DiscoverOptions discover = discover_options(env, options.tmpdir, options.root,
                                                     options.containers, options.container_pid, options.user);
-  ReapRoots roots(run, limits, env, act, options.user);
+  ReapRoots roots(run, limits, env, on_part, options.user);
   run.scope_user = options.user;
   std::vector<ObservationError> discovery_errors;  // containers we could not look into
   const auto discovering = Clock::now();
@@ -241,6 +319,7 @@ void observe_plan_and_act(const ReapCommandOptions& options, ReapRun& run, const
     for (const NamespaceFacts& ns : root.namespaces) run.not_looked_at.add_namespace(ns);
     run.not_looked_at.add_root(root);
   }
+  run.not_looked_at.entries += roots.unseen_entries();
   run.not_looked_at.containers_not_scanned = discover.containers_need_root;
   run.not_looked_at.as_root = env.host().euid == 0;
   run.not_looked_at.scoped_to_user = options.user.has_value();
@@ -351,49 +430,111 @@ std::optional<ReapJournal> open_run_journal(const ReapRun& run, Environment& env
   return journal;
 }
 
-// Acts on each temp root's plan as soon as it is planned, within the root's own limits (the
-// host's first, before any container's temp dir is looked at), journalling each step; the
-// executions add up in run.execution.
-class PlanActor {
+// A part of the run as soon as it is planned: acted on within its temp dir's own limits (the
+// host's first, before any container's temp dir is looked at), each step journalled, then
+// reported and logged, before ReapRoots drops it. The executions' flags and errors add up in
+// run.execution; its actions are the part's.
+class PartActor {
  public:
-  PlanActor(ReapRun& run, std::optional<ReapJournal>& journal, const platform::StopSignals& signals, Environment& env)
-      : run_(run), journal_(journal), signals_(signals), env_(env) {}
+  PartActor(const ReapCommandOptions& options, ReapRun& run, std::optional<ReapJournal>& journal,
+            const platform::StopSignals& signals, Environment& env, ReapReportWriter& report)
+      : options_(options), run_(run), journal_(journal), signals_(signals), env_(env), report_(report) {}
 
-  // ActOnRoot: false once the journal failed.
-  bool operator()(std::size_t first_item, const RunLimits& root_limits) {
-    if (journal_) journal_->start_root(first_item);
-    platform::ExecuteOptions exec;
-    exec.deadline = root_limits.deadline;
-    exec.stop = &signals_.requested();
-    exec.first_item = first_item;
-    if (journal_) {
-      exec.before_unlink = [&](const PlanItem& item) { return journal_->before_unlink(item); };
-      exec.on_action = [&](const PlanItem&, const ReapActionRecord& r) { journal_->on_action(r); };
+  // OnPart: false once the journal failed.
+  bool operator()(const RunLimits& root_limits) {
+    const auto& items = run_.plan.items;
+    if (run_.execution && std::any_of(items.begin(), items.end(),
+                                      [](const PlanItem& item) { return item.action == ReapAction::remove; })) {
+      if (journal_) {
+        journal_->set_items_before(run_.items_before);
+        journal_->start_root(0);
+      }
+      platform::ExecuteOptions exec;
+      exec.deadline = root_limits.deadline;
+      exec.stop = &signals_.requested();
+      if (journal_) {
+        exec.before_unlink = [&](const PlanItem& item) { return journal_->before_unlink(item); };
+        exec.on_action = [&](const PlanItem&, const ReapActionRecord& r) { journal_->on_action(r); };
+      }
+      add(env_.execute_plan(run_.plan, exec));
     }
-    add(env_.execute_plan(run_.plan, exec));
+    report_.add_part(run_);
+    log_reap_part(options_, run_);
     return !journal_ || !journal_->error();
   }
 
  private:
   void add(ExecutionResult&& done) {
     ExecutionResult& all = *run_.execution;
-    if (all.actions.empty()) {
-      // The first temp dir with removals (usually the only one): its records are taken as
-      // they are, not copied (100,000 records are 17 MB, twice over at the peak).
-      all.actions = std::move(done.actions);
-    } else {
-      all.actions.insert(all.actions.end(), std::make_move_iterator(done.actions.begin()),
-                         std::make_move_iterator(done.actions.end()));
-    }
+    all.actions = std::move(done.actions);
     all.errors.insert(all.errors.end(), done.errors.begin(), done.errors.end());
     all.deadline_reached = all.deadline_reached || done.deadline_reached;
     all.interrupted = all.interrupted || done.interrupted;
   }
 
+  const ReapCommandOptions& options_;
   ReapRun& run_;
   std::optional<ReapJournal>& journal_;
   const platform::StopSignals& signals_;
   Environment& env_;
+  ReapReportWriter& report_;
+};
+
+// A report section spooled to an unnamed temp file (platform/spool_file.hpp), or kept in memory
+// when no temp file could be made anywhere.
+class FileSpool final : public ReportSpool {
+ public:
+  explicit FileSpool(platform::SpoolFile file) : file_(std::move(file)) {}
+  void append(std::string_view text) override { file_.append(text); }
+  std::size_t size() const override { return file_.size(); }
+  void copy(std::size_t begin, std::size_t end, const ContentWriter& write) override { file_.copy(begin, end, write); }
+  const std::optional<ObservationError>& error() const { return file_.error(); }
+
+ private:
+  platform::SpoolFile file_;
+};
+
+// The report's spools: in the directory of --output (its file system holds the report anyway),
+// else $TMPDIR, /var/tmp, /tmp, the first where an unnamed file can be made.
+class ReportSpools {
+ public:
+  explicit ReportSpools(const std::optional<std::string>& output) {
+    if (output) {
+      const auto slash = output->rfind('/');
+      dirs_.push_back(slash == std::string::npos ? "." : slash == 0 ? "/" : output->substr(0, slash));
+    }
+    if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir != nullptr && *tmpdir == '/') dirs_.emplace_back(tmpdir);
+    dirs_.emplace_back("/var/tmp");
+    dirs_.emplace_back("/tmp");
+  }
+
+  SpoolMaker maker() {
+    return [this]() -> std::unique_ptr<ReportSpool> {
+      ObservationError e;
+      if (auto file = platform::SpoolFile::create(dirs_, e)) {
+        auto spool = std::make_unique<FileSpool>(std::move(*file));
+        files_.push_back(spool.get());
+        return spool;
+      }
+      if (!unspooled_) unspooled_ = e;
+      return std::make_unique<StringSpool>();
+    };
+  }
+
+  // The first spool that failed to write or read back: the report would lack part of itself.
+  std::optional<ObservationError> error() const {
+    for (const FileSpool* f : files_) {
+      if (f->error()) return f->error();
+    }
+    return std::nullopt;
+  }
+  // Why a section is held in memory, when one is.
+  const std::optional<ObservationError>& unspooled() const { return unspooled_; }
+
+ private:
+  std::vector<std::string> dirs_;
+  std::vector<const FileSpool*> files_;  // owned by the report writer, which outlives the calls
+  std::optional<ObservationError> unspooled_;
 };
 
 // The report, on `out` or in --output (and under --quiet what needs a person on `out`).
@@ -414,42 +555,57 @@ std::string reap_exit_line(const ReapRun& run, int exit_code) {
     why = "the run's errors above (" + terminal_safe(run.errors.front().op) + ": " +
           terminal_safe(run.errors.front().message) + ")";
   } else if (run.execution) {
-    const std::size_t failed = count_outcomes(*run.execution).failed;
+    const std::size_t failed = tally_of(run).outcomes.failed;
     why = std::to_string(failed) + (failed == 1 ? " removal" : " removals") + " failed (the actions say why)";
   }
   return why.empty() ? exit_line("reap", exit_code) : "exit " + std::to_string(exit_code) + ": " + why;
 }
 
+// The report's format, and whether its text is coloured.
+ReapReportWriter make_report_writer(const ReapCommandOptions& options, Environment& env, ReportSpools& spools) {
+  // Text unless --format json: the same wherever stdout goes (a pipe, a file, cron's mail).
+  const ReportFormat format = options.format.value_or(ReportFormat::text);
+  return ReapReportWriter(format == ReportFormat::json, options.verbose,
+                          !options.output && color_wanted(options.color, env.stdout_is_terminal()), spools.maker());
+}
+
 bool write_reap_report(const ReapCommandOptions& options, const ReapRun& run, Environment& env,
-                       std::ostream& out, std::ostream& err) {
+                       ReapReportWriter& report, const ReportSpools& spools, std::ostream& out, std::ostream& err) {
   const std::string last_line = reap_exit_line(run, reap_exit_code(run));
   // --quiet: the report goes only to --output; `out` gets what needs a person.
   std::ostream no_report(nullptr);
   std::ostream& report_out = options.quiet ? no_report : out;
-  // Text unless --format json: the same wherever stdout goes (a pipe, a file, cron's mail).
-  const ReportFormat format = options.format.value_or(ReportFormat::text);
   const HostInfo host = env.host();
-  // The JSON report is streamed (about 1 KiB an entry); the text one is small enough.
-  auto render = [&](const platform::ContentSink& write) {
-    if (format == ReportFormat::json) {
-      write_reap_report_json(run, host, write);
-    } else {
-      write(reap_report_text(run, options.verbose, last_line,
-                             !options.output && color_wanted(options.color, env.stdout_is_terminal())));
+  // The head first (it counts the whole run), then the sections the run spooled.
+  auto render = [&](const platform::ContentSink& write) { report.write_report(run, host, last_line, write); };
+  const auto spool_failed = [&] {
+    if (const auto e = spools.error()) {
+      err << "hsperfguard: reap: the report is incomplete: its temp file " << terminal_safe(e->path) << ": "
+          << terminal_safe(e->op) << ": " << terminal_safe(e->message) << "\n";
+      return true;
     }
+    return false;
   };
   if (options.output) {
     // Written even when the run was interrupted: it says what was removed and what was not.
-    if (auto error = write_output_to(*options.output, render, platform::OutputOptions{}, &report_out)) {
+    std::optional<ObservationError> error = write_output_to(*options.output, render, platform::OutputOptions{}, &report_out);
+    // A spool that could not be read back whole must not replace the last good report: the
+    // producer is done, so this is checked after, and the report written is then incomplete.
+    if (error) {
       err << "hsperfguard: reap: cannot write " << terminal_safe(*options.output) << ": "
           << terminal_safe(error->op) << ": " << terminal_safe(error->message) << "\n";
       return false;
     }
+    if (spool_failed()) return false;
   } else {
     render([&](std::string_view piece) { report_out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
     report_out.flush();
+    if (spool_failed()) return false;
   }
-  if (options.quiet) out << reap_attention_text(run) << (last_line.empty() ? "" : last_line + "\n") << std::flush;
+  if (options.quiet) {
+    report.write_attention([&](std::string_view piece) { out.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
+    out << (last_line.empty() ? "" : last_line + "\n") << std::flush;
+  }
   return true;
 }
 
@@ -483,18 +639,23 @@ int run_reap_command(const ReapCommandOptions& options, std::ostream& out, std::
   limits.stop = &signals.requested();
   limits.deadline = deadline;
   if (!options.dry_run) run.execution.emplace();
-  PlanActor actor(run, journal, signals, env);
-  const ActOnRoot act = [&](std::size_t first_item, const RunLimits& root_limits) {
-    return options.dry_run || actor(first_item, root_limits);
-  };
-  observe_plan_and_act(options, run, limits, env, act);
+  // The run in parts: each part acted on, reported into the spools and logged, then dropped.
+  ReportSpools spools(options.output);
+  ReapReportWriter report = make_report_writer(options, env, spools);
+  PartActor actor(options, run, journal, signals, env, report);
+  const OnPart on_part = [&](const RunLimits& root_limits) { return actor(root_limits); };
+  observe_plan_and_act(options, run, limits, env, on_part);
   if (journal) {
-    journal->finish(*run.execution);
+    journal->finish(tally_of(run).outcomes);
     if (journal->error()) run.errors.push_back(*journal->error());
   }
   run.finished_at_ms = env.now_epoch_ms();
+  if (const auto& e = spools.unspooled()) {
+    err << "hsperfguard: reap: no temp file for the report (" << terminal_safe(e->path) << ": "
+        << terminal_safe(e->message) << "): it was held in memory\n";
+  }
 
-  if (!write_reap_report(options, run, env, out, err)) return kExitIncomplete;
+  if (!write_reap_report(options, run, env, report, spools, out, err)) return kExitIncomplete;
   // Metrics and log lines (the summary's level follows the exit status).
   const int exit_code = record_reap_run(options, run, reap_exit_code(run), err);
   if (run.incomplete) {

@@ -86,7 +86,7 @@ void ReapJournal::start_root(std::size_t first_item) {
 
 bool ReapJournal::before_unlink(const PlanItem& item) {
   nlohmann::json j = {{"event", "unlinking"}, {"at", format_utc_millis(env_.now_epoch_ms())}};
-  j["item"] = static_cast<std::size_t>(&item - plan_.items.data());
+  j["item"] = items_before_ + static_cast<std::size_t>(&item - plan_.items.data());
   put_text(j, "path", item.path);
   if (item.expected) {
     j["dev"] = item.expected->dev;
@@ -99,13 +99,12 @@ bool ReapJournal::before_unlink(const PlanItem& item) {
 }
 
 void ReapJournal::on_action(const ReapActionRecord& record) {
-  nlohmann::json j = action_json(plan_, record);
+  nlohmann::json j = action_json(plan_, record, items_before_);
   j["event"] = "outcome";
   write_line(dump_json(j, -1));
 }
 
-void ReapJournal::finish(const ExecutionResult& execution) {
-  const ReapOutcomeCounts c = count_outcomes(execution);
+void ReapJournal::finish(const ReapOutcomeCounts& c) {
   const nlohmann::json j = {{"event", "finish"},
                             {"at", format_utc_millis(env_.now_epoch_ms())},
                             {"removed", c.removed},

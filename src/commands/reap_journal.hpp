@@ -11,6 +11,7 @@
 #include "model/facts.hpp"
 #include "model/reap_plan.hpp"
 #include "platform/lock_and_journal.hpp"
+#include "report/reap_report.hpp"
 
 namespace hsperfguard {
 
@@ -24,14 +25,17 @@ class ReapJournal {
   static std::optional<ReapJournal> open(const std::string& path, const Plan& plan, Environment& env,
                                          ObservationError& error);
 
-  // A temp dir's plan is about to be acted on: its items from `first_item` on.
+  // A temp dir's plan (a run in parts: a part of it) is about to be acted on: its items from
+  // `first_item` on.
   void start_root(std::size_t first_item);
+  // A run in parts: the run's items before the plan's first (the lines number items in the run).
+  void set_items_before(std::size_t items_before) { items_before_ = items_before; }
   // Before an entry is unlinked: false when the line could not be written (the entry is then
   // not removed).
   bool before_unlink(const PlanItem& item);
   void on_action(const ReapActionRecord& record);
   // The run's last line: what its actions came to.
-  void finish(const ExecutionResult& execution);
+  void finish(const ReapOutcomeCounts& outcomes);
   // The first write that failed; every later one is skipped.
   const std::optional<ObservationError>& error() const { return error_; }
 
@@ -44,6 +48,7 @@ class ReapJournal {
   const Plan& plan_;
   Environment& env_;
   std::optional<ObservationError> error_;
+  std::size_t items_before_ = 0;
 };
 
 }  // namespace hsperfguard

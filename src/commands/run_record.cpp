@@ -126,7 +126,7 @@ int reap_exit_code(const ReapRun& run) {
   if (run.incomplete) return kExitIncomplete;
   if (!run.execution) return kExitOk;
   if (run.execution->interrupted || !run.errors.empty()) return kExitIncomplete;
-  return count_outcomes(*run.execution).failed > 0 ? kExitFindings : kExitOk;
+  return tally_of(run).outcomes.failed > 0 ? kExitFindings : kExitOk;
 }
 
 bool audit_run_succeeded(const AuditResult& result) { return !result.incomplete; }
@@ -160,6 +160,12 @@ int record_audit_run(const AuditCommandOptions& options, const AuditResult& resu
   return exit_code;
 }
 
+void log_reap_part(const ReapCommandOptions& options, const ReapRun& run) {
+  if (options.logger == nullptr || !options.logger->options().logs_actions()) return;
+  log_reap_actions(*options.logger, run);
+  log_entries_left_to_a_person(*options.logger, run);
+}
+
 int record_reap_run(const ReapCommandOptions& options, const ReapRun& run, int exit_code, std::ostream& err) {
   if (options.metrics) {
     const std::string text = reap_metrics_text(run, reap_run_succeeded(run), this_build(),
@@ -168,13 +174,14 @@ int record_reap_run(const ReapCommandOptions& options, const ReapRun& run, int e
   }
   if (options.logger == nullptr || !options.logger->options().logs_actions()) return exit_code;
   Logger& log = *options.logger;
-  log_reap_actions(log, run);
-  log_entries_left_to_a_person(log, run);
-  const std::size_t left = run.plan.left_to_a_person();
+  // A run in parts logged each part's lines as it went (log_reap_part): it holds none here.
+  log_reap_part(options, run);
+  const ReapTally tally = tally_of(run);
+  const std::size_t left = tally.left_to_a_person;
   const LogLevel level = summary_level(exit_code, left > 0, false);
   if (!logs_summary(&log, level)) return exit_code;
-  const PlanCounts planned = run.plan.counts();
-  const ReapOutcomeCounts done = run.execution ? count_outcomes(*run.execution) : ReapOutcomeCounts{};
+  const PlanCounts planned = tally.planned;
+  const ReapOutcomeCounts done = run.execution ? tally.outcomes : ReapOutcomeCounts{};
   const std::int64_t ms = run.finished_at_ms - run.started_at_ms;
   std::string message = run.dry_run ? "dry run: " + std::to_string(planned.remove) + " to remove"
                                     : "removed " + std::to_string(done.removed) + " of " +

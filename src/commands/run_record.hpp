@@ -33,6 +33,9 @@ bool reap_run_succeeded(const ReapRun& run);
 // (its error written to `err`), else `exit_code`. --quiet leaves out an info summary only.
 int record_audit_run(const AuditCommandOptions& options, const AuditResult& result,
                      const AuditTally& tally, int exit_code, std::ostream& err);
+// The log lines of the actions and the entries left to a person that `run` holds (a run in
+// parts: of the part being reported, called once a part; record_reap_run logs what is left).
+void log_reap_part(const ReapCommandOptions& options, const ReapRun& run);
 int record_reap_run(const ReapCommandOptions& options, const ReapRun& run, int exit_code,
                     std::ostream& err);
 

@@ -457,22 +457,14 @@ LivenessVerdict explain_item(const std::vector<TempRootFacts>& roots, const Plan
       return judge_attach_file(root.attach_files.at(item.index));
     case ReapSubject::namespace_dir: {
       const NamespacePlan& ns = plan.namespaces.at(*item.ns);
-      const NamespaceFacts& facts = root.namespaces.at(ns.ns);
-      std::size_t removable = 0;
-      for (const PlanItem& other : plan.items) {
-        if (other.ns == item.ns && other.subject == ReapSubject::namespace_file &&
-            other.action == ReapAction::remove) {
-          ++removable;
-        }
-      }
       LivenessVerdict v;
       v.verdict = item.verdict;
       v.reason = item.reason;
       v.message = "no user '" + ns.user + "' exists: no JVM can use this directory";
       v.evidence = {{"user", ns.user},
                     {"user_exists", false},
-                    {"entries", facts.files.size()},
-                    {"entries_planned_for_removal", removable},
+                    {"entries", ns.entries},
+                    {"entries_planned_for_removal", ns.entries_planned_for_removal},
                     {"decided_by", "user"},
                     {"reason", item.reason}};
       return v;
@@ -590,23 +582,28 @@ void ReapPlanner::begin_root(const TempRootFacts& root, std::size_t r, std::int6
 
 void ReapPlanner::add_namespace(const TempRootFacts& root, const NamespaceFacts& ns, std::size_t n) {
   const RootPlan& rp = plan_.roots.back();
-  const std::size_t ns_index = plan_.namespaces.size();
-  plan_.namespaces.push_back(plan_namespace(ns, rp, rp.root, n, euid_));
-  const NamespacePlan& ns_plan = plan_.namespaces.back();
+  // A later part of a namespace in parts continues its plan: the namespace is planned once.
+  if (ns.part == 0 || plan_.namespaces.empty()) {
+    plan_.namespaces.push_back(plan_namespace(ns, rp, rp.root, n, euid_));
+  }
+  const std::size_t ns_index = plan_.namespaces.size() - 1;
+  NamespacePlan& ns_plan = plan_.namespaces.back();
   // Items arrive a namespace at a time, their total unknown: room for many namespaces like
   // this one at once (only what is used is ever touched), not a reallocation every doubling.
   if (plan_.items.capacity() - plan_.items.size() < ns.files.size() + 1) {
     plan_.items.reserve(std::max(2 * plan_.items.capacity(),
                                  plan_.items.size() + (ns.files.size() + 1) * 128));
   }
-  std::size_t removable = 0;
   for (std::size_t f = 0; f < ns.files.size(); ++f) {
     plan_.items.push_back(plan_file(root, ns, ns_plan, ns_index, f, options_, now_ms_, euid_));
-    if (plan_.items.back().action == ReapAction::remove) ++removable;
+    if (plan_.items.back().action == ReapAction::remove) ++ns_plan.entries_planned_for_removal;
   }
-  if (options_.remove_empty_namespaces && ns_plan.user_exists == false && ns.opened) {
-    plan_.items.push_back(plan_namespace_dir(rp, root.platform, ns_plan, ns_index, ns.files.size(),
-                                             removable, *ns.opened, options_, now_ms_, euid_));
+  ns_plan.entries += ns.files.size();
+  // The directory after its last part's files, when every entry of every part is known.
+  if (options_.remove_empty_namespaces && ns_plan.user_exists == false && ns.opened && !ns.more_parts) {
+    plan_.items.push_back(plan_namespace_dir(rp, root.platform, ns_plan, ns_index, ns_plan.entries,
+                                             ns_plan.entries_planned_for_removal, *ns.opened, options_,
+                                             now_ms_, euid_));
   }
 }
 

@@ -44,7 +44,10 @@ inline constexpr std::size_t kAttachItemsPerRun = 4096;
 
 // plan_reap a piece at a time, for a reaper that plans each namespace as soon as it is
 // observed: begin_root, then add_namespace for each of its namespaces in order (`n`: its
-// index among the root's namespaces; `root` may be the temp dir as observed so far), then
+// index among the root's namespaces; `root` may be the temp dir as observed so far; a
+// namespace observed in parts is added part by part, its later parts continuing its plan,
+// its directory planned after its last part; a caller may drop the items of each part once
+// it has acted on them and reported them: the planner keeps only counts of them), then
 // add_attach for its attach files as they are observed, then end_root with the whole root
 // (it plans the attach files not added). The same plan as plan_reap.
 class ReapPlanner {

@@ -70,6 +70,10 @@ struct NamespacePlan {
   std::string why;
   // Root runs: the directory's owner. Others act as themselves (nullopt).
   std::optional<ActingIdentity> acting;
+  // Its entries planned so far (over all its parts, for a namespace planned in parts), and of
+  // those, the ones planned for removal: whether its directory can go once they are gone.
+  std::size_t entries = 0;
+  std::size_t entries_planned_for_removal = 0;
 };
 
 struct PlanItem {

@@ -338,7 +338,8 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
   for (const Verdict v : kVerdicts) {
     for (const ReapAction a : {ReapAction::remove, ReapAction::keep, ReapAction::skip}) entries[{v, a}] = 0;
   }
-  for (const auto& item : run.plan.items) ++entries[{item.verdict, item.action}];
+  const ReapTally tally = tally_of(run);
+  for (const auto& [key, count] : tally.by_verdict_and_action) entries[key] += count;
   out.family("hsperfguard_reap_entries", "gauge",
              "Entries in the last reap plan by liveness verdict and planned action.");
   for (const auto& [key, count] : entries) {
@@ -350,9 +351,7 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
   // not-permitted ones (stale, but the identity the reaper acts with may not remove them) wait
   // for a person, and are not failures: a run that keeps them succeeds.
   std::map<std::string, std::size_t> kept = {{"live", 0}, {"unknown", 0}, {std::string(kNotPermitted), 0}};
-  for (const auto& item : run.plan.items) {
-    if (item.action == ReapAction::keep) ++kept[item.why];
-  }
+  for (const auto& [why, count] : tally.kept_by_why) kept[why] += count;
   out.family("hsperfguard_reap_kept_entries", "gauge",
              "Entries the last reap plan keeps, by why (not-permitted: left to a person).");
   for (const auto& [why, count] : kept) out.sample({{"why", why}}, static_cast<double>(count));
@@ -363,7 +362,8 @@ std::string reap_metrics_text(const ReapRun& run, bool success, const MetricsBui
       ReapOutcome::changed, ReapOutcome::failed,   ReapOutcome::not_attempted};
   std::array<std::size_t, kOutcomes.size()> outcomes{};
   if (run.execution) {
-    for (const auto& action : run.execution->actions) ++outcomes[static_cast<std::size_t>(action.outcome)];
+    const ReapOutcomeCounts& c = tally.outcomes;
+    outcomes = {c.removed, c.vanished, c.became_live, c.changed, c.failed, c.not_attempted};
   }
   out.family("hsperfguard_reap_last_run_files", "gauge",
              "Entries the last reap run tried to remove, by outcome.");

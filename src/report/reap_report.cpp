@@ -166,7 +166,7 @@ void append_plan_item(std::string& out, const ReapRun& run, std::size_t i) {
   o.number("age_ms", item.age_ms);
   o.key("evidence") += evidence;
   append_expected(o.key("expected"), item.expected);
-  o.number("item", i);
+  o.number("item", run.items_before + i);
   o.string("message", escape_non_utf8(explained.message));
   o.text("name", item.name);
   o.number("namespace", item.ns);
@@ -183,8 +183,9 @@ void append_plan_item(std::string& out, const ReapRun& run, std::size_t i) {
   o.string("why", item.why);
 }
 
-// One action record of the report and of the journal, written directly.
-void append_action(std::string& out, const Plan& plan, const ReapActionRecord& r) {
+// One action record of the report and of the journal, written directly. `items_before`: the
+// run's items before plan.items[0] (a run in parts).
+void append_action(std::string& out, const Plan& plan, const ReapActionRecord& r, std::size_t items_before) {
   const PlanItem& item = plan.items[r.item];
   CompactObject o(out);
   if (r.at_ms > 0) {
@@ -198,7 +199,7 @@ void append_action(std::string& out, const Plan& plan, const ReapActionRecord& r
   } else {
     o.null("error");
   }
-  o.number("item", r.item);
+  o.number("item", items_before + r.item);
   o.string("outcome", to_string(r.outcome));
   o.text("path", item.path);
   o.string("subject", to_string(item.subject));
@@ -207,18 +208,48 @@ void append_action(std::string& out, const Plan& plan, const ReapActionRecord& r
 }  // namespace
 
 ReapOutcomeCounts count_outcomes(const ExecutionResult& execution) {
-  ReapOutcomeCounts c;
-  for (const auto& a : execution.actions) {
+  ReapTally tally;
+  tally.add_actions(execution.actions);
+  return tally.outcomes;
+}
+
+void ReapTally::add_items(const std::vector<PlanItem>& plan_items) {
+  items += plan_items.size();
+  for (const PlanItem& item : plan_items) {
+    switch (item.action) {
+      case ReapAction::remove: ++planned.remove; break;
+      case ReapAction::keep:
+        ++planned.keep;
+        ++kept_by_why[item.why];
+        break;
+      case ReapAction::skip: ++planned.skip; break;
+    }
+    if (item.why == kNotPermitted) ++left_to_a_person;
+    ++by_verdict[std::string(to_string(item.verdict))];
+    ++by_why[item.why];
+    ++by_verdict_and_action[{item.verdict, item.action}];
+  }
+}
+
+void ReapTally::add_actions(const std::vector<ReapActionRecord>& records) {
+  actions += records.size();
+  for (const auto& a : records) {
     switch (a.outcome) {
-      case ReapOutcome::removed: ++c.removed; break;
-      case ReapOutcome::vanished: ++c.vanished; break;
-      case ReapOutcome::became_live: ++c.became_live; break;
-      case ReapOutcome::changed: ++c.changed; break;
-      case ReapOutcome::failed: ++c.failed; break;
-      case ReapOutcome::not_attempted: ++c.not_attempted; break;
+      case ReapOutcome::removed: ++outcomes.removed; break;
+      case ReapOutcome::vanished: ++outcomes.vanished; break;
+      case ReapOutcome::became_live: ++outcomes.became_live; break;
+      case ReapOutcome::changed: ++outcomes.changed; break;
+      case ReapOutcome::failed: ++outcomes.failed; break;
+      case ReapOutcome::not_attempted: ++outcomes.not_attempted; break;
     }
   }
-  return c;
+}
+
+ReapTally tally_of(const ReapRun& run) {
+  ReapTally tally = run.dropped;
+  tally.add_items(run.plan.items);
+  if (run.execution) tally.add_actions(run.execution->actions);
+  return tally;
 }
 
 // The document forms, for the journal and for callers that edit a record: parsed from the
@@ -229,9 +260,9 @@ json plan_item_json(const ReapRun& run, std::size_t i) {
   return json::parse(text);
 }
 
-json action_json(const Plan& plan, const ReapActionRecord& r) {
+json action_json(const Plan& plan, const ReapActionRecord& r, std::size_t items_before) {
   std::string text;
-  append_action(text, plan, r);
+  append_action(text, plan, r, items_before);
   return json::parse(text);
 }
 
@@ -294,7 +325,7 @@ json namespace_plans_json(const ReapRun& run, json& all_errors) {
     jn["actionable"] = np.actionable;
     jn["why"] = np.why;
     jn["acting"] = acting_json(np.acting);
-    jn["entries"] = facts.files.size();
+    jn["entries"] = np.entries;
     jn["errors"] = errors_json(facts.errors, all_errors);
     namespaces.push_back(std::move(jn));
   }
@@ -304,7 +335,11 @@ json namespace_plans_json(const ReapRun& run, json& all_errors) {
 // The errors no root or namespace of the report holds, appended to the flat list: those of
 // files (unreadable entries) and attach files, of the execution, and of the run itself.
 void append_unplaced_errors(const ReapRun& run, json& all_errors) {
-  for (const auto& root : run.roots) {
+  for (std::size_t r = 0; r < run.roots.size(); ++r) {
+    const TempRootFacts& root = run.roots[r];
+    for (const auto& [in_root, e] : run.dropped_errors) {
+      if (in_root == r) all_errors.push_back(error_to_json(e));
+    }
     for (const auto& ns : root.namespaces) {
       for (const auto& f : ns.files) {
         for (const auto& e : f.errors) all_errors.push_back(error_to_json(e));
@@ -321,25 +356,19 @@ void append_unplaced_errors(const ReapRun& run, json& all_errors) {
 }
 
 // The plan's counts: items by action, by verdict and by why.
-json planned_json(const Plan& plan) {
-  std::map<std::string, std::size_t> by_verdict, by_why;
-  for (const PlanItem& item : plan.items) {
-    ++by_verdict[std::string(to_string(item.verdict))];
-    ++by_why[item.why];
-  }
-  const PlanCounts planned = plan.counts();
-  return {{"items", plan.items.size()},
-          {"remove", planned.remove},
-          {"keep", planned.keep},
-          {"skip", planned.skip},
-          {"by_verdict", by_verdict},
-          {"by_why", by_why}};
+json planned_json(const ReapTally& tally) {
+  return {{"items", tally.items},
+          {"remove", tally.planned.remove},
+          {"keep", tally.planned.keep},
+          {"skip", tally.planned.skip},
+          {"by_verdict", tally.by_verdict},
+          {"by_why", tally.by_why}};
 }
 
 // What the execution came to (null outcomes for a run that planned only).
-void put_outcomes(json& reap, const ReapRun& run) {
+void put_outcomes(json& reap, const ReapRun& run, const ReapTally& tally) {
   if (run.execution) {
-    const ReapOutcomeCounts c = count_outcomes(*run.execution);
+    const ReapOutcomeCounts& c = tally.outcomes;
     reap["outcomes"] = {{"removed", c.removed},         {"vanished", c.vanished},
                         {"became_live", c.became_live}, {"changed", c.changed},
                         {"failed", c.failed},           {"not_attempted", c.not_attempted}};
@@ -369,8 +398,9 @@ json reap_section_json(const ReapRun& run, json&& roots, json&& namespaces) {
   reap["journal"] = or_null(run.journal);
   reap["roots"] = std::move(roots);
   reap["namespaces"] = std::move(namespaces);
-  reap["planned"] = planned_json(run.plan);
-  put_outcomes(reap, run);
+  const ReapTally tally = tally_of(run);
+  reap["planned"] = planned_json(tally);
+  put_outcomes(reap, run, tally);
   reap["timings_ms"] = {{"lock", run.timings.lock_ms},
                         {"discover", run.timings.discover_ms},
                         {"observe", run.timings.observe_ms},
@@ -392,51 +422,452 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
   return report;
 }
 
-void write_reap_report_json(const ReapRun& run, const HostInfo& host,
-                            const std::function<void(std::string_view)>& write) {
-  std::string head = dump_json(reap_report_head_json(run, host));
-  // The head is an object with members: it ends with "\n}". Continue it with the two long
-  // arrays, rendered a block at a time (two threads, each half a block) and written as they
-  // are done: a report on 100,000 entries is never held whole.
-  if (head.ends_with("\n}")) head.resize(head.size() - 2);
-  write(head);
+namespace {
+
+// The items of a part, rendered a block at a time (two threads, each half a block) and
+// handed to `write` as each block is done.
+void render_blocks(std::size_t n, const std::function<void(std::string&, std::size_t)>& render,
+                   const std::function<void(std::string_view)>& write) {
   constexpr std::size_t kBlock = 4096;
   std::string first, second;
-  auto array = [&](const char* key, std::size_t n, auto&& render) {
-    write(std::string(",\n  \"") + key + "\": [");
-    auto range = [&](std::string& part, std::size_t begin, std::size_t end) {
-      part.clear();
-      for (std::size_t i = begin; i < end; ++i) {
-        part += i == 0 ? "\n    " : ",\n    ";
-        render(part, i);
-      }
-    };
-    for (std::size_t begin = 0; begin < n; begin += kBlock) {
-      const std::size_t end = std::min(n, begin + kBlock);
-      const std::size_t middle = begin + (end - begin) / 2;
-      std::thread helper;
-      if (end - begin >= 512 && std::thread::hardware_concurrency() > 1) {
-        try {
-          helper = std::thread([&] { range(second, middle, end); });
-        } catch (const std::system_error&) {
-        }
-      }
-      range(first, begin, helper.joinable() ? middle : end);
-      write(first);
-      if (helper.joinable()) {
-        helper.join();
-        write(second);
+  auto range = [&](std::string& part, std::size_t begin, std::size_t end) {
+    part.clear();
+    for (std::size_t i = begin; i < end; ++i) render(part, i);
+  };
+  for (std::size_t begin = 0; begin < n; begin += kBlock) {
+    const std::size_t end = std::min(n, begin + kBlock);
+    const std::size_t middle = begin + (end - begin) / 2;
+    std::thread helper;
+    if (end - begin >= 512 && std::thread::hardware_concurrency() > 1) {
+      try {
+        helper = std::thread([&] { range(second, middle, end); });
+      } catch (const std::system_error&) {
       }
     }
-    write(n == 0 ? "]" : "\n  ]");
-  };
-  array("plan", run.plan.items.size(),
-        [&](std::string& out, std::size_t i) { append_plan_item(out, run, i); });
-  const std::size_t actions = run.execution ? run.execution->actions.size() : 0;
-  array("actions", actions, [&](std::string& out, std::size_t i) {
-    append_action(out, run.plan, run.execution->actions[i]);
-  });
+    range(first, begin, helper.joinable() ? middle : end);
+    write(first);
+    if (helper.joinable()) {
+      helper.join();
+      write(second);
+    }
+  }
+}
+
+// Like lines of the text (one namespace's items, one place's actions), together in the order of
+// their first: each group's first lines (all of them under --verbose), its first names, and
+// what its one line says when it is longer than kItemsBeforeGrouping.
+struct LineGroup {
+  std::size_t count = 0;
+  std::vector<std::string> lines;
+  std::vector<std::string> names;
+  // The grouped line: prefix, the count, what_head, the names, suffix.
+  std::string prefix, what_head, suffix;
+};
+
+class LineGroups {
+ public:
+  // The group of `key`; `made` is true when it is new (the caller fills its texts).
+  LineGroup& group(const std::string& key, bool& made) {
+    auto [at, added] = index_.try_emplace(key, groups_.size());
+    made = added;
+    if (added) groups_.emplace_back();
+    return groups_[at->second];
+  }
+  bool empty() const { return groups_.empty(); }
+  // Every group's lines, or its one line; then empty again.
+  void flush(std::string& out, bool verbose) {
+    for (const LineGroup& g : groups_) {
+      if (verbose || g.count <= kItemsBeforeGrouping) {
+        for (const std::string& line : g.lines) out += line;
+        continue;
+      }
+      out += g.prefix;
+      out += std::to_string(g.count);
+      out += g.what_head;
+      for (std::size_t n = 0; n < g.names.size(); ++n) out.append(n > 0 ? ", " : "").append(g.names[n]);
+      out += ", ...; --verbose lists each)";
+      out += g.suffix;
+    }
+    groups_.clear();
+    index_.clear();
+  }
+
+ private:
+  std::vector<LineGroup> groups_;
+  std::map<std::string, std::size_t> index_;
+};
+
+}  // namespace
+
+// The writer's state: the spools (made when first needed), and for the text where it is in
+// the plan and the actions.
+struct ReapReportWriter::Impl {
+  bool json = false;  // JSON, else the text
+  bool verbose = false;
+  bool color = false;
+  SpoolMaker make_spool;
+  std::unique_ptr<ReportSpool> plan, actions, failed, kept;
+  // Text: the byte ranges of plan's spool that hold each temp dir's items, by root index.
+  std::vector<std::optional<std::pair<std::size_t, std::size_t>>> root_ranges;
+  std::optional<std::size_t> current_root, current_ns;
+  bool attach_header = false;
+  std::vector<bool> ns_listed;  // namespaces that got a heading
+  LineGroups items, outcomes;
+  std::string place;  // where the actions being grouped happen
+  std::string scratch, evidence;
+
+  ReportSpool& spool(std::unique_ptr<ReportSpool>& s) {
+    if (!s) s = make_spool();
+    return *s;
+  }
+  void to(std::unique_ptr<ReportSpool>& s, std::string& text) {
+    if (!text.empty()) spool(s).append(text);
+    text.clear();
+  }
+  std::size_t size_of(const std::unique_ptr<ReportSpool>& s) const { return s ? s->size() : 0; }
+
+  void add_json(const ReapRun& run) {
+    const std::size_t before = run.items_before;
+    render_blocks(
+        run.plan.items.size(),
+        [&](std::string& out, std::size_t i) {
+          out += before + i == 0 ? "\n    " : ",\n    ";
+          append_plan_item(out, run, i);
+        },
+        [&](std::string_view text) {
+          if (!text.empty()) spool(plan).append(text);
+        });
+    if (!run.execution) return;
+    const std::size_t actions_before = run.dropped.actions;
+    const auto& records = run.execution->actions;
+    render_blocks(
+        records.size(),
+        [&](std::string& out, std::size_t i) {
+          out += actions_before + i == 0 ? "\n    " : ",\n    ";
+          append_action(out, run.plan, records[i], before);
+        },
+        [&](std::string_view text) {
+          if (!text.empty()) spool(actions).append(text);
+        });
+  }
+
+  // ---- text: the plan's items
+
+  void add_text_items(const ReapRun& run) {
+    const Plan& p = run.plan;
+    for (std::size_t i = 0; i < p.items.size(); ++i) {
+      const PlanItem& item = p.items[i];
+      if (!current_root || item.root != *current_root) {
+        close_root();
+        current_root = item.root;
+        if (root_ranges.size() <= item.root) root_ranges.resize(item.root + 1);
+        root_ranges[item.root] = std::pair{size_of(plan), size_of(plan)};
+        current_ns.reset();
+        attach_header = false;
+      }
+      if (item.ns && item.ns != current_ns) {
+        flush_items();
+        current_ns = item.ns;
+        if (ns_listed.size() <= *item.ns) ns_listed.resize(*item.ns + 1, false);
+        ns_listed[*item.ns] = true;
+        namespace_heading(scratch, run, p.namespaces[*item.ns]);
+        to(plan, scratch);
+      }
+      if (item.subject == ReapSubject::attach_file && !attach_header) {
+        flush_items();
+        attach_header = true;
+        scratch += "  attach files in " + terminal_safe(run.roots.at(item.root).shown_temp_dir()) + "\n";
+        to(plan, scratch);
+      }
+      add_item(run, i);
+    }
+    if (verbose) flush_items();
+  }
+
+  void add_item(const ReapRun& run, std::size_t i) {
+    const PlanItem& item = run.plan.items[i];
+    const std::string key = std::string(to_string(item.action)) + '\0' + std::string(to_string(item.verdict)) +
+                            '\0' + item.why;
+    bool made = false;
+    LineGroup& g = items.group(key, made);
+    ++g.count;
+    const bool shown = verbose || g.lines.size() < kItemsBeforeGrouping;
+    if (!made && !shown) {
+      if (g.names.size() < kNamesShown) g.names.push_back(terminal_safe(item.name));
+      return;
+    }
+    // The words after the names: the verdict, the message and why the item stays.
+    evidence.clear();
+    const std::string message =
+        terminal_safe(explain_item(run.roots, run.plan, i, run.options, evidence).message);
+    std::string rest;
+    if (item.action == ReapAction::skip) rest += "; skipped: " + item_why_words(item, run.options);
+    if (item.action == ReapAction::keep && item.why != kNotPermitted) {
+      rest += "; kept: " + item_why_words(item, run.options);
+    }
+    if (const auto remediation = item_remediation(run.plan, i)) {
+      rest += "; kept, left to a person: " + terminal_safe(*remediation);
+    }
+    rest += "\n";
+    const std::string_view action = to_string(item.action);
+    const std::string prefix = "    " + std::string(action) + std::string(8 - action.size(), ' ');
+    if (made) {
+      g.prefix = prefix;
+      g.what_head = " files (";
+      g.suffix = "  " + verdict_words(item.verdict) + ", the first: " + message + rest;
+    }
+    if (g.names.size() < kNamesShown) g.names.push_back(terminal_safe(item.name));
+    if (shown) {
+      g.lines.push_back(prefix +
+                        terminal_safe(item.subject == ReapSubject::namespace_dir ? item.path : item.name) +
+                        "  " + verdict_words(item.verdict) + ": " + message + rest);
+    }
+  }
+
+  void flush_items() {
+    if (items.empty()) return;
+    items.flush(scratch, verbose);
+    to(plan, scratch);
+  }
+
+  void close_root() {
+    flush_items();
+    if (current_root && *current_root < root_ranges.size() && root_ranges[*current_root]) {
+      root_ranges[*current_root]->second = size_of(plan);
+    }
+  }
+
+  static void namespace_heading(std::string& out, const ReapRun& run, const NamespacePlan& np) {
+    out += "  " + terminal_safe(np.path);
+    if (np.acting) out += "  (acting as " + std::to_string(np.acting->uid) + ":" + std::to_string(np.acting->gid) + ")";
+    if (!np.actionable) out += "  left alone: " + left_alone_words(np.why, namespace_lstat(run, np));
+    out += "\n";
+  }
+
+  // ---- text: the actions, grouped like the plan
+
+  void add_text_actions(const ReapRun& run) {
+    if (!run.execution) return;
+    for (const ReapActionRecord& r : run.execution->actions) {
+      const PlanItem& item = run.plan.items[r.item];
+      std::string where = action_place(run, item);
+      if (where != place) {
+        flush_actions();
+        place = std::move(where);
+      }
+      add_action(r, item);
+    }
+    if (verbose) flush_actions();
+  }
+
+  static std::string action_place(const ReapRun& run, const PlanItem& item) {
+    if (item.subject == ReapSubject::namespace_file && item.ns) return run.plan.namespaces[*item.ns].path;
+    return item.root < run.roots.size() ? run.roots[item.root].shown_temp_dir() : std::string();
+  }
+
+  void add_action(const ReapActionRecord& r, const PlanItem& item) {
+    std::string key = std::string(to_string(r.outcome)) + '\0' + std::string(to_string(item.verdict)) + '\0' +
+                      std::string(to_string(item.subject)) + '\0' + r.detail;
+    if (r.error) key += '\0' + r.error->op + '\0' + r.error->message;
+    bool made = false;
+    LineGroup& g = outcomes.group(key, made);
+    ++g.count;
+    if (g.names.size() < kNamesShown) g.names.push_back(terminal_safe(item.name));
+    const bool shown = verbose || g.lines.size() < kItemsBeforeGrouping;
+    if (!made && !shown) return;
+    const std::string_view outcome = to_string(r.outcome);
+    std::string prefix = "  " + styled_text(color, r.outcome == ReapOutcome::removed ? "32" : "1;31", outcome) +
+                         std::string(outcome.size() < 14 ? 14 - outcome.size() : 1, ' ');
+    std::string suffix;
+    if (r.outcome != ReapOutcome::removed) suffix += "  (" + terminal_safe(r.detail) + ")";
+    if (r.error) suffix += ": " + terminal_safe(r.error->op) + ": " + terminal_safe(r.error->message);
+    suffix += "\n";
+    if (made) {
+      const std::string_view noun = item.subject == ReapSubject::attach_file    ? "attach files"
+                                    : item.subject == ReapSubject::namespace_dir ? "empty namespace directories"
+                                                                                 : "files";
+      g.prefix = prefix;
+      g.what_head = " " + verdict_words(item.verdict) + " " + std::string(noun) + " in " + terminal_safe(place) + " (";
+      g.suffix = suffix;
+    }
+    if (shown) g.lines.push_back(prefix + terminal_safe(item.path) + suffix);
+  }
+
+  void flush_actions() {
+    if (outcomes.empty()) return;
+    outcomes.flush(scratch, verbose);
+    to(actions, scratch);
+  }
+
+  // ---- both: what needs a person
+
+  void add_attention(const ReapRun& run) {
+    if (run.execution) {
+      for (const auto& r : run.execution->actions) {
+        if (r.outcome != ReapOutcome::failed) continue;
+        scratch.append("failed ").append(terminal_safe(run.plan.items[r.item].path));
+        if (r.error) {
+          scratch.append(": ").append(terminal_safe(r.error->op)).append(": ").append(terminal_safe(r.error->message));
+        } else {
+          scratch.append(" (").append(terminal_safe(r.detail)).append(")");
+        }
+        scratch.append("\n");
+      }
+      to(failed, scratch);
+    }
+    for (std::size_t i = 0; i < run.plan.items.size(); ++i) {
+      const auto remediation = item_remediation(run.plan, i);
+      if (!remediation) continue;
+      scratch.append("kept ").append(terminal_safe(run.plan.items[i].path)).append(" (");
+      scratch.append(run.plan.items[i].why).append("): ").append(terminal_safe(*remediation)).append("\n");
+    }
+    to(kept, scratch);
+  }
+
+  static void copy_all(const std::unique_ptr<ReportSpool>& s, const ContentWriter& write) {
+    if (s) s->copy(0, s->size(), write);
+  }
+
+  // ---- the whole text, from the spools
+
+  void write_text(const ReapRun& run, const std::string& exit_line, const ContentWriter& write) {
+    close_root();
+    flush_actions();
+    std::string out = run.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan";
+    // --user: that user's namespaces were the run's scope, the others were not looked at.
+    if (run.scope_user) out += ", namespaces of user " + terminal_safe(*run.scope_user) + " only";
+    out += "\n";
+    write(out);
+    for (const RootPlan& rp : run.plan.roots) write_root(run, rp, write);
+    const ReapTally tally = tally_of(run);
+    out = "\nplan: " + std::to_string(tally.items) + " item(s): " + std::to_string(tally.planned.remove) +
+          " to remove, " + std::to_string(tally.planned.keep) + " to keep, " + std::to_string(tally.planned.skip) +
+          " skipped";
+    if (tally.left_to_a_person > 0) {
+      out += "; " + std::to_string(tally.left_to_a_person) + " left to a person (" + std::string(kNotPermitted) + ")";
+    }
+    out += "\n";
+    if (run.execution) {
+      out += "\nactions:\n";
+      write(out);
+      out.clear();
+      copy_all(actions, write);
+      const ReapOutcomeCounts& c = tally.outcomes;
+      out += "\ndone: " + std::to_string(c.removed) + " removed, " + std::to_string(c.vanished) + " vanished, " +
+             std::to_string(c.became_live) + " became live, " + std::to_string(c.changed) + " changed, " +
+             std::to_string(c.failed) + " failed, " + std::to_string(c.not_attempted) + " not attempted";
+      if (run.execution->deadline_reached) out += "; --max-runtime reached";
+      if (run.execution->interrupted) out += "; interrupted";
+      out += "\n";
+      for (const auto& e : run.execution->errors) error_line(out, "", e);
+    }
+    for (const auto& e : run.errors) error_line(out, "", e);
+    // An incomplete run says what was not looked at, and why, in its last line (the exit line).
+    if (!exit_line.empty()) out.append(exit_line).append("\n");
+    write(out);
+  }
+
+  void write_root(const ReapRun& run, const RootPlan& rp, const ContentWriter& write) {
+    const TempRootFacts& root = run.roots.at(rp.root);
+    // As this host reaches it (a container's /tmp is not the host's).
+    const std::string& temp_dir = root.shown_temp_dir();
+    std::string out = "temp dir " + terminal_safe(temp_dir) + " (" + temp_dir_whose(root) + ")";
+    out += rp.actionable ? "" : "  left alone: " + left_alone_words(rp.why, root.lstat);
+    if (const auto& stopped = root.stopped) out += "  STOPPED (" + *stopped + ")";
+    out += "\n";
+    for (const auto& e : root.errors) error_line(out, "  ", e);
+    write(out);
+    out.clear();
+    if (rp.root < root_ranges.size() && root_ranges[rp.root]) {
+      plan->copy(root_ranges[rp.root]->first, root_ranges[rp.root]->second, write);
+    }
+    if (rp.attach_deferred > 0 || rp.attach_unlisted > 0) {
+      out += "  attach files in " + terminal_safe(temp_dir) + ": " + std::to_string(rp.attach_judged) +
+             " judged; beyond what one run plans (" + std::to_string(kAttachItemsPerRun) + " of each kind), " +
+             std::to_string(rp.attach_deferred) + " reapable left for the next run, " +
+             std::to_string(rp.attach_unlisted) + " others not listed\n";
+    }
+    // Namespaces with nothing in them are still worth a line when they are not actionable.
+    for (std::size_t n = 0; n < run.plan.namespaces.size(); ++n) {
+      const NamespacePlan& np = run.plan.namespaces[n];
+      if (np.root != rp.root || np.actionable || (n < ns_listed.size() && ns_listed[n])) continue;
+      out += "  " + terminal_safe(np.path) + "  left alone: " + left_alone_words(np.why, namespace_lstat(run, np)) + "\n";
+    }
+    write(out);
+  }
+
+  // A namespace's lstat, when its facts are kept (what kind of file it is).
+  static std::optional<InodeFacts> namespace_lstat(const ReapRun& run, const NamespacePlan& np) {
+    if (np.root >= run.roots.size() || np.ns >= run.roots[np.root].namespaces.size()) return std::nullopt;
+    return run.roots[np.root].namespaces[np.ns].lstat;
+  }
+
+  static void error_line(std::string& out, std::string_view indent, const ObservationError& e) {
+    out.append(indent).append("error: ").append(terminal_safe(e.path)).append(": ").append(terminal_safe(e.op));
+    out.append(": ").append(terminal_safe(e.message)).append("\n");
+  }
+};
+
+ReapReportWriter::ReapReportWriter(bool as_json, bool verbose, bool color, SpoolMaker make_spool)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->json = as_json;
+  impl_->verbose = verbose;
+  impl_->color = color;
+  impl_->make_spool = std::move(make_spool);
+}
+
+ReapReportWriter::~ReapReportWriter() = default;
+
+void ReapReportWriter::add_part(const ReapRun& run) {
+  if (impl_->json) {
+    impl_->add_json(run);
+  } else {
+    impl_->add_text_items(run);
+    impl_->add_text_actions(run);
+  }
+  impl_->add_attention(run);
+}
+
+void ReapReportWriter::write_report(const ReapRun& run, const HostInfo& host, const std::string& exit_line,
+                                    const ContentWriter& write) {
+  if (!impl_->json) {
+    impl_->write_text(run, exit_line, write);
+    return;
+  }
+  std::string head = dump_json(reap_report_head_json(run, host));
+  // The head is an object with members: it ends with "\n}". Continue it with the two long
+  // arrays, from their spools.
+  if (head.ends_with("\n}")) head.resize(head.size() - 2);
+  write(head);
+  const ReapTally tally = tally_of(run);
+  write(",\n  \"plan\": [");
+  Impl::copy_all(impl_->plan, write);
+  write(tally.items == 0 ? "]" : "\n  ]");
+  write(",\n  \"actions\": [");
+  Impl::copy_all(impl_->actions, write);
+  write(tally.actions == 0 ? "]" : "\n  ]");
   write("\n}\n");
+}
+
+void ReapReportWriter::write_attention(const ContentWriter& write) {
+  Impl::copy_all(impl_->failed, write);
+  Impl::copy_all(impl_->kept, write);
+}
+
+namespace {
+
+std::unique_ptr<ReportSpool> string_spool() { return std::make_unique<StringSpool>(); }
+
+}  // namespace
+
+void StringSpool::copy(std::size_t begin, std::size_t end, const ContentWriter& write) {
+  if (begin < end && end <= text_.size()) write(std::string_view(text_).substr(begin, end - begin));
+}
+
+void write_reap_report_json(const ReapRun& run, const HostInfo& host, const ContentWriter& write) {
+  ReapReportWriter writer(true, false, false, string_spool);
+  writer.add_part(run);
+  writer.write_report(run, host, "", write);
 }
 
 std::string reap_report_json_text(const ReapRun& run, const HostInfo& host) {
@@ -446,281 +877,19 @@ std::string reap_report_json_text(const ReapRun& run, const HostInfo& host) {
 }
 
 std::string reap_attention_text(const ReapRun& run) {
+  ReapReportWriter writer(false, false, false, string_spool);
+  writer.add_part(run);
   std::string out;
-  if (run.execution) {
-    for (const auto& r : run.execution->actions) {
-      if (r.outcome != ReapOutcome::failed) continue;
-      out.append("failed ").append(terminal_safe(run.plan.items[r.item].path));
-      if (r.error) {
-        out.append(": ").append(terminal_safe(r.error->op)).append(": ").append(terminal_safe(r.error->message));
-      } else {
-        out.append(" (").append(terminal_safe(r.detail)).append(")");
-      }
-      out.append("\n");
-    }
-  }
-  for (std::size_t i = 0; i < run.plan.items.size(); ++i) {
-    const auto remediation = item_remediation(run.plan, i);
-    if (!remediation) continue;
-    out.append("kept ").append(terminal_safe(run.plan.items[i].path)).append(" (");
-    out.append(run.plan.items[i].why).append("): ").append(terminal_safe(*remediation)).append("\n");
-  }
+  writer.write_attention([&](std::string_view piece) { out.append(piece); });
   return out;
 }
 
-namespace {
-
-// The text of a reap run: its plan temp dir by temp dir and namespace by namespace, the plan's
-// counts, then what was done.
-class ReapText {
- public:
-  ReapText(const ReapRun& run, bool verbose, bool color)
-      : run_(run), plan_(run.plan), verbose_(verbose), color_(color) {}
-
-  std::string render() {
-    out_ << (run_.dry_run ? "reap plan (dry run, nothing is changed)" : "reap plan");
-    // --user: that user's namespaces were the run's scope, the others were not looked at.
-    if (run_.scope_user) out_ << ", namespaces of user " << terminal_safe(*run_.scope_user) << " only";
-    out_ << "\n";
-    for (const RootPlan& rp : plan_.roots) write_root(rp);
-    write_plan_counts();
-    if (run_.execution) write_execution(*run_.execution);
-    for (const auto& e : run_.errors) write_error("", e);
-    // An incomplete run says what was not looked at, and why, in its last line (the exit line).
-    return out_.str();
-  }
-
- private:
-  void write_root(const RootPlan& rp) {
-    const TempRootFacts& root = run_.roots.at(rp.root);
-    // As this host reaches it (a container's /tmp is not the host's).
-    const std::string& temp_dir = root.shown_temp_dir();
-    out_ << "temp dir " << terminal_safe(temp_dir);
-    out_ << " (" << temp_dir_whose(root) << ")";
-    out_ << (rp.actionable ? "" : "  left alone: " + left_alone_words(rp.why, root.lstat));
-    if (const auto& stopped = root.stopped) out_ << "  STOPPED (" << *stopped << ")";
-    out_ << "\n";
-    for (const auto& e : root.errors) write_error("  ", e);
-    const std::vector<bool> ns_listed = write_root_items(rp, temp_dir);
-    if (rp.attach_deferred > 0 || rp.attach_unlisted > 0) {
-      out_ << "  attach files in " << terminal_safe(temp_dir) << ": " << rp.attach_judged
-           << " judged; beyond what one run plans (" << kAttachItemsPerRun << " of each kind), "
-           << rp.attach_deferred << " reapable left for the next run, " << rp.attach_unlisted
-           << " others not listed\n";
-    }
-    // Namespaces with nothing in them are still worth a line when they are not actionable.
-    for (std::size_t n = 0; n < plan_.namespaces.size(); ++n) {
-      const NamespacePlan& np = plan_.namespaces[n];
-      if (np.root != rp.root || np.actionable || ns_listed[n]) continue;
-      out_ << "  " << terminal_safe(np.path)
-           << "  left alone: " << left_alone_words(np.why, namespace_lstat(np)) << "\n";
-    }
-  }
-
-  // The temp dir's items under the heading of their namespace (or of its attach files), a
-  // block of one namespace's items at a time. Returns which namespaces got a heading.
-  std::vector<bool> write_root_items(const RootPlan& rp, const std::string& temp_dir) {
-    std::optional<std::size_t> current_ns;
-    std::vector<bool> ns_listed(plan_.namespaces.size(), false);
-    bool attach_header = false;
-    // One namespace's (or the attach files') items, written when the next one begins.
-    std::vector<const PlanItem*> block;
-    for (const PlanItem& item : plan_.items) {
-      if (item.root != rp.root) continue;
-      if (item.ns && item.ns != current_ns) {
-        write_block(block);
-        current_ns = item.ns;
-        ns_listed[*item.ns] = true;
-        write_namespace_heading(plan_.namespaces[*item.ns]);
-      }
-      if (item.subject == ReapSubject::attach_file && !attach_header) {
-        write_block(block);
-        attach_header = true;
-        out_ << "  attach files in " << terminal_safe(temp_dir) << "\n";
-      }
-      block.push_back(&item);
-    }
-    write_block(block);
-    return ns_listed;
-  }
-
-  void write_namespace_heading(const NamespacePlan& np) {
-    out_ << "  " << terminal_safe(np.path);
-    if (np.acting) out_ << "  (acting as " << np.acting->uid << ":" << np.acting->gid << ")";
-    if (!np.actionable) out_ << "  left alone: " << left_alone_words(np.why, namespace_lstat(np));
-    out_ << "\n";
-  }
-
-  // A block's items, like items (action, verdict, why) together in the order of their first;
-  // a group longer than kItemsBeforeGrouping is one line unless verbose. The block is emptied.
-  void write_block(std::vector<const PlanItem*>& block) {
-    std::vector<std::vector<const PlanItem*>> groups;
-    std::map<std::string, std::size_t> index;
-    for (const PlanItem* item : block) {
-      const std::string key = std::string(to_string(item->action)) + '\0' +
-                              std::string(to_string(item->verdict)) + '\0' + item->why;
-      auto [at, added] = index.try_emplace(key, groups.size());
-      if (added) groups.emplace_back();
-      groups[at->second].push_back(item);
-    }
-    for (const auto& group : groups) {
-      if (verbose_ || group.size() <= kItemsBeforeGrouping) {
-        for (const PlanItem* item : group) {
-          write_item(*item,
-                     terminal_safe(item->subject == ReapSubject::namespace_dir ? item->path
-                                                                               : item->name),
-                     1);
-        }
-        continue;
-      }
-      std::string names = std::to_string(group.size()) + " files (";
-      for (std::size_t n = 0; n < kNamesShown; ++n) {
-        names += (n > 0 ? ", " : "") + terminal_safe(group[n]->name);
-      }
-      names += ", ...; --verbose lists each)";
-      write_item(*group.front(), names, group.size());
-    }
-    block.clear();
-  }
-
-  // One line for `item`, or for `count` like items named by `names`.
-  void write_item(const PlanItem& item, std::string_view names, std::size_t count) {
-    const std::string_view action = to_string(item.action);
-    out_ << "    " << action << std::string(8 - action.size(), ' ') << names << "  "
-         << verdict_words(item.verdict);
-    out_ << (count > 1 ? ", the first: " : ": ") << terminal_safe(message_of(item));
-    if (item.action == ReapAction::skip) out_ << "; skipped: " << item_why_words(item, run_.options);
-    if (item.action == ReapAction::keep && item.why != kNotPermitted) {
-      out_ << "; kept: " << item_why_words(item, run_.options);
-    }
-    if (const auto remediation = item_remediation(plan_, index_of(item))) {
-      out_ << "; kept, left to a person: " << terminal_safe(*remediation);
-    }
-    out_ << "\n";
-  }
-
-  // The text shows each item's message, not its evidence: the evidence goes as text into one
-  // scratch string (the document form would parse it back into a JSON value for nothing).
-  std::string message_of(const PlanItem& item) {
-    evidence_.clear();
-    return explain_item(run_.roots, plan_, index_of(item), run_.options, evidence_).message;
-  }
-
-  std::size_t index_of(const PlanItem& item) const {
-    return static_cast<std::size_t>(&item - plan_.items.data());
-  }
-
-  // A namespace's lstat, when its facts are kept (what kind of file it is).
-  std::optional<InodeFacts> namespace_lstat(const NamespacePlan& np) const {
-    if (np.root >= run_.roots.size() || np.ns >= run_.roots[np.root].namespaces.size()) {
-      return std::nullopt;
-    }
-    return run_.roots[np.root].namespaces[np.ns].lstat;
-  }
-
-  void write_plan_counts() {
-    const PlanCounts planned = plan_.counts();
-    out_ << "\nplan: " << plan_.items.size() << " item(s): " << planned.remove << " to remove, "
-         << planned.keep << " to keep, " << planned.skip << " skipped";
-    if (const std::size_t left = plan_.left_to_a_person(); left > 0) {
-      out_ << "; " << left << " left to a person (" << kNotPermitted << ")";
-    }
-    out_ << "\n";
-  }
-
-  // The actions grouped like the plan: in each namespace (or each temp dir's attach files and
-  // empty namespaces), like outcomes (outcome, verdict, detail, error) together in the order
-  // of their first; a group longer than kItemsBeforeGrouping is one line with its count and
-  // first names unless verbose. Then the outcomes counted, and the execution's errors.
-  void write_execution(const ExecutionResult& execution) {
-    out_ << "\nactions:\n";
-    std::string place;
-    std::vector<const ReapActionRecord*> block;
-    for (const auto& r : execution.actions) {
-      const std::string where = action_place(plan_.items[r.item]);
-      if (where != place) write_action_block(block, place);
-      place = where;
-      block.push_back(&r);
-    }
-    write_action_block(block, place);
-    const ReapOutcomeCounts c = count_outcomes(execution);
-    out_ << "\ndone: " << c.removed << " removed, " << c.vanished << " vanished, "
-         << c.became_live << " became live, " << c.changed << " changed, " << c.failed
-         << " failed, " << c.not_attempted << " not attempted";
-    if (execution.deadline_reached) out_ << "; --max-runtime reached";
-    if (execution.interrupted) out_ << "; interrupted";
-    out_ << "\n";
-    for (const auto& e : execution.errors) write_error("", e);
-  }
-
-  // Where an action happens, as its grouped line names it: a file's namespace, or the temp
-  // dir of an attach file or an empty namespace directory.
-  std::string action_place(const PlanItem& item) const {
-    if (item.subject == ReapSubject::namespace_file && item.ns) return plan_.namespaces[*item.ns].path;
-    return item.root < run_.roots.size() ? run_.roots[item.root].shown_temp_dir() : std::string();
-  }
-
-  void write_action_block(std::vector<const ReapActionRecord*>& block, const std::string& place) {
-    std::vector<std::vector<const ReapActionRecord*>> groups;
-    std::map<std::string, std::size_t> index;
-    for (const ReapActionRecord* r : block) {
-      const PlanItem& item = plan_.items[r->item];
-      std::string key = std::string(to_string(r->outcome)) + '\0' + std::string(to_string(item.verdict)) + '\0' +
-                        std::string(to_string(item.subject)) + '\0' + r->detail;
-      if (r->error) key += '\0' + r->error->op + '\0' + r->error->message;
-      auto [at, added] = index.try_emplace(key, groups.size());
-      if (added) groups.emplace_back();
-      groups[at->second].push_back(r);
-    }
-    for (const auto& group : groups) {
-      if (verbose_ || group.size() <= kItemsBeforeGrouping) {
-        for (const ReapActionRecord* r : group) write_action(*r, terminal_safe(plan_.items[r->item].path));
-        continue;
-      }
-      const PlanItem& first = plan_.items[group.front()->item];
-      const std::string_view noun = first.subject == ReapSubject::attach_file    ? "attach files"
-                                    : first.subject == ReapSubject::namespace_dir ? "empty namespace directories"
-                                                                                  : "files";
-      std::string what = std::to_string(group.size()) + " " + verdict_words(first.verdict) + " " +
-                         std::string(noun) + " in " + terminal_safe(place) + " (";
-      for (std::size_t n = 0; n < kNamesShown; ++n) {
-        what += (n > 0 ? ", " : "") + terminal_safe(plan_.items[group[n]->item].name);
-      }
-      what += ", ...; --verbose lists each)";
-      write_action(*group.front(), what);
-    }
-    block.clear();
-  }
-
-  // One line for an action, or for the like actions `what` names (the first one's detail).
-  void write_action(const ReapActionRecord& r, std::string_view what) {
-    const std::string_view outcome = to_string(r.outcome);
-    out_ << "  " << styled_text(color_, r.outcome == ReapOutcome::removed ? "32" : "1;31", outcome)
-         << std::string(outcome.size() < 14 ? 14 - outcome.size() : 1, ' ') << what;
-    if (r.outcome != ReapOutcome::removed) out_ << "  (" << terminal_safe(r.detail) << ")";
-    if (r.error) out_ << ": " << terminal_safe(r.error->op) << ": " << terminal_safe(r.error->message);
-    out_ << "\n";
-  }
-
-  void write_error(std::string_view indent, const ObservationError& e) {
-    out_ << indent << "error: " << terminal_safe(e.path) << ": " << terminal_safe(e.op) << ": "
-         << terminal_safe(e.message) << "\n";
-  }
-
-  const ReapRun& run_;
-  const Plan& plan_;
-  const bool verbose_;
-  const bool color_;
-  std::ostringstream out_;
-  std::string evidence_;
-};
-
-}  // namespace
-
 std::string reap_report_text(const ReapRun& run, bool verbose, const std::string& exit_line, bool color) {
-  std::string text = ReapText(run, verbose, color).render();
-  if (!exit_line.empty()) text.append(exit_line).append("\n");
-  return text;
+  ReapReportWriter writer(false, verbose, color, string_spool);
+  writer.add_part(run);
+  std::string out;
+  writer.write_report(run, HostInfo{}, exit_line, [&](std::string_view piece) { out.append(piece); });
+  return out;
 }
 
 }  // namespace hsperfguard

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -795,6 +797,88 @@ TEST(ReapReport, StreamedJsonIsThePlanAndTheActions) {
   EXPECT_EQ(doc.at("plan")[1].at("name_hex"), "626164ff22715c620a01");
   EXPECT_EQ(doc.at("reap").at("outcomes").at("failed"), execution.actions.size() - 1);
   EXPECT_EQ(doc.at("command"), "reap");
+}
+
+// A namespace planned, acted on and reported in parts, each part dropped once reported (as
+// run_reap_command does), gives the report of the same namespace planned whole: the same
+// items in the same order with the run's numbers, the text's groups counted over every part,
+// the totals, and the directory of a gone user planned after its last part from every part's
+// entries.
+TEST(ReapReport, ARunInPartsReportsWhatTheWholeRunReports) {
+  std::vector<FileFacts> files;
+  for (int i = 0; i < 9; ++i) files.push_back(entry(std::to_string(4800 + i)));
+  files.push_back(entry("4809", FileKind::fifo));
+  files.push_back(entry("4810", FileKind::regular, Lock::held));
+  NamespaceFacts whole = alice_namespace(files);
+  whole.user.reset();  // a gone user: its empty directory may go (--remove-empty-namespaces)
+  ReapOptions o = options(0);
+  o.remove_empty_namespaces = true;
+  const auto execute = [](const Plan& plan) {
+    ExecutionResult done;
+    for (std::size_t i = 0; i < plan.items.size(); ++i) {
+      if (plan.items[i].action != ReapAction::remove) continue;
+      ReapActionRecord r;
+      r.item = i;
+      r.outcome = i % 4 == 1 ? ReapOutcome::vanished : ReapOutcome::removed;
+      r.detail = i % 4 == 1 ? "not-found" : "unlinked";
+      r.at_ms = kNow + 5;
+      done.actions.push_back(r);
+    }
+    return done;
+  };
+  const HostInfo host{"host", "linux", "6.1", 0};
+
+  ReapRun all;
+  all.roots = {temp_root({whole})};
+  all.options = o;
+  all.plan = plan_reap(all.roots, o, kNow, 0);
+  all.execution = execute(all.plan);
+  const std::string want_json = reap_report_json_text(all, host);
+  const std::string want_text = reap_report_text(all, false, "", false);
+  ASSERT_EQ(all.plan.items.size(), 12u) << "11 files and the directory";
+
+  ReapRun run;
+  run.options = o;
+  run.execution.emplace();
+  ReapPlanner planner(run.plan, o, 0);
+  ReapReportWriter json_writer(true, false, false, [] { return std::make_unique<StringSpool>(); });
+  ReapReportWriter text_writer(false, false, false, [] { return std::make_unique<StringSpool>(); });
+  TempRootFacts shell = temp_root({});
+  run.roots = {shell};
+  planner.begin_root(shell, 0, kNow);
+  for (std::size_t begin = 0; begin < files.size(); begin += 4) {
+    NamespaceFacts part = whole;
+    part.files.assign(files.begin() + static_cast<std::ptrdiff_t>(begin),
+                      files.begin() + static_cast<std::ptrdiff_t>(std::min(files.size(), begin + 4)));
+    part.part = begin / 4;
+    part.more_parts = begin + 4 < files.size();
+    if (part.part == 0) {
+      run.roots[0].namespaces = {part};
+    } else {
+      run.roots[0].namespaces[0].files = part.files;
+    }
+    planner.add_namespace(shell, part, 0);
+    ExecutionResult done = execute(run.plan);
+    run.execution->actions = std::move(done.actions);
+    json_writer.add_part(run);
+    text_writer.add_part(run);
+    run.dropped.add_items(run.plan.items);
+    run.dropped.add_actions(run.execution->actions);
+    run.items_before += run.plan.items.size();
+    run.plan.items.clear();
+    run.execution->actions.clear();
+    run.roots[0].namespaces[0].files.clear();
+  }
+  planner.end_root(run.roots[0]);
+  EXPECT_EQ(run.items_before, 12u);
+  EXPECT_EQ(run.plan.namespaces.at(0).entries, 11u);
+  std::string got_json, got_text;
+  json_writer.write_report(run, host, "", [&](std::string_view piece) { got_json.append(piece); });
+  text_writer.write_report(run, host, "", [&](std::string_view piece) { got_text.append(piece); });
+  EXPECT_EQ(got_json, want_json);
+  EXPECT_EQ(got_text, want_text);
+  EXPECT_NE(got_text.find("    remove  9 files (4800, 4801, 4802, ...; --verbose lists each)"), std::string::npos)
+      << got_text;
 }
 
 TEST(ReapDuration, ParsesUnits) {
