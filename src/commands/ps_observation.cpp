@@ -1,11 +1,13 @@
 #include "commands/ps_observation.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <memory>
 #include <utility>
 
 #include "commands/discovery.hpp"
 #include "commands/environment.hpp"
+#include "decide/audit.hpp"
 #include "decide/discover.hpp"
 
 namespace hsperfguard {
@@ -88,7 +90,9 @@ PsObservation observe_ps(const PsCommandOptions& options, Environment& env) {
       roots.pop_back();  // the container stopped since discovery
       continue;
     }
-    if (!root.opened) seen.incomplete = true;
+    // Opened but not read through (a listing cut by an I/O error, an entry that could not be
+    // opened): its JVMs may be missing from the list, as with one never opened.
+    if (!root.opened || std::any_of(root.errors.begin(), root.errors.end(), leaves_unseen)) seen.incomplete = true;
     seen.errors.insert(seen.errors.end(), root.errors.begin(), root.errors.end());
     liveness->gather(root);
   }
