@@ -1,6 +1,5 @@
 #include "commands/ps_observation.hpp"
 
-#include <algorithm>
 #include <iterator>
 #include <memory>
 #include <utility>
@@ -54,6 +53,17 @@ ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env)
   return pass;
 }
 
+// Whether some of `root` was not looked at, by the audit's count (decide's NotLookedAt): the
+// temp dir not opened or its listing cut short (an I/O error), a namespace or an entry that
+// could not be read. Its JVMs may be missing from the list then, and the list says so (exit 3).
+// A name gone since it was listed is no gap. Users and processes are the audit's concern.
+bool read_in_part(const TempRootFacts& root) {
+  NotLookedAt missing;
+  missing.add_root(root);
+  for (const auto& ns : root.namespaces) missing.add_namespace(ns);
+  return missing.temp_dirs + missing.namespaces + missing.entries > 0;
+}
+
 // The rows of `roots` and `jvms`; with --container, only that container's JVMs.
 std::vector<PsRow> rows_of(const std::vector<TempRootFacts>& roots,
                            const std::vector<JvmProcessFacts>& jvms, const PsCommandOptions& options) {
@@ -90,9 +100,7 @@ PsObservation observe_ps(const PsCommandOptions& options, Environment& env) {
       roots.pop_back();  // the container stopped since discovery
       continue;
     }
-    // Opened but not read through (a listing cut by an I/O error, an entry that could not be
-    // opened): its JVMs may be missing from the list, as with one never opened.
-    if (!root.opened || std::any_of(root.errors.begin(), root.errors.end(), leaves_unseen)) seen.incomplete = true;
+    if (read_in_part(root)) seen.incomplete = true;
     seen.errors.insert(seen.errors.end(), root.errors.begin(), root.errors.end());
     liveness->gather(root);
   }

@@ -1780,6 +1780,13 @@ TEST(CommandSeam, PsOfATempDirReadInPartIsIncomplete) {
   EXPECT_EQ(run_ps_command(options, out, err, env), kExitIncomplete) << err.str();
   EXPECT_NE(err.str().find("(first: /tmp: getdents64: Input/output error)"), std::string::npos) << err.str();
 
+  FakeEnvironment unopened = alice_world();  // a namespace that could not be opened: the same
+  alice_namespace(unopened).files.clear();
+  alice_namespace(unopened).errors.push_back(
+      ObservationError{"/tmp/hsperfdata_alice", "openat", EIO, "Input/output error"});
+  std::ostringstream out1, err1;
+  EXPECT_EQ(run_ps_command(options, out1, err1, unopened), kExitIncomplete) << err1.str();
+
   FakeEnvironment vanished = alice_world();  // a file gone since it was listed is not a gap
   vanished.roots.at("/tmp").errors.push_back(ObservationError{"/tmp/x", "statx", ENOENT, "No such file or directory"});
   std::ostringstream out2, err2;
