@@ -1,5 +1,6 @@
 #include "commands/ps_observation.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <memory>
 #include <utility>
@@ -53,15 +54,17 @@ ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env)
   return pass;
 }
 
-// Whether some of `root` was not looked at, by the audit's count (decide's NotLookedAt): the
-// temp dir not opened or its listing cut short (an I/O error), a namespace or an entry that
-// could not be read. Its JVMs may be missing from the list then, and the list says so (exit 3).
-// A name gone since it was listed is no gap. Users and processes are the audit's concern.
+// Whether some of `root`'s files were not looked at: the temp dir not opened or its listing cut
+// short (an I/O error), or a namespace or an entry that could not be read, by the audit's count
+// (decide's NotLookedAt). Its JVMs may be missing from the list then, and the list says so
+// (exit 3). A name gone since it was listed is no gap; nor is a user database that could not
+// be read (a row shows the uid), which is the audit's concern, as are processes.
 bool read_in_part(const TempRootFacts& root) {
+  const auto listing = [&root](const ObservationError& e) { return leaves_unseen(e) && e.path == root.temp_dir; };
+  if (!root.opened || std::any_of(root.errors.begin(), root.errors.end(), listing)) return true;
   NotLookedAt missing;
-  missing.add_root(root);
   for (const auto& ns : root.namespaces) missing.add_namespace(ns);
-  return missing.temp_dirs + missing.namespaces + missing.entries > 0;
+  return missing.namespaces + missing.entries > 0;
 }
 
 // The rows of `roots` and `jvms`; with --container, only that container's JVMs.

@@ -1791,6 +1791,11 @@ TEST(CommandSeam, PsOfATempDirReadInPartIsIncomplete) {
   vanished.roots.at("/tmp").errors.push_back(ObservationError{"/tmp/x", "statx", ENOENT, "No such file or directory"});
   std::ostringstream out2, err2;
   EXPECT_EQ(run_ps_command(options, out2, err2, vanished), kExitOk) << err2.str();
+
+  FakeEnvironment no_users = alice_world();  // nor a user database unread: every row is there
+  no_users.roots.at("/tmp").errors.push_back(ObservationError{"/etc/passwd", "read", EIO, "Input/output error"});
+  std::ostringstream out3, err3;
+  EXPECT_EQ(run_ps_command(options, out3, err3, no_users), kExitOk) << err3.str();
 }
 
 // A stale file's JVM is not up: its row's UPTIME is "-" (its start stays in start_time_ms),
