@@ -25,7 +25,9 @@ Run as root (the tree has namespaces of several users). Exit 0 when every run wa
 
 import argparse
 import collections
+import fcntl
 import json
+import mmap
 import os
 import re
 import shutil
@@ -185,23 +187,25 @@ class Tree:
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
-            os.close(r)
-            import mmap
-            path = "%s/hsperfdata_root/%d" % (TMP, os.getpid())
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-            import fcntl
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            os.write(fd, self.region)
-            region = mmap.mmap(fd, len(self.region), mmap.MAP_SHARED)
-            os.close(fd)
-            os.write(w, b"ready")
-            os.close(w)
-            while True:
-                signal.pause()
-                del region  # unreachable: the mapping lives as long as the process
+            try:  # the child never returns into the sweep, whatever happens here
+                os.close(r)
+                path = "%s/hsperfdata_root/%d" % (TMP, os.getpid())
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                os.write(fd, self.region)
+                region = mmap.mmap(fd, len(self.region), mmap.MAP_SHARED)
+                os.close(fd)
+                os.write(w, b"ready")
+                os.close(w)
+                while region is not None:  # the mapping, and with it the lock, live until SIGKILL
+                    signal.pause()
+            finally:
+                os._exit(1)
         os.close(w)
-        os.read(r, 5)
+        ready = os.read(r, 5)
         os.close(r)
+        if ready != b"ready":
+            raise SystemExit("fault_sweep: the stand-in JVM did not start")
         path = "%s/hsperfdata_root/%d" % (TMP, pid)
         self.live.append((pid, path, os.lstat(path).st_ino))
         return pid
