@@ -2,7 +2,8 @@
 # shellcheck disable=SC2317  # failed_tests and linux_tests are called through stage
 # The whole test suite: install, build, analyse the sources and scripts statically
 # (scripts/lint.sh), run every test (g++ Release), run them again with
-# openat2 and io_uring refused by a seccomp filter (the fallbacks), mutate the lines of the
+# openat2 and io_uring refused by a seccomp filter (the fallbacks), fail each system call the
+# tool makes (the fault sweep's CI tier, scripts/fault_sweep.py), mutate the lines of the
 # latest change (scripts/mutate.py --diff), model-check the reaper's
 # removal protocol (scripts/verify.sh), run the suite again under ASan + UBSan
 # (clang) and TSan (g++), then the Windows cross build and its tests under wine
@@ -65,6 +66,15 @@ stage "tests (g++, Release)" linux_tests release
 # at a time instead of io_uring batches. Nothing is rebuilt.
 stage "tests under seccomp (no openat2, no io_uring)" \
   linux_tests release build-release/tests/seccomp_refuse --errno EPERM --
+# The fault sweep's CI tier (scripts/fault_sweep.py): audit, reap, reap --dry-run, create,
+# repair and ps of the Release build on a tree of stale files of three users, a foreign file, a
+# namespace others may write and a stand-in JVM holding its file's flock, in a private mount
+# namespace over a fresh /tmp; every system-call site each reaches fails once (its first call
+# answering EIO, or 0 bytes for a read or a write, under strace), one fault per run. Any run
+# that hangs, crashes, removes what it must keep, cuts the old report or exits with a status
+# the reference does not give, or silently, fails the stage; the table ends its log.
+# `--full` is the whole sweep (docs/internals.md).
+stage "fault sweep (strace, CI tier)" python3 scripts/fault_sweep.py --binary build-release/hsperfguard
 # The packaged units as a real systemd runs them: Debian 12 and 13 roots (debootstrap, cached
 # in /var/cache/hsperfguard-field) booted with systemd-nspawn, the .deb of the Release build
 # installed with apt, timers and services run beside JVMs of JDK 17 and 25, then purged.

@@ -67,7 +67,7 @@ constexpr std::array<SubcommandExitCode, 28> kSubcommands{{
     {"repair", kExitOk, "nothing left at or above medium"},
     {"repair", kExitFindings, "some fixes failed"},
     {"repair", kExitUsage, kUsage},
-    {"repair", kExitIncomplete, "could not complete (a temp dir could not be opened)"},
+    {"repair", kExitIncomplete, "could not complete (a temp dir could not be opened or read whole)"},
     {"repair", kExitRefused,
      "findings at or above medium are left that repair does not fix (--dry-run: would be left)"},
 }};

@@ -1,11 +1,13 @@
 #include "commands/ps_observation.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <memory>
 #include <utility>
 
 #include "commands/discovery.hpp"
 #include "commands/environment.hpp"
+#include "decide/audit.hpp"
 #include "decide/discover.hpp"
 
 namespace hsperfguard {
@@ -52,6 +54,19 @@ ProcessPass observe_processes(const DiscoverOptions& discover, Environment& env)
   return pass;
 }
 
+// Whether some of `root`'s files were not looked at: the temp dir not opened or its listing cut
+// short (an I/O error), or a namespace or an entry that could not be read, by the audit's count
+// (decide's NotLookedAt). Its JVMs may be missing from the list then, and the list says so
+// (exit 3). A name gone since it was listed is no gap; nor is a user database that could not
+// be read (a row shows the uid), which is the audit's concern, as are processes.
+bool read_in_part(const TempRootFacts& root) {
+  const auto listing = [&root](const ObservationError& e) { return leaves_unseen(e) && e.path == root.temp_dir; };
+  if (!root.opened || std::any_of(root.errors.begin(), root.errors.end(), listing)) return true;
+  NotLookedAt missing;
+  for (const auto& ns : root.namespaces) missing.add_namespace(ns);
+  return missing.namespaces + missing.entries > 0;
+}
+
 // The rows of `roots` and `jvms`; with --container, only that container's JVMs.
 std::vector<PsRow> rows_of(const std::vector<TempRootFacts>& roots,
                            const std::vector<JvmProcessFacts>& jvms, const PsCommandOptions& options) {
@@ -88,7 +103,7 @@ PsObservation observe_ps(const PsCommandOptions& options, Environment& env) {
       roots.pop_back();  // the container stopped since discovery
       continue;
     }
-    if (!root.opened) seen.incomplete = true;
+    if (read_in_part(root)) seen.incomplete = true;
     seen.errors.insert(seen.errors.end(), root.errors.begin(), root.errors.end());
     liveness->gather(root);
   }

@@ -1,6 +1,7 @@
 #include "commands/repair_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <ostream>
@@ -75,8 +76,10 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
   const auto judgements = judge(roots, policy);
   run.plan = plan_repair(roots, judgements);
   if (!options.dry_run) run.records = env.execute_repair(run.plan);
+  // A temp dir opened but not read through (its listing cut by an I/O error, the user database
+  // unreadable) leaves namespaces unjudged, as one never opened does: the audit's rule.
   for (const auto& root : roots) {
-    if (root.opened) continue;
+    if (root.opened && std::none_of(root.errors.begin(), root.errors.end(), leaves_unseen)) continue;
     run.incomplete = true;
     run.errors.insert(run.errors.end(), root.errors.begin(), root.errors.end());
   }

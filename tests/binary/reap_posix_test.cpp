@@ -688,6 +688,27 @@ TEST(ReapCli, SingleInstanceLockWaitOrExitCleanly) {
   }
 }
 
+// The fault sweep's finding: the run's lock, taken without waiting, answered EINTR (a signal
+// in the call; no other run holds it) and the reap took that for a lock held by another run:
+// "another reap holds ... (pid <its own>)", exit 0, nothing reaped. The call is made again.
+TEST(ReapCli, LockCallInterruptedIsMadeAgainNotTakenForAnotherRun) {
+  if (!test::have_program("strace")) GTEST_SKIP() << "needs strace to make flock answer EINTR";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  const std::string file = tree.stale_file(ns);
+  const std::string lock_file = tree.scratch / "run/reap.lock";
+  ASSERT_EQ(::mkdir((tree.scratch / "run").c_str(), 0755), 0);
+  // The lock's flock is the first the tool makes.
+  const auto r = test::run({"strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=flock", "-e",
+                            "inject=flock:error=EINTR:when=1", "env", test::traced_asan_options(), "timeout",
+                            "-s", "KILL", "20",
+                            test::tool_path(), "reap", "--tmpdir", tree.tmp, "--min-age", "0", "--lock-file",
+                            lock_file, "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("another reap holds"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(file)) << r.err;
+}
+
 // The lock file of a version before the marker holds just a pid. While the older run holds it
 // (an upgrade during a reap), the new run finds it busy and writes nothing; once it is free,
 // the file is not ours: refused, left as it is, with what to do.

@@ -176,8 +176,14 @@ std::optional<std::string> PrivateFile::read(std::uint64_t offset, std::size_t m
 }
 
 PrivateFile::LockResult PrivateFile::try_lock(ObservationError& error) {
-  if (::flock(impl_->fd.get(), LOCK_EX | LOCK_NB) == 0) return LockResult::taken;
-  if (errno == EWOULDBLOCK || errno == EINTR) return LockResult::busy;
+  // A non-blocking flock waits for nothing: EINTR says only that a signal came in the call, not
+  // that another run holds the lock (taken for one, the reap gave up naming its own pid).
+  int rc = 0;
+  do {
+    rc = ::flock(impl_->fd.get(), LOCK_EX | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  if (rc == 0) return LockResult::taken;
+  if (errno == EWOULDBLOCK) return LockResult::busy;
   error = make_error(impl_->path, "flock", errno);
   return LockResult::failed;
 }

@@ -1606,6 +1606,23 @@ TEST(CommandSeam, RepairSaysWhyItExitsAsItDoesInItsLastLineAndInJson) {
 
 // --quiet: nothing on a clean run; what needs a person and the exit line otherwise, while
 // --output gets the whole report.
+// The fault sweep's finding: a temp dir that was opened but whose listing an I/O error cut
+// short (or whose users could not be looked up) hid a namespace that needed a fix, and repair
+// said "nothing left" with exit 0. It now ends as the audit does for the same facts: exit 3,
+// the error named.
+TEST(CommandSeam, RepairOfATempDirReadInPartIsIncompleteNotClean) {
+  FakeEnvironment env = alice_world();
+  env.roots.at("/tmp").namespaces.clear();  // the listing stopped before alice's namespace
+  env.roots.at("/tmp").errors.push_back(ObservationError{"/tmp", "getdents64", EIO, "Input/output error"});
+  const Ran ran = repair(env, false);
+  EXPECT_EQ(ran.exit, kExitIncomplete) << ran.out << ran.err;
+  EXPECT_NE(ran.err.find("hsperfguard: repair: /tmp: getdents64: Input/output error"), std::string::npos) << ran.err;
+
+  FakeEnvironment vanished = alice_world();  // a name gone since it was listed is not a gap
+  vanished.roots.at("/tmp").errors.push_back(ObservationError{"/tmp/x", "statx", ENOENT, "No such file or directory"});
+  EXPECT_EQ(repair(vanished, false).exit, kExitOk);
+}
+
 TEST(CommandSeam, QuietRepairPrintsOnlyWhatNeedsAPerson) {
   FakeEnvironment squatted = alice_world();
   alice_namespace(squatted).lstat->uid = alice_namespace(squatted).opened->uid = kMalloryUid;
@@ -1754,6 +1771,35 @@ TEST(CommandSeam, PsListsTheJvmsOfTheWorldTheEnvironmentShows) {
   ASSERT_EQ(run_ps_command(options, all, err, env), kExitOk) << err.str();
   EXPECT_EQ(nlohmann::json::parse(all.str()).at("jvms").size(), 2u) << all.str();
   EXPECT_EQ(std::count(env.calls.begin(), env.calls.end(), "scan_host_processes"), 1);
+}
+
+// The fault sweep's finding: ps listed nothing of a temp dir whose listing an I/O error cut
+// short, with the error in its report and exit 0; its help says 3 for temp dirs that could
+// not be looked into, as for one that could not be opened.
+TEST(CommandSeam, PsOfATempDirReadInPartIsIncomplete) {
+  FakeEnvironment env = alice_world();
+  env.roots.at("/tmp").errors.push_back(ObservationError{"/tmp", "getdents64", EIO, "Input/output error"});
+  PsCommandOptions options;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_ps_command(options, out, err, env), kExitIncomplete) << err.str();
+  EXPECT_NE(err.str().find("(first: /tmp: getdents64: Input/output error)"), std::string::npos) << err.str();
+
+  FakeEnvironment unopened = alice_world();  // a namespace that could not be opened: the same
+  alice_namespace(unopened).files.clear();
+  alice_namespace(unopened).errors.push_back(
+      ObservationError{"/tmp/hsperfdata_alice", "openat", EIO, "Input/output error"});
+  std::ostringstream out1, err1;
+  EXPECT_EQ(run_ps_command(options, out1, err1, unopened), kExitIncomplete) << err1.str();
+
+  FakeEnvironment vanished = alice_world();  // a file gone since it was listed is not a gap
+  vanished.roots.at("/tmp").errors.push_back(ObservationError{"/tmp/x", "statx", ENOENT, "No such file or directory"});
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_ps_command(options, out2, err2, vanished), kExitOk) << err2.str();
+
+  FakeEnvironment no_users = alice_world();  // nor a user database unread: every row is there
+  no_users.roots.at("/tmp").errors.push_back(ObservationError{"/etc/passwd", "read", EIO, "Input/output error"});
+  std::ostringstream out3, err3;
+  EXPECT_EQ(run_ps_command(options, out3, err3, no_users), kExitOk) << err3.str();
 }
 
 // A stale file's JVM is not up: its row's UPTIME is "-" (its start stays in start_time_ms),
