@@ -4,7 +4,7 @@
 #
 #   hsperfguard audit --format json | jq -f schemas/report-2-to-1.jq
 #
-# docs/reference.md, "Report version 2", says what each field became.
+# docs/migration.md says what each field became.
 .rules as $rules
 | .texts as $texts
 | def v1($subject; $subject_hex):

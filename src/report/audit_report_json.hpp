@@ -24,7 +24,7 @@ struct ReportContext {
 };
 
 // Version 2 states each rule's texts once ("rules") and the texts findings share ("texts");
-// docs/reference.md says how each version 1 field is rebuilt from them.
+// docs/migration.md says how each version 1 field is rebuilt from them.
 inline constexpr const char* kReportSchema = "hsperfguard-report/2";
 
 // The report as a document: what write_audit_report_json writes, parsed (one rendering).

@@ -2,8 +2,8 @@
 // of the run, each with what is the same for all its findings (title, rationale, remediation
 // template, references, the severity this run gives it), and the long texts that findings of
 // many subjects share once their subject's path is written as `<path>`; and a finding written
-// against them, carrying only its own facts. docs/reference.md, "Report version 2", says how a
-// consumer rebuilds every version 1 field from them.
+// against them, carrying only its own facts. docs/migration.md says how a consumer rebuilds
+// every version 1 field from them.
 #pragma once
 
 #include <cstddef>

@@ -205,9 +205,9 @@ def hostile_names():
 
 
 def version_1(report):
-    """The findings of a version 2 report as version 1 wrote them (docs/reference.md, Report
-    version 2): each one's severity, path, message, remediation and repairable filled from its
-    rule, its subject and the shared texts, as schemas/report-2-to-1.jq does."""
+    """The findings of a version 2 report as version 1 wrote them (docs/migration.md): each
+    one's severity, path, message, remediation and repairable filled from its rule, its subject
+    and the shared texts, as schemas/report-2-to-1.jq does."""
     rules, texts = report.get("rules", []), report.get("texts", {})
 
     def fill(finding, subject, subject_hex):
