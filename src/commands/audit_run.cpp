@@ -168,7 +168,7 @@ class AuditRun {
         out_(out),
         write_(write),
         gatherers_(settings.env, settings.limits) {
-    if (s_.format == ReportFormat::json) json_.emplace(s_.context, result_.policy.name, result_.started_at_ms, write_);
+    if (s_.format == ReportFormat::json) json_.emplace(s_.context, result_.policy, result_.started_at_ms, write_);
   }
 
   AuditRunEnd run() {
@@ -301,7 +301,8 @@ class AuditRun {
     const NamespaceJudgement judgement = judge_namespace(shell, ns, result_.policy, root_findings);
     done.text = staged.spare_text();
     if (json_) {
-      render_audit_namespace(done.text, ns.more_parts ? &done.closing : nullptr, r, shell, ns, judgement);
+      render_audit_namespace(done.text, ns.more_parts ? &done.closing : nullptr, r, shell, ns, judgement,
+                             json_->findings_context());
     } else if (s_.text.verbose) {
       render_audit_namespace_text(done.text, ns, judgement, s_.text);
     } else {

@@ -11,6 +11,7 @@
 #include "model/compact_json.hpp"
 #include "model/prologue_json.hpp"
 #include "model/text_escape.hpp"
+#include "report/finding_json.hpp"
 #include "report/perfdata_json.hpp"
 #include "version.hpp"
 
@@ -19,43 +20,6 @@ namespace hsperfguard {
 using nlohmann::json;
 
 namespace {
-
-// True when every string value and key of `value` is already valid UTF-8.
-bool all_utf8(const json& value) {
-  if (value.is_string()) return is_valid_utf8(value.get_ref<const std::string&>());
-  if (value.is_array()) {
-    for (const auto& v : value) {
-      if (!all_utf8(v)) return false;
-    }
-  } else if (value.is_object()) {
-    for (const auto& [k, v] : value.items()) {
-      if (!is_valid_utf8(k) || !all_utf8(v)) return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
-namespace {
-
-json finding_json(const Finding& f) {
-  json j;
-  j["rule"] = f.rule;
-  j["severity"] = to_string(f.severity);
-  put_text(j, "path", f.path);
-  j["message"] = escape_non_utf8(f.message);
-  j["evidence"] = sanitize_json(f.evidence);
-  j["remediation"] = f.remediation;
-  j["repairable"] = f.repairable;
-  return j;
-}
-
-json findings_json(const Findings& findings) {
-  json out = json::array();
-  for (const auto& f : findings) out.push_back(finding_json(f));
-  return out;
-}
 
 json error_json(const ObservationError& e) {
   json j;
@@ -110,7 +74,7 @@ namespace {
 
 // The members known when an audit starts; a streamed report writes them first.
 json report_opening_json(const ReportContext& context, const std::string& profile,
-                         std::int64_t started_at_ms) {
+                         std::int64_t started_at_ms, const ReportRules& rules) {
   json report;
   report["schema"] = kReportSchema;
   report["tool"] = {{"name", "hsperfguard"}, {"version", kVersion}, {"build", kBuildInfo}};
@@ -123,6 +87,9 @@ json report_opening_json(const ReportContext& context, const std::string& profil
   if (context.policy_file) report["policy_file"] = escape_non_utf8(*context.policy_file);
   report["fail_on"] = to_string(context.fail_on);
   report["started_at"] = format_utc_millis(started_at_ms);
+  // What every finding of a rule shares, stated once, before the findings (as SARIF's
+  // tool.driver.rules): a finding names its rule by id and by index in this list.
+  report["rules"] = rules.to_json();
   return report;
 }
 
@@ -137,7 +104,7 @@ json prediction_json(const checks::PublicationPrediction& p) {
   return out;
 }
 
-json root_json(const TempRootFacts& root, const RootJudgement& rj) {
+json root_json(const TempRootFacts& root, const RootJudgement& rj, FindingContext findings) {
   json jr;
   jr["kind"] = to_string(root.kind);
   if (root.alt_temp_dir_pid) jr["alt_temp_dir_pid"] = *root.alt_temp_dir_pid;
@@ -184,14 +151,16 @@ json root_json(const TempRootFacts& root, const RootJudgement& rj) {
                       {"not_understood", config.not_understood.size()},
                       {"errors", errors_json(root.cleaners->errors, cleaner_errors_ignored)}};
   }
-  jr["findings"] = findings_json(rj.findings);
+  findings.subject_path = root.temp_dir;
+  jr["findings"] = report_findings_json(rj.findings, findings);
   json ignored;
   jr["errors"] = errors_json(root.errors, ignored);
   return jr;
 }
 
 // A namespace without its files ("files" is an empty array, filled by the caller).
-json namespace_json(std::size_t r, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+json namespace_json(std::size_t r, const NamespaceFacts& ns, const NamespaceJudgement& nj,
+                    FindingContext findings) {
   json jn;
   jn["root"] = r;
   put_text(jn, "name", ns.name);
@@ -206,7 +175,8 @@ json namespace_json(std::size_t r, const NamespaceFacts& ns, const NamespaceJudg
   // Whether a JVM of this user started now would publish its counters, and if not why: as the
   // judgement predicted it (judge_namespace).
   jn["prediction"] = prediction_json(nj.prediction);
-  jn["findings"] = findings_json(nj.findings);
+  findings.subject_path = ns.path;
+  jn["findings"] = report_findings_json(nj.findings, findings);
   json ignored;
   jn["errors"] = errors_json(ns.errors, ignored);
   jn["files"] = json::array();
@@ -217,15 +187,6 @@ json namespace_json(std::size_t r, const NamespaceFacts& ns, const NamespaceJudg
 // A report of 100,000 files spends most of its time here: each record is written member by
 // member, in sorted key order (as a document would hold them), with no document built. It is
 // the only rendering of a file: audit_report_json parses what the writer wrote.
-
-// escape_non_utf8 without the copy when there is nothing to escape.
-void append_sanitized(std::string& out, const json& value) {
-  if (all_utf8(value)) {
-    append_json(out, value);
-  } else {
-    append_json(out, sanitize_json(value));
-  }
-}
 
 void append_errors(std::string& out, const std::vector<ObservationError>& errors) {
   out += '[';
@@ -238,24 +199,6 @@ void append_errors(std::string& out, const std::vector<ObservationError>& errors
     o.utf8("message", e.message);
     o.string("op", e.op);
     o.text("path", e.path);
-  }
-  out += ']';
-}
-
-void append_findings(std::string& out, const Findings& findings) {
-  out += '[';
-  bool first = true;
-  for (const auto& f : findings) {
-    if (!first) out += ',';
-    first = false;
-    CompactObject o(out);
-    append_sanitized(o.key("evidence"), f.evidence);
-    o.utf8("message", f.message);
-    o.text("path", f.path);
-    o.string("remediation", f.remediation);
-    o.boolean("repairable", f.repairable);
-    o.string("rule", f.rule);
-    o.string("severity", to_string(f.severity));
   }
   out += ']';
 }
@@ -305,11 +248,12 @@ void append_region_summary(std::string& out, const Boxed<RegionSummary>& summary
 }
 
 void append_file_record(std::string& out, const FileFacts& file, const FileJudgement& fj,
-                        const LivenessSettings& liveness) {
+                        const LivenessSettings& liveness, FindingContext findings) {
   const InodeFacts* fi = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
   CompactObject o(out);
   append_errors(o.key("errors"), file.errors);
-  append_findings(o.key("findings"), fj.findings);
+  findings.subject_path = file.path;
+  append_report_findings(o.key("findings"), fj.findings, findings);
   append_inode(o.key("inode"), fi);
   if (fi) {
     o.string("kind", to_string(fi->kind));
@@ -333,14 +277,15 @@ void append_file_record(std::string& out, const FileFacts& file, const FileJudge
   }
 }
 
-json attach_json(std::size_t r, const AttachFacts& af, const Findings& findings) {
+json attach_json(std::size_t r, const AttachFacts& af, const Findings& findings, FindingContext context) {
   json ja;
   ja["root"] = r;
   put_text(ja, "path", af.path);
   ja["kind"] = af.kind == AttachFacts::Kind::listener_socket ? "listener-socket" : "trigger-file";
   ja["pid"] = af.pid ? json(*af.pid) : json(nullptr);
   ja["inode"] = inode_to_json(af.lstat);
-  ja["findings"] = findings_json(findings);
+  context.subject_path = af.path;
+  ja["findings"] = report_findings_json(findings, context);
   json ignored;
   ja["errors"] = errors_json(af.errors, ignored);
   return ja;
@@ -380,11 +325,11 @@ json all_errors_json(const AuditTally& tally) {
 // The members known when an audit ends (after "attach", which AuditJsonWriter streams): the
 // temp dirs with their own findings, the summary and every error. `result` needs its roots and root-level judgements
 // only (a streamed audit has dropped the namespaces by then).
-json report_closing_json(const AuditResult& result, const AuditTally& tally) {
+json report_closing_json(const AuditResult& result, const AuditTally& tally, const FindingContext& findings) {
   json report;
   json roots = json::array();
   for (std::size_t r = 0; r < result.roots.size(); ++r) {
-    roots.push_back(root_json(result.roots[r], result.judgements.at(r)));
+    roots.push_back(root_json(result.roots[r], result.judgements.at(r), findings));
   }
   report["roots"] = std::move(roots);
   report["summary"] = summary_json(tally);
@@ -396,6 +341,8 @@ json report_closing_json(const AuditResult& result, const AuditTally& tally) {
   report["not_looked_at"] = not_looked_at_json(result.not_looked_at);
   report["scope"] = scope_json(result.scope_user);
   report["stopped"] = result.stopped ? json(*result.stopped) : json(nullptr);
+  // Last, after every finding (the temp dirs' above included) has added its texts.
+  report["texts"] = findings.texts != nullptr ? findings.texts->to_json() : json::object();
   return report;
 }
 
@@ -486,11 +433,13 @@ class StreamingWriter {
   nlohmann::detail::serializer<json> serializer_;
 };
 
-AuditJsonWriter::AuditJsonWriter(const ReportContext& context, const std::string& profile,
+AuditJsonWriter::AuditJsonWriter(const ReportContext& context, const Policy& policy,
                                  std::int64_t started_at_ms, const std::function<void(std::string_view)>& sink)
-    : out_(std::make_unique<StreamingWriter>(sink)) {
+    : out_(std::make_unique<StreamingWriter>(sink)),
+      rules_(std::make_unique<ReportRules>(policy)),
+      texts_(std::make_unique<ReportTexts>()) {
   out_->raw("{");
-  const json opening = report_opening_json(context, profile, started_at_ms);
+  const json opening = report_opening_json(context, policy.name, started_at_ms, *rules_);
   for (const auto& [name, member] : opening.items()) {
     out_->key(1, name, first_member_);
     out_->value(member, 1);
@@ -501,15 +450,18 @@ AuditJsonWriter::AuditJsonWriter(const ReportContext& context, const std::string
 
 AuditJsonWriter::~AuditJsonWriter() = default;
 
+FindingContext AuditJsonWriter::findings_context() const { return {rules_.get(), texts_.get(), {}}; }
+
 void render_audit_namespace(std::string& text, std::string* closing, std::size_t root_index,
-                            const TempRootFacts& root, const NamespaceFacts& ns, const NamespaceJudgement& nj) {
+                            const TempRootFacts& root, const NamespaceFacts& ns, const NamespaceJudgement& nj,
+                            const FindingContext& findings) {
   StreamingWriter out(std::move(text));
   const LivenessSettings liveness = liveness_settings_for(root);
   bool first_file = ns.part == 0;
   const auto write_files = [&] {
     for (std::size_t f = 0; f < ns.files.size(); ++f) {
       out.element(4, first_file);
-      append_file_record(out.buffer(), ns.files[f], nj.files.at(f), liveness);
+      append_file_record(out.buffer(), ns.files[f], nj.files.at(f), liveness, findings);
     }
   };
   if (ns.part > 0) {  // more files of a namespace whose object is open
@@ -519,7 +471,7 @@ void render_audit_namespace(std::string& text, std::string* closing, std::size_t
   }
   out.raw("{");
   bool first_field = true;
-  const json header = namespace_json(root_index, ns, nj);
+  const json header = namespace_json(root_index, ns, nj, findings);
   StreamingWriter* to = &out;
   std::optional<StreamingWriter> after_files;  // what follows the last part's files
   for (const auto& [field, value] : header.items()) {
@@ -544,7 +496,7 @@ void render_audit_namespace(std::string& text, std::string* closing, std::size_t
 void AuditJsonWriter::add_namespace(std::size_t root_index, const TempRootFacts& root,
                                     const NamespaceFacts& ns, const NamespaceJudgement& nj) {
   std::string text;
-  render_audit_namespace(text, nullptr, root_index, root, ns, nj);
+  render_audit_namespace(text, nullptr, root_index, root, ns, nj, findings_context());
   add_rendered_namespace(text);
 }
 
@@ -567,7 +519,7 @@ void AuditJsonWriter::add_attach(std::size_t root_index, const AttachFacts& atta
                                  const Findings& findings) {
   open_attach();
   out_->element(2, first_attach_);
-  out_->value(attach_json(root_index, attach, findings), 2);
+  out_->value(attach_json(root_index, attach, findings, findings_context()), 2);
 }
 
 void AuditJsonWriter::finish(const AuditResult& result, const AuditTally& tally) {
@@ -580,7 +532,7 @@ void AuditJsonWriter::finish(const AuditResult& result, const AuditTally& tally)
   }
   open_attach();
   out.close(']', 1, first_attach_);
-  const json closing = report_closing_json(result, tally);
+  const json closing = report_closing_json(result, tally, findings_context());
   for (const auto& [name, member] : closing.items()) {
     out.key(1, name, first_member_);
     out.value(member, 1);
@@ -598,7 +550,7 @@ json audit_report_json(const AuditResult& result, const ReportContext& context) 
 
 void write_audit_report_json(const AuditResult& result, const ReportContext& context,
                              const std::function<void(std::string_view)>& sink) {
-  AuditJsonWriter writer(context, result.policy.name, result.started_at_ms, sink);
+  AuditJsonWriter writer(context, result.policy, result.started_at_ms, sink);
   for (std::size_t r = 0; r < result.roots.size(); ++r) {
     const auto& root = result.roots[r];
     for (std::size_t n = 0; n < root.namespaces.size(); ++n) {

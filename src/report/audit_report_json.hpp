@@ -1,4 +1,4 @@
-// The JSON report ("hsperfguard-report/1", schema in schemas/report.schema.json).
+// The JSON report ("hsperfguard-report/2", schema in schemas/report.schema.json).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "decide/audit.hpp"
 #include "model/host_info.hpp"
 #include "model/json_text.hpp"
+#include "report/finding_json.hpp"
 
 namespace hsperfguard {
 
@@ -22,7 +23,9 @@ struct ReportContext {
   std::optional<std::string> policy_file;  // the policy file applied on top of the profile
 };
 
-inline constexpr const char* kReportSchema = "hsperfguard-report/1";
+// Version 2 states each rule's texts once ("rules") and the texts findings share ("texts");
+// docs/migration.md says how each version 1 field is rebuilt from them.
+inline constexpr const char* kReportSchema = "hsperfguard-report/2";
 
 // The report as a document: what write_audit_report_json writes, parsed (one rendering).
 nlohmann::json audit_report_json(const AuditResult& result, const ReportContext& context);
@@ -35,7 +38,8 @@ class StreamingWriter;
 // would, except each file's record, which is one compact line. Memory is that of one namespace.
 class AuditJsonWriter {
  public:
-  AuditJsonWriter(const ReportContext& context, const std::string& profile, std::int64_t started_at_ms,
+  // `policy`: the run's profile and policy, whose enabled rules the report states once.
+  AuditJsonWriter(const ReportContext& context, const Policy& policy, std::int64_t started_at_ms,
                   const std::function<void(std::string_view)>& sink);
   ~AuditJsonWriter();
   AuditJsonWriter(const AuditJsonWriter&) = delete;
@@ -53,11 +57,16 @@ class AuditJsonWriter {
   // `result`: every root (namespaces not needed), root-level judgements, times, completeness.
   // The attach files still in result's roots follow those added.
   void finish(const AuditResult& result, const AuditTally& tally);
+  // What render_audit_namespace writes findings against: this report's rules and texts (the
+  // texts are shared by the workers that render, and written by finish()).
+  FindingContext findings_context() const;
 
  private:
   void open_attach();  // closes the namespaces, opens "attach"
 
   std::unique_ptr<StreamingWriter> out_;
+  std::unique_ptr<ReportRules> rules_;
+  std::unique_ptr<ReportTexts> texts_;
   bool first_member_ = true;
   bool first_namespace_ = true;
   bool attach_open_ = false;
@@ -65,14 +74,15 @@ class AuditJsonWriter {
 };
 
 // One namespace's object as AuditJsonWriter writes it among the report's namespaces,
-// appended to `text` (whose memory a caller may reuse from namespace to namespace). Pure:
-// workers render namespaces in parallel, the writer puts them in order. A namespace observed
+// appended to `text` (whose memory a caller may reuse from namespace to namespace), its
+// findings written against `findings` (the writer's findings_context()). Pure but for the
+// shared texts it adds to: workers render namespaces in parallel, the writer puts them in order. A namespace observed
 // in parts (NamespaceFacts::part): part 0 renders the object up to its last file so far and
 // puts what closes the object in `closing` (given to the writer after the last part); a later
 // part renders its file records only (add_rendered_continuation).
 void render_audit_namespace(std::string& text, std::string* closing, std::size_t root_index,
                             const TempRootFacts& root, const NamespaceFacts& ns,
-                            const NamespaceJudgement& judgement);
+                            const NamespaceJudgement& judgement, const FindingContext& findings);
 
 // A whole result through AuditJsonWriter.
 void write_audit_report_json(const AuditResult& result, const ReportContext& context,

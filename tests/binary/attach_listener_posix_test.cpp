@@ -56,7 +56,7 @@ chmod 0600 /tmp/t/.java_pid$S
 judge /tmp/t
 echo dry_line=$(grep "java_pid$S" /tmp/plan.txt | sed "s/$S/S/g; s/^ *//")
 report_of /tmp/t/.java_pid$S sleep
-echo finding=$(python3 -c 'import json; a=json.load(open("/tmp/audit.json")); print(a["attach"][0]["findings"][0]["message"])' | sed "s/$S/S/g")
+echo finding=$(python3 -c 'import json; a=json.load(open("/tmp/audit.json")); f=a["attach"][0]["findings"][0]; print(f.get("message") or a["texts"][f["message_ref"]].replace("<path>", f.get("path", a["attach"][0]["path"])))' | sed "s/$S/S/g")
 $H reap --tmpdir /tmp/t --min-age 0 --no-lock --no-containers > /tmp/r.txt 2>&1; echo reap_rc=$?
 echo left=$(kind /tmp/t/.java_pid$S)
 kill $S

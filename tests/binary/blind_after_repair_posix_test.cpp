@@ -41,6 +41,7 @@ $H repair > /tmp/repair.txt; echo repair_rc=$?
 echo namespace_mode=$(stat -c %a /tmp/hsperfdata_root)
 $H audit --no-policy --format json > /tmp/after.json; echo after_rc=$?
 $H ps --format json > /tmp/ps.json
+)SH" + test::report_v1_in_place("/tmp/before.json") + "\n" + test::report_v1_in_place("/tmp/after.json") + R"SH(
 python3 - <<'PY'
 import json
 def findings(path):

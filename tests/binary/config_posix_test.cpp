@@ -93,14 +93,14 @@ TEST(DefaultPolicy, EtcPolicyIsReadByDefaultAndNamedInTheReport) {
   SKIP_UNLESS_ROOT();
   const auto o = hostile::run_case(std::string(kEtcOverlay) + R"SH(
 echo "$POLICY" > /etc/hsperfguard/policy.json
-out=$($H audit --tmpdir /tmp/t --format json); echo "$out" | summary $? "default"
-out=$($H audit --tmpdir /tmp/t --format json --no-policy); echo "$out" | summary $? "nopolicy"
+out=$($H audit --tmpdir /tmp/t --format json); printf "%s\n" "$out" | summary $? "default"
+out=$($H audit --tmpdir /tmp/t --format json --no-policy); printf "%s\n" "$out" | summary $? "nopolicy"
 echo '{"rules": {}}' > /tmp/other.json
-out=$($H audit --tmpdir /tmp/t --format json --policy /tmp/other.json); echo "$out" | summary $? "named"
+out=$($H audit --tmpdir /tmp/t --format json --policy /tmp/other.json); printf "%s\n" "$out" | summary $? "named"
 rm /etc/hsperfguard/policy.json
-out=$($H audit --tmpdir /tmp/t --format json); echo "$out" | summary $? "absent"
+out=$($H audit --tmpdir /tmp/t --format json); printf "%s\n" "$out" | summary $? "absent"
 rmdir /etc/hsperfguard
-out=$($H audit --tmpdir /tmp/t --format json); echo "$out" | summary $? "nodir"
+out=$($H audit --tmpdir /tmp/t --format json); printf "%s\n" "$out" | summary $? "nodir"
 )SH");
   ASSERT_EQ(o.at("overlay"), "<not printed>") << o.result.err;
   // Read by default: its name is the report's profile, its path the report's policy_file, and

@@ -125,6 +125,7 @@ echo quiet_host_chown=$(grep -c "chown root:root /tmp " /tmp/quiet.out)
 $H audit --format text > /tmp/text.out 2>&1
 echo text_count_line=$(grep -c "1 namespace(s) in /proc/$C/root/tmp, " /tmp/text.out)
 $H audit --format json --output /tmp/a.json 2> /dev/null
+)SH" + test::report_v1_in_place("/tmp/a.json") + R"SH(
 python3 -c '
 import json, sys
 where, pid = sys.argv[1], int(sys.argv[2])

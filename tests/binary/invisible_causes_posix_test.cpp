@@ -48,6 +48,7 @@ echo namespaces=$(ls -d /tmp/hsperfdata_* 2>/dev/null | wc -l)
 $H ps --format json > /tmp/ps.json
 $H ps > /tmp/ps.txt
 $H audit --no-policy --format json > /tmp/a.json; echo audit_rc=$?
+)SH" + test::report_v1_in_place("/tmp/a.json") + R"SH(
 python3 - $J17 $J25 <<'PY'
 import json, sys
 rows = {r["host_pid"]: r for r in json.load(open("/tmp/ps.json"))["jvms"]}

@@ -38,6 +38,7 @@ echo container=$C
 $H audit --no-policy --format json > /tmp/audit.json; echo audit_rc=$?
 $H audit --no-policy --verbose > /tmp/audit.txt; echo text_rc=$?
 $H repair --dry-run > /tmp/repair.txt; echo repair_rc=$?
+)SH" + test::report_v1_in_place("/tmp/audit.json") + R"SH(
 python3 - $C <<'PY'
 import json, re, sys
 pid = sys.argv[1]

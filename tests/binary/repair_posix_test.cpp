@@ -36,16 +36,19 @@ mode_t mode_of(const std::string& path) { return lstat_of(path).st_mode & 07777;
 
 using reaptest::audit_json;
 
-// (rule, path) of every finding of an audit report.
+// (rule, path) of every finding of an audit report: its own path, else that of the subject
+// holding it (report version 2).
 std::set<std::pair<std::string, std::string>> findings_of(const json& doc) {
   std::set<std::pair<std::string, std::string>> out;
-  auto add = [&](const json& list) {
-    for (const auto& f : list) out.emplace(f.at("rule").get<std::string>(), f.at("path").get<std::string>());
+  auto add = [&](const json& list, const json& subject_path) {
+    for (const auto& f : list) {
+      out.emplace(f.at("rule").get<std::string>(), f.value("path", subject_path.get<std::string>()));
+    }
   };
-  for (const auto& root : doc.at("roots")) add(root.at("findings"));
+  for (const auto& root : doc.at("roots")) add(root.at("findings"), root.at("temp_dir"));
   for (const auto& ns : doc.at("namespaces")) {
-    add(ns.at("findings"));
-    for (const auto& file : ns.at("files")) add(file.at("findings"));
+    add(ns.at("findings"), ns.at("path"));
+    for (const auto& file : ns.at("files")) add(file.at("findings"), file.at("path"));
   }
   return out;
 }

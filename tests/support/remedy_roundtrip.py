@@ -204,9 +204,42 @@ def hostile_names():
     return names
 
 
+def version_1(report):
+    """The findings of a version 2 report as version 1 wrote them (docs/migration.md): each
+    one's severity, path, message, remediation and repairable filled from its rule, its subject
+    and the shared texts, as schemas/report-2-to-1.jq does."""
+    rules, texts = report.get("rules", []), report.get("texts", {})
+
+    def fill(finding, subject, subject_hex):
+        if "path" not in finding:
+            finding["path"] = subject
+            if subject_hex is not None:
+                finding["path_hex"] = subject_hex
+        finding.setdefault("severity", rules[finding["rule_index"]]["severity"] if "rule_index" in finding else None)
+        finding.setdefault("repairable", False)
+        for key in ("message", "remediation"):
+            if key + "_ref" in finding:
+                finding[key] = texts[finding.pop(key + "_ref")].replace("<path>", finding["path"])
+
+    def walk(value):
+        if isinstance(value, dict):
+            if isinstance(value.get("findings"), list):
+                key = "temp_dir" if "temp_dir" in value else "path"
+                for finding in value["findings"]:
+                    fill(finding, value[key], value.get(key + "_hex"))
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(report)
+    return report
+
+
 def audit_json(args):
     done = subprocess.run([TOOL, "audit", "--no-policy", "--format", "json"] + args, capture_output=True, check=False)
-    return json.loads(done.stdout), done
+    return version_1(json.loads(done.stdout)), done
 
 
 def main():

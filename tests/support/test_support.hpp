@@ -51,6 +51,10 @@ std::string source_path(const std::string& relative);
 // tell a valid document from an invalid one. The JSON is rendered by the same platform-neutral
 // code on both, so the Linux suite's validation covers it.
 ::testing::AssertionResult schema_valid(const std::string& document, const std::string& schema);
+// A shell command that turns the version 2 audit report in `file` into version 1's findings in
+// place (schemas/report-2-to-1.jq), for a test that reads each finding's texts as a consumer of
+// version 1 did.
+std::string report_v1_in_place(const std::string& file);
 #endif
 
 bool is_root();

@@ -38,6 +38,11 @@ std::string traced_asan_options() {
   return ::testing::AssertionFailure() << schema << ": " << result.err << result.out;
 }
 
+std::string report_v1_in_place(const std::string& file) {
+  return "jq -f '" + source_path("schemas/report-2-to-1.jq") + "' " + file + " > " + file + ".v1 && mv " + file +
+         ".v1 " + file;
+}
+
 ScratchDir::ScratchDir() {
   auto base = boost::filesystem::temp_directory_path() /
               boost::filesystem::unique_path("hsperfguard-test-%%%%-%%%%-%%%%");

@@ -67,7 +67,7 @@ The report a person reads, then the one a scanner reads:
   $ hsperfguard audit --no-containers --format json | jq -c '.summary'
   {"by_rule":{"attach.socket-unsafe":1,"attach.stale":1,"file.bad-prologue":1,"file.bad-size":1,"file.foreign-name":1,"file.hard-link":2,"file.mode":7,"file.not-regular":1,"file.owner-mismatch":1,"file.pid-reused":1,"file.stale":6,"file.symlink":1,"namespace.group-other-writable":1,"namespace.unknown-user":1},"by_severity":{"critical":0,"high":13,"info":0,"low":8,"medium":5},"errors":0,"files":12,"files_by_verdict":{"foreign":3,"live":2,"pid-reused":1,"stale":6},"findings":26,"highest_severity":"high","namespaces":4,"roots":1}
   [1]
-  $ hsperfguard audit --no-containers --format json | jq -r '.. | objects | select(has("rule") and has("severity")) | "\(.severity) \(.rule) \(.path)"'
+  $ hsperfguard audit --no-containers --format json | jq -f "$TESTDIR/../../schemas/report-2-to-1.jq" | jq -r '.. | objects | select(has("rule") and has("severity")) | "\(.severity) \(.rule) \(.path)"'
   high file.hard-link /tmp/hsperfdata_daemon/90006
   high file.mode /tmp/hsperfdata_daemon/90006
   low file.stale /tmp/hsperfdata_daemon/90006

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -12,6 +14,7 @@
 #include "decide/audit.hpp"
 #include "model/compact_json.hpp"
 #include "model/json_text.hpp"
+#include "model/rule_catalog.hpp"
 #include "model/text_escape.hpp"
 #include "report/audit_report_json.hpp"
 #include "report/audit_report_text.hpp"
@@ -190,10 +193,13 @@ TEST(Report, ExampleMatchesGoldenFileAndSchema) {
   auto golden = nlohmann::json::parse(in);
 #ifdef _WIN32
   // Commands are quoted for the shell of the build (PowerShell here): the example's remedies
-  // are the POSIX build's. Everything else is the same document.
+  // are the POSIX build's, and so are the shared texts that hold them. Everything else is the
+  // same document.
   const auto without_remedies = [](nlohmann::json& j, const auto& self) -> void {
     if (j.is_object()) {
       j.erase("remediation");
+      j.erase("remediation_ref");
+      j.erase("texts");
       for (auto& [key, value] : j.items()) self(value, self);
     } else if (j.is_array()) {
       for (auto& value : j) self(value, self);
@@ -292,6 +298,120 @@ TEST(Report, StreamedReportHasOneCompactLinePerFileAndEscapesHostileBytes) {
   EXPECT_LT(streamed.find("\"namespaces\""), streamed.find("\"summary\""));
 }
 
+// What every finding of a rule shares is stated once (report version 2): the rules section is
+// there once, with the catalogue's texts, and no finding repeats them.
+TEST(Report, RulesAreStatedOnceAndFindingsCarryNoRuleText) {
+  const auto result = example_result();
+  std::string streamed;
+  write_audit_report_json(result, example_context(), [&](std::string_view piece) { streamed.append(piece); });
+  const auto document = nlohmann::json::parse(streamed);
+  EXPECT_EQ(document.at("schema"), "hsperfguard-report/2");
+  const auto& rules = document.at("rules");
+  ASSERT_FALSE(rules.empty());
+  std::size_t findings = 0;
+  for_each_finding(result, [&](const Finding& f) {
+    ++findings;
+    const RuleInfo& info = *find_rule(f.rule);
+    // The rationale is in the report once, whatever the number of findings of the rule.
+    const std::string rationale = dump_json(nlohmann::json(info.rationale));
+    const std::size_t first = streamed.find(rationale);
+    EXPECT_NE(first, std::string::npos) << f.rule;
+    EXPECT_EQ(streamed.find(rationale, first + 1), std::string::npos) << f.rule;
+  });
+  EXPECT_GT(findings, 3U);
+  const std::function<void(const nlohmann::json&)> no_rule_text = [&](const nlohmann::json& j) {
+    if (j.is_object()) {
+      if (j.contains("rule")) {
+        EXPECT_FALSE(j.contains("title") || j.contains("rationale") || j.contains("references")) << j;
+        const auto& rule = rules.at(j.at("rule_index").get<std::size_t>());
+        EXPECT_EQ(rule.at("id"), j.at("rule"));
+        EXPECT_FALSE(j.contains("severity")) << "the rule's severity, said again: " << j;
+      }
+      for (const auto& [key, value] : j.items()) {
+        if (key != "rules") no_rule_text(value);
+      }
+    } else if (j.is_array()) {
+      for (const auto& value : j) no_rule_text(value);
+    }
+  };
+  no_rule_text(document);
+  // bob's 0644 file: its file.mode remedy names the file, and is shared as a text with <path>
+  // for it.
+  const auto& open = document.at("namespaces").at(1).at("files").at(0).at("findings");
+  bool shared = false;
+  for (const auto& f : open) {
+    if (f.at("rule") != "file.mode") continue;
+    const std::string text = document.at("texts").at(f.at("remediation_ref").get<std::string>());
+    // (quoted for the build's shell: PowerShell puts the path in quotes)
+    shared = text.find("chmod 0600 ") != std::string::npos && text.find("<path>") != std::string::npos;
+  }
+  EXPECT_TRUE(shared) << open << document.at("texts");
+}
+
+#ifndef _WIN32
+// The migration holds: schemas/report-2-to-1.jq, run on a version 2 report, gives back every
+// version 1 field of every finding (severity, path and its hex, message, remediation,
+// repairable), equal to what the judgement found, hostile bytes and a re-rated rule included.
+TEST(Report, Version1FindingsAreRebuiltFromVersion2) {
+  auto result = example_result();
+  auto& odd = result.roots[0].namespaces[1].files[1];
+  result.judgements[0].namespaces[1].files[1].findings.push_back(
+      Finding{"file.mode", Severity::critical, odd.path, "mode \xff of " + odd.path + " and more words here",
+              nlohmann::json{{"bytes", std::string("a\xff\"b")}}, "chmod <path> " + odd.path, true});
+  result.judgements[0].namespaces[1].findings.push_back(
+      Finding{"file.mode", Severity::high, "/elsewhere/x", "a finding about another path than its namespace",
+              nlohmann::json::object(), "look at /elsewhere/x and at what made it, before anything else"});
+  test::ScratchDir dir;
+  const std::string path = dir / "report.json";
+  {
+    std::ofstream out(path);
+    write_audit_report_json(result, example_context(), [&](std::string_view piece) { out << piece; });
+  }
+  std::ifstream in(path);
+  const std::string v2((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  expect_schema_valid(v2);
+  const auto rebuilt = test::run({"/usr/bin/jq", "-f", source_path("schemas/report-2-to-1.jq"), path});
+  ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
+  const auto v1 = nlohmann::json::parse(rebuilt.out);
+  EXPECT_EQ(v1.at("schema"), "hsperfguard-report/1");
+  EXPECT_FALSE(v1.contains("rules") || v1.contains("texts"));
+
+  const auto expected = [](const Finding& f) {
+    nlohmann::json j;
+    j["rule"] = f.rule;
+    j["severity"] = to_string(f.severity);
+    put_text(j, "path", f.path);
+    j["message"] = escape_non_utf8(f.message);
+    j["evidence"] = sanitize_json(f.evidence);
+    j["remediation"] = f.remediation;
+    j["repairable"] = f.repairable;
+    return nlohmann::json::parse(dump_json(j));
+  };
+  const auto same = [&](const nlohmann::json& got, const Findings& want, const std::string& where) {
+    ASSERT_EQ(got.size(), want.size()) << where;
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got.at(i), expected(want[i])) << where << " #" << i;
+  };
+  std::size_t compared = 0;
+  std::size_t ns_at = 0;
+  for (std::size_t r = 0; r < result.roots.size(); ++r) {
+    same(v1.at("roots").at(r).at("findings"), result.judgements[r].findings, "root");
+    compared += result.judgements[r].findings.size();
+    for (std::size_t n = 0; n < result.roots[r].namespaces.size(); ++n, ++ns_at) {
+      const auto& jn = v1.at("namespaces").at(ns_at);
+      same(jn.at("findings"), result.judgements[r].namespaces[n].findings, "namespace");
+      compared += result.judgements[r].namespaces[n].findings.size();
+      for (std::size_t f = 0; f < result.roots[r].namespaces[n].files.size(); ++f) {
+        same(jn.at("files").at(f).at("findings"), result.judgements[r].namespaces[n].files[f].findings, "file");
+        compared += result.judgements[r].namespaces[n].files[f].findings.size();
+      }
+    }
+  }
+  std::size_t total = 0;
+  for_each_finding(result, [&](const Finding&) { ++total; });
+  EXPECT_EQ(compared, total);
+}
+#endif
+
 // The writer hands namespaces to its sink as they are added, not at the end: an audit of any
 // size holds a few namespaces, never the report.
 TEST(Report, WriterStreamsEachNamespaceBeforeTheEnd) {
@@ -303,7 +423,7 @@ TEST(Report, WriterStreamsEachNamespaceBeforeTheEnd) {
   }
   const NamespaceJudgement judged = judge_namespace(result.roots[0], big, result.policy);
   std::size_t received = 0;
-  AuditJsonWriter writer(example_context(), result.policy.name, result.started_at_ms,
+  AuditJsonWriter writer(example_context(), result.policy, result.started_at_ms,
                          [&](std::string_view piece) { received += piece.size(); });
   std::size_t before = received;
   for (int i = 0; i < 3; ++i) {
