@@ -110,6 +110,7 @@ The removals, journaled:
   done: 7 removed, 0 vanished, 0 became live, 0 changed, 0 failed, 0 not attempted
   $ jq -r '"\(.event) \(.path // "")"' /tmp/run/journal | sort -s -k2,2
   start 
+  start 
   finish 
   unlinking /tmp/hsperfdata_nobody/90008
   outcome /tmp/hsperfdata_nobody/90008
