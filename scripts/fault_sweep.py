@@ -139,8 +139,11 @@ SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer|ThreadSanitizer|
 OUTCOMES = ("ok", "hung", "crashed", "lost data", "wrong status/silent")
 
 TMP = "/tmp"
-REGION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data",
-                      "jdk17-default.hsperf")
+# The source tree's files the sweep uses; a clone under /tmp is hidden by the sweep's own tmpfs
+# there, so sweep() copies them (and the tool) out of the way first and these name the copies.
+HERE = os.path.dirname(os.path.abspath(__file__))
+REGION = os.path.join(HERE, "..", "tests", "data", "jdk17-default.hsperf")
+JAVA_SOURCE = os.path.join(HERE, "..", "tests", "java", "IdleJvm.java")
 OLD_REPORT = b"the report of an earlier run, to be replaced whole or left as it is\n"
 CREATE_USER, CREATE_PID = "bin", 4244
 
@@ -211,9 +214,7 @@ class Tree:
         return pid
 
     def _start_java(self):
-        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "java",
-                              "IdleJvm.java")
-        proc = subprocess.Popen(["java", "-XX:+UsePerfData", source], stdin=subprocess.PIPE,
+        proc = subprocess.Popen(["java", "-XX:+UsePerfData", JAVA_SOURCE], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         line = proc.stdout.readline()
         if line.strip() != b"ready":
@@ -522,8 +523,15 @@ class Baseline:
 
 
 def sweep(args):
-    tool = os.path.realpath(args.binary)
+    global REGION, JAVA_SOURCE
     work = tempfile.mkdtemp(prefix="fault-sweep.", dir="/var/tmp")
+    # The tool, the sample region and the JVM's source may sit under /tmp (a clone there), which
+    # the tmpfs mounted below hides: each is copied into the work directory before it is.
+    tool = os.path.join(work, "hsperfguard")
+    shutil.copy2(os.path.realpath(args.binary), tool)
+    REGION = shutil.copy2(REGION, os.path.join(work, "region.hsperf"))
+    if os.path.exists(JAVA_SOURCE):
+        JAVA_SOURCE = shutil.copy2(JAVA_SOURCE, os.path.join(work, "IdleJvm.java"))
     subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777", "tmpfs", TMP], check=True)
     tree = Tree(java=args.full and shutil.which("java") is not None and not args.no_java)
     log = os.path.join(work, "strace.log")
