@@ -29,14 +29,16 @@ or changed (git diff -U0 BASE -- src), in every source under src/ the Linux buil
 (its compile database) and every header but the Windows platform's: a mistake is likeliest in
 the lines just written, wherever they are, and the security-critical list of --random never
 looks at the rest. The mutants are tried one file after another in turn (files and each
-file's mutants in an order shuffled with the HEAD commit's hash, so a rerun tries the same
-ones and a run cut short has sampled every touched file); each is rebuilt, run against the
+file's mutants in an order shuffled with the base commit's hash, so a rerun, and a run after
+commits that only add tests, tries the same ones, and a run cut short has sampled every
+touched file); each is rebuilt, run against the
 unit tier (ctest -L unit, under 30 s), then, if it survived, against the suites of the test
 files scripts/tests_of.py maps its file to (less the unit tier and the cost cases). --budget
 SECONDS stops starting or finishing mutants when it ends: those left are listed as not tried,
 and fail nothing; a survivor not listed in scripts/mutate-equivalent.txt makes the exit status
 1. The suite is not run on the clean tree first: CI runs this after its tests stage passed.
-It is a stage of scripts/test.sh (the change HEAD~5..HEAD, a budget of 210 s).
+It is a stage of scripts/test.sh (the change from the commit in .ci/mutate-base, the one the
+last green CI ran on, to HEAD; a budget of 210 s).
 Run it under nice -n 15 on a shared machine, with --build-dir build-release: the suite's
 cost tests (peak RSS, CPU seconds) assert figures of the optimized build, and fail on the
 clean tree of an -O0 one; the test code is -O0 in every build type, and an -O3 rebuild of
@@ -613,7 +615,7 @@ def linux_sources(build_dir):
 def diff_order(sites, seed):
     """The mutants in the order they are tried: the files in an order shuffled with the seed,
     and in turn one mutant of each (shuffled within its file), so that a run the budget cuts
-    short has sampled every touched file evenly; the same seed (the HEAD commit) gives the
+    short has sampled every touched file evenly; the same seed (the base commit) gives the
     same order."""
     import random
     rng = random.Random(seed)
@@ -719,14 +721,17 @@ def diff_run(args):
     for f in files:
         layers.setdefault(f.split("/")[1], []).append(f)
     sites = [s for s in site_keys(find_sites(layers)) if s["line"] in touched[s["file"]]]
-    chosen = diff_order(sites, head)
+    # The order's seed is the base commit: the same change tries its mutants in the same order
+    # whatever commits follow that add only tests (the ones that kill what an earlier run left).
+    seed = run(["git", "rev-parse", args.diff]).stdout.strip()
+    chosen = diff_order(sites, seed)
     if args.only:
         wanted = set(args.only.split(","))
         chosen = [s for s in chosen if s["key"] in wanted or f"{s['file']}:{s['line']}" in wanted]
     lines = sum(len(touched[f]) for f in files)
     print(f"mutate: the change {args.diff}..HEAD ({head[:7]}) touches {lines} lines of {len(files)} "
           f"Linux sources under src/; {len(chosen)} mutants on them, in the order of seed "
-          f"{head[:12]}" + (f", budget {args.budget} s" if args.budget else ""), flush=True)
+          f"{seed[:12]} (the base)" + (f", budget {args.budget} s" if args.budget else ""), flush=True)
     if args.list:
         for i, s in enumerate(chosen):
             print(f"{i:3} {s['file']}:{s['line']}  {s['op']:16} {s['key']}")
@@ -777,7 +782,7 @@ def diff_run(args):
                f"  ({stage})" if verdict in ("survived", "equivalent") else ""), flush=True)
         if log:
             import json
-            log.write(json.dumps({"seed": head, "base": args.diff, "index": i, "key": s["key"],
+            log.write(json.dumps({"seed": seed, "base": args.diff, "index": i, "key": s["key"],
                                   "where": f"{s['file']}:{s['line']}", "layer": s["layer"],
                                   "op": s["op"], "verdict": verdict, "seconds": round(spent, 1),
                                   "stage": stage, "killers": killers[:3]}) + "\n")

@@ -83,13 +83,14 @@ stage "field: real systemd (Debian 12, 13)" bash tests/field/systemd_field.sh --
 # Linux source under src/), each rebuilt into the Release build above and run against the
 # unit tier, then the tests scripts/tests_of.py maps its file to; a survivor not argued
 # equivalent in scripts/mutate-equivalent.txt fails the stage, a mutant the budget leaves is
-# listed as not tried. The change is HEAD~5..HEAD (five steps along the first parents: the
-# last branch merged and the commits made on main after it, as changes arrive here) unless
-# HSPERFGUARD_MUTATE_BASE names the base (a CI that knows the commit it tested last). The
+# listed as not tried. The change is from the commit in .ci/mutate-base (the one the last green
+# CI ran on, moved forward when a change lands: a fresh clone cannot know it otherwise) to
+# HEAD, unless HSPERFGUARD_MUTATE_BASE names the base (a CI that knows the commit it tested
+# last). The
 # budget (HSPERFGUARD_MUTATE_BUDGET seconds) and the rebuild of the clean tree after it keep
 # the stage within 5 minutes on 2 cores. After the field stage: nothing later uses this build.
 stage "mutants of the change (scripts/mutate.py --diff)" \
-  python3 scripts/mutate.py --build-dir build-release --diff "${HSPERFGUARD_MUTATE_BASE:-HEAD~5}" \
+  python3 scripts/mutate.py --build-dir build-release --diff "${HSPERFGUARD_MUTATE_BASE:-$(cat .ci/mutate-base)}" \
   --budget "${HSPERFGUARD_MUTATE_BUDGET:-210}"
 stage "model check (SPIN)" bash scripts/verify.sh
 stage "ASan+UBSan (clang): build, tests" bash scripts/sanitize.sh asan
