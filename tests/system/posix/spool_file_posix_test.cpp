@@ -59,5 +59,19 @@ TEST(SpoolFile, NoDirectoryWhereOneCanBeMadeIsAnError) {
   EXPECT_EQ(error.op, "open");
 }
 
+// A write of one byte (a buffer holding a single byte when it is read back) is a whole write,
+// not a failure.
+TEST(SpoolFile, AOneByteAppendComesBackWhole) {
+  test::ScratchDir scratch;
+  ObservationError error;
+  auto spool = platform::SpoolFile::create({scratch.path()}, error);
+  ASSERT_TRUE(spool) << error.message;
+  spool->append("x");
+  std::string back;
+  spool->copy(0, spool->size(), [&](std::string_view piece) { back += piece; });
+  EXPECT_EQ(back, "x");
+  EXPECT_FALSE(spool->error()) << spool->error()->message;
+}
+
 }  // namespace
 }  // namespace hsperfguard

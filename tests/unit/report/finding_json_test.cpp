@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "model/json_text.hpp"
 #include "model/rule_catalog.hpp"
@@ -118,6 +119,29 @@ TEST(FindingJson, FindingCarriesOnlyWhatIsItsOwn) {
   const nlohmann::json alone = report_findings_json({plain}, {&rules, nullptr, path});
   EXPECT_EQ(alone.at(0).at("message"), plain.message);
   EXPECT_EQ(alone.at(0).at("remediation"), plain.remediation);
+}
+
+// Evidence is written as it is only when every string and key in it, at any depth, is valid
+// UTF-8; bytes that are not, in an array, a key or a nested object, are escaped as everywhere
+// else (sanitize_json), so the report stays valid JSON.
+TEST(FindingJson, EvidenceWithBytesThatAreNotUtf8AtAnyDepthIsEscaped) {
+  const Policy policy = *builtin_profile("default");
+  const ReportRules rules(policy);
+  const std::string path = "/tmp/hsperfdata_bob/4242";
+  const std::string bad = std::string("na") + static_cast<char>(0xff) + "me";
+  const std::vector<nlohmann::json> evidences = {
+      {{"names", {"ok", bad}}},              // in an array, after a valid string
+      {{bad, 1}},                            // a key, with a valid value
+      {{"outer", {{"inner", {{"x", bad}}}}}},  // nested objects
+  };
+  for (const nlohmann::json& evidence : evidences) {
+    Finding f{"file.mode", Severity::medium, path, "mode", evidence, "chmod 0600 " + path};
+    std::string out;
+    append_report_findings(out, {f}, {&rules, nullptr, path});
+    nlohmann::json parsed;
+    ASSERT_NO_THROW(parsed = nlohmann::json::parse(out)) << out;
+    EXPECT_EQ(parsed.at(0).at("evidence"), sanitize_json(evidence)) << out;
+  }
 }
 
 }  // namespace
