@@ -3,6 +3,7 @@
 // none can be made is passed over for the next.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -71,6 +72,22 @@ TEST(SpoolFile, AOneByteAppendComesBackWhole) {
   spool->copy(0, spool->size(), [&](std::string_view piece) { back += piece; });
   EXPECT_EQ(back, "x");
   EXPECT_FALSE(spool->error()) << spool->error()->message;
+}
+
+// With standard input closed the spool's file is descriptor 0: one descriptor is opened, and
+// kept, whatever number it gets.
+TEST(SpoolFile, TakesOneDescriptorEvenWhenItIsZero) {
+  test::ScratchDir scratch;
+  ::close(0);
+  const std::size_t before = entries_in("/proc/self/fd");
+  ObservationError error;
+  auto spool = platform::SpoolFile::create({scratch.path()}, error);
+  ASSERT_TRUE(spool) << error.message;
+  EXPECT_EQ(entries_in("/proc/self/fd"), before + 1);
+  spool->append("x");
+  std::string back;
+  spool->copy(0, spool->size(), [&](std::string_view piece) { back += piece; });
+  EXPECT_EQ(back, "x");
 }
 
 }  // namespace
