@@ -186,22 +186,6 @@ TEST(AuditCli, TextReportOnRequest) {
   EXPECT_NE(result.out.find("0 finding(s)"), std::string::npos) << result.out;
 }
 
-// Peak resident memory (KiB) of `hsperfguard args...`, its output thrown away. Measured by
-// a python3 that ran it: a child's ru_maxrss starts from the memory of the process it was
-// forked from, so a child of this test process would count the test's own peak.
-long peak_rss_kib(const std::vector<std::string>& args, int* exit_code) {
-  std::vector<std::string> argv = {"python3", "-c",
-                                   "import resource, subprocess, sys\n"
-                                   "rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
-                                   "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n",
-                                   HSPERFGUARD_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  const test::CommandResult result = test::run(argv);
-  std::istringstream words(result.out);
-  long kib = -1;
-  if (!(words >> *exit_code >> kib)) return -1;
-  return kib;
-}
 
 // The audit is streamed namespace by namespace: twenty times the namespaces (10,000 files)
 // costs no more memory than two. (Kept whole, each file's facts and findings cost a few KiB:
@@ -226,8 +210,8 @@ TEST(AuditCli, MemoryIsThatOfAFewNamespacesWhateverTheirNumber) {
   make_tree(small, 2, 250);
   make_tree(large, 40, 250);
   int small_exit = -1, large_exit = -1;
-  const long small_kib = peak_rss_kib({"audit", "--tmpdir", small, "--format", "json"}, &small_exit);
-  const long large_kib = peak_rss_kib({"audit", "--tmpdir", large, "--format", "json"}, &large_exit);
+  const long small_kib = test::peak_rss_kib({"audit", "--tmpdir", small, "--format", "json"}, &small_exit);
+  const long large_kib = test::peak_rss_kib({"audit", "--tmpdir", large, "--format", "json"}, &large_exit);
   EXPECT_EQ(small_exit, 1);  // findings: hard links, unknown users
   EXPECT_EQ(large_exit, 1);
   ASSERT_GT(small_kib, 0);

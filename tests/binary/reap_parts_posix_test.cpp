@@ -37,20 +37,6 @@ void make_tree(const std::string& tmp, int namespaces, int files) {
   }
 }
 
-// The binary run with `args`: its exit status and its peak RSS (KiB, getrusage of the child).
-long peak_rss_kib(const std::vector<std::string>& args, int* exit_code) {
-  std::vector<std::string> argv = {"python3", "-c",
-                                   "import resource, subprocess, sys\n"
-                                   "rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
-                                   "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n",
-                                   HSPERFGUARD_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  const test::CommandResult result = test::run(argv);
-  std::istringstream words(result.out);
-  long kib = -1;
-  if (!(words >> *exit_code >> kib)) return -1;
-  return kib;
-}
 
 json read_json(const std::string& path) {
   const auto bytes = test::read_file(path);
@@ -81,7 +67,7 @@ TEST(ReapCli, MemoryIsThatOfAFewPartsWhateverTheNumberOfFiles) {
     std::vector<std::string> args = {"reap", "--tmpdir", tmp, "--no-containers", "--no-lock", "--min-age", "0",
                                      "--format", "json", "--output", report};
     if (dry_run) args.push_back("--dry-run");
-    return peak_rss_kib(args, rc);
+    return test::peak_rss_kib(args, rc);
   };
   int small_rc = -1, dry_rc = -1, large_rc = -1;
   const long small_kib = reap(small, scratch / "small.json", false, &small_rc);

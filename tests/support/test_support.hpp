@@ -65,6 +65,12 @@ bool have_program(const std::string& name);
 // LeakSanitizer ptraces the process at exit, which a traced process refuses.
 std::string traced_asan_options();
 
+// Peak resident memory (KiB) of `hsperfguard args...`, its output thrown away, and its exit
+// status in `exit_code`; -1 when it could not be measured. Measured by a python3 that ran it: a
+// child's ru_maxrss starts from the memory of the process it was forked from, so a child of
+// the test process would count the test's own peak.
+long peak_rss_kib(const std::vector<std::string>& args, int* exit_code);
+
 // Runs `script` with sh, as root, in a private mount namespace whose /tmp, /run and /dev are
 // fresh tmpfs mounts (/dev with null, zero, full and the fd links), so that whatever the tool
 // does to those paths never reaches the host. $H is the binary under test (reachable even

@@ -23,6 +23,20 @@ namespace hsperfguard::test {
 
 std::string tool_path() { return HSPERFGUARD_BINARY; }
 
+long peak_rss_kib(const std::vector<std::string>& args, int* exit_code) {
+  std::vector<std::string> argv = {"python3", "-c",
+                                   "import resource, subprocess, sys\n"
+                                   "rc = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+                                   "print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n",
+                                   tool_path()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const CommandResult result = run(argv);
+  std::istringstream words(result.out);
+  long kib = -1;
+  if (!(words >> *exit_code >> kib)) return -1;
+  return kib;
+}
+
 std::string traced_asan_options() {
   const char* set = std::getenv("ASAN_OPTIONS");
   return std::string("ASAN_OPTIONS=") + (set ? std::string(set) + ":" : "") + "detect_leaks=0";
