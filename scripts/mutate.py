@@ -815,7 +815,8 @@ def build(build_dir):
 # machine loaded by others fails on the clean tree (ManyAttachFilesCannotHoldOffMaxRuntime did,
 # twice in a row). --random leaves them out of "the whole suite".
 COST_CASES = ("^(HostileInput\\.HugeNamespaceCostsBoundedMemory|HostileInput\\.ManyNamespacesCostBoundedMemory|"
-              "AuditCli\\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|ReapCli\\.MemoryIsThatOfAFewPartsWhateverTheNumberOfFiles|"
+              "AuditCli\\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|AuditCli\\.MemoryIsThatOfAFewPartsWhateverTheSizeOfANamespace|"
+              "ReapCli\\.MemoryIsThatOfAFewPartsWhateverTheNumberOfFiles|"
               "HostileInput\\.(ProcessWithHugeMapsCostsBoundedMemory|ManyAttachFilesCostBoundedMemory|"
               "ManyAttachFilesCannotHoldOffMaxRuntime|FakeContainersSharingAHugePasswdCostOneParse|"
               "FakeContainersAlternatingTwoHugePasswdFilesCostTwoParses|"

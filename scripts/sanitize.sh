@@ -46,7 +46,8 @@ export TSAN_OPTIONS="$common:exitcode=97:second_deadlock_stack=1"
 # and time make meaningless (they run in the plain builds: scripts/test.sh):
 #   HostileInput.HugeNamespaceCostsBoundedMemory, HostileInput.ManyNamespacesCostBoundedMemory:
 #     an absolute bound on the audit's peak RSS (ASan's shadow and quarantine, TSan's shadow);
-#   AuditCli.MemoryIsThatOfAFewNamespacesWhateverTheirNumber and
+#   AuditCli.MemoryIsThatOfAFewNamespacesWhateverTheirNumber,
+#   AuditCli.MemoryIsThatOfAFewPartsWhateverTheSizeOfANamespace and
 #   ReapCli.MemoryIsThatOfAFewPartsWhateverTheNumberOfFiles: the peak RSS of a large audit or
 #     reap against a small one; ASan's quarantine keeps freed memory (up to 256 MiB), so its RSS
 #     grows with all the memory the run ever allocated (the reap's: 183 MiB more for 60,000
@@ -70,7 +71,7 @@ export TSAN_OPTIONS="$common:exitcode=97:second_deadlock_stack=1"
 # build in an image, where the sanitizer's options and its report directory do not reach (a
 # report there would be lost, not counted), and what it runs of the binary (audits) every other
 # test runs too.
-excluded='^(HostileInput\.HugeNamespaceCostsBoundedMemory|HostileInput\.ManyNamespacesCostBoundedMemory|AuditCli\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|ReapCli\.MemoryIsThatOfAFewPartsWhateverTheNumberOfFiles|DebianPackage\..*|RpmPackage\..*|PackageFloor\.PackagedBinaryAndDependenciesStayWithinTheFloor|OciImage\..*|HostileInput\.(ProcessWithHugeMapsCostsBoundedMemory|ManyAttachFilesCostBoundedMemory|ManyAttachFilesCannotHoldOffMaxRuntime|FakeContainersSharingAHugePasswdCostOneParse|FakeContainersAlternatingTwoHugePasswdFilesCostTwoParses|ManyFakeContainersCostOnePassOverProcNotOneEach|FakeContainersSharingAHugePasswdCannotStopTheHostsReapOrHideLaterContainers))$'
+excluded='^(HostileInput\.HugeNamespaceCostsBoundedMemory|HostileInput\.ManyNamespacesCostBoundedMemory|AuditCli\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|AuditCli\.MemoryIsThatOfAFewPartsWhateverTheSizeOfANamespace|ReapCli\.MemoryIsThatOfAFewPartsWhateverTheNumberOfFiles|DebianPackage\..*|RpmPackage\..*|PackageFloor\.PackagedBinaryAndDependenciesStayWithinTheFloor|OciImage\..*|HostileInput\.(ProcessWithHugeMapsCostsBoundedMemory|ManyAttachFilesCostBoundedMemory|ManyAttachFilesCannotHoldOffMaxRuntime|FakeContainersSharingAHugePasswdCostOneParse|FakeContainersAlternatingTwoHugePasswdFilesCostTwoParses|ManyFakeContainersCostOnePassOverProcNotOneEach|FakeContainersSharingAHugePasswdCannotStopTheHostsReapOrHideLaterContainers))$'
 
 log=$(mktemp)
 canary=$(mktemp -d)

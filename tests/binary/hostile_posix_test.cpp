@@ -414,7 +414,7 @@ grep -c "is a symbolic link" /tmp/err /tmp/root.err | sed 's/^.*://' | tr '\n' '
 // ---- local users against the root run ------------------------------------------------------
 
 // Any user can fill their own namespace: 500,000 entries cost 1.5 GB per 200,000 before; the
-// audit now holds a few parts of 4,096 files whatever one namespace holds.
+// audit now holds a few parts of 1,024 files whatever one namespace holds.
 TEST(HostileInput, HugeNamespaceCostsBoundedMemory) {
   SKIP_UNLESS_ROOT();
   // Nothing else in the script comes near the audit's memory: the peak is the audit's.
