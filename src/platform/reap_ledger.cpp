@@ -32,13 +32,16 @@ void ExecutionLedger::run(const std::function<void(const RootPlan&, const RootWo
       if (item.root != root.root || item.action != ReapAction::remove) continue;
       if (item.subject == ReapSubject::attach_file) {
         work.attach.push_back(i);
-      } else if (work.namespaces.empty() || work.namespaces.back().ns != item.ns) {
+      } else if (item.subject == ReapSubject::namespace_dir) {
+        work.then.push_back(Batch{item.ns, {i}});
+      } else if (work.namespaces.empty() || work.namespaces.back().ns != item.ns ||
+                 work.namespaces.back().items.size() >= kFilesPerBatch) {
         work.namespaces.push_back(Batch{item.ns, {i}});
       } else {
         work.namespaces.back().items.push_back(i);
       }
     }
-    if (!work.namespaces.empty() || !work.attach.empty()) run_root(root, work);
+    if (!work.namespaces.empty() || !work.then.empty() || !work.attach.empty()) run_root(root, work);
   }
   if (halted_reason_ == "deadline") result_.deadline_reached = true;
   if (halted_reason_ == "interrupted") result_.interrupted = true;

@@ -24,10 +24,15 @@ class ExecutionLedger {
     std::optional<std::size_t> ns;  // Plan::namespaces index
     std::vector<std::size_t> items;
   };
+  // A namespace's files come in batches of at most kFilesPerBatch, so that the acting threads
+  // share a namespace as they share namespaces (a reap in parts acts on one namespace's part
+  // at a time); its directory comes in a batch of `then`, once every file batch is done.
   struct RootWork {
     std::vector<Batch> namespaces;
+    std::vector<Batch> then;          // the namespaces' directories, after all of `namespaces`
     std::vector<std::size_t> attach;  // attach files of the temp dir itself
   };
+  static constexpr std::size_t kFilesPerBatch = 256;
   // Hands out the next batch index to an acting thread; nullopt when all are taken.
   using NextBatch = std::function<std::optional<std::size_t>()>;
 

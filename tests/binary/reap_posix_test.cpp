@@ -434,6 +434,31 @@ TEST(ReapExecutor, EmptyNamespaceOfAGoneUserOnlyWithTheFlag) {
   EXPECT_EQ(record_of(run, result, second)->detail, "unlinked");
 }
 
+// A namespace's files are acted on in batches of 256 that the acting threads share; its
+// directory waits for all of them: 700 files of a gone user's namespace, two threads, and the
+// directory is removed (rmdir of a namespace with a file left fails), each file unlinked.
+TEST(ReapExecutor, ANamespacesFilesAreSharedByTheThreadsAndItsDirectoryGoesLast) {
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("no-such-user-hsperfguard", kNobody, kNogroup);
+  std::vector<std::string> files;
+  for (int i = 0; i < 700; ++i) files.push_back(tree.stale_file(ns));
+  ReapCommandOptions flag;
+  flag.remove_empty_namespaces = true;
+  ReapRun run = plan_in(tree.tmp, flag);
+  platform::ExecuteOptions options;
+  options.max_threads = 2;
+  const auto result = platform::execute_plan(run.plan, options);
+  for (const std::string& f : files) {
+    ASSERT_NE(record_of(run, result, f), nullptr) << f;
+    EXPECT_EQ(record_of(run, result, f)->detail, "unlinked") << f;
+  }
+  EXPECT_EQ(outcome_of(run, result, ns), ReapOutcome::removed);
+  ASSERT_NE(record_of(run, result, ns), nullptr);
+  EXPECT_EQ(record_of(run, result, ns)->detail, "removed-directory");
+  EXPECT_FALSE(exists(ns));
+  EXPECT_TRUE(tree.sentinels_intact());
+}
+
 // ---- Mounts: never crossed --------------------------------------------------------------------
 
 // A file bind-mounted over a stale name, and a namespace that is itself a mount: the reaper
@@ -829,7 +854,10 @@ TEST(ReapCli, KilledMidRunLeavesEveryEntryWholeAndJournalled) {
   std::vector<std::string> namespaces = {tree.make_namespace("nobody", kNobody, kNogroup),
                                          tree.make_namespace("daemon", 1, 1)};
   std::set<std::string> files;
-  for (int i = 0; i < 3000; ++i) files.insert(tree.stale_file(namespaces[i % 2]));
+  // Enough files that the kill comes mid-run on a loaded machine: the run acts on a
+  // namespace's part with both threads, and 3,000 files were sometimes all gone before the
+  // test, polling the journal, was scheduled again.
+  for (int i = 0; i < 9000; ++i) files.insert(tree.stale_file(namespaces[i % 2]));
   const std::string journal = tree.scratch / "reap.jsonl";
 
   const char* binary = HSPERFGUARD_BINARY;

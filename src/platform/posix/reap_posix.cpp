@@ -156,14 +156,17 @@ class Executor {
     }
     const Place temp_place{temp_seen.inode.dev, temp_seen.mount_id};
 
-    // Namespaces are shared between acting threads; each thread has its own identity.
-    ledger_.share(work.namespaces.size(), [&](const ExecutionLedger::NextBatch& next) {
-      ThreadIdentity identity;
-      while (const auto b = next()) {
-        run_namespace(temp.get(), temp_place, work.namespaces[*b], identity);
-        identity.restore();
-      }
-    });
+    // Namespaces and their batches of files are shared between acting threads; each thread
+    // has its own identity. A namespace's directory is removed once all its files were acted on.
+    for (const std::vector<Batch>* batches : {&work.namespaces, &work.then}) {
+      ledger_.share(batches->size(), [&](const ExecutionLedger::NextBatch& next) {
+        ThreadIdentity identity;
+        while (const auto b = next()) {
+          run_namespace(temp.get(), temp_place, (*batches)[*b], identity);
+          identity.restore();
+        }
+      });
+    }
 
     ThreadIdentity identity;
     for (const std::size_t i : work.attach) {
