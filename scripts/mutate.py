@@ -35,7 +35,8 @@ touched file); each is rebuilt, run against the
 unit tier (ctest -L unit, under 30 s), then, if it survived, against the suites of the test
 files scripts/tests_of.py maps its file to (less the unit tier and the cost cases). --budget
 SECONDS stops starting or finishing mutants when it ends: those left are listed as not tried,
-and fail nothing; a survivor not listed in scripts/mutate-equivalent.txt makes the exit status
+and fail nothing; a mutant whose tests print nothing for 90 s hangs, and is killed (a test
+that never ends fails); a survivor not listed in scripts/mutate-equivalent.txt makes the exit status
 1. The suite is not run on the clean tree first: CI runs this after its tests stage passed.
 It is a stage of scripts/test.sh (the change from the commit in .ci/mutate-base, the one the
 last green CI ran on, to HEAD; a budget of 210 s).
@@ -63,6 +64,7 @@ import argparse
 import os
 import pathlib
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -665,30 +667,62 @@ class OutOfBudget(Exception):
     """The budget ended while a mutant was being built or tested: it is not tried."""
 
 
-def run_until(cmd, deadline):
-    """run(), stopped at the monotonic DEADLINE: the whole process group (ctest, the tests it
-    started) is killed and OutOfBudget raised."""
+class Hung(Exception):
+    """ctest printed nothing for QUIET_LIMIT seconds: a test of the mutant hangs."""
+
+
+# ctest prints a line as each test ends. The longest test the stage runs takes 25 s on an idle
+# machine of two cores (the cost cases it leaves out up to 43 s), so a run that prints nothing
+# for this long has a test that hangs, and the mutant is killed (a test that never ends is a
+# test that fails), at once: the run alone that confirms a failure would wait as long again.
+# Before, such a mutant waited out the tests' timeout of 300 s (and again alone), and the
+# budget ended it as not tried.
+QUIET_LIMIT = 90.0
+
+
+def run_until(cmd, deadline, quiet_limit=None):
+    """run(), stopped at the monotonic DEADLINE (OutOfBudget) or, with QUIET_LIMIT, once the
+    command printed nothing for that many seconds (Hung): either way the whole process group
+    (ctest, the tests it started) is killed."""
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, start_new_session=True)
+                            start_new_session=True)
+    chunks = []
+    last_output = time.monotonic()
     try:
-        out, _ = proc.communicate(timeout=None if deadline == float("inf") else
-                                  max(1.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        raise OutOfBudget() from None
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                raise OutOfBudget()
+            if quiet_limit is not None and now - last_output >= quiet_limit:
+                raise Hung()
+            wait = min(deadline - now, 1.0 if quiet_limit is None else
+                       max(0.1, quiet_limit - (now - last_output)))
+            ready, _, _ = select.select([proc.stdout], [], [], wait)
+            if ready:
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                last_output = time.monotonic()
+        proc.wait()
     except BaseException:
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        proc.wait()
+        proc.stdout.close()
         raise
-    return subprocess.CompletedProcess(cmd, proc.returncode, out)
+    proc.stdout.close()
+    return subprocess.CompletedProcess(cmd, proc.returncode,
+                                       b"".join(chunks).decode("utf-8", "replace"))
 
 
 def ctest_failures(build_dir, selection, deadline):
     """The tests of SELECTION (ctest arguments) that failed, stop-on-failure; each failure is
     run again alone and kills only if it fails again, as in --random."""
     cmd = ["ctest", "--test-dir", build_dir, f"-j{os.cpu_count()}", "--stop-on-failure"]
-    result = run_until(cmd + selection, deadline)
+    try:
+        result = run_until(cmd + selection, deadline, QUIET_LIMIT)
+    except Hung:
+        return [f"(a test hung: ctest printed nothing for {QUIET_LIMIT:.0f} s)"]
     failed = [line.split(" - ", 1)[1].rsplit(" (", 1)[0].strip()
               for line in result.stdout.splitlines() if re.match(r"^\s+\d+ - ", line)]
     if result.returncode != 0 and not failed:
@@ -697,8 +731,11 @@ def ctest_failures(build_dir, selection, deadline):
         return ["(ctest failed: " + result.stdout.strip().splitlines()[-1] + ")"]
     if not failed:
         return []
-    again = run_until(cmd + ["-R", "^(" + "|".join(re.escape(f) for f in failed) + ")$"],
-                      deadline)
+    try:
+        again = run_until(cmd + ["-R", "^(" + "|".join(re.escape(f) for f in failed) + ")$"],
+                          deadline, QUIET_LIMIT)
+    except Hung:
+        return [f"{failed[0]} (then hung alone)"]
     return [f for f in failed if re.search(r"^\s+\d+ - " + re.escape(f) + r" \(", again.stdout,
                                            re.M)]
 
