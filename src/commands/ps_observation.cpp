@@ -108,6 +108,14 @@ PsObservation observe_ps(const PsCommandOptions& options, Environment& env) {
     liveness->gather(root);
   }
   seen.errors.insert(seen.errors.end(), pass.jvm_errors.begin(), pass.jvm_errors.end());
+  // /proc not listed, or listed in part (an error, or a stop): JVMs without a backing file
+  // (blind, invisible) may be missing, as when processes could not be looked into. A process
+  // that could not be read (gone, or hiding its maps) is a note.
+  if (std::any_of(seen.errors.begin(), seen.errors.end(), [](const ObservationError& e) {
+        return e.path == "/proc" && (e.op == "getdents64" || e.op == "scan");
+      })) {
+    seen.incomplete = true;
+  }
   seen.rows = rows_of(roots, pass.jvms, options);
   if (ps_rows_depend_on_locks(seen.rows)) {
     for (auto& root : roots) liveness->gather_locks(root);

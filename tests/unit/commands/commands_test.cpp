@@ -138,6 +138,7 @@ class FakeEnvironment final : public Environment {
   std::uint32_t euid = 0;
   std::optional<ContainerScan> scan;  // containers discovery finds (as root, by default)
   AccountTempDirs accounts;           // other accounts' temp dirs (Windows') discovery finds
+  std::vector<ObservationError> process_errors;  // what reading the processes met
   // Roots whose observation costs until their run limits are reached (a fake container's
   // huge passwd): then stopped, as observation stops, before their first namespace. `costly`
   // at every turn, `costly_once` at the first only (its passwd parsed by then).
@@ -257,9 +258,10 @@ class FakeEnvironment final : public Environment {
     }
     return handed;
   }
-  std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>&,
+  std::vector<JvmProcessFacts> observe_jvm_processes(std::vector<ObservationError>& errors,
                                                      const RunLimits&,
                                                      std::vector<ObservationError>*) override {
+    errors.insert(errors.end(), process_errors.begin(), process_errors.end());
     return {};
   }
   std::unique_ptr<LivenessSource> liveness(const RunLimits&) override {
@@ -267,8 +269,9 @@ class FakeEnvironment final : public Environment {
   }
 
   platform::HostProcesses scan_host_processes(const ContainerScanOptions&,
-                                              std::vector<ObservationError>&) override {
+                                              std::vector<ObservationError>& errors) override {
     calls.push_back("scan_host_processes");
+    errors.insert(errors.end(), process_errors.begin(), process_errors.end());
     platform::HostProcesses found;
     if (scan) found.containers = *scan;
     return found;
@@ -1800,6 +1803,27 @@ TEST(CommandSeam, PsOfATempDirReadInPartIsIncomplete) {
   no_users.roots.at("/tmp").errors.push_back(ObservationError{"/etc/passwd", "read", EIO, "Input/output error"});
   std::ostringstream out3, err3;
   EXPECT_EQ(run_ps_command(options, out3, err3, no_users), kExitOk) << err3.str();
+}
+
+// The fault sweep's other finding: ps of a /proc whose listing failed (or was cut short)
+// listed only the JVMs with a backing file, with the error in its report and exit 0; a JVM
+// without one (a blind or invisible JVM) was missing unsaid. A process that could not be read
+// (it exited, or hides its maps) is a note, not a gap.
+TEST(CommandSeam, PsOfAProcWhoseListingFailedIsIncomplete) {
+  PsCommandOptions options;
+  for (const bool containers : {false, true}) {
+    FakeEnvironment env = alice_world();
+    if (!containers) options.no_containers = true;
+    env.process_errors.push_back(ObservationError{"/proc", "getdents64", EIO, "Input/output error"});
+    std::ostringstream out, err;
+    EXPECT_EQ(run_ps_command(options, out, err, env), kExitIncomplete) << err.str();
+    EXPECT_NE(err.str().find("/proc: getdents64: Input/output error"), std::string::npos) << err.str();
+
+    FakeEnvironment gone = alice_world();
+    gone.process_errors.push_back(ObservationError{"/proc/4242/maps", "openat", ENOENT, "No such file or directory"});
+    std::ostringstream out1, err1;
+    EXPECT_EQ(run_ps_command(options, out1, err1, gone), kExitOk) << err1.str();
+  }
 }
 
 // A stale file's JVM is not up: its row's UPTIME is "-" (its start stays in start_time_ms),
