@@ -138,6 +138,28 @@ TEST(EntryPoints, CheckAllIsTheSumOfTheEntryPointsInReportOrder) {
   EXPECT_EQ(all.back().rule, "attach.socket-unsafe");
 }
 
+// An unsafe -XX:AltTempDir of this host is told to the JVM that named it: its remedy names
+// that directory as one shell word and the JVM's pid, not this host's /tmp (the catalogue's
+// example); on Windows the catalogue's remedy stands.
+TEST(EntryPoints, AnUnsafeAltTempDirsRemedyNamesItAndItsJvm) {
+  TempRootFacts root = temp_root();
+  root.kind = RootKind::alt_temp_dir;
+  root.temp_dir = "/srv/jvm tmp";
+  root.alt_temp_dir_pid = 77;
+  set_inode(root, inode(FileKind::directory, 0777, kAliceUid, 100));
+  const auto remedy_of = [](const TempRootFacts& r) {
+    for (const Finding& f : checks::check_all(r)) {
+      if (f.rule == "tmpdir.unsafe") return f.remediation;
+    }
+    return std::string("(no tmpdir.unsafe finding)");
+  };
+  const std::string remedy = remedy_of(root);
+  EXPECT_NE(remedy.find("`chown root:root '/srv/jvm tmp' && chmod 1777 '/srv/jvm tmp'`"), std::string::npos) << remedy;
+  EXPECT_NE(remedy.find("start the JVM (pid 77) with an -XX:AltTempDir that is"), std::string::npos) << remedy;
+  root.platform = Platform::windows;
+  EXPECT_EQ(remedy_of(root).find("AltTempDir"), std::string::npos) << remedy_of(root);
+}
+
 // ---- the sweep: every rule, hostile facts, catalogue coverage --------------------------------
 
 // One world per rule family, each entry built to trip at least one rule.
