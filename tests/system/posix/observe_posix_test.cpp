@@ -908,6 +908,50 @@ TEST_P(ObserveTree, LargeNamespaceComesInStagedPartsWithEveryFileOnce) {
   for (const auto& [key, calls] : staged) EXPECT_EQ(calls, 1) << key.first << "/" << key.second;
 }
 
+// What waits for a slow consumer is bounded, and no part is stuck behind another: with two
+// workers, four parts of the namespace being consumed and four of the later ones in all wait,
+// each worker holds one more part it staged, and the consumer has one: 11 parts staged and
+// not yet consumed at most, and that many once the consumer is slow enough. Three namespaces
+// of 12 files each, a part a file, every part consumed in order.
+TEST_P(ObserveTree, PartsWaitingForASlowConsumerAreBoundedAndEveryOneComes) {
+  std::vector<std::string> users = {"alice", "bob", "carol"};
+  for (const std::string& user : users) {
+    make_dir(ns(user));
+    for (int i = 0; i < 12; ++i) put(ns(user) + "/" + std::to_string(1000 + i), small_region("Main"));
+  }
+  RootSpec spec;
+  spec.kind = RootKind::tmpdir;
+  spec.temp_dir = tmp_;
+  ObserveOptions options;
+  options.batched_io = GetParam();
+  options.min_batched_entries = 1;
+  options.files_per_part = 1;
+  std::mutex mutex;
+  int in_flight = 0, most = 0;
+  std::vector<std::pair<std::string, std::size_t>> consumed;
+  observe_temp_root(
+      spec, options,
+      [&](const TempRootFacts&, NamespaceFacts&& n) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        consumed.emplace_back(n.name, n.part);
+        const std::lock_guard lock(mutex);
+        --in_flight;
+      },
+      [&](const TempRootFacts&, std::size_t, NamespaceFacts&) {
+        const std::lock_guard lock(mutex);
+        most = std::max(most, ++in_flight);
+      });
+  ASSERT_EQ(consumed.size(), 36u);
+  for (std::size_t i = 0; i < consumed.size(); ++i) {
+    EXPECT_EQ(consumed[i], std::make_pair("hsperfdata_" + users[i / 12], i % 12)) << i;
+  }
+  if (std::thread::hardware_concurrency() >= 2) {
+    EXPECT_EQ(most, 11) << "parts staged and not yet consumed, at most";
+  } else {
+    EXPECT_LE(most, 11);
+  }
+}
+
 // Run limits reached before observation: nothing is entered or handed over, and the root
 // says how far it got; a stop during a namespace in parts ends it at a part boundary.
 TEST_P(ObserveTree, RunLimitsStopObservationAndSaySo) {

@@ -1821,6 +1821,7 @@ TEST(CommandSeam, PsOfAProcWhoseListingFailedIsIncomplete) {
 
     FakeEnvironment gone = alice_world();
     gone.process_errors.push_back(ObservationError{"/proc/4242/maps", "openat", ENOENT, "No such file or directory"});
+    gone.process_errors.push_back(ObservationError{"/proc/4243/map_files", "getdents64", EACCES, "Permission denied"});
     std::ostringstream out1, err1;
     EXPECT_EQ(run_ps_command(options, out1, err1, gone), kExitOk) << err1.str();
   }
