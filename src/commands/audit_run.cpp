@@ -124,7 +124,7 @@ class GathererPool {
 // holds nor with how many there are (any local user can fill their own namespace, and make
 // namespaces in /tmp). A part waits rendered (about 1.6 KB of JSON a file) until its turn,
 // and about ten parts wait or are staged at once: parts of 4,096 files held 88 MB at
-// 1,000,000 stale files, parts of 1,024 hold 32 MB.
+// 1,000,000 stale files, parts of 1,024 hold 31.5-33.5 MB.
 constexpr std::size_t kFilesPerPart = 4096;
 constexpr std::size_t kFilesPerRenderedPart = 1024;
 

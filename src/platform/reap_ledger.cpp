@@ -52,26 +52,27 @@ void ExecutionLedger::run(const std::function<void(const RootPlan&, const RootWo
   }
 }
 
-void ExecutionLedger::share(std::size_t batches, const std::function<void(const NextBatch&)>& worker) const {
-  std::atomic<std::size_t> next{0};
-  const NextBatch take = [&]() -> std::optional<std::size_t> {
-    const std::size_t b = next.fetch_add(1, std::memory_order_relaxed);
-    if (b >= batches) return std::nullopt;
-    return b;
-  };
-  const unsigned threads = static_cast<unsigned>(
-      std::min<std::size_t>({std::max(1u, options_.max_threads), batches,
-                             std::max(1u, std::thread::hardware_concurrency())}));
-  std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < threads; ++t) {
-    try {
-      helpers.emplace_back([&] { worker(take); });
-    } catch (const std::system_error&) {
-      break;  // no thread: this one does all the work
+void ExecutionLedger::share(const RootWork& work, const std::function<void(const NextBatch&)>& worker) const {
+  for (const std::vector<Batch>* batches : {&work.namespaces, &work.then}) {
+    std::atomic<std::size_t> next{0};
+    const NextBatch take = [&]() -> const Batch* {
+      const std::size_t b = next.fetch_add(1, std::memory_order_relaxed);
+      return b < batches->size() ? &(*batches)[b] : nullptr;
+    };
+    const unsigned threads = static_cast<unsigned>(
+        std::min<std::size_t>({std::max(1u, options_.max_threads), batches->size(),
+                               std::max(1u, std::thread::hardware_concurrency())}));
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < threads; ++t) {
+      try {
+        helpers.emplace_back([&] { worker(take); });
+      } catch (const std::system_error&) {
+        break;  // no thread: this one does all the work
+      }
     }
+    worker(take);
+    for (auto& t : helpers) t.join();
   }
-  worker(take);
-  for (auto& t : helpers) t.join();
 }
 
 void ExecutionLedger::settle(std::size_t item, ReapOutcome outcome, const char* detail,

@@ -33,8 +33,8 @@ class ExecutionLedger {
     std::vector<std::size_t> attach;  // attach files of the temp dir itself
   };
   static constexpr std::size_t kFilesPerBatch = 256;
-  // Hands out the next batch index to an acting thread; nullopt when all are taken.
-  using NextBatch = std::function<std::optional<std::size_t>()>;
+  // Hands out the next batch to an acting thread; null when all are taken.
+  using NextBatch = std::function<const Batch*()>;
 
   ExecutionLedger(const Plan& plan, const ExecuteOptions& options, ExecutionResult& result);
   ExecutionLedger(const ExecutionLedger&) = delete;
@@ -46,8 +46,9 @@ class ExecutionLedger {
   void run(const std::function<void(const RootPlan&, const RootWork&)>& run_root);
 
   // Runs `worker` on up to options.max_threads threads (this one included); each worker takes
-  // batch indices from its NextBatch until there are none left.
-  void share(std::size_t batches, const std::function<void(const NextBatch&)>& worker) const;
+  // batches from its NextBatch until there are none left: every batch of work.namespaces, then,
+  // once all of those are done, every batch of work.then.
+  void share(const RootWork& work, const std::function<void(const NextBatch&)>& worker) const;
 
   void settle(std::size_t item, ReapOutcome outcome, const char* detail,
               std::optional<ObservationError> error = std::nullopt);

@@ -40,6 +40,21 @@ void write_region(const std::string& path, mode_t mode) {
   ASSERT_EQ(::chmod(path.c_str(), mode), 0);
 }
 
+// A temp dir `tmp` of `namespaces` namespaces (hsperfdata_user0, ...) of `files` files each,
+// every file a hard link to `region`: the tree costs one file's space, and each file is still
+// opened, read, parsed and reported.
+void make_linked_tree(const std::string& tmp, const std::string& region, int namespaces, int files) {
+  ASSERT_EQ(::mkdir(tmp.c_str(), 0755), 0);
+  for (int n = 0; n < namespaces; ++n) {
+    const std::string ns = tmp + "/hsperfdata_user" + std::to_string(n);
+    ASSERT_EQ(::mkdir(ns.c_str(), 0755), 0);
+    for (int f = 0; f < files; ++f) {
+      const std::string file = ns + "/" + std::to_string(100000 + f);
+      ASSERT_EQ(::link(region.c_str(), file.c_str()), 0) << file;
+    }
+  }
+}
+
 // A temp dir with one compliant namespace of the current user and one backing file, which
 // this process holds locked the way a live JVM does, so that it is judged live.
 struct Tree {
@@ -189,26 +204,14 @@ TEST(AuditCli, TextReportOnRequest) {
 
 // The audit is streamed namespace by namespace: twenty times the namespaces (10,000 files)
 // costs no more memory than two. (Kept whole, each file's facts and findings cost a few KiB:
-// the difference would be over 20 MiB.) The files are hard links to one region, so the tree
-// costs one file's space; each is still opened, read, parsed and reported.
+// the difference would be over 20 MiB.)
 TEST(AuditCli, MemoryIsThatOfAFewNamespacesWhateverTheirNumber) {
   test::ScratchDir scratch;
   const std::string region = scratch / "region";
   write_region(region, 0600);
-  auto make_tree = [&](const std::string& tmp, int namespaces, int files) {
-    ASSERT_EQ(::mkdir(tmp.c_str(), 0755), 0);
-    for (int n = 0; n < namespaces; ++n) {
-      const std::string ns = tmp + "/hsperfdata_user" + std::to_string(n);
-      ASSERT_EQ(::mkdir(ns.c_str(), 0755), 0);
-      for (int f = 0; f < files; ++f) {
-        const std::string file = ns + "/" + std::to_string(100000 + f);
-        ASSERT_EQ(::link(region.c_str(), file.c_str()), 0) << file;
-      }
-    }
-  };
   const std::string small = scratch / "small", large = scratch / "large";
-  make_tree(small, 2, 250);
-  make_tree(large, 40, 250);
+  make_linked_tree(small, region, 2, 250);
+  make_linked_tree(large, region, 40, 250);
   int small_exit = -1, large_exit = -1;
   const long small_kib = test::peak_rss_kib({"audit", "--tmpdir", small, "--format", "json"}, &small_exit);
   const long large_kib = test::peak_rss_kib({"audit", "--tmpdir", large, "--format", "json"}, &large_exit);
@@ -227,20 +230,9 @@ TEST(AuditCli, MemoryIsThatOfAFewPartsWhateverTheSizeOfANamespace) {
   test::ScratchDir scratch;
   const std::string region = scratch / "region";
   write_region(region, 0600);
-  auto make_tree = [&](const std::string& tmp, int files) {
-    ASSERT_EQ(::mkdir(tmp.c_str(), 0755), 0);
-    for (int n = 0; n < 2; ++n) {
-      const std::string ns = tmp + "/hsperfdata_user" + std::to_string(n);
-      ASSERT_EQ(::mkdir(ns.c_str(), 0755), 0);
-      for (int f = 0; f < files; ++f) {
-        const std::string file = ns + "/" + std::to_string(100000 + f);
-        ASSERT_EQ(::link(region.c_str(), file.c_str()), 0) << file;
-      }
-    }
-  };
   const std::string small = scratch / "small", large = scratch / "large";
-  make_tree(small, 1000);
-  make_tree(large, 20000);
+  make_linked_tree(small, region, 2, 1000);
+  make_linked_tree(large, region, 2, 20000);
   const std::string small_report = scratch / "small.json", large_report = scratch / "large.json";
   int small_exit = -1, large_exit = -1;
   const long small_kib = test::peak_rss_kib(

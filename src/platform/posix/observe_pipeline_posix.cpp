@@ -33,8 +33,9 @@ unsigned worker_count(std::size_t work_items) {
 // the calling thread. A worker runs the stage of each namespace or part it observed, and
 // queues at most kQueuedParts parts of one namespace, and parts of the namespaces after the
 // one being consumed only while those wait fewer than kQueuedAhead parts in all: a namespace
-// of any size, and any number of them, cost a few parts' memory. What a worker throws (out of memory, a stage's failure) is rethrown on the
-// calling thread when that namespace's turn comes.
+// of any size, and any number of them, cost a few parts' memory. What a worker throws (out of
+// memory, a stage's failure) is rethrown on the calling thread when that namespace's turn
+// comes.
 class BatchPipeline {
  public:
   BatchPipeline(ListedBatch& batch, std::size_t first_index, const Observer& observer,

@@ -156,17 +156,15 @@ class Executor {
     }
     const Place temp_place{temp_seen.inode.dev, temp_seen.mount_id};
 
-    // Namespaces and their batches of files are shared between acting threads; each thread
-    // has its own identity. A namespace's directory is removed once all its files were acted on.
-    for (const std::vector<Batch>* batches : {&work.namespaces, &work.then}) {
-      ledger_.share(batches->size(), [&](const ExecutionLedger::NextBatch& next) {
-        ThreadIdentity identity;
-        while (const auto b = next()) {
-          run_namespace(temp.get(), temp_place, (*batches)[*b], identity);
-          identity.restore();
-        }
-      });
-    }
+    // Namespaces and their batches of files are shared between acting threads (a namespace's
+    // directory after all its files: ExecutionLedger::share); each thread has its own identity.
+    ledger_.share(work, [&](const ExecutionLedger::NextBatch& next) {
+      ThreadIdentity identity;
+      while (const Batch* batch = next()) {
+        run_namespace(temp.get(), temp_place, *batch, identity);
+        identity.restore();
+      }
+    });
 
     ThreadIdentity identity;
     for (const std::size_t i : work.attach) {

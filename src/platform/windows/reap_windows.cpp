@@ -127,14 +127,12 @@ class Executor {
     if (!temp_real) return fail_root(root, win::make_error(root.temp_dir, "GetFinalPathNameByHandleW", ::GetLastError()), "temp-dir-changed");
     const Place temp_place{temp_path, temp->facts.dev, *temp_real};
 
-    // Namespaces and their batches of files are shared between acting threads (no identity to
-    // switch: any thread will do). A namespace's directory is removed once all its files were
-    // acted on.
-    for (const std::vector<Batch>* batches : {&work.namespaces, &work.then}) {
-      ledger_.share(batches->size(), [&](const ExecutionLedger::NextBatch& next) {
-        while (const auto b = next()) run_namespace(temp_place, (*batches)[*b]);
-      });
-    }
+    // Namespaces and their batches of files are shared between acting threads (a namespace's
+    // directory after all its files: ExecutionLedger::share; no identity to switch: any thread
+    // will do).
+    ledger_.share(work, [&](const ExecutionLedger::NextBatch& next) {
+      while (const Batch* batch = next()) run_namespace(temp_place, *batch);
+    });
 
     for (const std::size_t i : work.attach) {
       if (halted()) break;
