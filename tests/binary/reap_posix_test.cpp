@@ -459,6 +459,29 @@ TEST(ReapExecutor, ANamespacesFilesAreSharedByTheThreadsAndItsDirectoryGoesLast)
   EXPECT_TRUE(tree.sentinels_intact());
 }
 
+// No more threads act than max_threads: with one, every item is settled on the calling
+// thread; with two, on at most two threads (a namespace of 1,200 files is five batches, which
+// a thread too many would share).
+TEST(ReapExecutor, NoMoreThreadsActThanMaxThreads) {
+  for (const unsigned max_threads : {1u, 2u}) {
+    ReapTree tree;
+    const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+    for (int i = 0; i < 1200; ++i) tree.stale_file(ns);
+    ReapRun run = plan_in(tree.tmp);
+    std::set<std::thread::id> acting;
+    platform::ExecuteOptions options;
+    options.max_threads = max_threads;
+    options.on_action = [&](const PlanItem&, const ReapActionRecord&) { acting.insert(std::this_thread::get_id()); };
+    const auto result = platform::execute_plan(run.plan, options);
+    EXPECT_EQ(result.actions.size(), 1200u);
+    EXPECT_GE(acting.size(), 1u);
+    EXPECT_LE(acting.size(), max_threads) << max_threads;
+    if (max_threads == 1) {
+      EXPECT_TRUE(acting.contains(std::this_thread::get_id()));
+    }
+  }
+}
+
 // ---- Mounts: never crossed --------------------------------------------------------------------
 
 // A file bind-mounted over a stale name, and a namespace that is itself a mount: the reaper
