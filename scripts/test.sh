@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# shellcheck disable=SC2317  # failed_tests and linux_tests are called through stage
-# The whole test suite: install, build, analyse the sources and scripts statically
+# shellcheck disable=SC2317  # failed_tests, linux_tests and main_command are called through stage
+# The whole test suite: install, run the README's main command (scripts/audit.sh), build, analyse the sources and scripts statically
 # (scripts/lint.sh), run every test (g++ Release), run them again with
 # openat2 and io_uring refused by a seccomp filter (the fallbacks), fail each system call the
 # tool makes (the fault sweep's CI tier, scripts/fault_sweep.py), mutate the lines of the
@@ -48,11 +48,27 @@ linux_tests() {
   rm -f "$log"
   return "$rc"
 }
+# main_command: the README's main command as a user runs it (scripts/audit.sh: the audit
+# preset's binary, then an audit of this machine), with warnings as errors. Its g++ -O2 is a
+# build type no other stage compiles, and a warning only -O2 gives once broke a fresh machine's
+# first build there. The build is made first on its own (a failed build also exits 1, the
+# audit's "findings"), then the command itself, which finds the binary built; its audit must
+# end with its verdict on this machine: 0 (clean) or 1 (findings); 2 or 3 (it could not run,
+# or not complete) fail the stage.
+main_command() {
+  local rc=0
+  export HSPERFGUARD_WERROR=ON
+  bash scripts/build.sh audit || return 1
+  bash scripts/audit.sh || rc=$?
+  echo "main command: exit $rc"
+  [ "$rc" -le 1 ]
+}
 # The build matrix of CI: g++ Release runs the suite; clang runs it under ASan + UBSan, g++
 # under TSan (scripts/sanitize.sh). RelWithDebInfo (the default preset) and Debug are
 # `scripts/build.sh default|debug` then `ctest --preset default|debug`; the README's audit builds
 # the binary alone (`scripts/build.sh audit`, no tests).
 stage "dependencies" bash scripts/deps.sh --tests
+stage "main command (scripts/audit.sh, warnings as errors)" main_command
 stage "build (g++, Release)" bash scripts/build.sh release
 # clang-tidy, cppcheck and shellcheck on the tree (scripts/lint.sh), from the compile database
 # of the build just made (CMAKE_EXPORT_COMPILE_COMMANDS is on in CMakeLists.txt) and with its

@@ -67,6 +67,27 @@ TEST(AuditScript, BuildsTheAuditPresetsBinaryAloneAndRunsIt) {
       << script;
 }
 
+// A user's first build does not stop at a warning (another compiler may find one), but CI
+// builds the same preset with warnings as errors and runs the command: a warning g++ gives only
+// at -O2 (no other CI build compiles at -O2) once made the main command fail on every fresh
+// machine while CI stayed green.
+TEST(AuditScript, AUsersFirstBuildWarnsAndCIRunsTheMainCommandWithWarningsAsErrors) {
+  const auto presets = nlohmann::json::parse(text_of(test::source_path("CMakePresets.json")));
+  const auto configure = preset(presets, "configurePresets", "audit");
+  ASSERT_TRUE(configure.is_object());
+  EXPECT_EQ(configure.value("cacheVariables", nlohmann::json::object()).value("HSPERFGUARD_WERROR", ""), "OFF");
+  const std::string build = text_of(test::source_path("scripts/build.sh"));
+  EXPECT_NE(build.find("-DHSPERFGUARD_WERROR=$HSPERFGUARD_WERROR"), std::string::npos) << build;
+  const std::string suite = text_of(test::source_path("scripts/test.sh"));
+  const auto start = suite.find("main_command() {");
+  ASSERT_NE(start, std::string::npos) << suite;
+  const std::string body = suite.substr(start, suite.find("\n}\n", start) - start);
+  EXPECT_NE(body.find("export HSPERFGUARD_WERROR=ON"), std::string::npos) << body;
+  EXPECT_NE(body.find("bash scripts/audit.sh"), std::string::npos) << body;
+  EXPECT_EQ(lines_starting(suite, "stage \"main command"),
+            std::vector<std::string>{"stage \"main command (scripts/audit.sh, warnings as errors)\" main_command"});
+}
+
 TEST(AuditScript, TheAuditPresetConfiguresNoTestBenchOrFuzzTarget) {
   test::ScratchDir scratch;
   const std::string dir = scratch / "build-audit";
@@ -90,6 +111,7 @@ TEST(AuditScript, TheAuditPresetConfiguresNoTestBenchOrFuzzTarget) {
     for (const std::string other : {"tests", "bench", "fuzz"}) {
       EXPECT_EQ(command.find(test::source_path(other) + "/"), std::string::npos) << command;
     }
+    EXPECT_EQ(command.find("-Werror"), std::string::npos) << command;
   }
 }
 
