@@ -632,5 +632,19 @@ TEST(ProcfsParse, MapsGiveTheBackingMappingAndWhetherItWasDeleted) {
   EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/x (deleted)\n").backing);
 }
 
+// Which mounts are the reader's root: those mounted on "/" (field 5), not those whose root
+// within their file system (field 4) is "/", and never a line whose id is not a number.
+TEST(ProcfsParse, RootMountsAreThoseMountedOnTheRoot) {
+  const std::string text =
+      "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+      "30 22 0:27 / /tmp rw,nosuid shared:5 - tmpfs tmpfs rw\n"
+      "31 22 0:28 /sub /srv rw - tmpfs tmpfs rw\n"
+      "x7 22 0:29 / / rw - overlay overlay rw\n"
+      "45 22 0:30 /etc / rw - overlay overlay rw\n";
+  EXPECT_EQ(procfs::root_mount_ids(text), (std::vector<std::uint64_t>{22, 45}));
+  EXPECT_TRUE(procfs::root_mount_ids("").empty());
+  EXPECT_TRUE(procfs::root_mount_ids("30 22 0:27 / /tmp rw - tmpfs tmpfs rw\n").empty());
+}
+
 }  // namespace
 }  // namespace hsperfguard
