@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -333,6 +334,9 @@ TEST(PerfDataWriter, RoundTripsRandomRegionsInBothByteOrders) {
       EXPECT_EQ(got.supported(), want.supported);
       if (want.is_string) {
         EXPECT_EQ(got.string_value, want.string_value);
+        // The vector holds the string and its NUL at least, however small the capacity asked.
+        EXPECT_EQ(static_cast<std::size_t>(got.vector_length),
+                  std::max(want.string_capacity, want.string_value.size() + 1));
       } else {
         EXPECT_EQ(got.long_value, want.long_value);
         EXPECT_EQ(got.units, want.units);
