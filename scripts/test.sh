@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317  # failed_tests, linux_tests and main_command are called through stage
-# The whole test suite: install, run the README's main command (scripts/audit.sh), build, analyse the sources and scripts statically
-# (scripts/lint.sh), run every test (g++ Release), run them again with
-# openat2 and io_uring refused by a seccomp filter (the fallbacks), fail each system call the
-# tool makes (the fault sweep's CI tier, scripts/fault_sweep.py), mutate the lines of the
-# latest change (scripts/mutate.py --diff), model-check the reaper's
-# removal protocol (scripts/verify.sh), run the suite again under ASan + UBSan
-# (clang) and TSan (g++), then the Windows cross build and its tests under wine
-# (scripts/windows.sh), then fuzz each target. Each stage's wall time is
-# printed as it ends and again in a table at the end.
+# The whole test suite: install, run the README's main command (scripts/audit.sh), build,
+# analyse the sources and scripts statically (scripts/lint.sh), run every test (g++ Release),
+# run them again with openat2 and io_uring refused by a seccomp filter (the fallbacks), fail
+# each system call the tool makes (the fault sweep's CI tier, scripts/fault_sweep.py), mutate
+# the lines of the latest change (scripts/mutate.py --diff), model-check the reaper's removal
+# protocol (scripts/verify.sh), run the suite again under ASan + UBSan (clang) and TSan (g++),
+# then the Windows cross build and its tests under wine (scripts/windows.sh), then fuzz each
+# target. Each stage's wall time is printed as it ends and again in a table at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -57,7 +56,7 @@ linux_tests() {
 # or not complete) fail the stage.
 main_command() {
   local rc=0
-  export HSPERFGUARD_WERROR=ON
+  local -x HSPERFGUARD_WERROR=ON  # for this stage's two commands only, not the later stages
   bash scripts/build.sh audit || return 1
   bash scripts/audit.sh || rc=$?
   echo "main command: exit $rc"

@@ -82,7 +82,7 @@ TEST(AuditScript, AUsersFirstBuildWarnsAndCIRunsTheMainCommandWithWarningsAsErro
   const auto start = suite.find("main_command() {");
   ASSERT_NE(start, std::string::npos) << suite;
   const std::string body = suite.substr(start, suite.find("\n}\n", start) - start);
-  EXPECT_NE(body.find("export HSPERFGUARD_WERROR=ON"), std::string::npos) << body;
+  EXPECT_NE(body.find("local -x HSPERFGUARD_WERROR=ON"), std::string::npos) << body;
   EXPECT_NE(body.find("bash scripts/audit.sh"), std::string::npos) << body;
   EXPECT_EQ(lines_starting(suite, "stage \"main command"),
             std::vector<std::string>{"stage \"main command (scripts/audit.sh, warnings as errors)\" main_command"});
