@@ -107,7 +107,7 @@ kill $P
 // by nobody: the directory is root's then) is kept, and the reason says what could not be read.
 TEST(AttachListener, UnreadableFdKeepsTheSocketAndSaysWhy) {
   SKIP_UNLESS_ROOT();
-  const Outcome o = run_attach_case("B='" HSPERFGUARD_BINARY "'\n" R"SH(
+  const Outcome o = run_attach_case("B='" + test::tool_path() + "'\n" + R"SH(
 chmod 1777 /tmp/t
 N="setpriv --reuid=65534 --regid=65534 --clear-groups"
 # The system's python: the one on PATH may be a shim under root's home, which nobody cannot run.

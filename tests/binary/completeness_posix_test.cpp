@@ -21,7 +21,7 @@ using hostile::run_case;
 TEST(UnprivilegedRun, CannotOpenOtherUsersNamespacesAndSaysSoInOneLine) {
   SKIP_UNLESS_ROOT();
   const std::string nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
-  const Outcome o = run_case("B='" + std::string(HSPERFGUARD_BINARY) + "'; N='" + nobody + "'\n" + R"SH(
+  const Outcome o = run_case("B='" + test::tool_path() + "'; N='" + nobody + "'\n" + R"SH(
 for u in root daemon; do
   mkdir /tmp/t/hsperfdata_$u
   sleep 0 & wait $!; : > /tmp/t/hsperfdata_$u/$!

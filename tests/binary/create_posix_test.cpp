@@ -54,7 +54,7 @@ json audit_json(const std::string& tmp, int* exit_code, const std::string& profi
 // service.
 CommandResult run_tool_as_nobody(std::vector<std::string> args) {
   std::vector<std::string> argv = {"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                                   HSPERFGUARD_BINARY};
+                                   test::tool_path()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run(argv);
 }

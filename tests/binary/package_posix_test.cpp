@@ -988,7 +988,7 @@ TEST(ReapService, CapabilityBoundingSetIsEnoughAndEachCapabilityIsNeeded) {
     EXPECT_TRUE(sleeper.start());
     const std::string reused = tree.region_file(ns, std::to_string(sleeper.pid()));
     const auto run = test::run({"setpriv", "--bounding-set=" + set, "--inh-caps=-all", "--ambient-caps=-all",
-                                "--no-new-privs", "--", HSPERFGUARD_BINARY, "reap", "--tmpdir", tree.tmp,
+                                "--no-new-privs", "--", test::tool_path(), "reap", "--tmpdir", tree.tmp,
                                 "--no-lock", "--min-age", "0", "--format", "json"});
     *report = run.out + run.err;
     return std::pair<bool, bool>{!exists(stale), !exists(reused)};

@@ -38,7 +38,7 @@ std::string trimmed(const std::string& text) {
 TEST(ReadmeSample, FirstRunSampleIsWhatTheAuditPrints) {
   if (!test::is_root()) GTEST_SKIP() << "needs root (private mount and pid namespaces)";
   const std::string source = HSPERFGUARD_SOURCE_DIR;
-  const auto sample = test::run({"bash", source + "/scripts/readme_sample.sh", HSPERFGUARD_BINARY});
+  const auto sample = test::run({"bash", source + "/scripts/readme_sample.sh", test::tool_path()});
   ASSERT_EQ(sample.exit_code, 0) << sample.err;
   std::ifstream in(source + "/README.md");
   std::ostringstream readme;

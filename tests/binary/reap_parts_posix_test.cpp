@@ -119,13 +119,13 @@ TEST(ReapCli, TextOfARunInPartsCountsEachNamespaceWhole) {
   const std::string tmp = scratch / "tmp";
   make_tree(tmp, 1, 10'000);
   const test::CommandResult dry =
-      test::run({HSPERFGUARD_BINARY, "reap", "--tmpdir", tmp, "--no-containers", "--min-age", "0", "--dry-run"});
+      test::run({test::tool_path(), "reap", "--tmpdir", tmp, "--no-containers", "--min-age", "0", "--dry-run"});
   EXPECT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NE(dry.out.find("    remove  10000 files ("), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("\nplan: 10000 item(s): 10000 to remove, 0 to keep, 0 skipped\n"), std::string::npos)
       << dry.out;
   const test::CommandResult done = test::run(
-      {HSPERFGUARD_BINARY, "reap", "--tmpdir", tmp, "--no-containers", "--no-lock", "--min-age", "0"});
+      {test::tool_path(), "reap", "--tmpdir", tmp, "--no-containers", "--no-lock", "--min-age", "0"});
   EXPECT_EQ(done.exit_code, 0) << done.err;
   EXPECT_NE(done.out.find("  removed       10000 foreign files in " + tmp + "/hsperfdata_user0 ("),
             std::string::npos)

@@ -499,7 +499,7 @@ TEST(ReapCli, NeverCrossesAMountPoint) {
   const std::string report = tree.scratch / "report.json";
   const auto r = run({"unshare", "-m", "--propagation", "private", "sh", "-c",
                       "mount --bind '" + sentinel + "' '" + covered + "' && mount --bind '" +
-                          elsewhere + "' '" + mounted_ns + "' && exec '" HSPERFGUARD_BINARY
+                          elsewhere + "' '" + mounted_ns + "' && exec '" + test::tool_path() +
                           "' reap --tmpdir '" + tree.tmp + "' --min-age 0 --no-lock --format json"
                           " --output '" + report + "'"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -883,7 +883,8 @@ TEST(ReapCli, KilledMidRunLeavesEveryEntryWholeAndJournalled) {
   for (int i = 0; i < 9000; ++i) files.insert(tree.stale_file(namespaces[i % 2]));
   const std::string journal = tree.scratch / "reap.jsonl";
 
-  const char* binary = HSPERFGUARD_BINARY;
+  const std::string binary_path = test::tool_path();
+  const char* binary = binary_path.c_str();
   const char* argv[] = {binary,      "reap",      "--tmpdir",      tree.tmp.c_str(), "--min-age", "0",
                         "--no-lock", "--journal", journal.c_str(), "--format",       "json",      nullptr};
   const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -969,7 +970,7 @@ TEST(ReapCli, PidReusedBySleepIsReapedUnlessItsProcEntryIsUnreadable) {
     const auto hidden = run(
         {"unshare", "-m", "--propagation", "private", "sh", "-c",
          "mount --bind '" + empty + "' /proc/" + std::to_string(sleeper.pid()) + " && exec '" +
-             HSPERFGUARD_BINARY + "' reap --tmpdir '" + tree.tmp +
+             test::tool_path() + "' reap --tmpdir '" + tree.tmp +
              "' --min-age 0 --no-lock --format json --output '" + report + "'"});
     ASSERT_EQ(hidden.exit_code, 0) << hidden.err;
     const json doc = json::parse(std::ifstream(report));
@@ -1065,7 +1066,7 @@ TEST(ReapPackaging, SystemdUnitsVerify) {
            fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
   ASSERT_FALSE(ec) << ec.message();
   fs::create_directories(root / "usr/local/bin", ec);
-  fs::copy_file(HSPERFGUARD_BINARY, root / "usr/local/bin/hsperfguard", ec);
+  fs::copy_file(test::tool_path(), root / "usr/local/bin/hsperfguard", ec);
   ASSERT_FALSE(ec) << ec.message();
   const std::string units = root / "etc/systemd/system";
   fs::create_directories(units, ec);

@@ -233,7 +233,7 @@ TEST(RepairCli, TheUserRepairsItsOwnNamespaceWithoutRoot) {
   const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup, 0777);
   const std::string file = tree.region_file(ns, "4242");
   ::chmod(file.c_str(), 0644);
-  const auto r = run({"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", HSPERFGUARD_BINARY,
+  const auto r = run({"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", test::tool_path(),
                       "repair", "--tmpdir", tree.tmp});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(mode_of(ns), 0755u);

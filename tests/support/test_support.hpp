@@ -33,8 +33,13 @@ struct CommandResult {
 // Runs argv (no shell), captures stdout and stderr.
 CommandResult run(const std::vector<std::string>& argv);
 // The hsperfguard binary under test, as this platform names it (under wine the build host's
-// Unix path is mapped to drive Z:).
+// Unix path is mapped to drive Z:). On POSIX, HSPERFGUARD_TEST_BINARY in the environment names
+// another build's binary: scripts/sanitize.sh runs the Release build's binary tests against its
+// sanitized binary, so that it need not compile them a second time.
 std::string tool_path();
+// Whether the binary under test carries a sanitizer (built so, or HSPERFGUARD_TEST_SANITIZED set
+// beside HSPERFGUARD_TEST_BINARY): its shadow memory makes a bound on peak memory meaningless.
+bool tool_sanitized();
 // Runs the hsperfguard binary under test.
 CommandResult run_tool(std::vector<std::string> args);
 

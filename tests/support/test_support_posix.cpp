@@ -21,7 +21,19 @@ extern char** environ;
 
 namespace hsperfguard::test {
 
-std::string tool_path() { return HSPERFGUARD_BINARY; }
+std::string tool_path() {
+  const char* other = std::getenv("HSPERFGUARD_TEST_BINARY");
+  return other != nullptr && *other != '\0' ? std::string(other) : std::string(HSPERFGUARD_BINARY);
+}
+
+bool tool_sanitized() {
+#ifdef HSPERFGUARD_SANITIZED
+  return true;
+#else
+  const char* sanitized = std::getenv("HSPERFGUARD_TEST_SANITIZED");
+  return sanitized != nullptr && *sanitized != '\0';
+#endif
+}
 
 long peak_rss_kib(const std::vector<std::string>& args, int* exit_code) {
   std::vector<std::string> argv = {"python3", "-c",

@@ -180,6 +180,8 @@ std::string build_output_path(std::string path) {
 
 std::string tool_path() { return build_output_path(HSPERFGUARD_BINARY); }
 
+bool tool_sanitized() { return false; }  // no sanitizer in the mingw build
+
 std::string current_user_name() {
   wchar_t name[256];
   DWORD size = 256;
