@@ -42,7 +42,7 @@ It is a stage of scripts/test.sh (the change from the commit in .ci/mutate-base,
 last green CI ran on, to HEAD; a budget of 210 s).
 Run it under nice -n 15 on a shared machine, with --build-dir build-release: the suite's
 cost tests (peak RSS, CPU seconds) assert figures of the optimized build, and fail on the
-clean tree of an -O0 one; the test code is -O0 in every build type, and an -O3 rebuild of
+clean tree of an -O0 one; the test code is -O0 in every build type, and an -O2 rebuild of
 one source and the links take under a minute.
 
 For each fault below the script replaces one exact piece of a source file (it must occur

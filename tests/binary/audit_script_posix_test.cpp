@@ -52,9 +52,20 @@ TEST(AuditScript, BuildsTheAuditPresetsBinaryAloneAndRunsIt) {
   // (Release) or -O2 -g (RelWithDebInfo), and the audit's binary has no use for either.
   EXPECT_EQ(cache.value("CMAKE_BUILD_TYPE", ""), "Release");
   EXPECT_EQ(cache.value("CMAKE_CXX_FLAGS_RELEASE", ""), "-O2 -DNDEBUG");
-  // A build type of its own, never the test builds' directories: a later `cmake --preset
-  // default` must not find the tests switched off in build/.
-  EXPECT_EQ(configure.value("binaryDir", ""), "${sourceDir}/build-audit");
+  // The release preset's directory, and its flags: the test suite's build that follows (CI's,
+  // where both have warnings as errors) compiles the tests alone, not the binary's sources
+  // again. So the release preset states each of these four values itself: a configure of it
+  // after this one must not keep the tests switched off, or another optimization.
+  EXPECT_EQ(configure.value("binaryDir", ""), "${sourceDir}/build-release");
+  const auto release = preset(presets, "configurePresets", "release");
+  ASSERT_TRUE(release.is_object());
+  EXPECT_EQ(release.value("binaryDir", ""), "${sourceDir}/build-release");
+  const auto& release_cache = release.at("cacheVariables");
+  EXPECT_EQ(release_cache.value("CMAKE_BUILD_TYPE", ""), "Release");
+  EXPECT_EQ(release_cache.value("CMAKE_CXX_FLAGS_RELEASE", ""), "-O2 -DNDEBUG");
+  EXPECT_EQ(release_cache.value("HSPERFGUARD_TESTS", ""), "ON");
+  EXPECT_EQ(release_cache.value("HSPERFGUARD_BENCH", ""), "ON");
+  EXPECT_EQ(release_cache.value("HSPERFGUARD_FUZZ", ""), "OFF");
   const auto build = preset(presets, "buildPresets", "audit");
   ASSERT_TRUE(build.is_object()) << "CMakePresets.json has no build preset \"audit\"";
   EXPECT_EQ(build.value("configurePreset", ""), "audit");
@@ -63,7 +74,7 @@ TEST(AuditScript, BuildsTheAuditPresetsBinaryAloneAndRunsIt) {
   const std::string script = text_of(test::source_path("scripts/audit.sh"));
   EXPECT_EQ(lines_starting(script, "bash scripts/build.sh"), std::vector<std::string>{"bash scripts/build.sh audit"})
       << script;
-  EXPECT_EQ(lines_starting(script, "exec "), std::vector<std::string>{"exec ./build-audit/hsperfguard audit \"$@\""})
+  EXPECT_EQ(lines_starting(script, "exec "), std::vector<std::string>{"exec ./build-release/hsperfguard audit \"$@\""})
       << script;
 }
 
@@ -113,6 +124,30 @@ TEST(AuditScript, TheAuditPresetConfiguresNoTestBenchOrFuzzTarget) {
     }
     EXPECT_EQ(command.find("-Werror"), std::string::npos) << command;
   }
+}
+
+// CI runs the main command first, with warnings as errors, then builds the release preset in
+// the same directory: every command that builds the binary must be the same in both, or ninja
+// compiles the binary's sources twice (about four minutes of CI's hour on 2 cores). And the
+// release configure after the audit one has the tests back.
+TEST(AuditScript, TheReleaseBuildAfterTheMainCommandCompilesNothingOfTheBinaryAgain) {
+  test::ScratchDir scratch;
+  const std::string dir = scratch / "build-release";
+  const auto audit = test::run(
+      {"cmake", "-S", test::source_path(""), "--preset", "audit", "-B", dir, "-DHSPERFGUARD_WERROR=ON"});
+  ASSERT_EQ(audit.exit_code, 0) << audit.out << audit.err;
+  const auto audit_commands = test::run({"ninja", "-C", dir, "-t", "commands", "hsperfguard"});
+  ASSERT_EQ(audit_commands.exit_code, 0) << audit_commands.err;
+  const auto release = test::run({"cmake", "-S", test::source_path(""), "--preset", "release", "-B", dir});
+  ASSERT_EQ(release.exit_code, 0) << release.out << release.err;
+  const auto release_commands = test::run({"ninja", "-C", dir, "-t", "commands", "hsperfguard"});
+  ASSERT_EQ(release_commands.exit_code, 0) << release_commands.err;
+  EXPECT_GT(lines_starting(audit_commands.out, "").size(), 10u) << audit_commands.out;
+  EXPECT_EQ(audit_commands.out, release_commands.out);
+  EXPECT_NE(audit_commands.out.find("-Werror"), std::string::npos) << audit_commands.out;
+  const auto targets = test::run({"ninja", "-C", dir, "-t", "targets", "all"});
+  ASSERT_EQ(targets.exit_code, 0) << targets.err;
+  EXPECT_NE(targets.out.find("hsperfguard_unit_tests"), std::string::npos) << targets.out;
 }
 
 }  // namespace
