@@ -6,7 +6,9 @@
 # asan: clang 14, AddressSanitizer + LeakSanitizer + UndefinedBehaviorSanitizer (build-asan/);
 # asan-gcc: the same with g++ (build-asan-gcc/); tsan: g++, ThreadSanitizer (build-tsan/).
 # Every target of the sanitizer's build is instrumented: the hsperfguard executable, the unit
-# and system tests (the code under test in-process) and the fuzz corpus replays. The binary
+# (ASan only) and system tests (the code under test in-process) and the fuzz corpus replays.
+# TSan has no unit tier: pure code, whose only threads are a test's own setting a stop flag,
+# which the binary's signal watcher sets in the binary tests. The binary
 # tests run the executable as a process: their own code is the harness, not the tool, so they
 # are not compiled a second time. They are the Release build's (build-release/, built first
 # by scripts/build.sh release; in CI, already there), run against this build's executable
@@ -125,8 +127,47 @@ if [ "$preset" = tsan ]; then
   excluded="${excluded%)\$}|CliErrors\..*|ManPage\..*|PolicyManPage\..*|BashCompletion\..*|AuditScript\..*|PackageScripts\..*|ReapPackaging\..*|RulesCli\..*|RulesShowCli\..*|transcript\..*|fuzz_replay_.*)\$"
 fi
 rc=0
-# The sanitizer's build: the unit and system tests, the transcripts, the corpus replays.
-ctest --preset "$preset" -j"$(nproc)" -E "$excluded" "$@" 2>&1 | tee "$log" || rc=$?
+unit_total=0
+unit_failed=0
+unit_tier=()
+tiers=$(sed -n 's/^HSPERFGUARD_TEST_TIERS:[A-Z]*=//p' "$build_dir/CMakeCache.txt")
+if [ $# -eq 0 ] && [[ ";$tiers;" == *";unit;"* ]]; then
+  # The unit tier (pure code, 673 tests) in one process per core, each a shard of the tests,
+  # rather than one process per test as ctest runs them: under ASan ctest's 673 starts cost
+  # 384 s of CPU, the shards about 40. A report ends its shard, which fails the run.
+  unit_tier=(-LE '^unit$')
+  shards=$(nproc)
+  pids=()
+  for ((i = 0; i < shards; i++)); do
+    # (GoogleTest 1.12 takes the shard from the environment only; an unknown flag prints its
+    # help and exits 0, which the count of tests run below refuses.)
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout -k 10 1200 \
+      "$build_dir/tests/hsperfguard_unit_tests" --gtest_brief=1 >"$canary/unit.$i" 2>&1 &
+    pids+=("$!")
+  done
+  for i in "${!pids[@]}"; do
+    shard_rc=0
+    wait "${pids[$i]}" || shard_rc=$?
+    cat "$canary/unit.$i"
+    ran=$(sed -nE 's/^\[==========\] ([0-9]+) tests? from .* ran\..*/\1/p' "$canary/unit.$i")
+    failed_here=$(sed -nE 's/^\[  FAILED  \] ([A-Za-z_0-9/]+\.[A-Za-z_0-9/]+).*/\1/p' "$canary/unit.$i" | sort -u | wc -l)
+    if [ -z "$ran" ] || [ "$shard_rc" -ne 0 ] || grep -q '^\[  SKIPPED \]' "$canary/unit.$i"; then
+      echo "sanitize: unit tier, shard $i of $shards: exit $shard_rc, ${ran:-no count of} tests run, $failed_here failed"
+      rc=1
+      [ "$failed_here" -gt 0 ] || failed_here=1
+    fi
+    unit_total=$((unit_total + ${ran:-0}))
+    unit_failed=$((unit_failed + failed_here))
+    if [ -n "${HSPERFGUARD_FAILURES:-}" ]; then
+      sed -nE 's/^\[  FAILED  \] ([A-Za-z_0-9/]+\.[A-Za-z_0-9/]+).*/  '"$preset"': \1 (unit tier)/p' "$canary/unit.$i" \
+        | sort -u >>"$HSPERFGUARD_FAILURES"
+    fi
+  done
+  echo "sanitize: unit tier: $unit_total tests in $shards processes, $unit_failed failed"
+fi
+# The sanitizer's build: the system tests, the transcripts, the corpus replays (and the unit
+# tier when ctest arguments were given).
+ctest --preset "$preset" -j"$(nproc)" -E "$excluded" "${unit_tier[@]}" "$@" 2>&1 | tee "$log" || rc=$?
 # The Release build's binary tests, each run of hsperfguard this build's.
 HSPERFGUARD_TEST_BINARY=$PWD/$build_dir/hsperfguard HSPERFGUARD_TEST_SANITIZED=1 \
   ctest --test-dir build-release -L '^binary$' -j"$(nproc)" -E "$excluded" "$@" 2>&1 | tee -a "$log" || rc=$?
@@ -147,9 +188,9 @@ if [ -n "${HSPERFGUARD_FAILURES:-}" ]; then
     | sed "s/^[[:space:]]*/  $preset: /" >>"$HSPERFGUARD_FAILURES" || true
   [ "$count" -eq 0 ] || echo "  $preset: $count sanitizer reports" >>"$HSPERFGUARD_FAILURES"
 fi
-# The two runs' summaries, added.
-total=0
-failed=0
+# The runs' summaries, added.
+total=$unit_total
+failed=$unit_failed
 while read -r line; do
   total=$((total + $(sed -nE 's/.* tests failed out of ([0-9]+).*/\1/p' <<<"$line")))
   failed=$((failed + $(sed -nE 's/.*, ([0-9]+) tests failed out of.*/\1/p' <<<"$line")))
