@@ -112,6 +112,12 @@ stage "tests (g++, Release)" linux_tests release
 stage "tests under seccomp (no openat2, no io_uring)" \
   linux_tests release build-release/tests/seccomp_refuse --errno EPERM -- \
   :: -LE '^(unit|layers)$' -E "$seccomp_excluded"
+# clang-tidy, cppcheck and shellcheck on the tree (scripts/lint.sh), from the compile database
+# of the Release build (CMAKE_EXPORT_COMPILE_COMMANDS is on in CMakeLists.txt) and with its
+# binary's bash completion; any finding fails the stage. It runs beside the fault sweep, the
+# field stage and the model check, which wait more than they compute (strace, debootstrap's
+# downloads, boots, a timer's minute), and ends before the mutants change the sources it reads.
+stage_beside "static analysis (clang-tidy, cppcheck, shellcheck)" bash scripts/lint.sh --build build-release
 # The fault sweep's CI tier (scripts/fault_sweep.py): audit, reap, reap --dry-run, create,
 # repair and ps of the Release build on a tree of stale files of three users, a foreign file, a
 # namespace others may write and a stand-in JVM holding its file's flock, in a private mount
@@ -121,12 +127,6 @@ stage "tests under seccomp (no openat2, no io_uring)" \
 # the reference does not give, or silently, fails the stage; the table ends its log.
 # `--full` is the whole sweep (docs/internals.md).
 stage "fault sweep (strace, CI tier)" python3 scripts/fault_sweep.py --binary build-release/hsperfguard
-# clang-tidy, cppcheck and shellcheck on the tree (scripts/lint.sh), from the compile database
-# of the Release build (CMAKE_EXPORT_COMPILE_COMMANDS is on in CMakeLists.txt) and with its
-# binary's bash completion; any finding fails the stage. It runs beside the field stage and the
-# model check, which wait more than they compute (debootstrap's downloads, boots, a timer's
-# minute), and ends before the mutants change the sources it reads.
-stage_beside "static analysis (clang-tidy, cppcheck, shellcheck)" bash scripts/lint.sh --build build-release
 # The packaged units as a real systemd runs them: Debian 12 and 13 roots (debootstrap, cached
 # in /var/cache/hsperfguard-field) booted with systemd-nspawn, the .deb of the Release build
 # installed with apt, timers and services run beside JVMs of JDK 17 and 25, then purged.
