@@ -79,7 +79,6 @@ struct FileVersion {
 // The /tmp one process sees (the first process seen of its mount namespace and root).
 struct ProcessTempDir {
   std::int32_t host_pid = 0;
-  std::optional<std::int32_t> ns_pid;        // last NSpid field: its pid inside its pid namespace
   std::string mount_namespace;               // "mnt:[4026532123]"
   std::optional<std::string> pid_namespace;  // "pid:[4026532125]"
   std::optional<std::string> cgroup;
@@ -126,8 +125,9 @@ struct ContainerScan {
   std::optional<std::string> own_pid_namespace;
   std::optional<DirIdentity> host_temp_dir;  // of the host temp dir this scan compared with
   std::vector<ProcessTempDir> temp_dirs;     // in pid order
-  // The host temp dir's systemd-private-* directories whose tmp is the /tmp of a process of
-  // our pid namespace in another mount namespace (listed only when there is such a process).
+  // The host temp dir's root-owned systemd-private-* directories with their tmp's identity
+  // (listed only when a process of our pid namespace has a /tmp in another mount namespace);
+  // discovery names a scanned /tmp after the one whose identity it has.
   std::vector<SystemdPrivateTmp> systemd_private_tmps;
   std::size_t processes = 0;                 // processes looked at
   // Processes whose mount namespace, root or /tmp could not be reached (not gone).

@@ -12,7 +12,8 @@
 // Its etc/passwd is held the same way, for its version (discovery puts roots sharing one
 // together). Nothing is opened for reading: O_PATH only, but for the listing of the host's temp
 // dir when a process of our pid namespace has a /tmp of its own (systemd's PrivateTmp=): its
-// systemd-private-* directories are matched to the scanned /tmps by the identity of their tmp.
+// systemd-private-* directories are listed with the identity of their tmp, which discovery
+// matches to the scanned /tmps.
 #include "platform/posix/containers_posix.hpp"
 
 #include <fcntl.h>
@@ -24,7 +25,6 @@
 #include <set>
 #include <tuple>
 
-#include "model/procfs_parse.hpp"
 #include "model/systemd_unit.hpp"
 #include "platform/containers.hpp"
 #include "platform/posix/beneath_posix.hpp"
@@ -134,11 +134,10 @@ class ContainerScanner {
       return;
     }
     if (at_our_root && !focus_) return;  // our namespace and root: the host's /tmp
-    const ProcessPlacement* placed =
-        scan_.own_mount_namespace != mnt_ ? place(pid, dir.get(), &mnt_, 0) : nullptr;
+    if (scan_.own_mount_namespace != mnt_) place(pid, dir.get(), &mnt_, 0);
     const UniqueFd root = open_new_root(pid, dir.get(), dir_path);
     if (!root.valid()) return;
-    record_temp_dir(pid, dir.get(), root.get(), placed, dir_path);
+    record_temp_dir(pid, dir.get(), root.get(), dir_path);
   }
 
   // The root of the process in mnt_, followed: /proc/<pid>/root is a link by design. Opened
@@ -169,9 +168,8 @@ class ContainerScanner {
   }
 
   // The /tmp beneath the process's root, recorded with what names the container: its mount
-  // and pid namespaces, its pid there, its passwd and its cgroup.
-  void record_temp_dir(std::int32_t pid, int dirfd, int root_fd, const ProcessPlacement* placed,
-                       const std::string& dir_path) {
+  // and pid namespaces, its passwd and its cgroup.
+  void record_temp_dir(std::int32_t pid, int dirfd, int root_fd, const std::string& dir_path) {
     ObservationError err;
     UniqueFd tmp = open_beneath(root_fd, "tmp", kPathDir, &err);
     const std::optional<DirIdentity> tmp_id =
@@ -191,12 +189,6 @@ class ContainerScanner {
     entry.temp_dir = *tmp_id;
     entry.passwd = passwd_version(root_fd);
     if (readlink_at(dirfd, "ns/pid", text_) == 0) entry.pid_namespace = text_;
-    if (placed != nullptr) {
-      entry.ns_pid = placed->ns_pid;
-    } else if (read_proc_file(dirfd, "status", status_) == 0) {
-      const auto fields = procfs::parse_status(status_);
-      if (!fields.ns_pids.empty()) entry.ns_pid = fields.ns_pids.back();
-    }
     entry.cgroup = reader_.read_cgroup(pid);
   }
 
@@ -210,7 +202,8 @@ class ContainerScanner {
                        });
   }
 
-  // The host temp dir's systemd-private-*/tmp directories that are one of the scanned /tmps.
+  // The host temp dir's systemd-private-*/tmp directories, each with its identity; which
+  // scanned /tmp is one of them is discovery's to match (decide/discover.cpp).
   // Anyone can make a systemd-private-* name in a shared /tmp: each step opens one entry
   // without following a link and without crossing onto another mount (a user's FUSE server
   // is never asked), and only a directory owned by root counts, as systemd makes them.
@@ -231,11 +224,9 @@ class ContainerScanner {
       note(make_error(options_.host_temp_dir, "getdents64", entries.error()));
     std::sort(names.begin(), names.end());
     for (const std::string& name : names) {
-      const std::optional<DirIdentity> tmp = private_tmp_identity(host_tmp.get(), name);
-      if (!tmp) continue;
-      const bool scanned = std::any_of(scan_.temp_dirs.begin(), scan_.temp_dirs.end(),
-                                       [&](const ProcessTempDir& t) { return t.temp_dir == *tmp; });
-      if (scanned) scan_.systemd_private_tmps.push_back(SystemdPrivateTmp{name, *tmp});
+      if (const std::optional<DirIdentity> tmp = private_tmp_identity(host_tmp.get(), name)) {
+        scan_.systemd_private_tmps.push_back(SystemdPrivateTmp{name, *tmp});
+      }
     }
   }
 
@@ -293,11 +284,11 @@ class ContainerScanner {
   }
 
   // place_processes: where a process outside our mount namespace is, its NSpid read once.
-  const ProcessPlacement* place(std::int32_t pid, int dirfd, const std::string* mount_namespace,
-                                int mnt_error) {
-    if (!options_.place_processes) return nullptr;
-    auto p = place_process(dirfd, "status", pid, mount_namespace, mnt_error, status_);
-    return p ? &scan_.placements.emplace_back(std::move(*p)) : nullptr;
+  void place(std::int32_t pid, int dirfd, const std::string* mount_namespace, int mnt_error) {
+    if (!options_.place_processes) return;
+    if (auto p = place_process(dirfd, "status", pid, mount_namespace, mnt_error, status_)) {
+      scan_.placements.push_back(std::move(*p));
+    }
   }
 
   const ContainerScanOptions& options_;

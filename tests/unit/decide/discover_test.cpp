@@ -19,7 +19,6 @@ ProcessTempDir entry(std::int32_t pid, std::string mnt, DirIdentity tmp,
                      std::string pidns = "pid:[4026532200]") {
   ProcessTempDir e;
   e.host_pid = pid;
-  e.ns_pid = 1;
   e.mount_namespace = std::move(mnt);
   e.pid_namespace = std::move(pidns);
   e.cgroup = "/docker/" + std::to_string(pid);
@@ -66,6 +65,26 @@ TEST(Discover, EachDistinctContainerTempDirIsOneRoot) {
   EXPECT_EQ(roots[1].container->cgroup, "/docker/100");
   EXPECT_THAT(roots[1].sharing_mount_namespaces, IsEmpty());
   EXPECT_EQ(roots[2].container->mount_namespace, "mnt:[2]");
+}
+
+// The scan lists the host temp dir's root-owned systemd-private-*/tmp directories by identity;
+// a container root is named after the one whose tmp is its /tmp, and only that one: a service's
+// directory that is no scanned /tmp names nothing, and a /tmp that is none of them stays
+// without a unit (same inode on another device is another directory).
+TEST(Discover, AContainerIsNamedAfterTheSystemdPrivateDirWhoseTmpIsItsTmp) {
+  auto scan = scan_of({entry(100, "mnt:[1]", {0x30, 2}), entry(200, "mnt:[2]", {0x31, 2}),
+                       entry(300, "mnt:[3]", {0x32, 5})});
+  scan.systemd_private_tmps = {{"systemd-private-abc-idle.service-x", {0x33, 2}},
+                               {"systemd-private-abc-tomcat.service-y", {0x31, 2}},
+                               {"systemd-private-abc-other.service-z", {0x30, 9}}};
+  const auto roots = discover_roots(host_options(), &scan);
+  ASSERT_EQ(roots.size(), 4u);
+  EXPECT_EQ(roots[1].container->host_pid, 100);
+  EXPECT_EQ(roots[1].container->systemd_private_dir, std::nullopt);
+  EXPECT_EQ(roots[2].container->host_pid, 200);
+  EXPECT_EQ(roots[2].container->systemd_private_dir, "systemd-private-abc-tomcat.service-y");
+  EXPECT_EQ(roots[3].container->host_pid, 300);
+  EXPECT_EQ(roots[3].container->systemd_private_dir, std::nullopt);
 }
 
 // Two mount namespaces with one bind-mounted /tmp: one root, both namespaces asked about
