@@ -3,6 +3,8 @@
 // Another user is nobody (uid 65534); the tests that give them a file need root.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -235,6 +237,40 @@ TEST_F(WalkPath, AHeldFileIsReopenedAsItselfNotByName) {
   struct stat st {};
   ASSERT_EQ(::fstat(fd.get(), &st), 0);
   EXPECT_EQ(st.st_ino, inode_of(at("moved")));
+}
+
+// The held descriptor is reopened through /proc/self/fd, and what that opens must be the file
+// held: here /proc is a tree of ordinary files on the scratch file system (a bind mount, in a
+// child's own mount namespace), so the reopen gives a file of the same device with another
+// inode number. It is refused, not read, whichever of the two numbers differs.
+TEST_F(WalkPath, AReopenThatGivesAnotherFileOfTheSameDeviceIsRefused) {
+  SKIP_UNLESS_ROOT();
+  file("f");
+  ObservationError error;
+  const auto held = walk_path(at("f"), WalkRules{}, error);
+  ASSERT_TRUE(held) << error.message;
+  dir("proc");
+  dir("proc/self");
+  dir("proc/self/fd");
+  file("proc/self/fd/" + std::to_string(held->fd.get()));
+  struct stat f {}, fake {};
+  ASSERT_EQ(::stat(at("f").c_str(), &f), 0);
+  ASSERT_EQ(::stat(at("proc/self/fd/" + std::to_string(held->fd.get())).c_str(), &fake), 0);
+  ASSERT_EQ(f.st_dev, fake.st_dev);
+  ASSERT_NE(f.st_ino, fake.st_ino);
+  const std::string proc = at("proc");
+  const std::string path = at("f");
+  const test::ChildResult child = test::run_in_child([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0) return std::string("unshare: ") + std::strerror(errno);
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "mount private";
+    if (::mount(proc.c_str(), "/proc", nullptr, MS_BIND, nullptr) != 0) return "mount /proc";
+    ObservationError reopened;
+    const UniqueFd fd = reopen_walked(*held, O_RDONLY, path, reopened);
+    if (fd.valid()) return "opened";
+    return std::to_string(reopened.code) + " " + reopened.message;
+  });
+  ASSERT_TRUE(child.finished);
+  EXPECT_EQ(child.out, std::to_string(EAGAIN) + " reopening it gave another file");
 }
 
 }  // namespace
