@@ -29,8 +29,13 @@ stage() {
   current_stage=$name
   echo "==> stage: $name"
   "$@" || rc=$?
+  stage_ended "$name" "$started" "$rc"
+}
+# stage_ended NAME STARTED RC [HOW]: records a stage's time and status, and prints them.
+stage_ended() {
+  local name=$1 started=$2 rc=$3 how=${4:-}
   times+=("$(printf '%-46s %5d s  %s' "$name" $((SECONDS - started)) "$([ "$rc" = 0 ] && echo ok || echo "FAILED ($rc)")")")
-  echo "==> stage: $name: $((SECONDS - started)) s, exit $rc"
+  echo "==> stage: $name: $((SECONDS - started)) s$how, exit $rc"
   [ "$rc" = 0 ] || status=1
   return 0
 }
@@ -54,10 +59,7 @@ stage_end() {
   echo "==> stage: $name (output)"
   cat "$out"
   rm -f "$out"
-  times+=("$(printf '%-46s %5d s  %s' "$name" $((SECONDS - started)) "$([ "$rc" = 0 ] && echo ok || echo "FAILED ($rc)")")")
-  echo "==> stage: $name: $((SECONDS - started)) s (beside others), exit $rc"
-  [ "$rc" = 0 ] || status=1
-  return 0
+  stage_ended "$name" "$started" "$rc" " (beside others)"
 }
 # linux_tests PRESET [COMMAND...] [:: CTEST-ARGUMENTS...]: the Linux suite of one preset, ctest
 # run by COMMAND when one is given, with the arguments after "::". Run as root (CI is), no test
@@ -104,11 +106,10 @@ stage "tests (g++, Release)" linux_tests release
 # is inherited by every program a test starts). On this kernel both work, so this is where the
 # fallbacks run: the O_NOFOLLOW walk beneath a root, an lstat before each open, one system call
 # at a time instead of io_uring batches. Nothing is rebuilt. Left out, what makes no system
-# call of the tool: the unit tier (pure code), the layer probes (the compiler) and the scripts'
-# tests (tests_of.*, mutate.*); and what the filter does not reach: the packages' tests
+# call of the tool: the unit tier (pure code, and the scripts' tests tests_of.* and mutate.*)
+# and the layer probes (the compiler); and what the filter does not reach: the packages' tests
 # (dpkg, rpm, podman; what they run of the binary, every other test runs) and the CPU bounds of
 # the passwd cache and of the pass over /proc (reads, which the filter does not change).
-# (tests_of.* and mutate.* are in the unit tier.)
 stage "tests under seccomp (no openat2, no io_uring)" \
   linux_tests release build-release/tests/seccomp_refuse --errno EPERM -- \
   :: -LE '^(unit|layers)$' -E "$seccomp_excluded"
