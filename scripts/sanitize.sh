@@ -8,9 +8,9 @@
 # Every target of the sanitizer's build is instrumented: the hsperfguard executable, the unit
 # (ASan only) and system tests (the code under test in-process) and the fuzz corpus replays.
 # TSan has no unit tier: pure code, whose only threads are a test's own setting a stop flag,
-# which the binary's signal watcher sets in the binary tests. The binary
-# tests run the executable as a process: their own code is the harness, not the tool, so they
-# are not compiled a second time. They are the Release build's (build-release/, built first
+# which the binary's signal watcher sets in the binary tests. The binary tests run the
+# executable as a process: their own code is the harness, not the tool, so they are not
+# compiled a second time. They are the Release build's (build-release/, built first
 # by scripts/build.sh release; in CI, already there), run against this build's executable
 # (HSPERFGUARD_TEST_BINARY; HSPERFGUARD_TEST_SANITIZED drops their bounds on peak memory),
 # and a report in a child the tests start counts as much as one in a test process. The code is
@@ -150,7 +150,9 @@ if [ $# -eq 0 ] && [[ ";$tiers;" == *";unit;"* ]]; then
     wait "${pids[$i]}" || shard_rc=$?
     cat "$canary/unit.$i"
     ran=$(sed -nE 's/^\[==========\] ([0-9]+) tests? from .* ran\..*/\1/p' "$canary/unit.$i")
-    failed_here=$(sed -nE 's/^\[  FAILED  \] ([A-Za-z_0-9/]+\.[A-Za-z_0-9/]+).*/\1/p' "$canary/unit.$i" | sort -u | wc -l)
+    # Each failed test is named twice (as it fails, and in the list at the end): once here.
+    failed_names=$(sed -nE 's/^\[  FAILED  \] ([A-Za-z_0-9/]+\.[A-Za-z_0-9/]+).*/\1/p' "$canary/unit.$i" | sort -u)
+    failed_here=$(grep -c . <<<"$failed_names" || true)
     if [ -z "$ran" ] || [ "$shard_rc" -ne 0 ] || grep -q '^\[  SKIPPED \]' "$canary/unit.$i"; then
       echo "sanitize: unit tier, shard $i of $shards: exit $shard_rc, ${ran:-no count of} tests run, $failed_here failed"
       rc=1
@@ -158,9 +160,8 @@ if [ $# -eq 0 ] && [[ ";$tiers;" == *";unit;"* ]]; then
     fi
     unit_total=$((unit_total + ${ran:-0}))
     unit_failed=$((unit_failed + failed_here))
-    if [ -n "${HSPERFGUARD_FAILURES:-}" ]; then
-      sed -nE 's/^\[  FAILED  \] ([A-Za-z_0-9/]+\.[A-Za-z_0-9/]+).*/  '"$preset"': \1 (unit tier)/p' "$canary/unit.$i" \
-        | sort -u >>"$HSPERFGUARD_FAILURES"
+    if [ -n "${HSPERFGUARD_FAILURES:-}" ] && [ -n "$failed_names" ]; then
+      sed "s/^/  $preset: /; s/\$/ (unit tier)/" <<<"$failed_names" >>"$HSPERFGUARD_FAILURES"
     fi
   done
   echo "sanitize: unit tier: $unit_total tests in $shards processes, $unit_failed failed"
