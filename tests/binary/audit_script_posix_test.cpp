@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test_support.hpp"
@@ -40,32 +41,37 @@ std::vector<std::string> lines_starting(const std::string& text, const std::stri
   return lines;
 }
 
+// Each of `values` (cache variable, value) as the configure preset `name` sets it, and its
+// binary directory.
+void expect_configure_preset(const nlohmann::json& presets, const std::string& name, const std::string& binary_dir,
+                             const std::vector<std::pair<std::string, std::string>>& values) {
+  const auto configure = preset(presets, "configurePresets", name);
+  ASSERT_TRUE(configure.is_object()) << "CMakePresets.json has no configure preset \"" << name << "\"";
+  EXPECT_EQ(configure.value("binaryDir", ""), binary_dir) << name;
+  const auto cache = configure.value("cacheVariables", nlohmann::json::object());
+  for (const auto& [variable, value] : values) EXPECT_EQ(cache.value(variable, ""), value) << name << ": " << variable;
+}
+
 TEST(AuditScript, BuildsTheAuditPresetsBinaryAloneAndRunsIt) {
   const auto presets = nlohmann::json::parse(text_of(test::source_path("CMakePresets.json")));
-  const auto configure = preset(presets, "configurePresets", "audit");
-  ASSERT_TRUE(configure.is_object()) << "CMakePresets.json has no configure preset \"audit\"";
-  const auto& cache = configure.at("cacheVariables");
-  EXPECT_EQ(cache.value("HSPERFGUARD_TESTS", ""), "OFF");
-  EXPECT_EQ(cache.value("HSPERFGUARD_BENCH", ""), "OFF");
-  EXPECT_EQ(cache.value("HSPERFGUARD_FUZZ", ""), "OFF");
   // Optimized, without debug info: -O2 compiled the binary's sources in less CPU time than -O3
   // (Release) or -O2 -g (RelWithDebInfo), and the audit's binary has no use for either.
-  EXPECT_EQ(cache.value("CMAKE_BUILD_TYPE", ""), "Release");
-  EXPECT_EQ(cache.value("CMAKE_CXX_FLAGS_RELEASE", ""), "-O2 -DNDEBUG");
-  // The release preset's directory, and its flags: the test suite's build that follows (CI's,
-  // where both have warnings as errors) compiles the tests alone, not the binary's sources
-  // again. So the release preset states each of these four values itself: a configure of it
+  // In the release preset's directory, with its flags: the test suite's build that follows
+  // (CI's, where both have warnings as errors) compiles the tests alone, not the binary's
+  // sources again. So the release preset states each of these values itself: a configure of it
   // after this one must not keep the tests switched off, or another optimization.
-  EXPECT_EQ(configure.value("binaryDir", ""), "${sourceDir}/build-release");
-  const auto release = preset(presets, "configurePresets", "release");
-  ASSERT_TRUE(release.is_object());
-  EXPECT_EQ(release.value("binaryDir", ""), "${sourceDir}/build-release");
-  const auto& release_cache = release.at("cacheVariables");
-  EXPECT_EQ(release_cache.value("CMAKE_BUILD_TYPE", ""), "Release");
-  EXPECT_EQ(release_cache.value("CMAKE_CXX_FLAGS_RELEASE", ""), "-O2 -DNDEBUG");
-  EXPECT_EQ(release_cache.value("HSPERFGUARD_TESTS", ""), "ON");
-  EXPECT_EQ(release_cache.value("HSPERFGUARD_BENCH", ""), "ON");
-  EXPECT_EQ(release_cache.value("HSPERFGUARD_FUZZ", ""), "OFF");
+  expect_configure_preset(presets, "audit", "${sourceDir}/build-release",
+                          {{"HSPERFGUARD_TESTS", "OFF"},
+                           {"HSPERFGUARD_BENCH", "OFF"},
+                           {"HSPERFGUARD_FUZZ", "OFF"},
+                           {"CMAKE_BUILD_TYPE", "Release"},
+                           {"CMAKE_CXX_FLAGS_RELEASE", "-O2 -DNDEBUG"}});
+  expect_configure_preset(presets, "release", "${sourceDir}/build-release",
+                          {{"HSPERFGUARD_TESTS", "ON"},
+                           {"HSPERFGUARD_BENCH", "ON"},
+                           {"HSPERFGUARD_FUZZ", "OFF"},
+                           {"CMAKE_BUILD_TYPE", "Release"},
+                           {"CMAKE_CXX_FLAGS_RELEASE", "-O2 -DNDEBUG"}});
   const auto build = preset(presets, "buildPresets", "audit");
   ASSERT_TRUE(build.is_object()) << "CMakePresets.json has no build preset \"audit\"";
   EXPECT_EQ(build.value("configurePreset", ""), "audit");
