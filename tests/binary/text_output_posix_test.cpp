@@ -140,11 +140,19 @@ TEST(TextOutput, ReapPlanGroupsLikeItemsWithACount) {
   EXPECT_GT(lines_of(verbose.out), 500u);
 }
 
-// What `hsperfguard args...` writes to a pseudo-terminal `columns` wide as its stdout, with the
+// What `hsperfguard args...` wrote to a pseudo-terminal `columns` wide as its stdout, with the
 // environment changes `env` ("NAME=VALUE"; TERM is xterm and NO_COLOR unset unless they say
-// otherwise), byte for byte (the terminal's CR before each LF included).
-std::string output_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args,
-                                 unsigned columns = 80) {
+// otherwise), byte for byte (the terminal's CR before each LF included), and how it ended.
+struct TerminalRun {
+  int exit_code = -1;  // the tool's; -1: the terminal's driver did not say (python's stderr in `err`)
+  std::string out;
+  std::string err;
+};
+
+TerminalRun run_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args,
+                              unsigned columns = 80) {
+  // The driver reads the primary side until the kernel says the secondary is closed (EIO) and
+  // the tool has ended, then prints "exit=N\n" and the bytes read.
   std::vector<std::string> argv = {"python3", "-c", R"PY(
 import fcntl, os, struct, subprocess, sys, termios
 env = dict(os.environ)
@@ -167,8 +175,8 @@ while True:
     if not chunk:
         break
     out += chunk
-child.wait()
-sys.stdout.buffer.write(out)
+code = child.wait()
+sys.stdout.buffer.write(b"exit=%d\n" % code + out)
 )PY"};
   std::string joined;
   for (const auto& e : env) joined += (joined.empty() ? "" : "\n") + e;
@@ -176,7 +184,22 @@ sys.stdout.buffer.write(out)
   argv.push_back(std::to_string(columns));
   argv.push_back(test::tool_path());
   argv.insert(argv.end(), args.begin(), args.end());
-  return test::run(argv).out;
+  const auto ran = test::run(argv);
+  TerminalRun result;
+  result.err = ran.err;
+  const auto newline = ran.out.find('\n');
+  if (ran.exit_code == 0 && ran.out.starts_with("exit=") && newline != std::string::npos) {
+    result.exit_code = std::stoi(ran.out.substr(5, newline - 5));
+    result.out = ran.out.substr(newline + 1);
+  } else {
+    result.err += "\n(the terminal's driver exited " + std::to_string(ran.exit_code) + ")";
+  }
+  return result;
+}
+
+std::string output_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args,
+                                 unsigned columns = 80) {
+  return run_on_a_terminal(env, args, columns).out;
 }
 
 std::size_t count_of(const std::string& text, const std::string& part) {
@@ -185,10 +208,24 @@ std::size_t count_of(const std::string& text, const std::string& part) {
   return n;
 }
 
-// "escapes=N lines=M": how many ANSI escapes (ESC [) and lines the run writes to a terminal.
-std::string escapes_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args) {
-  const std::string out = output_on_a_terminal(env, args);
-  return "escapes=" + std::to_string(count_of(out, "\x1b[")) + " lines=" + std::to_string(lines_of(out));
+// How a run on a terminal ended, and how many ANSI escapes (ESC [) and lines it wrote there;
+// `said` ("exit=E escapes=N lines=M" and the bytes) is a failure's message.
+struct Escapes {
+  int exit_code = -1;
+  std::size_t escapes = 0;
+  std::size_t lines = 0;
+  std::string said;
+};
+
+Escapes escapes_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args) {
+  const TerminalRun run = run_on_a_terminal(env, args);
+  Escapes result;
+  result.exit_code = run.exit_code;
+  result.escapes = count_of(run.out, "\x1b[");
+  result.lines = lines_of(run.out);
+  result.said = "exit=" + std::to_string(run.exit_code) + " escapes=" + std::to_string(result.escapes) +
+                " lines=" + std::to_string(result.lines) + "\n" + run.out + run.err;
+  return result;
 }
 
 TEST(TextOutput, ColourOnATerminalOnlyAndNeverWithNoColorNeverOrAPipe) {
@@ -201,15 +238,23 @@ TEST(TextOutput, ColourOnATerminalOnlyAndNeverWithNoColorNeverOrAPipe) {
     args.insert(args.end(), more.begin(), more.end());
     return args;
   };
-  const std::string terminal = escapes_on_a_terminal({}, audit);
-  EXPECT_EQ(terminal.find("escapes=0 "), std::string::npos) << terminal;
-  EXPECT_NE(terminal.find("escapes="), std::string::npos) << terminal;
-  EXPECT_NE(escapes_on_a_terminal({"NO_COLOR=1"}, audit).find("escapes=0 "), std::string::npos);
-  EXPECT_NE(escapes_on_a_terminal({"TERM=dumb"}, audit).find("escapes=0 "), std::string::npos);
-  EXPECT_NE(escapes_on_a_terminal({}, with({"--color", "never"})).find("escapes=0 "), std::string::npos);
-  EXPECT_NE(escapes_on_a_terminal({}, with({"--format", "json"})).find("escapes=0 "), std::string::npos);
+  // Every run is the audit of one high finding, so each ends with exit 1 and writes its lines;
+  // only the colour differs.
+  const auto uncoloured = [](const Escapes& run) { return run.exit_code == 1 && run.lines > 0 && run.escapes == 0; };
+  const auto coloured = [](const Escapes& run) { return run.exit_code == 1 && run.lines > 0 && run.escapes > 0; };
+  const Escapes terminal = escapes_on_a_terminal({}, audit);
+  EXPECT_TRUE(coloured(terminal)) << terminal.said;
+  for (const auto& [env, args] : std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>{
+           {{"NO_COLOR=1"}, audit},
+           {{"TERM=dumb"}, audit},
+           {{}, with({"--color", "never"})},
+           {{}, with({"--format", "json"})}}) {
+    const Escapes run = escapes_on_a_terminal(env, args);
+    EXPECT_TRUE(uncoloured(run)) << run.said;
+  }
   // An empty NO_COLOR does not count (no-color.org); --color always colours a pipe too.
-  EXPECT_EQ(escapes_on_a_terminal({"NO_COLOR="}, audit).find("escapes=0 "), std::string::npos);
+  const Escapes empty_no_color = escapes_on_a_terminal({"NO_COLOR="}, audit);
+  EXPECT_TRUE(coloured(empty_no_color)) << empty_no_color.said;
   const auto piped = run_tool(audit);
   EXPECT_EQ(piped.out.find("\033["), std::string::npos) << piped.out;
   const auto forced = run_tool(with({"--color", "always"}));
