@@ -83,7 +83,10 @@ export TSAN_OPTIONS="$common:exitcode=97:second_deadlock_stack=1"
 # test runs too.
 # And what runs no code of the tool, only the compiler or a script: the layer probes (layers.*:
 # an include compiles or is refused), tests_of.* and mutate.* (scripts read the source tree).
-excluded='^(layers\..*|tests_of\..*|mutate\..*|HostileInput\.HugeNamespaceCostsBoundedMemory|HostileInput\.ManyNamespacesCostBoundedMemory|AuditCli\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|AuditCli\.MemoryIsThatOfAFewPartsWhateverTheSizeOfANamespace|ReapCli\.MemoryIsThatOfAFewPartsWhateverTheNumberOfFiles|DebianPackage\..*|RpmPackage\..*|PackageFloor\.PackagedBinaryAndDependenciesStayWithinTheFloor|OciImage\..*|HostileInput\.(ProcessWithHugeMapsCostsBoundedMemory|ManyAttachFilesCostBoundedMemory|ManyAttachFilesCannotHoldOffMaxRuntime|FakeContainersSharingAHugePasswdCostOneParse|FakeContainersAlternatingTwoHugePasswdFilesCostTwoParses|ManyFakeContainersCostOnePassOverProcNotOneEach|FakeContainersSharingAHugePasswdCannotStopTheHostsReapOrHideLaterContainers))$'
+# And the fault sweep (fault_sweep.*): it tells the tool's own system-call sites by their frames
+# under strace, where a sanitizer's runtime makes calls of its own (its interceptors, its
+# shadow memory), and it sweeps the Release binary in the Release build's suite.
+excluded='^(layers\..*|tests_of\..*|mutate\..*|fault_sweep\..*|HostileInput\.HugeNamespaceCostsBoundedMemory|HostileInput\.ManyNamespacesCostBoundedMemory|AuditCli\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|AuditCli\.MemoryIsThatOfAFewPartsWhateverTheSizeOfANamespace|ReapCli\.MemoryIsThatOfAFewPartsWhateverTheNumberOfFiles|DebianPackage\..*|RpmPackage\..*|PackageFloor\.PackagedBinaryAndDependenciesStayWithinTheFloor|OciImage\..*|HostileInput\.(ProcessWithHugeMapsCostsBoundedMemory|ManyAttachFilesCostBoundedMemory|ManyAttachFilesCannotHoldOffMaxRuntime|FakeContainersSharingAHugePasswdCostOneParse|FakeContainersAlternatingTwoHugePasswdFilesCostTwoParses|ManyFakeContainersCostOnePassOverProcNotOneEach|FakeContainersSharingAHugePasswdCannotStopTheHostsReapOrHideLaterContainers))$'
 
 log=$(mktemp)
 canary=$(mktemp -d)

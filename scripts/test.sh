@@ -2,8 +2,9 @@
 # shellcheck disable=SC2317  # failed_tests, linux_tests and main_command are called through stage
 # The whole test suite: install, run the README's main command (scripts/audit.sh), build,
 # analyse the sources and scripts statically (scripts/lint.sh), run every test (g++ Release),
-# run them again with openat2 and io_uring refused by a seccomp filter (the fallbacks), fail
-# each system call the tool makes (the fault sweep's CI tier, scripts/fault_sweep.py), mutate
+# (among them the fault sweep's CI tier, scripts/fault_sweep.py, which fails each system call
+# the tool makes), run them again with openat2 and io_uring refused by a seccomp filter (the
+# fallbacks, and the sweep of their system calls), mutate
 # the lines of the latest change (scripts/mutate.py --diff), model-check the reaper's removal
 # protocol (scripts/verify.sh), run the suite again under ASan + UBSan (clang) and TSan (g++),
 # then the Windows cross build and its tests under wine (scripts/windows.sh), then fuzz each
@@ -105,7 +106,8 @@ stage "tests (g++, Release)" linux_tests release
 # EPERM, as Docker's and containerd's default profiles do (tests/support/seccomp_refuse.cpp; the filter
 # is inherited by every program a test starts). On this kernel both work, so this is where the
 # fallbacks run: the O_NOFOLLOW walk beneath a root, an lstat before each open, one system call
-# at a time instead of io_uring batches. Nothing is rebuilt. Left out, what makes no system
+# at a time instead of io_uring batches; the fault sweep (fault_sweep.*) fails each system call
+# of those fallbacks in turn. Nothing is rebuilt. Left out, what makes no system
 # call of the tool: the unit tier (pure code, and the scripts' tests tests_of.* and mutate.*)
 # and the layer probes (the compiler); and what the filter does not reach: the packages' tests
 # (dpkg, rpm, podman; what they run of the binary, every other test runs) and the CPU bounds of
@@ -115,19 +117,10 @@ stage "tests under seccomp (no openat2, no io_uring)" \
   :: -LE '^(unit|layers)$' -E "$seccomp_excluded"
 # clang-tidy, cppcheck and shellcheck on the tree (scripts/lint.sh), from the compile database
 # of the Release build (CMAKE_EXPORT_COMPILE_COMMANDS is on in CMakeLists.txt) and with its
-# binary's bash completion; any finding fails the stage. It runs beside the fault sweep, the
-# field stage and the model check, which wait more than they compute (strace, debootstrap's
-# downloads, boots, a timer's minute), and ends before the mutants change the sources it reads.
+# binary's bash completion; any finding fails the stage. It runs beside the field stage and
+# the model check, which wait more than they compute (debootstrap's downloads, boots, a
+# timer's minute), and ends before the mutants change the sources it reads.
 stage_beside "static analysis (clang-tidy, cppcheck, shellcheck)" bash scripts/lint.sh --build build-release
-# The fault sweep's CI tier (scripts/fault_sweep.py): audit, reap, reap --dry-run, create,
-# repair and ps of the Release build on a tree of stale files of three users, a foreign file, a
-# namespace others may write and a stand-in JVM holding its file's flock, in a private mount
-# namespace over a fresh /tmp; every system-call site each reaches fails once (its first call
-# answering EIO, or 0 bytes for a read or a write, under strace), one fault per run. Any run
-# that hangs, crashes, removes what it must keep, cuts the old report or exits with a status
-# the reference does not give, or silently, fails the stage; the table ends its log.
-# `--full` is the whole sweep (docs/internals.md).
-stage "fault sweep (strace, CI tier)" python3 scripts/fault_sweep.py --binary build-release/hsperfguard
 # The packaged units as a real systemd runs them: Debian 12 and 13 roots (debootstrap, cached
 # in /var/cache/hsperfguard-field) booted with systemd-nspawn, the .deb of the Release build
 # installed with apt, timers and services run beside JVMs of JDK 17 and 25, then purged.
