@@ -535,7 +535,7 @@ def random_run(args):
         killers, stage = [], ""
         try:
             source.write_text(apply_site(text, s))
-            if not build(args.build_dir):
+            if not build_mutant(args.build_dir):
                 verdict = "stillborn"
             else:
                 killers, stage = suite_verdict(args.build_dir, tier)
@@ -788,6 +788,7 @@ def diff_run(args):
         try:
             source.write_text(apply_site(text, s))
             touched_build = True
+            MUTANT_BUILT["dir"] = args.build_dir
             if run_until(["cmake", "--build", args.build_dir, "--", f"-j{os.cpu_count()}"],
                          deadline).returncode != 0:
                 verdict = "stillborn"
@@ -843,7 +844,20 @@ def run(cmd, timeout=None):
                           text=True, timeout=timeout)
 
 
+# The build directory while it may hold a mutant's objects: from a mutant's build until the
+# clean rebuild after the last. A run stopped in between (^C, SIGTERM, a budget's timeout)
+# rebuilds it from the restored sources before it ends, so that no later test runs a mutant.
+MUTANT_BUILT = {}
+
+
 def build(build_dir):
+    ok = run(["cmake", "--build", build_dir, "--", f"-j{os.cpu_count()}"]).returncode == 0
+    MUTANT_BUILT.pop("dir", None)
+    return ok
+
+
+def build_mutant(build_dir):
+    MUTANT_BUILT["dir"] = build_dir
     return run(["cmake", "--build", build_dir, "--", f"-j{os.cpu_count()}"]).returncode == 0
 
 
@@ -911,6 +925,19 @@ def main():
     args = ap.parse_args()
     # SIGTERM (a timeout, a kill) unwinds like ^C, so the faulty source is always restored.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        return dispatch(args)
+    finally:
+        if "dir" in MUTANT_BUILT:
+            # Stopped between a mutant's build and the clean one: the sources are restored, the
+            # build is not yet. Another SIGTERM now would stop this rebuild too.
+            print(f"mutate: stopped; rebuilding {MUTANT_BUILT['dir']} from the restored sources",
+                  file=sys.stderr, flush=True)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            build(MUTANT_BUILT["dir"])
+
+
+def dispatch(args):
     if args.diff:
         return diff_run(args)
     if args.random or args.sites or args.replay:
@@ -948,7 +975,7 @@ def main():
         try:
             source.write_text(text.replace(original, fault, 1))
             killers = []
-            if not build(args.build_dir):
+            if not build_mutant(args.build_dir):
                 verdict = "does not compile"
                 stillborn.append(fid)
             elif killers := failing_tests(args.build_dir, regex):
