@@ -32,18 +32,9 @@ void read_opened(int fd_raw, const std::string& path, std::size_t max_bytes, Fil
   }
   const auto want = std::min<std::size_t>(static_cast<std::size_t>(st.st_size), max_bytes);
   out.bytes.resize(want);
-  std::size_t got = 0;
-  while (got < want) {
-    const ssize_t n = ::pread(fd_raw, out.bytes.data() + got, want - got, static_cast<off_t>(got));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      out.error = make_error(path, "pread", errno);
-      break;
-    }
-    if (n == 0) break;  // shrank while we read
-    got += static_cast<std::size_t>(n);
-  }
-  out.bytes.resize(got);
+  int err = 0;
+  out.bytes.resize(pread_upto(fd_raw, out.bytes.data(), want, 0, err));
+  if (err != 0) out.error = make_error(path, "pread", err);
 }
 
 }  // namespace

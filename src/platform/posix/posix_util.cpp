@@ -63,35 +63,34 @@ std::optional<std::string> link_target_at(int dirfd, const char* name) {
   return target;
 }
 
-namespace {
-
-// Reads [have, want) of fd into buffer (grown to `want`); returns the bytes now valid, stopping
-// early at EOF, or sets err.
-std::size_t read_upto(int fd, std::vector<std::byte>& buffer, std::size_t have, std::size_t want,
-                      int& err) {
-  if (buffer.size() < want) buffer.resize(want);
-  while (have < want) {
-    const ssize_t n = ::pread(fd, buffer.data() + have, want - have, static_cast<off_t>(have));
+std::size_t pread_upto(int fd, void* data, std::size_t size, off_t offset, int& err) {
+  err = 0;
+  std::size_t got = 0;
+  while (got < size) {
+    const ssize_t n = ::pread(fd, static_cast<char*>(data) + got, size - got, offset + static_cast<off_t>(got));
+    if (n == 0) break;  // the end of the file: it shrank while it was read
     if (n < 0) {
       if (errno == EINTR) continue;
       err = errno;
       break;
     }
-    if (n == 0) break;  // the file shrank under us
-    have += static_cast<std::size_t>(n);
+    got += static_cast<std::size_t>(n);
   }
-  return have;
+  return got;
 }
-
-}  // namespace
 
 RegionBytes read_region_bytes(int fd, std::size_t cap, std::vector<std::byte>& buffer) {
   RegionBytes out;
-  std::size_t got = read_upto(fd, buffer, 0, std::min(cap, perfdata::kRegionFirstRead), out.error);
+  const std::size_t first = std::min(cap, perfdata::kRegionFirstRead);
+  if (buffer.size() < first) buffer.resize(first);
+  std::size_t got = pread_upto(fd, buffer.data(), first, 0, out.error);
   out.bytes = std::min(got, perfdata::kRegionHeadBytes);
   if (out.error == 0) {
     const std::size_t want = perfdata::region_bytes_to_parse(std::span(buffer.data(), got), cap);
-    if (want > got) got = read_upto(fd, buffer, got, want, out.error);
+    if (want > got) {
+      if (buffer.size() < want) buffer.resize(want);
+      got += pread_upto(fd, buffer.data() + got, want - got, static_cast<off_t>(got), out.error);
+    }
     out.bytes = std::min(got, want);
   }
   return out;

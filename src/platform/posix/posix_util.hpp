@@ -57,6 +57,12 @@ int open_noatime(int dirfd, const char* name, int flags);
 // when it cannot be read or is longer than PATH_MAX. The evidence of a planted link.
 std::optional<std::string> link_target_at(int dirfd, const char* name);
 
+// Reads `size` bytes at `offset` of `fd` into `data`, with as many pread calls as it takes:
+// an interrupted one (EINTR) is made again, and the end of the file (a file that shrank while
+// it was read) ends the reading. Returns how many bytes were read; `err` is the errno of a
+// failed pread (the bytes before it are read), else 0. The one such loop of the tool's reads.
+std::size_t pread_upto(int fd, void* data, std::size_t size, off_t offset, int& err);
+
 // The bytes of a backing file to parse, read from `fd` into `buffer` (grown as needed) as
 // perfdata::region_bytes_to_parse says: a first read of kRegionFirstRead bytes (never more
 // than `cap`), then on to `used` when the prologue says more are used. `bytes`: how many of

@@ -159,19 +159,12 @@ std::uint64_t PrivateFile::size() const { return impl_->size; }
 std::optional<std::string> PrivateFile::read(std::uint64_t offset, std::size_t max,
                                              ObservationError& error) const {
   std::string text(max, '\0');
-  std::size_t got = 0;
-  while (got < max) {
-    const ssize_t n =
-        ::pread(impl_->fd.get(), text.data() + got, max - got, static_cast<off_t>(offset + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      error = make_error(impl_->path, "pread", errno);
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
+  int err = 0;
+  text.resize(pread_upto(impl_->fd.get(), text.data(), max, static_cast<off_t>(offset), err));
+  if (err != 0) {
+    error = make_error(impl_->path, "pread", err);
+    return std::nullopt;
   }
-  text.resize(got);
   return text;
 }
 

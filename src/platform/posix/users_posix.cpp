@@ -252,16 +252,9 @@ std::unique_ptr<UserDatabase> root_user_database_at(int root_fd, const std::stri
     parse = std::make_shared<PasswdParse>();
     std::string& text = parse->text;
     text.resize(static_cast<std::size_t>(st.st_size));
-    std::size_t got = 0;
-    while (got < text.size()) {
-      const ssize_t n =
-          ::pread(fd.get(), text.data() + got, text.size() - got, static_cast<off_t>(got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return failed_database(make_error(display, "pread", errno));
-      if (n == 0) break;
-      got += static_cast<std::size_t>(n);
-    }
-    text.resize(got);
+    int read_error = 0;
+    text.resize(pread_upto(fd.get(), text.data(), text.size(), 0, read_error));
+    if (read_error != 0) return failed_database(make_error(display, "pread", read_error));
     parse->bytes = static_cast<std::size_t>(st.st_size);
     struct stat after {};
     shared = ::fstat(fd.get(), &after) == 0 && version_of(after) == key;
