@@ -989,6 +989,36 @@ TEST(ReapCli, PidReusedBySleepIsReapedUnlessItsProcEntryIsUnreadable) {
   EXPECT_TRUE(sleeper.alive());
 }
 
+// Liveness reads each process once however many files name it (platform/liveness.hpp), and a
+// gone one is remembered as a bit: three namespaces whose stale files share one gone pid cost
+// one probe of it (kill(pid, 0), the first call of every process read), not three. strace
+// counts the probes of that pid; each file is still judged stale.
+TEST(ReapCli, AGonePidNamedInSeveralNamespacesIsProbedOnce) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (namespaces of other users)";
+  if (!test::have_program("strace")) GTEST_FAIL() << "strace is needed (apt-get install strace)";
+  ReapTree tree;
+  const pid_t pid = dead_pid();
+  ASSERT_NE(pid, 0);
+  const std::string name = std::to_string(pid);
+  for (const auto& [user, uid] : std::vector<std::pair<std::string, uid_t>>{{"nobody", kNobody}, {"daemon", 1}, {"bin", 2}}) {
+    tree.region_file(tree.make_namespace(user, uid, uid == kNobody ? kNogroup : uid), name);
+  }
+  const std::string trace = tree.scratch / "kill.trace";
+  const auto r = run({"strace", "-f", "-qq", "-o", trace, "-e", "trace=kill", "env", test::traced_asan_options(),
+                      test::tool_path(), "reap", "--dry-run", "--no-lock", "--min-age", "0", "--tmpdir", tree.tmp,
+                      "--no-containers", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc.at("plan").size(), 3u) << r.out;
+  for (const auto& item : doc.at("plan")) EXPECT_EQ(item.at("verdict"), "stale") << item.dump(2);
+  std::size_t probes = 0;
+  std::ifstream in(trace);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("kill(" + name + ", 0)") != std::string::npos) ++probes;
+  }
+  EXPECT_EQ(probes, 1u) << text_of(trace);
+}
+
 // ---- Real JVMs ---------------------------------------------------------------------------------
 
 TEST(ReapJvm, RemovesExactlyTheStaleFilesAndEveryLiveJvmStaysVisible) {
