@@ -81,16 +81,16 @@ std::size_t pread_upto(int fd, void* data, std::size_t size, off_t offset, int& 
 
 RegionBytes read_region_bytes(int fd, std::size_t cap, std::vector<std::byte>& buffer) {
   RegionBytes out;
+  // The buffer is the caller's, kept from file to file: it grows, never shrinks.
   const std::size_t first = std::min(cap, perfdata::kRegionFirstRead);
-  if (buffer.size() < first) buffer.resize(first);
+  buffer.resize(std::max(buffer.size(), first));
   std::size_t got = pread_upto(fd, buffer.data(), first, 0, out.error);
   out.bytes = std::min(got, perfdata::kRegionHeadBytes);
   if (out.error == 0) {
     const std::size_t want = perfdata::region_bytes_to_parse(std::span(buffer.data(), got), cap);
-    if (want > got) {
-      if (buffer.size() < want) buffer.resize(want);
-      got += pread_upto(fd, buffer.data() + got, want - got, static_cast<off_t>(got), out.error);
-    }
+    const std::size_t more = want - std::min(want, got);  // none when the first read holds it
+    buffer.resize(std::max(buffer.size(), got + more));
+    got += pread_upto(fd, buffer.data() + got, more, static_cast<off_t>(got), out.error);
     out.bytes = std::min(got, want);
   }
   return out;
