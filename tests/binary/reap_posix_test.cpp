@@ -1145,7 +1145,8 @@ chown -h 65534:65534 /tmp/hsperfdata_evil
 find /tmp /run/victim -xdev -mindepth 1 -depth -exec touch -h -d '3 days ago' {} +
 printf '%s\n' ")SH" + tmp_line + R"SH(" > /run/tmp.conf
 sleep 2
-systemd-tmpfiles --clean /run/tmp.conf "$SNIPPET" >&2
+# Its debug log says why each entry was kept or removed: what a failure shows.
+SYSTEMD_LOG_LEVEL=debug systemd-tmpfiles --clean /run/tmp.conf "$SNIPPET" >&2
 find /tmp /run/victim -xdev -mindepth 1 | sed -e "s|/$P\$|/P|" -e "s|_pid$P\$|_pidP|" | sort
 )SH";
   const auto r = test::run_in_private_mounts("SNIPPET='" + kPackaging + "/tmpfiles.d/hsperfguard.conf'\n" + script);
