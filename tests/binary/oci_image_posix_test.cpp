@@ -572,7 +572,11 @@ TEST(OciImage, DaemonSetSettingsAuditAContainerJvmIntoNodeExporter) {
   const std::string name = "hsperfguard-test-" + std::to_string(::getpid());
   ContainerGuard guard{podman, name};
   std::vector<std::string> daemon = run_options;
-  daemon.insert(daemon.end(), {"--detach", "--name", name, tag});
+  // The guards' destructors do not run when the test is killed (a timeout, a stopped run of
+  // the mutants): conmon then kills the container after 10 minutes, so that no audit every
+  // 2 s outlives the test for long (one that did read other tests' files, and so changed
+  // their access times and the ages systemd-tmpfiles judges by).
+  daemon.insert(daemon.end(), {"--timeout", "600", "--detach", "--name", name, tag});
   daemon.insert(daemon.end(), args.begin(), args.end());
   const auto started = podman(daemon);
   ASSERT_EQ(started.exit_code, 0) << started.err;

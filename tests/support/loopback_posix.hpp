@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -78,8 +79,12 @@ class LoopbackServer {
     for (int attempt = 0; attempt < 3 && port_ < 0; ++attempt) {
       const int port = free_loopback_port();
       const std::vector<std::string> argv_strings = args(port);
+      const pid_t parent = ::getpid();
       pid_ = ::fork();
       if (pid_ == 0) {
+        // Ended with the test's process even when it is killed, before its destructor runs.
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parent) ::_exit(127);
         const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         ::dup2(out, 1);
         ::dup2(out, 2);
