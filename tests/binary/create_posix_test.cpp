@@ -288,6 +288,26 @@ TEST(CreateRegionCli, WriteThatWritesNothingFailsAsAFullFileSystemAndLeavesNoFil
   EXPECT_EQ(tree.count_entries(tree.tmp + "/hsperfdata_nobody"), 0u);
 }
 
+// Every pwrite of the tool fails with EIO (a disk error that does not go away): the first
+// failure ends the write, with its error named, exit 3 and nothing left behind. Only EINTR is
+// asked again; a loop that asked again on any other error would never end here (the tool is
+// killed after 10 s, and the test fails on its 137).
+TEST(CreateRegionCli, AWriteThatKeepsFailingEndsAtTheFirstFailureAndLeavesNoFile) {
+  if (!is_root()) GTEST_SKIP() << "needs root (creates for another user)";
+  if (!have_program("strace")) GTEST_FAIL() << "strace is needed (apt-get install strace)";
+  ReapTree tree;
+  const auto r = run({"strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=pwrite64", "-e",
+                      "inject=pwrite64:error=EIO", "env", traced_asan_options(), "timeout", "-s", "KILL", "10",
+                      tool_path(), "create", "--user", "nobody", "--tmpdir", tree.tmp, "--pid", "4245", "--command",
+                      "Demo 4"});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;  // 137: killed, the write loop did not end
+  const std::string file = tree.tmp + "/hsperfdata_nobody/4245";
+  EXPECT_NE(r.err.find("hsperfguard: create: " + file + ": pwrite: Input/output error"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was left behind"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(file));
+  EXPECT_EQ(tree.count_entries(tree.tmp + "/hsperfdata_nobody"), 0u);
+}
+
 // ---- Squatting and other unsafe namespaces: refused, reported, left as they were -----------
 
 struct Snapshot {
