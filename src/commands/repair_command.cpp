@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <ostream>
 #include <string_view>
@@ -77,11 +78,31 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
   run.plan = plan_repair(roots, judgements);
   if (!options.dry_run) run.records = env.execute_repair(run.plan);
   // A temp dir opened but not read through (its listing cut by an I/O error, the user database
-  // unreadable) leaves namespaces unjudged, as one never opened does: the audit's rule.
+  // unreadable) leaves namespaces unjudged, as one never opened does, and so does a namespace
+  // or an entry that could not be observed: the audit's rule (NotLookedAt), so that repair
+  // never calls clean what the audit of the same tree calls incomplete.
   for (const auto& root : roots) {
-    if (root.opened && std::none_of(root.errors.begin(), root.errors.end(), leaves_unseen)) continue;
+    NotLookedAt missing;
+    missing.add_root(root);
+    for (const auto& ns : root.namespaces) missing.add_namespace(ns);
+    if (missing.temp_dirs + missing.namespaces + missing.entries == 0) continue;
     run.incomplete = true;
-    run.errors.insert(run.errors.end(), root.errors.begin(), root.errors.end());
+    const auto add_unseen = [&run](const std::vector<ObservationError>& errors) {
+      std::copy_if(errors.begin(), errors.end(), std::back_inserter(run.errors), leaves_unseen);
+    };
+    if (root.opened) {
+      add_unseen(root.errors);
+    } else {  // why it was not opened, whatever the error (a missing temp dir too)
+      run.errors.insert(run.errors.end(), root.errors.begin(), root.errors.end());
+    }
+    for (const auto& ns : root.namespaces) {
+      // Its own errors, not those about processes its liveness evidence names.
+      std::copy_if(ns.errors.begin(), ns.errors.end(), std::back_inserter(run.errors),
+                   [&ns](const ObservationError& e) {
+                     return leaves_unseen(e) && (e.path == ns.path || e.path.starts_with(ns.path + "/"));
+                   });
+      for (const auto& file : ns.files) add_unseen(file.errors);
+    }
   }
   run.generated_at_ms = env.now_epoch_ms();
   settle_exit(run);

@@ -360,7 +360,13 @@ std::optional<std::string> namespace_unsafe_for_repair(const TempRootFacts& root
     return std::string("the namespace is ") + words.link +
            ": repair never follows it (remove the link itself)";
   }
-  if (!ns.lstat || ns.lstat->kind != FileKind::directory) return "the namespace is not a directory";
+  if (!ns.lstat) {
+    // Not a thing repair knows: no look at it succeeded (an I/O error, a permission).
+    std::string why = "the namespace could not be observed";
+    if (!ns.errors.empty()) why += " (" + ns.errors.front().op + ": " + ns.errors.front().message + ")";
+    return why;
+  }
+  if (ns.lstat->kind != FileKind::directory) return "the namespace is not a directory";
   if (!ns.opened || ns.opened->kind != FileKind::directory) return "the namespace could not be opened";
   if (!ns.identity_matches || !same_inode(*ns.lstat, *ns.opened)) {
     return "the namespace changed identity while it was observed";
