@@ -67,7 +67,9 @@ constexpr std::array<SubcommandExitCode, 28> kSubcommands{{
     {"repair", kExitOk, "nothing left at or above medium"},
     {"repair", kExitFindings, "some fixes failed"},
     {"repair", kExitUsage, kUsage},
-    {"repair", kExitIncomplete, "could not complete (a temp dir could not be opened or read whole)"},
+    {"repair", kExitIncomplete,
+     "could not complete: a temp dir could not be opened or read whole, or a namespace or entry could not be "
+     "looked at (the errors say which)"},
     {"repair", kExitRefused,
      "findings at or above medium are left that repair does not fix (--dry-run: would be left)"},
 }};

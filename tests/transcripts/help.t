@@ -324,7 +324,8 @@ The help of every subcommand, as printed by --help and by `help`.
     0  nothing left at or above medium
     1  some fixes failed
     2  usage error (the message says which option or value)
-    3  could not complete (a temp dir could not be opened or read whole)
+    3  could not complete: a temp dir could not be opened or read whole, or a
+       namespace or entry could not be looked at (the errors say which)
     4  findings at or above medium are left that repair does not fix (--dry-run:
        would be left)
 
