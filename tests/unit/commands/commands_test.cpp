@@ -1637,10 +1637,14 @@ TEST(CommandSeam, RepairOfANamespaceThatCouldNotBeObservedIsIncompleteAndSaysWhy
   ns.opened.reset();
   ns.files.clear();
   ns.errors.push_back(ObservationError{ns.path, "statx", EIO, "Input/output error"});
+  // An error about a process its liveness evidence named is not the namespace's: not listed.
+  ns.errors.push_back(ObservationError{"/proc/4242/ns/mnt", "readlink", EACCES, "Permission denied"});
   const Ran ran = repair(env, false);
   EXPECT_EQ(ran.exit, kExitIncomplete) << ran.out << ran.err;
   EXPECT_NE(ran.err.find("hsperfguard: repair: " + ns.path + ": statx: Input/output error"), std::string::npos)
       << ran.err;
+  EXPECT_EQ(ran.err.find("/proc/4242/ns/mnt"), std::string::npos) << ran.err;
+  EXPECT_NE(ran.out.find("exit 3: 1 temp dir or entry could not be read"), std::string::npos) << ran.out;
   EXPECT_NE(ran.out.find("the namespace could not be observed (statx: Input/output error)"), std::string::npos)
       << ran.out;
   EXPECT_EQ(ran.out.find("not a directory"), std::string::npos) << ran.out;
