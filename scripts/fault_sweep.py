@@ -585,7 +585,8 @@ def sweep(args):
                 if key in seen:  # two sites' calls may share a number in different threads
                     continue
                 seen.add(key)
-                spec = "%s:%s:when=%d" % (syscall, answer if answer.startswith("retval") else "error=" + answer, index)
+                spec = "%s:%s:when=%d%s" % (syscall, answer if answer.startswith("retval") else "error=" + answer,
+                                            index, "+" if args.lasting else "")
                 tree.build()
                 before = tree.snapshot()
                 if os.path.exists(log):
@@ -646,6 +647,9 @@ def main():
                         help="this one fault only (with --only), its output and report shown")
     parser.add_argument("--show", type=int, default=4000, help="--inject: bytes of the report shown")
     parser.add_argument("--verbose", action="store_true", help="print every run, not only the bad ones")
+    parser.add_argument("--lasting", action="store_true",
+                        help="each fault lasts: the site's call and every later call of its system call "
+                        "in that thread get the answer (when=N+), as a disk error that does not go away")
     parser.add_argument("--cannot-run-status", type=int, default=1, metavar="N",
                         help="the exit status when the sweep cannot run here (not root, a program "
                         "missing); ctest's test gives 77, its skip, which CI's check of skips refuses")
