@@ -96,11 +96,8 @@ int run_repair_command(const RepairCommandOptions& options, std::ostream& out, s
       run.errors.insert(run.errors.end(), root.errors.begin(), root.errors.end());
     }
     for (const auto& ns : root.namespaces) {
-      // Its own errors, not those about processes its liveness evidence names.
       std::copy_if(ns.errors.begin(), ns.errors.end(), std::back_inserter(run.errors),
-                   [&ns](const ObservationError& e) {
-                     return leaves_unseen(e) && (e.path == ns.path || e.path.starts_with(ns.path + "/"));
-                   });
+                   [&ns](const ObservationError& e) { return leaves_namespace_unseen(ns, e); });
       for (const auto& file : ns.files) add_unseen(file.errors);
     }
   }

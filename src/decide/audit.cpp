@@ -125,6 +125,12 @@ void count(AuditTally& t, const Finding& f) {
 // tmpfs, a bind mount) incomplete.
 bool leaves_unseen(const ObservationError& error) { return error.code != ENOENT && error.code != EXDEV; }
 
+bool leaves_namespace_unseen(const NamespaceFacts& ns, const ObservationError& error) {
+  return leaves_unseen(error) &&
+         (error.path == ns.path ||
+          (error.path.size() > ns.path.size() && error.path.starts_with(ns.path) && error.path[ns.path.size()] == '/'));
+}
+
 namespace {
 
 bool any_unseen(const std::vector<ObservationError>& errors) {
@@ -149,15 +155,12 @@ void NotLookedAt::add(const NotLookedAt& other) {
 }
 
 void NotLookedAt::add_namespace(const NamespaceFacts& ns) {
-  // Its own errors, of the namespace or beneath it: one about a process the liveness index
-  // could not place (/proc/1/ns/mnt refused, each namespace says so) or about /proc/locks
-  // leaves the namespace read, its evidence weaker (the reaper keeps on doubt); counting those
-  // made every namespace of a host whose pid 1 refuses ptrace "unreadable".
-  const auto own_unseen = [&ns](const ObservationError& e) {
-    return leaves_unseen(e) && (e.path == ns.path || (e.path.size() > ns.path.size() && e.path.starts_with(ns.path) &&
-                                                      e.path[ns.path.size()] == '/'));
-  };
-  if (std::any_of(ns.errors.begin(), ns.errors.end(), own_unseen)) ++namespaces;
+  // Its own errors, of the namespace or beneath it (leaves_namespace_unseen): counting those
+  // about processes made every namespace of a host whose pid 1 refuses ptrace "unreadable".
+  if (std::any_of(ns.errors.begin(), ns.errors.end(),
+                  [&ns](const ObservationError& e) { return leaves_namespace_unseen(ns, e); })) {
+    ++namespaces;
+  }
   if (ns.part == 0 && ns.user_lookup_failed) ++users;
   for (const auto& file : ns.files) {
     if (any_unseen(file.errors)) ++entries;

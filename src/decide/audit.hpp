@@ -79,6 +79,11 @@ struct NotLookedAt {
 // another mount the run does not enter by design).
 bool leaves_unseen(const ObservationError& error);
 
+// Whether `error`, one of `ns`'s errors, leaves the namespace itself or something beneath it not
+// looked at. An error about a process its liveness evidence names (/proc/1/ns/mnt refused,
+// /proc/locks) leaves the namespace read, its evidence weaker: false.
+bool leaves_namespace_unseen(const NamespaceFacts& ns, const ObservationError& error);
+
 // What a run did not look at and why, in one line: "not root: 6 namespaces unreadable,
 // containers not scanned: run as root, or --user NAME for your own namespaces only" (not as
 // root, the line says so first and ends with what to run). Empty when nothing is missing.
