@@ -1626,17 +1626,23 @@ TEST(CommandSeam, RepairOfATempDirReadInPartIsIncompleteNotClean) {
   EXPECT_EQ(repair(vanished, false).exit, kExitOk);
 }
 
+// Alice's namespace as a run sees it when no look at it succeeded: the error of its statx.
+NamespaceFacts& unobservable(FakeEnvironment& env, int code, const char* message) {
+  NamespaceFacts& ns = alice_namespace(env);
+  ns.lstat.reset();
+  ns.opened.reset();
+  ns.files.clear();
+  ns.errors.push_back(ObservationError{ns.path, "statx", code, message});
+  return ns;
+}
+
 // A namespace that could not be looked at (every statx of it an I/O error) is not judged, so
 // repair cannot call the run clean: exit 3 as the audit of the same tree, the error named, and
 // the namespace left with what happened to it, not "not a directory" (a fault sweep with the
 // error lasting found repair saying both).
 TEST(CommandSeam, RepairOfANamespaceThatCouldNotBeObservedIsIncompleteAndSaysWhy) {
   FakeEnvironment env = alice_world();
-  NamespaceFacts& ns = alice_namespace(env);
-  ns.lstat.reset();
-  ns.opened.reset();
-  ns.files.clear();
-  ns.errors.push_back(ObservationError{ns.path, "statx", EIO, "Input/output error"});
+  NamespaceFacts& ns = unobservable(env, EIO, "Input/output error");
   // An error about a process its liveness evidence named is not the namespace's: not listed.
   ns.errors.push_back(ObservationError{"/proc/4242/ns/mnt", "readlink", EACCES, "Permission denied"});
   const Ran ran = repair(env, false);
@@ -1649,19 +1655,11 @@ TEST(CommandSeam, RepairOfANamespaceThatCouldNotBeObservedIsIncompleteAndSaysWhy
       << ran.out;
   EXPECT_EQ(ran.out.find("not a directory"), std::string::npos) << ran.out;
   FakeEnvironment audited = alice_world();
-  NamespaceFacts& same = alice_namespace(audited);
-  same.lstat.reset();
-  same.opened.reset();
-  same.files.clear();
-  same.errors.push_back(ObservationError{same.path, "statx", EIO, "Input/output error"});
+  unobservable(audited, EIO, "Input/output error");
   EXPECT_EQ(audit(audited).exit, kExitIncomplete) << "the audit of the same tree";
 
   FakeEnvironment vanished = alice_world();  // a namespace gone since it was listed is no gap
-  NamespaceFacts& gone = alice_namespace(vanished);
-  gone.lstat.reset();
-  gone.opened.reset();
-  gone.files.clear();
-  gone.errors.push_back(ObservationError{gone.path, "statx", ENOENT, "No such file or directory"});
+  unobservable(vanished, ENOENT, "No such file or directory");
   EXPECT_NE(repair(vanished, false).exit, kExitIncomplete);
 }
 
