@@ -126,9 +126,7 @@ void count(AuditTally& t, const Finding& f) {
 bool leaves_unseen(const ObservationError& error) { return error.code != ENOENT && error.code != EXDEV; }
 
 bool leaves_namespace_unseen(const NamespaceFacts& ns, const ObservationError& error) {
-  return leaves_unseen(error) &&
-         (error.path == ns.path ||
-          (error.path.size() > ns.path.size() && error.path.starts_with(ns.path) && error.path[ns.path.size()] == '/'));
+  return leaves_unseen(error) && (error.path == ns.path || error.path.starts_with(ns.path + "/"));
 }
 
 namespace {
