@@ -172,9 +172,11 @@ fi
 # The sanitizer's build: the system tests, the transcripts, the corpus replays (and the unit
 # tier when ctest arguments were given).
 ctest --preset "$preset" -j"$(nproc)" -E "$excluded" "${unit_tier[@]}" "$@" 2>&1 | tee "$log" || rc=$?
+bash scripts/failure_details.sh "$build_dir" "$preset"
 # The Release build's binary tests, each run of hsperfguard this build's.
 HSPERFGUARD_TEST_BINARY=$PWD/$build_dir/hsperfguard HSPERFGUARD_TEST_SANITIZED=1 \
   ctest --test-dir build-release -L '^binary$' -j"$(nproc)" -E "$excluded" "$@" 2>&1 | tee -a "$log" || rc=$?
+bash scripts/failure_details.sh build-release "$preset (the Release build's binary tests)"
 
 count=$(find "$reports" -type f | wc -l)
 if [ "$count" -gt 0 ]; then

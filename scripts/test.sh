@@ -17,8 +17,10 @@ times=()
 # Tests that failed, by stage, printed again at the very end: the end of a long log is what
 # a reader (and a CI page that keeps only the tail) sees first.
 failures=$(mktemp)
-trap 'rm -f "$failures"' EXIT
-export HSPERFGUARD_FAILURES=$failures
+# And what each failed test printed (scripts/failure_details.sh), cut short, printed before them.
+failure_details=$(mktemp)
+trap 'rm -f "$failures" "$failure_details"' EXIT
+export HSPERFGUARD_FAILURES=$failures HSPERFGUARD_FAILURE_DETAILS=$failure_details
 # failed_tests CTEST-LOG: appends the names of the tests ctest said failed to $failures.
 failed_tests() {
   grep -E '^[[:space:]]*[0-9]+ - .* \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Not Run)\)' "$1" \
@@ -75,6 +77,7 @@ linux_tests() {
   "${prefix[@]}" ctest --preset "$preset" -j"$(nproc)" "${extra[@]}" 2>&1 | tee "$log" || rc=1
   bash scripts/check_no_skips.sh "$log" || rc=1
   failed_tests "$log"
+  bash scripts/failure_details.sh "build-$preset" "$current_stage"
   rm -f "$log"
   return "$rc"
 }
@@ -146,6 +149,10 @@ stage "TSan (g++): build, tests" bash scripts/sanitize.sh tsan
 stage "Windows build and tests" bash scripts/windows.sh
 if [ -f scripts/fuzz.sh ]; then
   stage "fuzzing" bash scripts/fuzz.sh "${HSPERFGUARD_FUZZ_SECONDS:-20}"
+fi
+if [ -s "$failure_details" ]; then
+  echo "==> what the failed tests printed (the first 150 lines)"
+  head -n 150 "$failure_details"
 fi
 if [ -s "$failures" ]; then
   echo "==> tests that failed"

@@ -95,5 +95,6 @@ elif [ "$status" -ne 0 ] && grep -qE '^[[:space:]]*[0-9]+ - .* \(Timeout\)$' "$c
   ctest --test-dir "$build_dir" --rerun-failed --output-on-failure || status=$?
 fi
 rm -f "$ctest_log"
+[ "$status" -eq 0 ] || bash scripts/failure_details.sh "$build_dir" windows
 echo "windows.sh: finished after $((SECONDS - started)) s (exit $status)"
 exit "$status"
