@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -297,6 +298,53 @@ TEST(AuditCli, NamespaceLargerThanOnePartIsOneObjectWithEveryFile) {
   EXPECT_EQ(report["summary"]["namespaces"], 2);
   EXPECT_EQ(report["summary"]["by_rule"]["namespace.group-other-writable"], 1);
   EXPECT_EQ(report["summary"]["by_rule"]["file.pid-out-of-range"], 5000);
+}
+
+// Without CAP_FOWNER (the packaged audit unit and the DaemonSet grant none) the kernel refuses
+// O_NOATIME on another user's file, so a read renews its access time, by which
+// systemd-tmpfiles ages it. The audit reads only what a JVM or a JVM tool would read, the files
+// named by a number: what else a user leaves in a namespace keeps its access time and ages out.
+// The number-named file's renewed atime shows that this file system records reads.
+TEST(AuditCli, WithoutCapFownerAFileWhoseNameIsNoPidKeepsItsAccessTime) {
+  if (!test::is_root()) GTEST_SKIP() << "chowns to nobody and drops CAP_FOWNER: needs root";
+  ASSERT_TRUE(test::have_program("setpriv")) << "install util-linux";
+  test::ScratchDir scratch;
+  ASSERT_EQ(::chmod(scratch.path().c_str(), 0755), 0);
+  const std::string tmp = scratch / "tmp";
+  const std::string ns = tmp + "/hsperfdata_nobody";
+  ASSERT_EQ(::mkdir(tmp.c_str(), 01777), 0);
+  ASSERT_EQ(::chmod(tmp.c_str(), 01777), 0);
+  ASSERT_EQ(::mkdir(ns.c_str(), 0755), 0);
+  ASSERT_EQ(::chown(ns.c_str(), 65534, 65534), 0);
+  const timespec old[2] = {{978307200, 0}, {978307200, 0}};  // 2001-01-01
+  for (const char* name : {"notes.txt", "1junk", "99999999"}) {
+    const std::string path = ns + "/" + name;
+    test::write_file(path, test::to_bytes(std::string(8192, 'x')));
+    ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), old, AT_SYMLINK_NOFOLLOW), 0);
+  }
+  const auto audit = run({"setpriv", "--inh-caps=-fowner", "--bounding-set=-fowner", test::tool_path(),
+                          "audit", "--tmpdir", tmp, "--no-containers", "--format", "json",
+                          "--output", scratch / "report.json"});
+  ASSERT_EQ(audit.exit_code, 1) << audit.err;
+  const auto atime = [&](const char* name) {
+    struct stat st {};
+    EXPECT_EQ(::lstat((ns + "/" + name).c_str(), &st), 0) << name;
+    return st.st_atim.tv_sec;
+  };
+  EXPECT_EQ(atime("notes.txt"), old[0].tv_sec);
+  EXPECT_EQ(atime("1junk"), old[0].tv_sec);
+  EXPECT_GT(atime("99999999"), old[0].tv_sec) << "read, yet its atime stayed: the test proves nothing";
+  std::ifstream in(scratch / "report.json");
+  const auto report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["namespaces"].size(), 1u);
+  std::map<std::string, nlohmann::json> regions;
+  for (const auto& f : report["namespaces"][0]["files"]) regions[f["name"]] = f["region"];
+  ASSERT_EQ(regions.size(), 3u);
+  EXPECT_TRUE(regions["notes.txt"].is_null()) << regions["notes.txt"];
+  EXPECT_TRUE(regions["1junk"].is_null()) << regions["1junk"];
+  EXPECT_EQ(regions["99999999"].value("bytes_read", 0), 4096) << regions["99999999"];
 }
 
 }  // namespace

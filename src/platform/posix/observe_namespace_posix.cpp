@@ -323,9 +323,13 @@ std::size_t Observer::region_cap(std::uint64_t file_size, FileFacts& file) const
 // The prologue first, then up to `used` bytes, never more than `cap` (region_cap): a sparse
 // terabyte file costs one 16 KiB read. What is parsed (and reported as bytes_read) does not
 // depend on the read size: the first 4 KiB, or `used` bytes when the prologue says more are
-// used.
+// used. A file whose name is no pid (PidNameKind::not_a_pid: "notes.txt", "1junk") is not
+// read at all: no JVM and no JVM tool reads it, no rule judges its content, and where
+// O_NOATIME is refused (someone else's file, without CAP_FOWNER) the read would renew its
+// access time, by which systemd-tmpfiles ages it.
 void Observer::read_region(int fd, std::uint64_t file_size, FileFacts& file,
                            Scratch& scratch) const {
+  if (file.pid_name.kind == PidNameKind::not_a_pid) return;
   const std::size_t cap = region_cap(file_size, file);
   if (cap == 0) return;
   const RegionBytes read = read_region_bytes(fd, cap, scratch.region);

@@ -138,7 +138,10 @@ FileFacts observe_file(const std::wstring& ns_path, const Listed& entry, const N
 
   // Read access to the data is optional: without it, the descriptor and facts still count.
   const DWORD metadata = READ_CONTROL | FILE_READ_ATTRIBUTES | SYNCHRONIZE;
-  const bool want_data = file.lstat->kind == FileKind::regular && options.max_region_bytes > 0;
+  // A name that is no pid (PidNameKind::not_a_pid) is read by no JVM and no JVM tool: its
+  // content is left unread, as on Linux, where the read would renew its access time.
+  const bool want_data = file.lstat->kind == FileKind::regular && options.max_region_bytes > 0 &&
+                         file.pid_name.kind != PidNameKind::not_a_pid;
   UniqueHandle handle;
   if (want_data) {
     handle.reset(::CreateFileW(wide_path.c_str(), metadata | FILE_READ_DATA, kShareAll, nullptr,

@@ -27,6 +27,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -567,6 +568,44 @@ TEST_P(ObserveTree, TruncatedAndGarbageFilesAreFactsNotFailures) {
   ASSERT_TRUE(n->files[2].region);
   EXPECT_EQ(n->files[2].region->bytes_read, 0u);
   EXPECT_FALSE(n->files[2].region->region.valid());
+}
+
+// A name that is no pid ("1junk", "notes.txt", "12x") is read by no JVM and no JVM tool, and no
+// rule judges its content: it is opened (its owner, mode and ACL are facts) but never read, so
+// that an audit without CAP_FOWNER leaves its access time, by which systemd-tmpfiles ages it.
+// All-digit names, in range or not, are read as before.
+TEST_P(ObserveTree, ContentOfANameThatIsNoPidIsNeverRead) {
+  make_dir(ns("alice"));
+  own(ns("alice"), kAlice, kAlice);
+  const auto region = small_region("Main");
+  const std::vector<std::string> unread{"1junk", "notes.txt", "12x"};
+  const std::vector<std::string> read{"1234", "007", "99999999999"};
+  for (const auto& name : unread) put(ns("alice") + "/" + name, region);
+  for (const auto& name : read) put(ns("alice") + "/" + name, region);
+  put(ns("alice") + "/empty", {});
+  std::map<std::string, std::unique_ptr<InodeWatch>> watches;
+  for (const auto& name : unread) watches[name] = std::make_unique<InodeWatch>(ns("alice") + "/" + name);
+  for (const auto& name : read) watches[name] = std::make_unique<InodeWatch>(ns("alice") + "/" + name);
+  const TempRootFacts facts = observe();
+  const NamespaceFacts& n = *find_namespace(facts, "hsperfdata_alice");
+  for (const auto& name : unread) {
+    const FileFacts* f = find_file(n, name);
+    ASSERT_NE(f, nullptr) << name;
+    EXPECT_TRUE(f->errors.empty()) << name << ": " << describe(f->errors);
+    EXPECT_EQ(f->pid_name.kind, PidNameKind::not_a_pid) << name;
+    ASSERT_TRUE(f->opened.has_value()) << name << ": still opened, its facts taken";
+    EXPECT_EQ(f->opened->kind, FileKind::regular) << name;
+    EXPECT_FALSE(f->region.has_value()) << name << ": its content was decoded";
+    EXPECT_EQ(watches[name]->events() & IN_ACCESS, 0u) << name << ": its content was read";
+  }
+  EXPECT_FALSE(find_file(n, "empty")->region.has_value());
+  for (const auto& name : read) {
+    const FileFacts* f = find_file(n, name);
+    ASSERT_NE(f, nullptr) << name;
+    ASSERT_TRUE(f->region.has_value()) << name;
+    EXPECT_TRUE(f->region->region.valid()) << name;
+    EXPECT_NE(watches[name]->events() & IN_ACCESS, 0u) << name << ": not read";
+  }
 }
 
 TEST_P(ObserveTree, PidNamesAreClassifiedWithTheHostMaxPid) {
