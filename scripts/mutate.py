@@ -2,7 +2,7 @@
 """Deliberate faults in security-critical code, one at a time: does the suite kill each one?
 
     python3 scripts/mutate.py [--build-dir build-debug] [--only ID[,ID...]] [--full] [--list]
-    python3 scripts/mutate.py --random N --seed S [--list] [--log FILE] [--only FILE:LINE,...]
+    python3 scripts/mutate.py --random N --seed S [--list] [--log FILE] [--killers-from LOG] [--only FILE:LINE,...]
     python3 scripts/mutate.py --replay LOG [--log FILE]
     python3 scripts/mutate.py --sites
     python3 scripts/mutate.py --diff BASE [--budget SECONDS] [--list] [--log FILE] [--only ...]
@@ -15,7 +15,10 @@ left out; --sites lists them), stratified by layer: each layer gets a share of N
 proportion to its sites, at least 10, drawn uniformly with the seed, and tried in an order
 shuffled with it (a run cut short has sampled every layer). Each mutant is applied
 alone, rebuilt, and run against the tests that cost under a second (from ctest's cost data
-of the clean run), then, if it survived them, against the whole suite, both with
+of the clean run), then, if it survived them, against the suites scripts/tests_of.py maps its
+file to (where most mutants the fast tests leave die, in a fraction of the whole suite's
+time), then against the tests that killed most mutants in the logs of earlier runs
+(--killers-from LOG, and this run's own --log), then against the whole suite, each with
 --stop-on-failure: a survivor passed the whole suite (less the ten cases that assert a cost,
 COST_CASES, as the sanitizer runs leave them out). A failing test is run again alone and
 kills only if it fails again (on a shared machine another's load or processes can fail a
@@ -424,13 +427,19 @@ def confirmed(build_dir, killers):
     return [k for k in names if k in again]
 
 
-def suite_verdict(build_dir, tier):
-    """(killers, stage): the fast tier first, then the whole suite; each failure is run again
-    alone and counts only if it fails again (a whole suite cut short by a failure that did
-    not repeat is run once more)."""
+def suite_verdict(build_dir, tier, mapped=None, frequent=None):
+    """(killers, stage): the fast tier first, then the tests MAPPED selects (the suites of the
+    mutated file, mapped_tests), then the FREQUENT killers (frequent_killers), then the whole
+    suite; each failure is run again alone and counts only if it fails again (a whole suite
+    cut short by a failure that did not repeat is run once more). The tiers before the whole
+    suite only make a kill come sooner: a survivor has passed the whole suite."""
     if tier:
         if killers := confirmed(build_dir, failing_tests(build_dir, tier, exclude=False)):
             return killers, "fast tier"
+    for regex, stage in ((mapped, "its tests"), (frequent, "frequent killers")):
+        if regex:
+            if killers := confirmed(build_dir, failing_tests(build_dir, regex, leave_out=COST_CASES)):
+                return killers, stage
     for _ in range(2):
         killers = failing_tests(build_dir, leave_out=COST_CASES)
         if not killers:
@@ -453,6 +462,25 @@ def cost_data(build_dir):
                 except ValueError:
                     pass
     return costs
+
+
+def frequent_killers(logs, most=12):
+    """A ctest -R of the tests that killed most mutants in the --log files LOGS (JSON lines of
+    --random or --diff runs), at most MOST of them: the end-to-end tests (a transcript, the
+    real-JVM judge, the shell-word round trip) kill mutants of many files that
+    scripts/tests_of.py maps to none of them. None when the logs name none."""
+    import collections
+    import json
+    counts = collections.Counter()
+    for path in logs:
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            if line.strip():
+                counts.update(k.split("  #")[0].strip() for k in json.loads(line).get("killers", [])
+                              if not k.startswith("("))
+    names = [name for name, _ in counts.most_common(most)]
+    return "^(" + "|".join(re.escape(n) for n in names) + ")$" if names else None
 
 
 def fast_tier(build_dir, limit=1.0):
@@ -538,7 +566,8 @@ def random_run(args):
             if not build_mutant(args.build_dir):
                 verdict = "stillborn"
             else:
-                killers, stage = suite_verdict(args.build_dir, tier)
+                killers, stage = suite_verdict(args.build_dir, tier, mapped_tests(s["file"])[0],
+                                               frequent_killers(args.killers_from + [args.log or ""]))
                 verdict = "killed" if killers else "survived"
         finally:
             source.write_text(text)
@@ -902,6 +931,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-dir", default="build-debug")
     ap.add_argument("--only", default="")
+    ap.add_argument("--killers-from", action="append", default=[], metavar="LOG",
+                    help="--random: before the whole suite, run the tests that killed most "
+                         "mutants in this earlier --log (and in this run's own --log)")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--full", action="store_true",
                     help="a fault that survives its suites is run against the whole suite")

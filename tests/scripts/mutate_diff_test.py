@@ -79,6 +79,22 @@ regex, _ = mutate.mapped_tests("src/commands/reap_command.cpp")
 check("reap_command.cpp's tests include the transcript of reap",
       bool(regex and re.search(regex, "transcript.reap")), True)
 
+# The frequent killers of --random: the tests that killed most in the logs, most first, at most
+# as many as asked, a parameterised test's value comment left out, a ctest failure never a test.
+import json  # noqa: E402
+import tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as scratch:
+    one, two = pathlib.Path(scratch) / "one.jsonl", pathlib.Path(scratch) / "two.jsonl"
+    one.write_text("".join(json.dumps({"killers": k}) + "\n" for k in (
+        ["transcript.audit"], ["transcript.audit", "A.b"], ["(the suite timed out)"], [])))
+    two.write_text(json.dumps({"killers": ["P/C.d/0  # GetParam() = 4-byte object <02>", "A.b"]}) +
+                   "\n" + json.dumps({"killers": ["A.b"]}) + "\n")
+    regex = mutate.frequent_killers([str(one), str(two), str(pathlib.Path(scratch) / "none")])
+    check("the frequent killers of two logs", regex, r"^(A\.b|transcript\.audit|P/C\.d/0)$")
+    check("at most as many as asked", mutate.frequent_killers([str(one), str(two)], most=1), r"^(A\.b)$")
+    check("a log that names no test gives none", mutate.frequent_killers([str(pathlib.Path(scratch) / "none")]),
+          None)
+
 for f in failures:
     print("FAILED:", f)
 print(f"mutate --diff: {len(failures)} failures")
