@@ -12,7 +12,8 @@ as strace counts), one fault per run, on a fresh tree. Every run must end (a tim
 `hung`), end without a signal or a sanitizer report (`crashed`), remove nothing it must keep
 (a live JVM's file, anything outside a namespace, any file for the commands that remove
 nothing) and leave the old report or a whole new one at --output (`lost data`), and exit
-with a status the reference gives for the subcommand, saying what failed when it is not 0, and
+with a status the reference gives for the subcommand, saying what failed when it is not 0 (a
+run the fault made fail or stop incomplete in the kernel's words for it, NAMED_ERRORS), and
 say every file it did not look at or did not remove (`wrong status/silent`); else `ok`.
 
 The default is CI's tier: the first call of every site with one error each (EIO, and a read or
@@ -25,6 +26,7 @@ Run as root (the tree has namespaces of several users). Exit 0 when every run wa
 
 import argparse
 import collections
+import errno
 import fcntl
 import json
 import mmap
@@ -136,6 +138,10 @@ DOCUMENTED = {  # docs/reference.md's exit codes, by subcommand (2: a usage erro
 }
 SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer|ThreadSanitizer|MemorySanitizer)|"
                        r"runtime error:|WARNING: ThreadSanitizer")
+# The injected errors a run that fails by them must name in the kernel's words; the others
+# are answered by a retry (EINTR, EAGAIN), a fallback (ENOSYS) or as a name that is gone
+# (ENOENT), and need not be.
+NAMED_ERRORS = ("EIO", "EACCES", "ENOSPC", "EDQUOT", "ENOMEM")
 OUTCOMES = ("ok", "hung", "crashed", "lost data", "wrong status/silent")
 
 TMP = "/tmp"
@@ -391,7 +397,14 @@ def reported_errors(doc):
         re.search(r'"(outcome|status)": "failed"', text) is not None
 
 
-def judge(name, argv, run, before, after, tree, baseline, answer=None):
+def in_nss(frame):
+    """Whether the site is a call glibc's NSS makes for the tool (the host's user database):
+    when its files service fails, glibc asks the next one (systemd), which knows no such user,
+    and getpwnam_r answers "not found" with 0, the error lost before the tool sees it."""
+    return "HostUserDatabase::" in (frame or "")
+
+
+def judge(name, argv, run, before, after, tree, baseline, answer=None, frame=None):
     """The outcome of one run and why. `answer` is the fault's: ENOENT says the name is gone,
     and what is gone is not missing from a complete report (the tool's rule, and the kernel's:
     a directory that answers getdents64 with ENOENT was removed, and lists nothing)."""
@@ -417,6 +430,12 @@ def judge(name, argv, run, before, after, tree, baseline, answer=None):
         return "wrong status/silent", "exit %d and nothing said" % run.rc
     if run.rc in (2, 3) and not said:
         return "wrong status/silent", "exit %d and nothing said" % run.rc
+    # What failed is named: a run that the fault made fail or incomplete says the kernel's
+    # words for it (strerror), on stderr or in its report, not only that something failed.
+    if run.rc in (2, 3) and run.rc != baseline.rc and answer in NAMED_ERRORS and not in_nss(frame):
+        words = os.strerror(getattr(errno, answer))
+        if words not in run.err and (data is None or words.encode() not in data):
+            return "wrong status/silent", "exit %d without the fault's words (%s)" % (run.rc, words)
     if name == "reap" and isinstance(doc, dict):
         claimed = {a["path"] for a in doc.get("actions", []) if a.get("outcome") == "removed"}
         gone = {p for p in before if in_namespace(p) and p not in after}
@@ -592,7 +611,7 @@ def sweep(args):
                 if os.path.exists(log):
                     os.unlink(log)
                 run = run_tool(argv, ["-e", "trace=" + syscall, "-e", "inject=" + spec], args.timeout, log)
-                outcome, why = judge(name, argv, run, before, tree.snapshot(), tree, baseline, answer)
+                outcome, why = judge(name, argv, run, before, tree.snapshot(), tree, baseline, answer, frame)
                 row["runs"] += 1
                 row["injected"] += run.hit
                 row["seconds"] += run.seconds

@@ -105,6 +105,11 @@ PsObservation observe_ps(const PsCommandOptions& options, Environment& env) {
     }
     if (read_in_part(root)) seen.incomplete = true;
     seen.errors.insert(seen.errors.end(), root.errors.begin(), root.errors.end());
+    // What left a namespace or its files not looked at, one error a namespace, so that the
+    // errors say which when the list is incomplete.
+    for (const auto& ns : root.namespaces) {
+      if (const ObservationError* e = first_unseen_error(ns)) seen.errors.push_back(*e);
+    }
     liveness->gather(root);
   }
   seen.errors.insert(seen.errors.end(), pass.jvm_errors.begin(), pass.jvm_errors.end());

@@ -129,6 +129,17 @@ bool leaves_namespace_unseen(const NamespaceFacts& ns, const ObservationError& e
   return leaves_unseen(error) && (error.path == ns.path || error.path.starts_with(ns.path + "/"));
 }
 
+const ObservationError* first_unseen_error(const NamespaceFacts& ns) {
+  for (const auto& e : ns.errors) {
+    if (leaves_namespace_unseen(ns, e)) return &e;
+  }
+  for (const auto& file : ns.files) {
+    const auto it = std::find_if(file.errors.begin(), file.errors.end(), leaves_unseen);
+    if (it != file.errors.end()) return &*it;
+  }
+  return nullptr;
+}
+
 namespace {
 
 bool any_unseen(const std::vector<ObservationError>& errors) {

@@ -84,6 +84,11 @@ bool leaves_unseen(const ObservationError& error);
 // /proc/locks) leaves the namespace read, its evidence weaker: false.
 bool leaves_namespace_unseen(const NamespaceFacts& ns, const ObservationError& error);
 
+// The first error of `ns` itself (leaves_namespace_unseen), else of one of its files
+// (leaves_unseen), that leaves something not looked at: one of those that make
+// NotLookedAt::add_namespace count it. nullptr when there is none.
+const ObservationError* first_unseen_error(const NamespaceFacts& ns);
+
 // What a run did not look at and why, in one line: "not root: 6 namespaces unreadable,
 // containers not scanned: run as root, or --user NAME for your own namespaces only" (not as
 // root, the line says so first and ends with what to run). Empty when nothing is missing.

@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "model/perfdata.hpp"
 #include "platform/posix/posix_util.hpp"
@@ -62,11 +63,21 @@ struct Place {
   }
 };
 
-bool same_dir(int fd, const std::optional<InodeFacts>& want) {
+// Whether `fd` is still the directory `want` describes. When it is not, `err` (at `path`,
+// opened by `op`) says why: its fstat's error, or that another directory is there now.
+bool same_dir(int fd, const std::optional<InodeFacts>& want, const std::string& path,
+              const char* op, ObservationError& err) {
   struct stat st {};
-  return want && ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
-         static_cast<std::uint64_t>(st.st_dev) == want->dev &&
-         static_cast<std::uint64_t>(st.st_ino) == want->ino;
+  if (::fstat(fd, &st) != 0) {
+    err = make_error(path, "fstat", errno);
+    return false;
+  }
+  if (want && S_ISDIR(st.st_mode) && static_cast<std::uint64_t>(st.st_dev) == want->dev &&
+      static_cast<std::uint64_t>(st.st_ino) == want->ino) {
+    return true;
+  }
+  err = ObservationError{path, op, 0, "replaced while being observed"};
+  return false;
 }
 
 // ---- Per-thread file-system identity --------------------------------------------------------
@@ -414,8 +425,7 @@ void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespace
       [&] {
         ObservationError err;
         temp = platform::open_temp_dir(root.kind, root.root, root.temp_dir, kDirFlags, err);
-        if (temp.valid() && !same_dir(temp.get(), root.opened)) {
-          err = ObservationError{root.temp_dir, "open", 0, "replaced while being observed"};
+        if (temp.valid() && !same_dir(temp.get(), root.opened, root.temp_dir, "open", err)) {
           temp.reset();
         }
         if (!temp.valid()) errors.push_back(err);
@@ -425,8 +435,8 @@ void read_regions(const TempRootFacts& root, std::span<NamespaceFacts> namespace
         dir.reset(::openat(temp.get(), ns.name.c_str(), kDirFlags));
         if (!dir.valid()) {
           ns.errors.push_back(make_error(ns.path, "openat", errno));
-        } else if (!same_dir(dir.get(), ns.opened)) {
-          ns.errors.push_back(ObservationError{ns.path, "openat", 0, "replaced while being observed"});
+        } else if (ObservationError err; !same_dir(dir.get(), ns.opened, ns.path, "openat", err)) {
+          ns.errors.push_back(std::move(err));
           dir.reset();
         }
         return dir.valid();

@@ -160,5 +160,28 @@ TEST(NotLookedAtCount, OnlyTheNamespacesOwnUnreadableErrorsCount) {
   EXPECT_EQ(counted({{"/tmp/hsperfdata_bobby", "openat", EACCES, "Permission denied"}}), 0u);
 }
 
+// The error that says why a namespace was counted: its own first, else its files'; never one
+// that leaves nothing unseen.
+TEST(NotLookedAtCount, FirstUnseenErrorIsOneThatCounts) {
+  NamespaceFacts ns;
+  ns.path = "/tmp/hsperfdata_bob";
+  EXPECT_EQ(first_unseen_error(ns), nullptr);
+  ns.errors = {{"/proc/locks", "open", EACCES, "Permission denied"},
+               {"/tmp/hsperfdata_bob/1", "openat", ENOENT, "gone since it was listed"}};
+  ns.files.resize(3);
+  ns.files[0].errors = {{"/tmp/hsperfdata_bob/2", "openat", ENOENT, "gone since it was listed"}};
+  ns.files[1].errors = {{"/tmp/hsperfdata_bob/3", "openat", EXDEV, "on another mount: not entered"},
+                        {"/tmp/hsperfdata_bob/3", "fgetxattr", EIO, "Input/output error"}};
+  ns.files[2].errors = {{"/tmp/hsperfdata_bob/4", "pread", EIO, "Input/output error"}};
+  const ObservationError* first = first_unseen_error(ns);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->path, "/tmp/hsperfdata_bob/3");
+  EXPECT_EQ(first->op, "fgetxattr");
+  ns.errors.push_back({"/tmp/hsperfdata_bob", "getdents64", EIO, "Input/output error"});
+  first = first_unseen_error(ns);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->op, "getdents64");
+}
+
 }  // namespace
 }  // namespace hsperfguard
