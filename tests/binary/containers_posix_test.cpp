@@ -189,6 +189,17 @@ TEST_F(ContainerJvms, PsListsEachWithHostPidAndNsPid) {
                                         std::to_string(s_->c2.init())}));
   ASSERT_EQ(one["jvms"].size(), 1u) << one.dump(1);
   EXPECT_EQ(one["jvms"][0]["host_pid"], s_->c2.java_pid());
+  // --container takes any process of a container, not only its pid 1: c3's JVM is pid 2 under
+  // a shell of a lower host pid, so the pass over /proc meets the container's root through the
+  // shell first, and must still record the JVM's own.
+  const auto by_jvm_run =
+      run_tool({"ps", "--format", "json", "--container", std::to_string(s_->c3.java_pid())});
+  EXPECT_EQ(by_jvm_run.exit_code, 0) << by_jvm_run.err;
+  const json by_jvm = parse_json(by_jvm_run);
+  ASSERT_EQ(by_jvm["jvms"].size(), 1u) << by_jvm.dump(1);
+  EXPECT_EQ(by_jvm["jvms"][0]["host_pid"], s_->c3.java_pid());
+  EXPECT_EQ(by_jvm["jvms"][0]["state"], "live") << by_jvm.dump(1);
+  EXPECT_EQ(by_jvm["jvms"][0]["main"], "IdleJvm c3") << by_jvm.dump(1);
   // Its JVM maps its file: the lock table was not needed, so not read (its reason would be
   // lock-held otherwise).
   EXPECT_EQ(one["jvms"][0]["reason"], "mapped") << one.dump(1);
