@@ -340,6 +340,64 @@ TEST(PsPass, KernelThreadsMountNamespaceAndRootAreNotRead) {
   EXPECT_THAT(read_after, IsEmpty());
 }
 
+// A container whose root cannot be opened (its open fails after its stat succeeded: the
+// process went, or the kernel failed) makes ps --container PID incomplete, and the error says
+// what failed, where and how: "/proc/PID/root", open, the kernel's words. strace fails exactly
+// that open: with -P /proc/PID it counts only the calls made in that directory, and a first
+// traced run gives the number of the open of "root" among them.
+TEST(PsPass, ARootThatCannotBeOpenedIsAnErrorThatSaysWhatFailed) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (another mount namespace's root)";
+  if (!test::have_program("strace")) GTEST_FAIL() << "strace is needed (apt-get install strace)";
+  if (!test::have_program("unshare")) GTEST_FAIL() << "unshare is needed (util-linux)";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    ::execlp("unshare", "unshare", "--mount", "--propagation", "private", "sleep", "300", nullptr);
+    ::_exit(127);
+  }
+  const std::string own_mounts = readlink_text("/proc/self/ns/mnt");
+  const std::string proc = "/proc/" + std::to_string(child);
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (readlink_text(proc + "/ns/mnt") == own_mounts && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // until it has unshared
+  }
+  const auto traced = [&](const std::vector<std::string>& inject) {
+    std::vector<std::string> argv{"env", test::traced_asan_options(), "strace", "-f", "-qq", "-P", proc,
+                                  "-e", "trace=openat"};
+    argv.insert(argv.end(), inject.begin(), inject.end());
+    for (const std::string& a : {test::tool_path(), std::string("ps"), std::string("--format"),
+                                 std::string("json"), std::string("--container"), std::to_string(child)}) {
+      argv.push_back(a);
+    }
+    return run(argv);
+  };
+  const auto plain = traced({});
+  int index = 0;
+  int root_open = 0;
+  std::istringstream calls(plain.err);
+  for (std::string line; std::getline(calls, line);) {
+    if (line.find("openat(") == std::string::npos) continue;
+    ++index;
+    if (root_open == 0 && line.find(", \"root\", ") != std::string::npos) root_open = index;
+  }
+  ASSERT_GT(root_open, 0) << "no open of the container's root traced:\n" << plain.err;
+  const auto failed = traced({"-e", "inject=openat:error=EIO:when=" + std::to_string(root_open)});
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_NE(failed.err.find("\"root\", O_RDONLY|O_CLOEXEC|O_PATH|O_DIRECTORY) = -1 EIO"), std::string::npos)
+      << failed.err;
+  EXPECT_EQ(failed.exit_code, 3) << failed.err;
+  const json report = json::parse(failed.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << failed.out;
+  bool said = false;
+  for (const json& e : report["errors"]) {
+    said = said || (e["path"] == proc + "/root" && e["op"] == "open" && e["code"] == EIO &&
+                    e["message"] == "Input/output error");
+  }
+  EXPECT_TRUE(said) << report["errors"].dump(1);
+}
+
 // ---- A /tmp shared by three pid namespaces ------------------------------------------------
 
 TEST(SharedTmp, FlockKeepsTheLiveFileAndTheStaleOneIsReaped) {
