@@ -68,15 +68,14 @@ struct Place {
 bool same_dir(int fd, const std::optional<InodeFacts>& want, const std::string& path,
               const char* op, ObservationError& err) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    err = make_error(path, "fstat", errno);
-    return false;
-  }
-  if (want && S_ISDIR(st.st_mode) && static_cast<std::uint64_t>(st.st_dev) == want->dev &&
+  const int stat_err = ::fstat(fd, &st) == 0 ? 0 : errno;
+  if (stat_err == 0 && want && S_ISDIR(st.st_mode) &&
+      static_cast<std::uint64_t>(st.st_dev) == want->dev &&
       static_cast<std::uint64_t>(st.st_ino) == want->ino) {
     return true;
   }
-  err = ObservationError{path, op, 0, "replaced while being observed"};
+  err = stat_err != 0 ? make_error(path, "fstat", stat_err)
+                      : ObservationError{path, op, 0, "replaced while being observed"};
   return false;
 }
 
