@@ -1085,6 +1085,17 @@ TEST(ProcfsParse, StatusUidAndNSpid) {
   EXPECT_TRUE(procfs::parse_status("NSpid:\t900\tx\n").ns_pids.empty());  // never a partial list
 }
 
+// A parser reads the text it is given and no further: a view cut from a longer buffer, the
+// byte after it a blank, ends where it ends (the last line without its newline).
+TEST(ProcfsParse, AViewEndsWhereItEndsWhateverBytesFollowIt) {
+  const std::string buffer = "Tgid:\t7\nNSpid:\t12\t1\t \t";
+  const std::string_view view(buffer.data(), buffer.find("1\t \t") + 1);
+  ASSERT_EQ(view.back(), '1');
+  const auto s = procfs::parse_status(view);
+  EXPECT_EQ(s.tgid, 7);
+  EXPECT_EQ(s.ns_pids, (std::vector<std::int32_t>{12, 1}));
+}
+
 TEST(ProcfsParse, MapsFilesAndLibjvm) {
   const std::string maps =
       "55d0c0a00000-55d0c0a01000 r--p 00000000 fe:00 3944023                    "
