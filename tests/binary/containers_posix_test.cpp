@@ -348,20 +348,11 @@ TEST(PsPass, KernelThreadsMountNamespaceAndRootAreNotRead) {
 TEST(PsPass, ARootThatCannotBeOpenedIsAnErrorThatSaysWhatFailed) {
   if (!test::is_root()) GTEST_SKIP() << "needs root (another mount namespace's root)";
   if (!test::have_program("strace")) GTEST_FAIL() << "strace is needed (apt-get install strace)";
-  if (!test::have_program("unshare")) GTEST_FAIL() << "unshare is needed (util-linux)";
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    ::execlp("unshare", "unshare", "--mount", "--propagation", "private", "sleep", "300", nullptr);
-    ::_exit(127);
-  }
-  const std::string own_mounts = readlink_text("/proc/self/ns/mnt");
+  Sandbox box;  // a container of its own mounts, stopped by its pid when the test ends
+  ASSERT_TRUE(box.start("echo ready; exec sleep 300"));
+  ASSERT_TRUE(box.wait_for("ready"));
+  const pid_t child = box.init();
   const std::string proc = "/proc/" + std::to_string(child);
-  const auto deadline = Clock::now() + std::chrono::seconds(10);
-  while (readlink_text(proc + "/ns/mnt") == own_mounts && Clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // until it has unshared
-  }
   const auto traced = [&](const std::vector<std::string>& inject) {
     std::vector<std::string> argv{"env", test::traced_asan_options(), "strace", "-f", "-qq", "-P", proc,
                                   "-e", "trace=openat"};
@@ -383,8 +374,6 @@ TEST(PsPass, ARootThatCannotBeOpenedIsAnErrorThatSaysWhatFailed) {
   }
   ASSERT_GT(root_open, 0) << "no open of the container's root traced:\n" << plain.err;
   const auto failed = traced({"-e", "inject=openat:error=EIO:when=" + std::to_string(root_open)});
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
   EXPECT_NE(failed.err.find("\"root\", O_RDONLY|O_CLOEXEC|O_PATH|O_DIRECTORY) = -1 EIO"), std::string::npos)
       << failed.err;
   EXPECT_EQ(failed.exit_code, 3) << failed.err;
