@@ -19,7 +19,7 @@ awk -v label="$label" '
   inside && /^<end of output>$/ { inside = 0; done = 1; next }
   inside { lines[++n] = $0; if (!first && ($0 ~ /: Failure$/ || $0 ~ /^\[  FAILED  \]/ || $0 ~ /Timeout|Killed|Sanitizer/)) first = n; next }
   done && /^Test / && !/^Test time/ {
-    if ($0 !~ /^Test Passed\./) {
+    if ($0 !~ /^Test Pass(ed\.|[ ]Reason:)/) {
       print "--- " label ": " name " (" $0 ")"
       start = first ? first : (n > 40 ? n - 39 : 1)
       for (i = start; i <= n && i < start + 40; ++i) {
