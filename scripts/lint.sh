@@ -10,7 +10,9 @@
 #   bash scripts/lint.sh --build DIR     uses DIR's compile_commands.json (and DIR/hsperfguard,
 #                                        when built, for the bash completion)
 #   bash scripts/lint.sh --changed [REV] clang-tidy and shellcheck only on what differs from
-#                                        REV (default: main), every file when a header changed
+#                                        REV (default: main): clang-tidy on each translation
+#                                        unit that reads a changed file (the build's ninja deps
+#                                        log), every one when that is not known
 #   --jobs N      clang-tidy processes (default: the number of CPUs)
 #   --analyzer    adds clang-analyzer-* to clang-tidy's checks (twice the time; not in CI)
 #   --windows     clang-tidy on src/platform/windows/ too, as mingw compiles it (not in CI:
@@ -76,18 +78,63 @@ run_tool() {
   [ "$rc" = 0 ] || status=1
 }
 
+# The translation units of src/ that clang-tidy must read again after a change: each whose
+# source or any header it includes (as the build's last compile recorded them, ninja's deps
+# log, layer include roots resolved to src/) is among the changed files, one per line. "all"
+# when the answer cannot be known from the log (no deps log, a unit of the database the log
+# lacks or holds as stale) or when what changed is how clang-tidy reads every unit (its
+# configuration, this script, the build's flags).
+units_to_tidy() {
+  changed_files | python3 -c '
+import json, os, shlex, subprocess, sys
+build, root = sys.argv[1], sys.argv[2]
+changed = {os.path.join(root, l.strip()) for l in sys.stdin if l.strip()}
+if any(os.path.relpath(c, root) in (".clang-tidy", "scripts/lint.sh", "CMakePresets.json")
+       or os.path.basename(c) == "CMakeLists.txt"
+       or os.path.relpath(c, root).startswith("cmake/") for c in changed):
+    print("all"); sys.exit()
+units = {}
+for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
+    f = os.path.realpath(os.path.join(entry["directory"], entry["file"]))
+    args = shlex.split(entry["command"]) if "command" in entry else entry.get("arguments", [])
+    out = entry.get("output") or next((b for a, b in zip(args, args[1:]) if a == "-o"), None)
+    if f.startswith(os.path.join(root, "src") + os.sep):
+        if out is None:
+            print("all"); sys.exit()
+        units[os.path.normpath(os.path.join(entry["directory"], out))] = f
+try:
+    log = subprocess.run(["ninja", "-C", build, "-t", "deps"], capture_output=True, text=True, check=True).stdout
+except (OSError, subprocess.CalledProcessError):
+    print("all"); sys.exit()
+deps, current = {}, None
+for line in log.splitlines():
+    if line and not line[0].isspace():
+        target, _, state = line.partition(": #deps")
+        current = os.path.normpath(os.path.join(build, target))
+        deps[current] = set() if state.rstrip().endswith("(VALID)") else None
+    elif line.strip() and current is not None and deps[current] is not None:
+        deps[current].add(os.path.realpath(os.path.join(build, line.strip())))
+for obj, source in sorted(units.items(), key=lambda u: u[1]):
+    if deps.get(obj) is None:
+        print("all"); sys.exit()
+    if source in changed or deps[obj] & changed:
+        print(source)
+' "$build" "$root"
+}
+
 clang_tidy() {
   # Every translation unit under src/ (not the generated rule catalogue, not tests/ or fuzz/).
   local files=("^$root/src/") checks=()
   if [ -n "$changed" ]; then
     local list
-    list=$(changed_files | grep -E '^src/' || true)
-    if ! grep -qE '\.(hpp|h)$' <<<"$list"; then
+    list=$(units_to_tidy)
+    if [ "$list" != all ] && ! grep -qx all <<<"$list"; then
       files=()
       while IFS= read -r f; do
-        [ -n "$f" ] && grep -qF "\"$root/$f\"" "$build/compile_commands.json" && files+=("^$root/$f\$")
-      done < <(grep -E '\.cpp$' <<<"$list" || true)
-      [ ${#files[@]} -gt 0 ] || { echo "no translation unit of src/ changed"; return 0; }
+        [ -n "$f" ] && files+=("^$f\$")
+      done <<<"$list"
+      [ ${#files[@]} -gt 0 ] || { echo "no translation unit of src/ reads a changed file"; return 0; }
+      echo "${#files[@]} translation units read a changed file"
     fi
   fi
   [ "$analyzer" = 0 ] || checks=(-checks=clang-analyzer-*)

@@ -120,10 +120,16 @@ stage "tests under seccomp (no openat2, no io_uring)" \
   :: -LE '^(unit|layers)$' -E "$seccomp_excluded"
 # clang-tidy, cppcheck and shellcheck on the tree (scripts/lint.sh), from the compile database
 # of the Release build (CMAKE_EXPORT_COMPILE_COMMANDS is on in CMakeLists.txt) and with its
-# binary's bash completion; any finding fails the stage. It runs beside the field stage and
-# the model check, which wait more than they compute (debootstrap's downloads, boots, a
-# timer's minute), and ends before the mutants change the sources it reads.
-stage_beside "static analysis (clang-tidy, cppcheck, shellcheck)" bash scripts/lint.sh --build build-release
+# binary's bash completion; any finding fails the stage. clang-tidy and shellcheck read what
+# the change since the last commit that passed CI (the mutants' base, below) can have changed
+# their findings on: each translation unit whose source or any header it includes changed
+# (the Release build's deps log), each changed script, every unit when the checks, the flags
+# or lint.sh changed; cppcheck and the bash completion are checked whole. It runs beside the
+# field stage and the model check, which wait more than they compute (debootstrap's
+# downloads, boots, a timer's minute), and ends before the mutants change the sources it reads.
+change_base=${HSPERFGUARD_MUTATE_BASE:-$(cat .ci/mutate-base)}
+stage_beside "static analysis (clang-tidy, cppcheck, shellcheck)" \
+  bash scripts/lint.sh --build build-release --changed "$change_base"
 # The packaged units as a real systemd runs them: Debian 12 and 13 roots (debootstrap, cached
 # in /var/cache/hsperfguard-field) booted with systemd-nspawn, the .deb of the Release build
 # installed with apt, timers and services run beside JVMs of JDK 17 and 25, then purged.
@@ -142,7 +148,7 @@ stage_end "static analysis (clang-tidy, cppcheck, shellcheck)"
 # the stage within 5 minutes on 2 cores. After the field stage; the clean tree is rebuilt after
 # it, whose binary tests the sanitizer stages run.
 stage "mutants of the change (scripts/mutate.py --diff)" \
-  python3 scripts/mutate.py --build-dir build-release --diff "${HSPERFGUARD_MUTATE_BASE:-$(cat .ci/mutate-base)}" \
+  python3 scripts/mutate.py --build-dir build-release --diff "$change_base" \
   --budget "${HSPERFGUARD_MUTATE_BUDGET:-210}"
 stage "ASan+UBSan (clang): build, tests" bash scripts/sanitize.sh asan
 stage "TSan (g++): build, tests" bash scripts/sanitize.sh tsan
