@@ -181,7 +181,8 @@ TEST(UnitCapabilities, ReapIsNotSilentlyBlindToContainersUnderTheUnitsBoundingSe
 // link cannot be read, and a process of nobody's in a mount namespace it unshared (its mounts
 // copies of ours, at the same places, with new ids) is not taken for one of ours: it is
 // unobserved and the run incomplete. A process of nobody's in our own namespace is placed by
-// its mountinfo (our root's mounts, by id) and the run is complete.
+// its mountinfo (our root's mounts, by id) and the run is complete; liveness, reading the
+// process a file is named after, places it so too (its evidence's mount namespace).
 TEST(UnitCapabilities, UnsharedCopyOfOurMountsCannotPassForOurNamespace) {
   if (!can_run()) GTEST_SKIP() << "needs root, unshare, setpriv, pgrep and a JDK";
   const auto caps = test::unit_capabilities(unit_file("hsperfguard-audit.service"));
@@ -202,6 +203,27 @@ PY
 setpriv --reuid=65534 --regid=65534 --clear-groups sleep 300 & OURS=$!
 echo ours=$OURS
 audit ours
+# The same placement where liveness reads a process named by a file: the evidence gives its
+# mount namespace, which only its mountinfo can tell without CAP_SYS_PTRACE.
+mkdir -m 1777 /tmp/p && mkdir -m 700 /tmp/p/hsperfdata_nobody
+head -c 32768 /dev/zero > /tmp/p/hsperfdata_nobody/$OURS
+chown -R 65534:65534 /tmp/p/hsperfdata_nobody
+setpriv --bounding-set="$LESS" --inh-caps=-all --ambient-caps=-all --no-new-privs -- \
+  $H audit --tmpdir /tmp/p --no-containers --format json --output /run/p.json 2>/dev/null
+python3 - /run/p.json $OURS <<'PY'
+import json, sys
+def walk(x):
+    if isinstance(x, dict):
+        for c in x.get("candidates", []):
+            if isinstance(c, dict) and str(c.get("pid")) == sys.argv[2]:
+                yield c
+        for v in x.values(): yield from walk(v)
+    elif isinstance(x, list):
+        for v in x: yield from walk(v)
+found = list(walk(json.load(open(sys.argv[1]))))
+print("ours_placed=%s" % (found[0].get("mount_namespace", "none") if found else "no candidate"))
+PY
+echo our_mnt=$(readlink /proc/self/ns/mnt)
 setpriv --reuid=65534 --regid=65534 --clear-groups unshare -Urm sleep 300 & COPY=$!
 i=0; while [ $i -lt 100 ] && [ "$(readlink /proc/$COPY/ns/mnt)" = "$(readlink /proc/self/ns/mnt)" ]; do sleep 0.05; i=$((i+1)); done
 echo copy=$COPY
@@ -216,6 +238,8 @@ LESS=')SH" + test::bounding_set(caps, "sys_ptrace") + R"SH(' unshare --pid --for
   EXPECT_EQ(o.at("ours_rc"), "0") << o.result.out << o.result.err;
   EXPECT_EQ(o.at("ours_complete"), "True");
   EXPECT_EQ(o.at("ours_unobserved"), "none");
+  EXPECT_EQ(o.at("ours_placed"), o.at("our_mnt"));
+  EXPECT_NE(o.at("our_mnt"), "");
   // nobody's copy of our mounts: not ours, unobserved, the run incomplete.
   EXPECT_EQ(o.at("copy_rc"), "3");
   EXPECT_EQ(o.at("copy_complete"), "False");
