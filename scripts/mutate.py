@@ -869,8 +869,21 @@ def diff_run(args):
 
 
 def run(cmd, timeout=None):
-    return subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=timeout)
+    """subprocess.run() in a process group of its own, killed whole when the run is stopped
+    (SIGTERM, ^C) or times out: ctest's tests, and what they start (the fault sweep, strace,
+    JVMs), would otherwise outlive it, as they did when only ctest was killed."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except BaseException:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out)
 
 
 # The build directory while it may hold a mutant's objects: from a mutant's build until the

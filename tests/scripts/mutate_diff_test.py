@@ -95,6 +95,40 @@ with tempfile.TemporaryDirectory() as scratch:
     check("a log that names no test gives none", mutate.frequent_killers([str(pathlib.Path(scratch) / "none")]),
           None)
 
+# A run stopped while it waits on a command (SIGTERM: a budget's timeout, a kill) takes the
+# command's whole process group down with it: the tests ctest started, and what they started.
+import os  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+with tempfile.TemporaryDirectory() as scratch:
+    marker = pathlib.Path(scratch) / "grandchild.pid"
+    stopper = subprocess.Popen([sys.executable, "-c", f"""
+import signal, sys
+sys.path.insert(0, {str(ROOT / "scripts")!r}); sys.argv = sys.argv[:1]
+import mutate
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+mutate.run(["sh", "-c", "sleep 600 & echo $! > {marker}; wait"])
+"""])
+    for _ in range(200):
+        if marker.exists() and marker.read_text().strip():
+            break
+        time.sleep(0.05)
+    grandchild = int(marker.read_text())
+    stopper.send_signal(signal.SIGTERM)
+    check("the stopped run's exit status", stopper.wait(timeout=30), 143)
+    alive = True
+    for _ in range(100):
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            alive = False
+            break
+        time.sleep(0.05)
+    check("what the stopped command started outlives the run", alive, False)
+    if alive:
+        os.kill(grandchild, signal.SIGKILL)
+
 for f in failures:
     print("FAILED:", f)
 print(f"mutate --diff: {len(failures)} failures")
