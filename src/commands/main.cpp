@@ -3,6 +3,7 @@
 // them, says what is wrong with it, and runs the subcommand chosen. Each subcommand declares
 // its own options (commands/subcommand.hpp) in its own file.
 #include <CLI/CLI.hpp>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -82,6 +83,11 @@ int print_help(const CLI::App& app, const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int e = hg::platform::hold_standard_streams(); e != 0) {
+    std::cerr << "hsperfguard: a standard stream is closed and nothing can be opened in its place ("
+              << std::strerror(e) << "): not run\n";
+    return hg::kExitIncomplete;
+  }
   hg::platform::ignore_broken_pipes();
   // The version alone (what a package manager or a monitoring probe asks, often): printed
   // before the parser and its seven subcommands are built, so that a probe pays for none of

@@ -31,6 +31,17 @@ class StopSignals {
 // output was cut (exit 3). Called once, first thing in main. Windows has no SIGPIPE.
 void ignore_broken_pipes();
 
+// A standard stream (0, 1, 2) that was closed when the process started is given a stand-in,
+// an O_PATH descriptor of "/" that can be neither read nor written, so that its number stays
+// taken: otherwise the first file the tool opens gets it, and what the tool prints goes into
+// that file (seen: with standard output closed, a reap's dry-run plan was written into the
+// reap's own spool file and the run exited 0). A write to the stand-in fails as a write to a
+// closed stream did (EBADF), so such a run still says its output failed. As OpenSSH's
+// sanitise_stdfd and glibc for set-user-ID programs do. 0, or the errno of the open that
+// failed (the run must then not go on). Called once, first thing in main. Windows: 0 (its
+// files are handles, not the lowest free number).
+int hold_standard_streams();
+
 // Whether standard output is a pipe or socket whose reader has gone away (`| head` that had
 // its lines, a pager quit): what failed to be written was not wanted, unlike a full disk or
 // an I/O error. POSIX asks poll() for POLLERR on the write end; Windows answers false (its

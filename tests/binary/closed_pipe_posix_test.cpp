@@ -6,10 +6,15 @@
 // is closed before the tool starts, so that its first write meets it.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "reap_test_support.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
@@ -100,6 +105,76 @@ TEST(ClosedPipe, AFailingStandardOutputIsStillSaid) {
   EXPECT_NE(r.err.find("hsperfguard: cannot write to standard output (failing): what this run printed is incomplete"),
             std::string::npos)
       << r.err;
+}
+
+// A standard stream closed when the tool starts (`>&-`, a daemon's children) is no free number
+// for the files the run opens: before, the first file opened took it, and a reap's dry run
+// wrote its plan into whatever held number 1 when it printed (seen: its own spool file, an
+// O_TMPFILE under /var/tmp, and it exited 0, the plan lost and the spool written over). Read
+// from strace: after the tool's check of its three streams (`fcntl(N, F_GETFD)`; from the
+// start, less the dynamic loader's opens, when there is none), no file it opens gets 0, 1 or
+// 2 but the stand-in (an O_PATH of "/" without O_CLOEXEC); and its writes to standard output
+// fail as on a closed stream: said, exit 3.
+TEST(ClosedPipe, AClosedStandardStreamIsNoNumberAFileOfTheRunTakes) {
+  if (!test::have_program("strace")) GTEST_SKIP() << "needs strace";
+  reaptest::ReapTree tree;
+  const std::string ns = tree.make_namespace("me", ::getuid(), ::getgid(), 0700);
+  tree.stale_file(ns);
+  const std::string trace = tree.outside + "/trace";
+  const auto r = test::run({"sh", "-c",
+                            "strace -f -qq -e trace=openat,open,fcntl -o \"$2\" \"$0\" reap --tmpdir \"$1\" "
+                            "--no-containers --no-lock --dry-run --min-age 0 <&- >&-; echo rc=$? >&2",
+                            test::tool_path(), tree.tmp, trace});
+  EXPECT_NE(r.err.find("hsperfguard: cannot write to standard output (failing): what this run printed is incomplete"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("rc=3"), std::string::npos) << r.err;
+  const auto bytes = test::read_file(trace);
+  std::istringstream lines(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  std::vector<std::string> calls;
+  std::size_t from = 0;
+  for (std::string line; std::getline(lines, line);) {
+    calls.push_back(line);
+    if (line.find("fcntl(2, F_GETFD)") != std::string::npos) from = calls.size();
+  }
+  ASSERT_FALSE(calls.empty()) << r.err;
+  const std::regex taken(R"(open(at)?\(.*\) = [012]$)");
+  const std::regex loader(R"(ld\.so\.cache|\.so(\.[0-9]+)*")");
+  std::vector<std::string> wrong;
+  for (std::size_t i = from; i < calls.size(); ++i) {
+    const std::string& c = calls[i];
+    if (!std::regex_search(c, taken) || (from == 0 && std::regex_search(c, loader))) continue;
+    if (c.find("\"/\", O_RDONLY|O_PATH|O_DIRECTORY)") != std::string::npos) continue;  // the stand-in
+    wrong.push_back(c);
+  }
+  EXPECT_TRUE(wrong.empty()) << "opened as a standard stream:\n" << testing::PrintToString(wrong);
+}
+
+// All three closed: what the run writes where it was told to (--output) is whole, and it ends
+// as it does with them open.
+TEST(ClosedPipe, AllThreeStandardStreamsClosedLeaveTheReportWhole) {
+  reaptest::ReapTree tree;
+  const std::string ns = tree.make_namespace("me", ::getuid(), ::getgid(), 0700);
+  tree.stale_file(ns);
+  const std::string open_report = tree.outside + "/open.json";
+  const std::string closed_report = tree.outside + "/closed.json";
+  const auto r = test::run(
+      {"sh", "-c",
+       "\"$0\" audit --tmpdir \"$1\" --no-containers --format json --output \"$2\"; echo open_rc=$?; "
+       "(\"$0\" audit --tmpdir \"$1\" --no-containers --format json --output \"$3\" <&- >&- 2>&-; echo closed_rc=$? > \"$3.rc\"); "
+       "cat \"$3.rc\"",
+       test::tool_path(), tree.tmp, open_report, closed_report});
+  EXPECT_NE(r.out.find("open_rc=1"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("closed_rc=1"), std::string::npos) << r.out << r.err;
+  const auto text = [](const std::string& path) {
+    const auto bytes = test::read_file(path);
+    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  };
+  const auto open = nlohmann::json::parse(text(open_report), nullptr, false);
+  const auto closed = nlohmann::json::parse(text(closed_report), nullptr, false);
+  ASSERT_FALSE(closed.is_discarded()) << text(closed_report);
+  ASSERT_FALSE(open.is_discarded());
+  EXPECT_EQ(closed.at("summary"), open.at("summary"));
 }
 
 }  // namespace

@@ -4,12 +4,14 @@
 // (an open of a FIFO, a flock, a poll on a slow reader) returns EINTR when a stop signal
 // arrives, and the loop around it sees the flag, instead of the call being restarted and the
 // run going on as if nothing had been asked.
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstddef>
 
 #include "platform/signals.hpp"
@@ -48,6 +50,17 @@ StopSignals::~StopSignals() {
 }
 
 const std::atomic<bool>& StopSignals::requested() const { return g_stop_requested; }
+
+int hold_standard_streams() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;  // open (or not known closed)
+    // The lowest free number: `fd`, the streams below it being open by now.
+    const int got = ::open("/", O_PATH | O_DIRECTORY);  // not O_CLOEXEC: it stands for a stream
+    if (got == -1) return errno;
+    if (got != fd) ::close(got);  // `fd` was taken after all (between the two calls): nothing held
+  }
+  return 0;
+}
 
 // signal() fails only for an invalid signal or disposition: nothing to check here.
 void ignore_broken_pipes() { static_cast<void>(::signal(SIGPIPE, SIG_IGN)); }
