@@ -940,9 +940,18 @@ TEST(LivenessStartTime, UnmappedFileOfAStartingJvmIsNotCalledReused) {
   LivenessVerdict v = decide_liveness(file, LivenessSettings{});
   EXPECT_EQ(v.verdict, Verdict::unknown);
   EXPECT_EQ(v.reason, "startup-window");
+  // Started the tolerance after the file's last change, no more: within what clock rounding
+  // allows, so it may still be the JVM that made it (the boundary is exclusive, as for
+  // createVmBeginTime).
+  LivenessSettings settings;
+  settings.start_time_tolerance_ms = 2000;
+  file.liveness->candidates[0].start_time_ms = kFileCtime + 2000;
+  v = decide_liveness(file, settings);
+  EXPECT_EQ(v.verdict, Verdict::unknown);
+  EXPECT_EQ(v.reason, "startup-window");
   // The same process, started well after the file last changed, cannot have created it.
   file.liveness->candidates[0].start_time_ms = kFileCtime + 2001;
-  v = decide_liveness(file, LivenessSettings{});
+  v = decide_liveness(file, settings);
   EXPECT_EQ(v.verdict, Verdict::pid_reused);
   EXPECT_EQ(v.reason, "maps-without-file");
 }
