@@ -122,9 +122,9 @@ TEST(ClosedPipe, AClosedStandardStreamIsNoNumberAFileOfTheRunTakes) {
   tree.stale_file(ns);
   const std::string trace = tree.outside + "/trace";
   const auto r = test::run({"sh", "-c",
-                            "strace -f -qq -e trace=openat,open,fcntl -o \"$2\" \"$0\" reap --tmpdir \"$1\" "
+                            "env \"$3\" strace -f -qq -e trace=openat,open,fcntl -o \"$2\" \"$0\" reap --tmpdir \"$1\" "
                             "--no-containers --no-lock --dry-run --min-age 0 <&- >&-; echo rc=$? >&2",
-                            test::tool_path(), tree.tmp, trace});
+                            test::tool_path(), tree.tmp, trace, test::traced_asan_options()});
   EXPECT_NE(r.err.find("hsperfguard: cannot write to standard output (failing): what this run printed is incomplete"),
             std::string::npos)
       << r.err;
