@@ -415,7 +415,7 @@ def site_keys(sites):
     return sites
 
 
-def confirmed(build_dir, killers):
+def confirmed(build_dir, killers, prefix=()):
     """The killers that fail again when run alone: on a shared machine a test may fail for
     another's load or processes (a cost test, another suite's process with 16 MiB of maps),
     and such a failure kills nothing."""
@@ -423,16 +423,26 @@ def confirmed(build_dir, killers):
     if len(names) != len(killers):
         return killers  # a timeout or a ctest failure stands
     again = failing_tests(build_dir, "^(" + "|".join(re.escape(k) for k in names) + ")$",
-                          exclude=False)
+                          exclude=False, prefix=prefix)
     return [k for k in names if k in again]
 
 
-def suite_verdict(build_dir, tier, mapped=None, frequent=None):
+def refused_prefix(build_dir):
+    """The command that runs ctest with openat2 and io_uring refused, as CI's seccomp stage
+    does (tests/seccomp_refuse); None when the build has not made it."""
+    helper = os.path.join(build_dir, "tests", "seccomp_refuse")
+    return [helper, "--errno", "EPERM", "--"] if os.access(helper, os.X_OK) else None
+
+
+def suite_verdict(build_dir, tier, mapped=None, frequent=None, refused=False):
     """(killers, stage): the fast tier first, then the tests MAPPED selects (the suites of the
     mutated file, mapped_tests), then the FREQUENT killers (frequent_killers), then the whole
     suite; each failure is run again alone and counts only if it fails again (a whole suite
     cut short by a failure that did not repeat is run once more). The tiers before the whole
-    suite only make a kill come sooner: a survivor has passed the whole suite."""
+    suite only make a kill come sooner: a survivor has passed the whole suite. With REFUSED
+    (a mutant of the POSIX platform, whose fallbacks run only where openat2 and io_uring are
+    refused), a survivor of the whole suite then meets the MAPPED and FREQUENT tests again with
+    both refused, as CI's seccomp stage runs them: the suite alone never runs those fallbacks."""
     if tier:
         if killers := confirmed(build_dir, failing_tests(build_dir, tier, exclude=False)):
             return killers, "fast tier"
@@ -440,13 +450,23 @@ def suite_verdict(build_dir, tier, mapped=None, frequent=None):
         if regex:
             if killers := confirmed(build_dir, failing_tests(build_dir, regex, leave_out=COST_CASES)):
                 return killers, stage
+    survived = None
     for _ in range(2):
         killers = failing_tests(build_dir, leave_out=COST_CASES)
         if not killers:
-            return [], "whole suite"
+            survived = "whole suite"
+            break
         if real := confirmed(build_dir, killers):
             return real, "whole suite"
-    return [], "whole suite (failures that did not repeat: " + ", ".join(killers[:3]) + ")"
+    if survived is None:
+        survived = "whole suite (failures that did not repeat: " + ", ".join(killers[:3]) + ")"
+    prefix = refused_prefix(build_dir) if refused else None
+    selection = "|".join(r for r in (mapped, frequent) if r)
+    if prefix and selection:
+        if killers := confirmed(build_dir, failing_tests(build_dir, selection, leave_out=COST_CASES,
+                                                         prefix=prefix), prefix):
+            return killers, "its tests and frequent killers, openat2 and io_uring refused"
+    return [], survived
 
 
 def cost_data(build_dir):
@@ -567,7 +587,8 @@ def random_run(args):
                 verdict = "stillborn"
             else:
                 killers, stage = suite_verdict(args.build_dir, tier, mapped_tests(s["file"])[0],
-                                               frequent_killers(args.killers_from + [args.log or ""]))
+                                               frequent_killers(args.killers_from + [args.log or ""]),
+                                               refused=s["file"].startswith("src/platform/posix/"))
                 verdict = "killed" if killers else "survived"
         finally:
             source.write_text(text)
@@ -917,10 +938,11 @@ COST_CASES = ("^(HostileInput\\.HugeNamespaceCostsBoundedMemory|HostileInput\\.M
               "FakeContainersSharingAHugePasswdCannotStopTheHostsReapOrHideLaterContainers))$")
 
 
-def failing_tests(build_dir, regex=None, exclude=True, leave_out=None):
-    """Runs the tests; returns the names of those that failed (empty: all passed)."""
-    cmd = ["ctest", "--test-dir", build_dir, f"-j{os.cpu_count()}", "--stop-on-failure",
-           "--timeout", "300"]
+def failing_tests(build_dir, regex=None, exclude=True, leave_out=None, prefix=()):
+    """Runs the tests (ctest run by the command PREFIX when given); returns the names of those
+    that failed (empty: all passed)."""
+    cmd = list(prefix or ()) + ["ctest", "--test-dir", build_dir, f"-j{os.cpu_count()}", "--stop-on-failure",
+                                "--timeout", "300"]
     if regex:
         cmd += ["-R", regex]
     if leave_out:
