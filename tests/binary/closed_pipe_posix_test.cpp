@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "reap_test_support.hpp"
+#include "sandbox_posix.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
@@ -129,8 +130,7 @@ TEST(ClosedPipe, AClosedStandardStreamIsNoNumberAFileOfTheRunTakes) {
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("rc=3"), std::string::npos) << r.err;
-  const auto bytes = test::read_file(trace);
-  std::istringstream lines(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  std::istringstream lines(test::slurp(trace));
   std::vector<std::string> calls;
   std::size_t from = 0;
   for (std::string line; std::getline(lines, line);) {
@@ -166,13 +166,9 @@ TEST(ClosedPipe, AllThreeStandardStreamsClosedLeaveTheReportWhole) {
        test::tool_path(), tree.tmp, open_report, closed_report});
   EXPECT_NE(r.out.find("open_rc=1"), std::string::npos) << r.out << r.err;
   EXPECT_NE(r.out.find("closed_rc=1"), std::string::npos) << r.out << r.err;
-  const auto text = [](const std::string& path) {
-    const auto bytes = test::read_file(path);
-    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  };
-  const auto open = nlohmann::json::parse(text(open_report), nullptr, false);
-  const auto closed = nlohmann::json::parse(text(closed_report), nullptr, false);
-  ASSERT_FALSE(closed.is_discarded()) << text(closed_report);
+  const auto open = nlohmann::json::parse(test::slurp(open_report), nullptr, false);
+  const auto closed = nlohmann::json::parse(test::slurp(closed_report), nullptr, false);
+  ASSERT_FALSE(closed.is_discarded()) << test::slurp(closed_report);
   ASSERT_FALSE(open.is_discarded());
   EXPECT_EQ(closed.at("summary"), open.at("summary"));
 }

@@ -12,12 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "reap_test_support.hpp"
 #include "test_support.hpp"
 
 namespace hsperfguard {
 namespace {
 
 using platform::CreateFailure;
+using reaptest::exists;
 
 class CreatePosix : public ::testing::Test {
  protected:
@@ -54,10 +56,6 @@ class CreatePosix : public ::testing::Test {
     EXPECT_TRUE(made.created);
     EXPECT_TRUE(made.made.has_value());
     return made.made.value_or(ExpectedInode{});
-  }
-  bool exists(const std::string& path) const {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0;
   }
 };
 
