@@ -450,7 +450,6 @@ def suite_verdict(build_dir, tier, mapped=None, frequent=None, refused=False):
         if regex:
             if killers := confirmed(build_dir, failing_tests(build_dir, regex, leave_out=COST_CASES)):
                 return killers, stage
-    survived = None
     for _ in range(2):
         killers = failing_tests(build_dir, leave_out=COST_CASES)
         if not killers:
@@ -458,7 +457,7 @@ def suite_verdict(build_dir, tier, mapped=None, frequent=None, refused=False):
             break
         if real := confirmed(build_dir, killers):
             return real, "whole suite"
-    if survived is None:
+    else:
         survived = "whole suite (failures that did not repeat: " + ", ".join(killers[:3]) + ")"
     prefix = refused_prefix(build_dir) if refused else None
     selection = "|".join(r for r in (mapped, frequent) if r)
