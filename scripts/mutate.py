@@ -755,7 +755,7 @@ def run_until(cmd, deadline, quiet_limit=None):
                 last_output = time.monotonic()
         proc.wait()
     except BaseException:
-        os.killpg(proc.pid, signal.SIGKILL)
+        kill_group(proc)
         proc.wait()
         proc.stdout.close()
         raise
@@ -897,13 +897,19 @@ def run(cmd, timeout=None):
     try:
         out, _ = proc.communicate(timeout=timeout)
     except BaseException:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_group(proc)
         proc.communicate()
         raise
     return subprocess.CompletedProcess(cmd, proc.returncode, out)
+
+
+def kill_group(proc):
+    """Kills the process group PROC leads (started with start_new_session): it and everything it
+    started that stayed in its group."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 # The build directory while it may hold a mutant's objects: from a mutant's build until the
