@@ -2,7 +2,8 @@
 // given a stand-in, an O_PATH descriptor of "/", so that no file the process opens takes its
 // number and a write to it fails as to a closed stream; an open stream is left as it is; and
 // when no stand-in can be opened the caller is told, with the errno. Each case runs in a child
-// process (the test's own streams are GoogleTest's), which says what it found through a pipe.
+// process (the test's own streams are GoogleTest's), which says what it found through a pipe
+// (test::run_in_child).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -15,41 +16,26 @@
 #include <functional>
 #include <string>
 
+#include "child_posix.hpp"
 #include "platform/signals.hpp"
 
 namespace hsperfguard::platform {
 namespace {
 
-// Runs `body` in a child; what it returns, written to a pipe, is the result.
+// Runs `body` in a child (test::run_in_child) whose three streams are open first, whatever
+// the runner gave the test (a CI job may run it with standard input closed): each case closes
+// what it means to close. What `body` returned, with " (child failed)" after it otherwise.
 std::string in_child(const std::function<std::string()>& body) {
-  int fds[2];
-  if (::pipe(fds) != 0) return "pipe failed";
-  // The write end far above the standard streams, so that closing 0, 1, 2 leaves it.
-  const int report = ::fcntl(fds[1], F_DUPFD_CLOEXEC, 100);
-  ::close(fds[1]);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fds[0]);
-    // The child starts with its three streams open, whatever the runner gave the test (a CI
-    // job may run it with standard input closed): each case closes what it means to close.
+  const test::ChildResult r = test::run_in_child([&] {
     const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
     for (int fd = 0; fd <= 2 && null != -1; ++fd) {
       if (::fcntl(fd, F_GETFD) == -1) ::dup2(null, fd);
     }
     if (null > 2) ::close(null);
-    const std::string said = body();
-    const ssize_t n = ::write(report, said.data(), said.size());
-    ::_exit(n == static_cast<ssize_t>(said.size()) ? 0 : 1);
-  }
-  ::close(report);
-  std::string out;
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) out += " (child failed)";
-  return out;
+    return body();
+  });
+  const bool ok = r.finished && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0;
+  return r.out + (ok ? "" : " (child failed)");
 }
 
 // What descriptor `fd` is: "closed", "stand-in" (an O_PATH of "/"), or "other".
