@@ -128,7 +128,7 @@ clang_tidy() {
   if [ -n "$changed" ]; then
     local list
     list=$(units_to_tidy)
-    if [ "$list" != all ] && ! grep -qx all <<<"$list"; then
+    if ! grep -qx all <<<"$list"; then
       files=()
       while IFS= read -r f; do
         [ -n "$f" ] && files+=("^$f\$")
