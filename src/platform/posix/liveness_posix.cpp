@@ -95,7 +95,7 @@ struct LivenessGatherer::Impl {
   // container: a pass per container namespace made a run over N containers cost N passes
   // over N processes (any user can make containers). A pass answers for the files observed
   // before it began, and for the files a later namespace observed holds that were last changed
-  // before it began (ctime, less kPassMargin: a process that made its file since could be
+  // before it began (ctime, less kReadingMarginMs: a process that made its file since could be
   // missing from it). A namespace with a later file gets a new pass, at most one per
   // kPassInterval; until then such a file's search is not complete (its verdict stays
   // unknown), so that files changed on purpose cannot make every container cost a pass.
@@ -110,14 +110,13 @@ struct LivenessGatherer::Impl {
     std::vector<std::size_t> unplaced;
     std::unordered_map<std::string, NamespaceIndex> indexes;
   };
-  static constexpr std::int64_t kPassMargin = 50;  // file times come from a coarse clock
   static constexpr std::int64_t kPassInterval = 1000;
   std::optional<Placements> placements;
   std::optional<std::string> own_mount_namespace;  // nullopt: not read yet; "": unreadable
 
   // The attach listeners of each network namespace read so far ("net:[4026531840]"), and
   // when that reading began: it answers for a socket file last changed before then (less
-  // kPassMargin), whose listener, if it had one, was listening before the file had its name.
+  // kReadingMarginMs), whose listener, if it had one, was listening before the file had its name.
   struct NetListeners {
     std::int64_t began_ms = 0;
     procfs::UnixListeners listeners;
@@ -158,7 +157,7 @@ struct LivenessGatherer::Impl {
     const NetListeners* net = &unnamed;
     if (readlink_at(proc.get(), "ns/net", netns) == 0) {
       auto it = net_listeners.find(netns);
-      if (it == net_listeners.end() || ctime_ms + kPassMargin >= it->second.began_ms) {
+      if (it == net_listeners.end() || reading_may_miss(ctime_ms, it->second.began_ms)) {
         it = net_listeners.insert_or_assign(netns, read_net_listeners(proc.get(), dir)).first;
       }
       net = &it->second;
@@ -247,7 +246,7 @@ struct LivenessGatherer::Impl {
     if (!passes) return namespace_index(mount_namespace);
     const std::int64_t now = now_epoch_ms();
     if (!placements || (placements->began_ms < gather_began_ms &&
-                        newest_change_ms + kPassMargin >= placements->began_ms &&
+                        reading_may_miss(newest_change_ms, placements->began_ms) &&
                         now - placements->began_ms >= kPassInterval)) {
       Placements pass;
       pass.began_ms = now;
@@ -365,7 +364,7 @@ struct LivenessGatherer::Impl {
     return !scope.namespace_missing &&
            std::all_of(scope.indexes.begin(), scope.indexes.end(), [&](const NamespaceIndex* index) {
              if (index->pass_began_ms && *index->pass_began_ms < gather_began_ms &&
-                 ctime_ms + kPassMargin >= *index->pass_began_ms) {
+                 reading_may_miss(ctime_ms, *index->pass_began_ms)) {
                return false;
              }
              return pid ? index->complete_for(*pid) : index->complete;

@@ -252,6 +252,21 @@ TEST(ProcReaderPids, OnlyPositivePidsAreListed) {
   EXPECT_EQ(pids, (std::vector<std::int32_t>{1, 12, 42, 999999999}));
 }
 
+// A reading of /proc answers for a file only when the file's last change was more than the
+// margin before the reading began: file times come from a coarser clock than the reading's.
+// At exactly the margin the file's process may still have been missed.
+TEST(LivenessReading, AnswersOnlyForFilesChangedMoreThanTheMarginBeforeIt) {
+  const std::int64_t began = 1'700'000'000'000;
+  EXPECT_FALSE(platform::reading_may_miss(began - platform::kReadingMarginMs - 1, began));
+  EXPECT_TRUE(platform::reading_may_miss(began - platform::kReadingMarginMs, began));
+  EXPECT_TRUE(platform::reading_may_miss(began - platform::kReadingMarginMs + 1, began));
+  EXPECT_TRUE(platform::reading_may_miss(began, began));
+  EXPECT_TRUE(platform::reading_may_miss(began + 60'000, began));
+  EXPECT_FALSE(platform::reading_may_miss(began - 3'600'000, began));
+  // A tick of the coarse clock is 1 to 10 ms (HZ 1000 to 100): the margin covers several.
+  EXPECT_GE(platform::kReadingMarginMs, 20);
+}
+
 TEST(LivenessPosix, LockStateIsAddedOnlyWhenAskedFor) {
   ScratchDir scratch;
   const std::string dir = make_namespace(scratch);
