@@ -129,6 +129,14 @@ mutate.run(["sh", "-c", "sleep 600 & echo $! > {marker}; wait"])
     if alive:
         os.kill(grandchild, signal.SIGKILL)
 
+# Every survivor argued equivalent names a site that is still in the tree: an argument left
+# behind when its line changed would excuse nothing, and the line's new mutant would need one.
+for key in mutate.equivalents():
+    path = key.split("|", 1)[0]
+    there = (ROOT / path).is_file() and any(
+        s["key"] == key for s in mutate.site_keys(mutate.find_sites({"any": [path]})))
+    check(f"scripts/mutate-equivalent.txt names a site of the tree: {key[:80]}", there, True)
+
 for f in failures:
     print("FAILED:", f)
 print(f"mutate --diff: {len(failures)} failures")
