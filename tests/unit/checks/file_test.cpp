@@ -230,6 +230,31 @@ TEST(FileAcl, ExtendedButMaskedToNothingIsStillReported) {
   EXPECT_THAT(f[0].message, HasSubstr("no entry currently grants"));
 }
 
+// The owner always matches user_obj first, so a named entry for the owner's own uid grants
+// nobody anything beyond the owner; an entry for another uid does.
+TEST(FileAcl, ANamedEntryForTheOwnersUidGrantsNothingBeyondTheOwner) {
+  const NamespaceFacts ns = namespace_of();
+  FileFacts file = backing_file(ns);
+  ASSERT_EQ(file.lstat->uid, file.opened->uid);
+  const std::uint32_t owner = file.opened->uid;
+  ASSERT_NE(owner, kMalloryUid);
+  file.access_acl =
+      PosixAcl{{entry(AclTag::user_obj, 6), entry(AclTag::user, 6, owner),
+                entry(AclTag::group_obj, 0), entry(AclTag::mask, 6), entry(AclTag::other, 0)}};
+  Findings f = file_findings(file, ns);
+  const Finding* a = find(f, "file.acl");
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(a->evidence["grants_beyond_owner"].empty()) << a->evidence.dump();
+  EXPECT_THAT(a->message, HasSubstr("no entry currently grants"));
+
+  file.access_acl->entries[1] = entry(AclTag::user, 6, kMalloryUid);
+  f = file_findings(file, ns);
+  a = find(f, "file.acl");
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->evidence["grants_beyond_owner"].size(), 1U);
+  EXPECT_EQ(a->evidence["grants_beyond_owner"][0]["text"], "user:1001:rw-");
+}
+
 TEST(FileAcl, MinimalAclIsJustTheMode) {
   const NamespaceFacts ns = namespace_of();
   FileFacts file = backing_file(ns);
