@@ -424,12 +424,13 @@ json reap_report_head_json(const ReapRun& run, const HostInfo& host) {
 
 namespace {
 
-// The items of a part, rendered a block at a time (two threads, each half a block) and
-// handed to `write` as each block is done.
+// The items of a part, rendered a block at a time (two threads, each half a block, into
+// `first` and `second`, the caller's, whose room is kept from call to call) and handed to
+// `write` as each block is done.
 void render_blocks(std::size_t n, const std::function<void(std::string&, std::size_t)>& render,
-                   const std::function<void(std::string_view)>& write) {
+                   const std::function<void(std::string_view)>& write, std::string& first,
+                   std::string& second) {
   constexpr std::size_t kBlock = 4096;
-  std::string first, second;
   auto range = [&](std::string& part, std::size_t begin, std::size_t end) {
     part.clear();
     for (std::size_t i = begin; i < end; ++i) render(part, i);
@@ -515,6 +516,9 @@ struct ReapReportWriter::Impl {
   LineGroups items, outcomes;
   std::string place;  // where the actions being grouped happen
   std::string scratch, evidence;
+  // The rendered blocks of JSON items, kept from part to part: a part's items (hundreds of KB)
+  // are rendered into the room the last part's left, not into strings grown anew each time.
+  std::string block, helper_block;
 
   ReportSpool& spool(std::unique_ptr<ReportSpool>& s) {
     if (!s) s = make_spool();
@@ -536,7 +540,8 @@ struct ReapReportWriter::Impl {
         },
         [&](std::string_view text) {
           if (!text.empty()) spool(plan).append(text);
-        });
+        },
+        block, helper_block);
     if (!run.execution) return;
     const std::size_t actions_before = run.dropped.actions;
     const auto& records = run.execution->actions;
@@ -548,7 +553,8 @@ struct ReapReportWriter::Impl {
         },
         [&](std::string_view text) {
           if (!text.empty()) spool(actions).append(text);
-        });
+        },
+        block, helper_block);
   }
 
   // ---- text: the plan's items
