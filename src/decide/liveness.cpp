@@ -355,6 +355,33 @@ json brief_evidence_of(const Outcome& o, const Inputs& in) {
   return ev;
 }
 
+// Whether `ev` is exactly brief_evidence_of(o, in), with "verdict" added when `with_verdict`,
+// compared member by member: nothing is built.
+bool is_brief_evidence_of(const json& ev, const Outcome& o, const Inputs& in, bool with_verdict) {
+  if (!ev.is_object()) return false;
+  const auto equals = [&](const char* key, const auto& value) {
+    const auto it = ev.find(key);
+    return it != ev.end() && *it == value;
+  };
+  std::size_t members = 4;  // lock, vm_begin_time_ms, decided_by, reason
+  if (o.subject) {
+    if (!equals("decided_by_pid", o.subject->pid)) return false;
+    ++members;
+  }
+  if (o.reason == Reason::lock_unknown) {
+    if (!equals("would_be", to_string(o.would_be))) return false;
+    ++members;
+  }
+  if (with_verdict) {
+    if (!equals("verdict", to_string(o.verdict))) return false;
+    ++members;
+  }
+  const auto begin = ev.find("vm_begin_time_ms");
+  if (begin == ev.end() || (in.begin ? *begin != *in.begin : !begin->is_null())) return false;
+  return ev.size() == members && equals("lock", lock_state_name(in.lock)) &&
+         equals("decided_by", info(o.reason).decided_by) && equals("reason", info(o.reason).code);
+}
+
 // The outcome a judgement was made from, rebuilt from the file's own facts.
 Outcome outcome_of(const LivenessJudgement& j, const Inputs& in) {
   Outcome o;
@@ -418,6 +445,12 @@ LivenessVerdict explain_liveness_brief(const LivenessJudgement& judgement, const
   v.message = message_for(o, file, in);
   v.evidence = brief_evidence_of(o, in);
   return v;
+}
+
+bool is_verdict_finding_evidence(const LivenessJudgement& judgement, const FileFacts& file,
+                                 const nlohmann::json& evidence) {
+  const Inputs in = inputs_of(file);
+  return is_brief_evidence_of(evidence, outcome_of(judgement, in), in, true);
 }
 
 LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings) {

@@ -41,6 +41,11 @@ LivenessVerdict explain_liveness(const LivenessJudgement& judgement, const FileF
 // ...or with only the evidence that settled it ("decided_by", "reason", and "decided_by_pid",
 // "would_be", "lock", "vm_begin_time_ms"): what a finding about the verdict carries.
 LivenessVerdict explain_liveness_brief(const LivenessJudgement& judgement, const FileFacts& file);
+// Whether `evidence` is exactly the brief's evidence with "verdict" added (what a finding about
+// the verdict carries, checks/file.cpp), compared without building it: the audit report leaves
+// such a finding's evidence to the file's verdict.
+bool is_verdict_finding_evidence(const LivenessJudgement& judgement, const FileFacts& file,
+                                 const nlohmann::json& evidence);
 
 // judge_liveness and explain_liveness in one, for a single file (tests, inspect).
 LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings);

@@ -137,7 +137,8 @@ std::string describe_brief(const LivenessVerdict& v) {
 }
 
 // judge_liveness is the same decision without the explanation, and explain_liveness_brief
-// says the same with only the deciding evidence.
+// says the same with only the deciding evidence (version 3 of the audit report leaves a
+// file.stale finding's evidence out when it is the brief's, and rebuilds it from the verdict's).
 ::testing::AssertionResult judge_agrees(const FileFacts& file, const LivenessSettings& settings,
                                         const LivenessVerdict& v) {
   const LivenessJudgement j = judge_liveness(file, settings);
@@ -152,6 +153,27 @@ std::string describe_brief(const LivenessVerdict& v) {
       !same_in_brief("vm_begin_time_ms") ||
       brief.evidence.value("lock", "") != v.evidence.at("lock").value("state", "")) {
     return ::testing::AssertionFailure() << "explain_liveness_brief says " << describe_brief(brief);
+  }
+  // What a finding about the verdict carries is recognised as the brief's, and nothing else is.
+  nlohmann::json carried = brief.evidence;
+  carried["verdict"] = to_string(brief.verdict);
+  if (!is_verdict_finding_evidence(j, file, carried)) {
+    return ::testing::AssertionFailure() << "not recognised as the brief's: " << carried.dump();
+  }
+  for (const auto& [key, value] : carried.items()) {
+    nlohmann::json without = carried;
+    without.erase(key);
+    nlohmann::json changed = carried;
+    changed[key] = value.is_number() ? nlohmann::json(value.get<std::int64_t>() + 1) : nlohmann::json(9);
+    if (is_verdict_finding_evidence(j, file, without) || is_verdict_finding_evidence(j, file, changed)) {
+      return ::testing::AssertionFailure() << "recognised without or with a changed " << key << ": " << carried.dump();
+    }
+  }
+  nlohmann::json more = carried;
+  more["decided_by_pid"] = more.value("decided_by_pid", 0) + 1;
+  more["extra"] = true;
+  if (is_verdict_finding_evidence(j, file, more) || is_verdict_finding_evidence(j, file, nlohmann::json())) {
+    return ::testing::AssertionFailure() << "recognised with a member more, or as null";
   }
   if (j.verdict == v.verdict && j.reason == v.reason &&
       j.decided_by == v.evidence.value("decided_by", "")) {
