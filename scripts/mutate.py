@@ -733,11 +733,11 @@ def run_until(cmd, deadline, quiet_limit=None):
     """run(), stopped at the monotonic DEADLINE (OutOfBudget) or, with QUIET_LIMIT, once the
     command printed nothing for that many seconds (Hung): either way the whole process group
     (ctest, the tests it started) is killed."""
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc, held = start_group(cmd)
     chunks = []
     last_output = time.monotonic()
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         while True:
             now = time.monotonic()
             if now >= deadline:
@@ -755,6 +755,7 @@ def run_until(cmd, deadline, quiet_limit=None):
                 last_output = time.monotonic()
         proc.wait()
     except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         kill_group(proc)
         proc.wait()
         proc.stdout.close()
@@ -892,15 +893,38 @@ def run(cmd, timeout=None):
     """subprocess.run() in a process group of its own, killed whole when the run is stopped
     (SIGTERM, ^C) or times out: ctest's tests, and what they start (the fault sweep, strace,
     JVMs), would otherwise outlive it, as they did when only ctest was killed."""
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, start_new_session=True)
+    proc, held = start_group(cmd, text=True)
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         out, _ = proc.communicate(timeout=timeout)
     except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         kill_group(proc)
         proc.communicate()
         raise
     return subprocess.CompletedProcess(cmd, proc.returncode, out)
+
+
+# The signals that stop a run (a budget's timeout, a kill, ^C).
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+
+
+def start_group(cmd, **kwargs):
+    """CMD started in a process group of its own, its output piped, with the stop signals held
+    back: (the process, the signal mask to restore). The caller restores the mask first thing in
+    the try whose except kills the group, so that a stop arriving while the command starts is
+    handled there and kills it, instead of stopping the run before it knows the command's pid
+    (the command then outlived the run). The command itself starts with the mask restored."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True,
+                                preexec_fn=lambda: signal.pthread_sigmask(signal.SIG_SETMASK, held),
+                                **kwargs)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        raise
+    return proc, held
 
 
 def kill_group(proc):

@@ -117,11 +117,17 @@ mutate.run(["sh", "-c", "sleep 600 & echo $! > {marker}; wait"])
     grandchild = int(marker.read_text())
     stopper.send_signal(signal.SIGTERM)
     check("the stopped run's exit status", stopper.wait(timeout=30), 143)
-    alive = True
-    for _ in range(100):
+    def running(pid):
+        """Whether PID is a process that still runs: a killed one stays a zombie until whoever
+        inherited it reaps it, which on a busy machine can take a while."""
         try:
-            os.kill(grandchild, 0)
-        except ProcessLookupError:
+            with open(f"/proc/{pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+    alive = True
+    for _ in range(200):
+        if not running(grandchild):
             alive = False
             break
         time.sleep(0.05)
