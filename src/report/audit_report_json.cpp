@@ -233,6 +233,8 @@ void append_region_summary(std::string& out, const Boxed<RegionSummary>& summary
     CompactObject e(o.key("error"));
     e.number("offset", r.error->offset);
     e.string("reason", r.error->reason);
+    e.number("region_size", r.size);
+    e.number("walk_end", r.walk_end);
   } else {
     o.null("error");
   }
@@ -247,12 +249,42 @@ void append_region_summary(std::string& out, const Boxed<RegionSummary>& summary
   }
 }
 
+// Whether `f`'s evidence is exactly what schemas/report-3-to-2.jq rebuilds from the file's
+// record: a file.stale or file.pid-reused finding's from the record's verdict (the values that
+// settled it, checks/file.cpp), a file.bad-prologue finding's from the record's region. Only
+// then is it left out of the finding; any other evidence is written where it is.
+bool evidence_in_record(const Finding& f, const FileFacts& file, const FileJudgement& fj) {
+  if (f.rule == "file.stale" || f.rule == "file.pid-reused") {
+    return fj.verdict && is_verdict_finding_evidence(*fj.verdict, file, f.evidence);
+  }
+  if (f.rule == "file.bad-prologue") {
+    if (!file.region || !file.region->region.error || !f.evidence.is_object() || f.evidence.size() != 7)
+      return false;
+    const perfdata::Region& r = file.region->region;
+    const auto equals = [&](const char* key, const auto& value) {
+      const auto it = f.evidence.find(key);
+      return it != f.evidence.end() && *it == value;
+    };
+    const auto prologue = f.evidence.find("prologue");
+    return equals("bytes_read", file.region->bytes_read) && equals("entries_decoded", r.entry_count) &&
+           equals("offset", r.error->offset) && equals("reason", r.error->reason) &&
+           equals("region_size", r.size) && equals("walk_end", r.walk_end) &&
+           prologue != f.evidence.end() &&
+           (r.prologue ? *prologue == prologue_json(*r.prologue) : prologue->is_null());
+  }
+  return false;
+}
+
 void append_file_record(std::string& out, const FileFacts& file, const FileJudgement& fj,
                         const LivenessSettings& liveness, FindingContext findings) {
   const InodeFacts* fi = file.opened ? &*file.opened : file.lstat ? &*file.lstat : nullptr;
   CompactObject o(out);
   append_errors(o.key("errors"), file.errors);
   findings.subject_path = file.path;
+  findings.evidence_in_record = 0;
+  for (std::size_t i = 0; i < fj.findings.size() && i < 64; ++i) {
+    if (evidence_in_record(fj.findings[i], file, fj)) findings.evidence_in_record |= std::uint64_t{1} << i;
+  }
   append_report_findings(o.key("findings"), fj.findings, findings);
   append_inode(o.key("inode"), fi);
   if (fi) {

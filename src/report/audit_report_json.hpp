@@ -1,4 +1,4 @@
-// The JSON report ("hsperfguard-report/2", schema in schemas/report.schema.json).
+// The JSON report ("hsperfguard-report/3", schema in schemas/report.schema.json).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,7 @@ struct ReportContext {
 
 // Version 2 states each rule's texts once ("rules") and the texts findings share ("texts");
 // docs/migration.md says how each version 1 field is rebuilt from them.
-inline constexpr const char* kReportSchema = "hsperfguard-report/2";
+inline constexpr const char* kReportSchema = "hsperfguard-report/3";
 
 // The report as a document: what write_audit_report_json writes, parsed (one rendering).
 nlohmann::json audit_report_json(const AuditResult& result, const ReportContext& context);

@@ -175,7 +175,7 @@ TEST(AuditCli, OutputFileIsWrittenWholeWithPrivateMode) {
   EXPECT_EQ(st.st_mode & 07777, 0600u);
   std::ifstream in(out);
   const auto report = nlohmann::json::parse(in);
-  EXPECT_EQ(report["schema"], "hsperfguard-report/2");
+  EXPECT_EQ(report["schema"], "hsperfguard-report/3");
   // No temp file is left beside it.
   const auto listing = run({"ls", "-A", tree.scratch.path()});
   EXPECT_EQ(listing.out.find(".report.json.tmp"), std::string::npos) << listing.out;

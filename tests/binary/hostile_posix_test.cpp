@@ -45,8 +45,8 @@ python3 -c 'import json,sys; d=json.load(open("/tmp/dash.json")); print("dash_sc
 )SH");
   EXPECT_EQ(o.at("rc"), "1") << o.result.err;
   EXPECT_EQ(o.at("link"), "/proc/self/fd/1");
-  EXPECT_EQ(o.at("schema"), "hsperfguard-report/2") << o.result.err;
-  EXPECT_EQ(o.at("dash_schema"), "hsperfguard-report/2") << o.result.err;
+  EXPECT_EQ(o.at("schema"), "hsperfguard-report/3") << o.result.err;
+  EXPECT_EQ(o.at("dash_schema"), "hsperfguard-report/3") << o.result.err;
 }
 
 TEST(HostileInput, OutputFifoWithoutAReaderFailsAtOnceAndStaysAFifo) {

@@ -237,7 +237,7 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
   EXPECT_EQ(audit.exit_code, 1) << audit.err;
   const auto report = nlohmann::json::parse(audit.out, nullptr, false);
   ASSERT_FALSE(report.is_discarded()) << audit.out;
-  EXPECT_EQ(report.at("schema"), "hsperfguard-report/2");
+  EXPECT_EQ(report.at("schema"), "hsperfguard-report/3");
   EXPECT_NE(audit.out.find("namespace.group-other-writable"), std::string::npos);
   EXPECT_TRUE(exists(tree.scratch / "audit.prom"));
 

@@ -45,7 +45,7 @@ TEST(TextOutput, PipedAuditReapAndPsAreTextAndJsonOnlyWhenAsked) {
   // --format json is JSON, whatever stdout is.
   const auto audit_json = run_tool({"audit", "--tmpdir", tree.tmp, "--no-containers", "--format", "json"});
   ASSERT_TRUE(is_json(audit_json.out)) << audit_json.out;
-  EXPECT_EQ(nlohmann::json::parse(audit_json.out).at("schema"), "hsperfguard-report/2");
+  EXPECT_EQ(nlohmann::json::parse(audit_json.out).at("schema"), "hsperfguard-report/3");
   const auto reap_json = run_tool({"reap", "--dry-run", "--tmpdir", tree.tmp, "--no-containers", "--no-lock",
                                    "--min-age", "0", "--format", "json"});
   ASSERT_TRUE(is_json(reap_json.out)) << reap_json.out;

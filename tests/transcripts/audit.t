@@ -67,7 +67,7 @@ The report a person reads, then the one a scanner reads:
   $ hsperfguard audit --no-containers --format json | jq -c '.summary'
   {"by_rule":{"attach.socket-unsafe":1,"attach.stale":1,"file.bad-prologue":1,"file.bad-size":1,"file.foreign-name":1,"file.hard-link":2,"file.mode":7,"file.not-regular":1,"file.owner-mismatch":1,"file.pid-reused":1,"file.stale":6,"file.symlink":1,"namespace.group-other-writable":1,"namespace.unknown-user":1},"by_severity":{"critical":0,"high":13,"info":0,"low":8,"medium":5},"errors":0,"files":12,"files_by_verdict":{"foreign":3,"live":2,"pid-reused":1,"stale":6},"findings":26,"highest_severity":"high","namespaces":4,"roots":1}
   [1]
-  $ hsperfguard audit --no-containers --format json | jq -f "$TESTDIR/../../schemas/report-2-to-1.jq" | jq -r '.. | objects | select(has("rule") and has("severity")) | "\(.severity) \(.rule) \(.path)"'
+  $ hsperfguard audit --no-containers --format json | jq -f "$TESTDIR/../../schemas/report-3-to-2.jq" | jq -f "$TESTDIR/../../schemas/report-2-to-1.jq" | jq -r '.. | objects | select(has("rule") and has("severity")) | "\(.severity) \(.rule) \(.path)"'
   high file.hard-link /tmp/hsperfdata_daemon/90006
   high file.mode /tmp/hsperfdata_daemon/90006
   low file.stale /tmp/hsperfdata_daemon/90006
@@ -95,6 +95,20 @@ The report a person reads, then the one a scanner reads:
   high attach.socket-unsafe /tmp/.java_pid90009
   low attach.stale /tmp/.java_pid90009
   [1]
+  $ hsperfguard audit --no-containers --format json > report.json
+  [1]
+  $ jq -r '.namespaces[].files[] | .name as $n | .findings[] | select(has("evidence") | not) | "\($n) \(.rule)"' report.json
+  90006 file.stale
+  90007 file.stale
+  90008 file.bad-prologue
+  90008 file.stale
+  500 file.pid-reused
+  90001 file.stale
+  90002 file.stale
+  90003 file.stale
+  $ jq -f "$TESTDIR/../../schemas/report-3-to-2.jq" report.json | jq -r '.namespaces[].files[] | .name as $n | .findings[] | select(.rule == "file.pid-reused" or .rule == "file.bad-prologue") | "\($n) \(.rule) \(.evidence | tojson)"'
+  90008 file.bad-prologue {"bytes_read":100,"entries_decoded":0,"offset":8,"prologue":{"accessible":1,"byte_order":"little","entry_offset":32,"magic":3405693120,"major_version":2,"minor_version":0,"mod_time_stamp":65010108,"num_entries":187,"overflow":0,"used":12320},"reason":"used 12320 outside [32, 100]","region_size":100,"walk_end":0}
+  500 file\.pid-reused \{"decided_by":"start-time","decided_by_pid":500,"lock":"free","vm_begin_time_ms":[0-9]+,"verdict":"pid-reused","reason":"started-after-vm-begin"\} (re)
   $ hsperfguard audit --no-containers --format json | jq -c '{complete, fail_on, profile}'
   {"complete":true,"fail_on":"medium","profile":"default"}
   [1]

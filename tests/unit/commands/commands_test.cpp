@@ -615,7 +615,7 @@ TEST(CommandSeam, AuditEveryRunsAgainFromEachRunsStartUntilAStop) {
   }
   // Three reports, one a run.
   std::size_t reports = 0;
-  for (std::size_t at = 0; (at = out.str().find("hsperfguard-report/2", at)) != std::string::npos; ++at) ++reports;
+  for (std::size_t at = 0; (at = out.str().find("hsperfguard-report/3", at)) != std::string::npos; ++at) ++reports;
   EXPECT_EQ(reports, 3u) << out.str().substr(0, 400);
 
   // A stop asked while waiting lands in the next run: that run stops, and so does the loop.

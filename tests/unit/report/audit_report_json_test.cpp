@@ -6,6 +6,8 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -305,7 +307,7 @@ TEST(Report, RulesAreStatedOnceAndFindingsCarryNoRuleText) {
   std::string streamed;
   write_audit_report_json(result, example_context(), [&](std::string_view piece) { streamed.append(piece); });
   const auto document = nlohmann::json::parse(streamed);
-  EXPECT_EQ(document.at("schema"), "hsperfguard-report/2");
+  EXPECT_EQ(document.at("schema"), "hsperfguard-report/3");
   const auto& rules = document.at("rules");
   ASSERT_FALSE(rules.empty());
   std::size_t findings = 0;
@@ -349,11 +351,35 @@ TEST(Report, RulesAreStatedOnceAndFindingsCarryNoRuleText) {
 }
 
 #ifndef _WIN32
-// The migration holds: schemas/report-2-to-1.jq, run on a version 2 report, gives back every
-// version 1 field of every finding (severity, path and its hex, message, remediation,
-// repairable), equal to what the judgement found, hostile bytes and a re-rated rule included.
-TEST(Report, Version1FindingsAreRebuiltFromVersion2) {
+// The migrations hold: schemas/report-3-to-2.jq and then schemas/report-2-to-1.jq, run on
+// the report, give back every version 1 field of every finding (severity, path and its hex,
+// message, remediation, repairable, evidence), equal to what the judgement found: a stale
+// file's evidence left to its verdict, a broken region's to its region (with and without a
+// prologue), hostile bytes and a re-rated rule included.
+TEST(Report, Version1FindingsAreRebuiltFromVersion3) {
   auto result = example_result();
+  {
+    // The stale file (pid 77) has a region cut after its prologue; a second file, one byte.
+    auto& files = result.roots[0].namespaces[1].files;
+    perfdata::RegionSpec spec;
+    perfdata::NewEntry begin;
+    begin.name = "sun.rt.createVmBeginTime";
+    begin.long_value = 1795379894540;
+    spec.entries.push_back(begin);
+    const auto whole = perfdata::build_region(spec);
+    files[0].region = RegionSummary{perfdata::parse_region(std::span(whole.bytes).first(40)), 40};
+    ASSERT_TRUE(files[0].region->region.error && files[0].region->region.prologue);
+    FileFacts tiny = files[0];
+    tiny.path = result.roots[0].namespaces[1].path + "/78";
+    tiny.name = "78";
+    tiny.pid_name = classify_pid_name("78");
+    tiny.liveness->candidates.at(0).pid = 78;
+    const std::vector<std::byte> one{std::byte{0xca}};
+    tiny.region = RegionSummary{perfdata::parse_region(one), 1};
+    files.push_back(tiny);
+    result.judgements = judge(result.roots, result.policy);
+  }
+  std::size_t left_to_record = 0;
   auto& odd = result.roots[0].namespaces[1].files[1];
   result.judgements[0].namespaces[1].files[1].findings.push_back(
       Finding{"file.mode", Severity::critical, odd.path, "mode \xff of " + odd.path + " and more words here",
@@ -368,9 +394,22 @@ TEST(Report, Version1FindingsAreRebuiltFromVersion2) {
     write_audit_report_json(result, example_context(), [&](std::string_view piece) { out << piece; });
   }
   std::ifstream in(path);
-  const std::string v2((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  expect_schema_valid(v2);
-  const auto rebuilt = test::run({"/usr/bin/jq", "-f", source_path("schemas/report-2-to-1.jq"), path});
+  const std::string v3((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  expect_schema_valid(v3);
+  const auto document = nlohmann::json::parse(v3);
+  for (const auto& ns : document.at("namespaces")) {
+    for (const auto& file : ns.at("files")) {
+      for (const auto& finding : file.at("findings")) left_to_record += finding.contains("evidence") ? 0 : 1;
+    }
+  }
+  // 77's file.stale and file.bad-prologue, 78's file.stale and file.bad-prologue.
+  EXPECT_EQ(left_to_record, 4U) << v3;
+  const auto v2 = test::run({"/usr/bin/jq", "-f", source_path("schemas/report-3-to-2.jq"), path});
+  ASSERT_EQ(v2.exit_code, 0) << v2.err;
+  EXPECT_EQ(nlohmann::json::parse(v2.out).at("schema"), "hsperfguard-report/2");
+  const std::string v2_path = dir / "report-2.json";
+  std::ofstream(v2_path) << v2.out;
+  const auto rebuilt = test::run({"/usr/bin/jq", "-f", source_path("schemas/report-2-to-1.jq"), v2_path});
   ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
   const auto v1 = nlohmann::json::parse(rebuilt.out);
   EXPECT_EQ(v1.at("schema"), "hsperfguard-report/1");
@@ -411,6 +450,40 @@ TEST(Report, Version1FindingsAreRebuiltFromVersion2) {
   EXPECT_EQ(compared, total);
 }
 #endif
+
+// A finding leaves its evidence to the file's record only when the record gives back exactly
+// that evidence: one that says anything more, or anything else, keeps it.
+TEST(Report, EvidenceTheRecordDoesNotStateExactlyStaysInTheFinding) {
+  auto result = example_result();
+  auto& facts = result.roots[0].namespaces[1].files[0];  // pid 77, stale
+  const std::vector<std::byte> one{std::byte{0xca}};
+  facts.region = RegionSummary{perfdata::parse_region(one), 1};
+  result.judgements = judge(result.roots, result.policy);
+  auto& findings = result.judgements[0].namespaces[1].files[0].findings;
+  const auto written = [&]() {
+    const auto report = audit_report_json(result, example_context());
+    std::map<std::string, bool> has;
+    for (const auto& f : report.at("namespaces").at(1).at("files").at(0).at("findings"))
+      has[f.at("rule").get<std::string>()] = f.contains("evidence");
+    return has;
+  };
+  auto has = written();
+  ASSERT_EQ(has.count("file.stale"), 1U);
+  ASSERT_EQ(has.count("file.bad-prologue"), 1U);
+  EXPECT_FALSE(has["file.stale"]);
+  EXPECT_FALSE(has["file.bad-prologue"]);
+  for (auto& f : findings) {
+    if (f.rule == "file.stale") f.evidence["lock"] = "held";
+    if (f.rule == "file.bad-prologue") f.evidence["reason"] = "another reason";
+  }
+  has = written();
+  EXPECT_TRUE(has["file.stale"]);
+  EXPECT_TRUE(has["file.bad-prologue"]);
+  for (auto& f : findings) f.evidence = nlohmann::json::object();
+  has = written();
+  EXPECT_TRUE(has["file.stale"]);
+  EXPECT_TRUE(has["file.bad-prologue"]);
+}
 
 // The writer hands namespaces to its sink as they are added, not at the end: an audit of any
 // size holds a few namespaces, never the report.
