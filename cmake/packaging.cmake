@@ -132,7 +132,9 @@ file(GLOB HSPERFGUARD_RULE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/*
 file(GLOB HSPERFGUARD_PROFILE_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/profiles/*.json)
 install(FILES ${HSPERFGUARD_RULE_FILES} DESTINATION share/hsperfguard/rules)
 install(FILES ${HSPERFGUARD_PROFILE_FILES} DESTINATION share/hsperfguard/rules/profiles)
+# The report's migrations (docs/migration.md): jq programs that give an older version back.
 install(FILES ${PROJECT_SOURCE_DIR}/schemas/report.schema.json ${PROJECT_SOURCE_DIR}/schemas/ps.schema.json
+              ${PROJECT_SOURCE_DIR}/schemas/report-3-to-2.jq ${PROJECT_SOURCE_DIR}/schemas/report-2-to-1.jq
         DESTINATION share/hsperfguard)
 # Prometheus alerting rules for the metrics; their runbook is docs/operations.md, section "Alerts".
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/prometheus/hsperfguard.rules.yml

@@ -135,7 +135,11 @@ TEST(DebianPackage, BuildsLintsInstallsAuditsAndPurgesCleanly) {
         "./usr/share/bash-completion/completions/hsperfguard",
                            "./usr/share/hsperfguard/prometheus/hsperfguard.rules.yml",
                            "./usr/share/doc/hsperfguard/README.md",
-                           "./usr/share/doc/hsperfguard/docs/operations.md"}) {
+                           "./usr/share/doc/hsperfguard/docs/operations.md",
+                           "./usr/share/doc/hsperfguard/docs/migration.md",
+                           "./usr/share/hsperfguard/report.schema.json",
+                           "./usr/share/hsperfguard/report-3-to-2.jq",
+                           "./usr/share/hsperfguard/report-2-to-1.jq"}) {
     EXPECT_NE(contents.out.find(std::string(path) + "\n"), std::string::npos) << path << " missing:\n" << contents.out;
   }
   EXPECT_EQ(contents.out.find(" ./usr/local/"), std::string::npos) << contents.out;
