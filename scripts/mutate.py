@@ -22,7 +22,9 @@ time), then against the tests that killed most mutants in the logs of earlier ru
 --stop-on-failure: a survivor passed the whole suite (less the ten cases that assert a cost,
 COST_CASES, as the sanitizer runs leave them out). A failing test is run again alone and
 kills only if it fails again (on a shared machine another's load or processes can fail a
-test); a whole suite cut short by a failure that did not repeat is run once more. A survivor whose key is listed in
+test); a whole suite cut short by a failure that did not repeat is run again without that test
+(up to three times; a survivor says which it left out, and one never run whole says "not
+settled"). A survivor whose key is listed in
 scripts/mutate-equivalent.txt (key, a tab, why no input can tell it apart) is counted as
 equivalent. --replay LOG runs the mutants of an earlier run's --log again by their keys
 (the same sample after tests were added; a site whose line has changed is reported gone),
@@ -450,15 +452,25 @@ def suite_verdict(build_dir, tier, mapped=None, frequent=None, refused=False):
         if regex:
             if killers := confirmed(build_dir, failing_tests(build_dir, regex, leave_out=COST_CASES)):
                 return killers, stage
-    for _ in range(2):
-        killers = failing_tests(build_dir, leave_out=COST_CASES)
+    # A failure that does not repeat alone cut the suite short (--stop-on-failure): the suite is
+    # run again without it, so that the rest of it still meets the mutant.
+    unrepeated = []
+    for _ in range(3):
+        leave_out = COST_CASES
+        if unrepeated:
+            leave_out += "|^(" + "|".join(re.escape(k) for k in unrepeated) + ")$"
+        killers = failing_tests(build_dir, leave_out=leave_out)
         if not killers:
             survived = "whole suite"
+            if unrepeated:
+                survived += " (less the failures that did not repeat: " + ", ".join(unrepeated[:3]) + ")"
             break
         if real := confirmed(build_dir, killers):
             return real, "whole suite"
+        unrepeated += killers
     else:
-        survived = "whole suite (failures that did not repeat: " + ", ".join(killers[:3]) + ")"
+        survived = ("not settled: the whole suite was cut short each time (failures that did not "
+                    "repeat: " + ", ".join(unrepeated[:3]) + ")")
     prefix = refused_prefix(build_dir) if refused else None
     selection = "|".join(r for r in (mapped, frequent) if r)
     if prefix and selection:

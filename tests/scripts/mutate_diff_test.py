@@ -135,6 +135,36 @@ mutate.run(["sh", "-c", "sleep 600 & echo $! > {marker}; wait"])
     if alive:
         os.kill(grandchild, signal.SIGKILL)
 
+# A whole suite cut short (--stop-on-failure) by a failure that does not repeat alone is run
+# again without that test: the tests after it still meet the mutant and can kill it.
+def fake_suite(outcomes):
+    calls = []
+
+    def failing(build_dir, regex=None, exclude=True, leave_out=None, prefix=()):
+        if regex:  # a failure run again alone: RealB fails again, FlakyA does not
+            return ["RealB"] if "RealB" in regex else []
+        calls.append(leave_out)
+        return outcomes[len(calls) - 1] if len(calls) - 1 < len(outcomes) else []
+    return failing, calls
+
+
+saved = mutate.failing_tests
+try:
+    mutate.failing_tests, calls = fake_suite([["FlakyA"], ["RealB"]])
+    check("a mutant whose killer came after a failure that did not repeat",
+          mutate.suite_verdict("b", None), (["RealB"], "whole suite"))
+    check("the second run leaves the failure that did not repeat out",
+          "FlakyA" in (calls[1] or "") and "FlakyA" not in (calls[0] or ""), True)
+    mutate.failing_tests, calls = fake_suite([["FlakyA"], []])
+    killers, stage = mutate.suite_verdict("b", None)
+    check("a survivor of the rest of the suite says what it left out",
+          (killers, "FlakyA" in stage and stage.startswith("whole suite")), ([], True))
+    mutate.failing_tests, calls = fake_suite([["FlakyA"], ["FlakyA"], ["FlakyA"]])
+    check("a suite cut short every time is not settled",
+          mutate.suite_verdict("b", None)[1].startswith("not settled"), True)
+finally:
+    mutate.failing_tests = saved
+
 # Every survivor argued equivalent names a site that is still in the tree: an argument left
 # behind when its line changed would excuse nothing, and the line's new mutant would need one.
 for key in mutate.equivalents():
