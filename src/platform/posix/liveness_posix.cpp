@@ -97,7 +97,7 @@ struct LivenessGatherer::Impl {
   // before it began, and for the files a later namespace observed holds that were last changed
   // before it began (ctime, less kReadingMarginMs: a process that made its file since could be
   // missing from it). A namespace with a later file gets a new pass, at most one per
-  // kPassInterval; until then such a file's search is not complete (its verdict stays
+  // kPassIntervalMs; until then such a file's search is not complete (its verdict stays
   // unknown), so that files changed on purpose cannot make every container cost a pass.
   struct Placements {
     std::int64_t began_ms = 0;
@@ -110,7 +110,6 @@ struct LivenessGatherer::Impl {
     std::vector<std::size_t> unplaced;
     std::unordered_map<std::string, NamespaceIndex> indexes;
   };
-  static constexpr std::int64_t kPassInterval = 1000;
   std::optional<Placements> placements;
   std::optional<std::string> own_mount_namespace;  // nullopt: not read yet; "": unreadable
 
@@ -247,7 +246,7 @@ struct LivenessGatherer::Impl {
     const std::int64_t now = now_epoch_ms();
     if (!placements || (placements->began_ms < gather_began_ms &&
                         reading_may_miss(newest_change_ms, placements->began_ms) &&
-                        now - placements->began_ms >= kPassInterval)) {
+                        pass_interval_over(placements->began_ms, now))) {
       Placements pass;
       pass.began_ms = now;
       pass.placed = reader.place_processes_outside(*own_mount_namespace, pass.listed_all, pass.errors);

@@ -22,6 +22,17 @@ constexpr bool reading_may_miss(std::int64_t changed_ms, std::int64_t reading_be
   return changed_ms + kReadingMarginMs >= reading_began_ms;
 }
 
+// A new pass over /proc for files changed since the last one is made at most once in this
+// long: files changed on purpose (a tenant touching hers in a loop) cannot make every container
+// cost a pass; until then such a file's search is not complete.
+inline constexpr std::int64_t kPassIntervalMs = 1000;
+
+// Whether a pass that began at `began_ms` may be followed by another at `now_ms`: once the
+// whole interval has passed, not before.
+constexpr bool pass_interval_over(std::int64_t began_ms, std::int64_t now_ms) {
+  return now_ms - began_ms >= kPassIntervalMs;
+}
+
 // The fallback when the lock table is unreadable: opens `name` relative to `dirfd`
 // (O_RDONLY|O_NOFOLLOW|O_NONBLOCK, never blocks on a FIFO), checks that it is still the
 // regular file (dev, ino), tries flock(LOCK_EX|LOCK_NB) and releases it at once.

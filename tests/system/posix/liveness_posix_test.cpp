@@ -267,6 +267,17 @@ TEST(LivenessReading, AnswersOnlyForFilesChangedMoreThanTheMarginBeforeIt) {
   EXPECT_GE(platform::kReadingMarginMs, 20);
 }
 
+// A pass over /proc is repeated for changed files only once its whole interval is over.
+TEST(LivenessReading, APassIsRepeatedOnlyOnceItsWholeIntervalIsOver) {
+  const std::int64_t began = 1'700'000'000'000;
+  EXPECT_FALSE(platform::pass_interval_over(began, began));
+  EXPECT_FALSE(platform::pass_interval_over(began, began + platform::kPassIntervalMs - 1));
+  EXPECT_TRUE(platform::pass_interval_over(began, began + platform::kPassIntervalMs));
+  EXPECT_TRUE(platform::pass_interval_over(began, began + 60'000));
+  EXPECT_FALSE(platform::pass_interval_over(began, began - 5));  // the clock went back
+  EXPECT_GE(platform::kPassIntervalMs, 100);
+}
+
 TEST(LivenessPosix, LockStateIsAddedOnlyWhenAskedFor) {
   ScratchDir scratch;
   const std::string dir = make_namespace(scratch);

@@ -811,6 +811,34 @@ TEST(LivenessExplanation, ExplainsTheJudgementItIsGivenWithoutDecidingAgain) {
   EXPECT_EQ(explain_liveness_brief(doubt, unknown_lock).evidence.at("would_be"), "stale");
 }
 
+// A judgement that names a candidate the facts do not have (facts changed since, a judgement
+// of other facts) is explained without a deciding process, never with one read past the list.
+TEST(LivenessExplanation, AJudgementNamingACandidateTheFactsLackHasNoDecidingProcess) {
+  const FileFacts file = backing_file(std::to_string(kPid), FileKind::regular, L::free,
+                                      {process(kPid, P::gone, M::no, S::absent)});
+  LivenessJudgement judged = judge_liveness(file, LivenessSettings{});
+  ASSERT_EQ(judged.decided_by_candidate, 0U);
+  EXPECT_EQ(explain_liveness(judged, file, LivenessSettings{}).evidence.at("decided_by_pid"), kPid);
+  judged.decided_by_candidate = 1;  // one past the one candidate
+  const LivenessVerdict v = explain_liveness(judged, file, LivenessSettings{});
+  EXPECT_FALSE(v.evidence.contains("decided_by_pid")) << v.evidence.dump();
+  EXPECT_FALSE(explain_liveness_brief(judged, file).evidence.contains("decided_by_pid"));
+}
+
+// How long after the VM began a candidate started is said only when both times are known.
+TEST(LivenessEvidence, AStartAfterTheVmBeganNeedsBothTimes) {
+  const auto start_after = [](const FileFacts& file) {
+    const json ev = explain_liveness(judge_liveness(file, LivenessSettings{}), file, LivenessSettings{}).evidence;
+    return ev.at("candidates").at(0).contains("start_after_vm_begin_ms");
+  };
+  EXPECT_TRUE(start_after(backing_file(std::to_string(kPid), FileKind::regular, L::free,
+                                       {process(kPid, P::alive, M::no, S::after)}, B::yes)));
+  EXPECT_FALSE(start_after(backing_file(std::to_string(kPid), FileKind::regular, L::free,
+                                        {process(kPid, P::alive, M::no, S::after)}, B::no)));
+  EXPECT_FALSE(start_after(backing_file(std::to_string(kPid), FileKind::regular, L::free,
+                                        {process(kPid, P::alive, M::no, S::absent)}, B::yes)));
+}
+
 TEST(LivenessEvidence, TextIsTheDocumentWithEveryMember) {
   ProcessFacts full = process(31002, P::alive, M::yes, S::after);
   full.maps_inode_only = true;

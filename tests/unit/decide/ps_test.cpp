@@ -593,6 +593,11 @@ TEST(ProcfsParse, MapsNamesABackingFile) {
   EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /tmp/hsperfdata_/1\n").hsperfdata);
   EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /usr/lib/jvm/lib/server/libjvm.so\n")
                    .hsperfdata);
+  // A backing file is a name in the namespace: not the namespace, nor a name-less path.
+  EXPECT_FALSE(procfs::parse_maps("7f-8f rw-s 0 00:2a 12 /tmp/hsperfdata_root/\n").hsperfdata);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f rw-s 0 00:2a 12 /tmp/hsperfdata_root\n").hsperfdata);
+  EXPECT_FALSE(procfs::parse_maps("7f-8f rw-s 0 00:2a 12 /hsperfdata_root\n").hsperfdata);
+  EXPECT_TRUE(procfs::parse_maps("7f-8f rw-s 0 00:2a 12 hsperfdata_root/7\n").hsperfdata);
 }
 
 // OpenJ9's VM library as an OpenJ9 JDK maps it: lib/default/libj9vm29.so run as code, beside
