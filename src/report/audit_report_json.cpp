@@ -281,10 +281,7 @@ void append_file_record(std::string& out, const FileFacts& file, const FileJudge
   CompactObject o(out);
   append_errors(o.key("errors"), file.errors);
   findings.subject_path = file.path;
-  findings.evidence_in_record = 0;
-  for (std::size_t i = 0; i < fj.findings.size() && i < 64; ++i) {
-    if (evidence_in_record(fj.findings[i], file, fj)) findings.evidence_in_record |= std::uint64_t{1} << i;
-  }
+  findings.evidence_in_record = [&](const Finding& f) { return evidence_in_record(f, file, fj); };
   append_report_findings(o.key("findings"), fj.findings, findings);
   append_inode(o.key("inode"), fi);
   if (fi) {

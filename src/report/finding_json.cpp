@@ -166,10 +166,11 @@ void append_finding(std::string& out, const Finding& f, const FindingContext& co
 
 void append_report_findings(std::string& out, const Findings& findings, const FindingContext& context) {
   out += '[';
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    if (i > 0) out += ',';
-    const bool in_record = i < 64 && ((context.evidence_in_record >> i) & 1U) != 0;
-    append_finding(out, findings[i], context, in_record);
+  bool first = true;
+  for (const auto& f : findings) {
+    if (!first) out += ',';
+    first = false;
+    append_finding(out, f, context, context.evidence_in_record && context.evidence_in_record(f));
   }
   out += ']';
 }

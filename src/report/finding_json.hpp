@@ -7,7 +7,7 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -82,9 +82,9 @@ struct FindingContext {
   const ReportRules* rules = nullptr;
   ReportTexts* texts = nullptr;
   std::string_view subject_path;
-  // Bit i set: the evidence of the subject's finding i is stated elsewhere in the subject's
-  // record (version 3: a file's verdict or region) and is not written in the finding.
-  std::uint64_t evidence_in_record = 0;
+  // Whether a finding's evidence is stated elsewhere in the subject's record (version 3: a
+  // file's verdict or region), and so not written in the finding. Empty: never.
+  std::function<bool(const Finding&)> evidence_in_record = nullptr;
 };
 
 // A list of findings as the report writes it, compactly, keys in sorted order.
