@@ -358,6 +358,18 @@ TEST(LivenessIndex, NoNspidIsAnErrorOnlyWhereAReadFailedAndErrorsAreCapped) {
   ASSERT_EQ(in_x.errors.size(), 8u);
   EXPECT_EQ(in_x.errors.front().path, "/proc/600/status");
   EXPECT_EQ(in_x.errors.back().path, "/proc/607/status");
+
+  // Processes that cannot be placed (their ns/mnt link refused): each an error, as many as the
+  // same cap allows, and their NSpids uncertain.
+  std::vector<ProcessPlacement> unplaced;
+  for (std::int32_t pid = 700; pid < 720; ++pid) {
+    unplaced.push_back(ProcessPlacement{pid, std::nullopt, pid - 699, EACCES, 0});
+  }
+  const platform::NamespaceIndex blind = platform::index_mount_namespace(unplaced, x, true);
+  ASSERT_EQ(blind.errors.size(), 8u);
+  EXPECT_EQ(blind.errors.front().path, "/proc/700/ns/mnt");
+  EXPECT_EQ(blind.errors.back().path, "/proc/707/ns/mnt");
+  EXPECT_EQ(blind.uncertain_nspids.size(), 20u);
 }
 
 TEST(LivenessPosix, LiveJvmIsLiveByProcLocksAndByMaps) {
