@@ -241,6 +241,24 @@ TEST(PerfData, KeepingOnlySomeEntriesStillChecksThemAll) {
 
 // Names and strings are views (no allocation per entry): they must point into the Region,
 // never into the bytes parsed, and survive the Region they were copied from.
+// However little text the kept entries have (here one entry named with one byte), it is the
+// region's own, not a view of the bytes parsed.
+TEST(PerfData, AKeptEntryOfOneByteOfTextOutlivesTheBytesParsed) {
+  RegionSpec spec;
+  NewEntry one;
+  one.name = "a";
+  one.long_value = 7;
+  spec.entries.push_back(one);
+  auto bytes = std::make_unique<std::vector<std::byte>>(build_region(spec).bytes);
+  const std::string_view keep[] = {"a"};
+  const Region some = parse_region_keeping(*bytes, keep);
+  std::fill(bytes->begin(), bytes->end(), std::byte{0x5a});
+  bytes.reset();
+  ASSERT_EQ(some.entries.size(), 1u);
+  EXPECT_EQ(some.entries[0].name, "a");
+  EXPECT_EQ(some.entries[0].long_value, 7);
+}
+
 TEST(PerfData, EntriesOutliveTheBytesParsedAndTheRegionTheyWereCopiedFrom) {
   const auto original = read_file(data_path("jdk17-default.hsperf"));
   const std::string_view keep[] = {"sun.rt.javaCommand", "sun.rt.createVmBeginTime"};
