@@ -355,25 +355,22 @@ json brief_evidence_of(const Outcome& o, const Inputs& in) {
   return ev;
 }
 
-// Whether `ev` is exactly brief_evidence_of(o, in), with "verdict" added when `with_verdict`,
-// compared member by member: nothing is built.
-bool is_brief_evidence_of(const json& ev, const Outcome& o, const Inputs& in, bool with_verdict) {
+// Whether `ev` is exactly brief_evidence_of(o, in) with "verdict" added (what a finding about
+// the verdict carries), compared member by member: nothing is built.
+bool is_verdict_finding_evidence_of(const json& ev, const Outcome& o, const Inputs& in) {
   if (!ev.is_object()) return false;
   const auto equals = [&](const char* key, const auto& value) {
     const auto it = ev.find(key);
     return it != ev.end() && *it == value;
   };
-  std::size_t members = 4;  // lock, vm_begin_time_ms, decided_by, reason
+  std::size_t members = 5;  // verdict, lock, vm_begin_time_ms, decided_by, reason
+  if (!equals("verdict", to_string(o.verdict))) return false;
   if (o.subject) {
     if (!equals("decided_by_pid", o.subject->pid)) return false;
     ++members;
   }
   if (o.reason == Reason::lock_unknown) {
     if (!equals("would_be", to_string(o.would_be))) return false;
-    ++members;
-  }
-  if (with_verdict) {
-    if (!equals("verdict", to_string(o.verdict))) return false;
     ++members;
   }
   const auto begin = ev.find("vm_begin_time_ms");
@@ -450,7 +447,7 @@ LivenessVerdict explain_liveness_brief(const LivenessJudgement& judgement, const
 bool is_verdict_finding_evidence(const LivenessJudgement& judgement, const FileFacts& file,
                                  const nlohmann::json& evidence) {
   const Inputs in = inputs_of(file);
-  return is_brief_evidence_of(evidence, outcome_of(judgement, in), in, true);
+  return is_verdict_finding_evidence_of(evidence, outcome_of(judgement, in), in);
 }
 
 LivenessVerdict decide_liveness(const FileFacts& file, const LivenessSettings& settings) {

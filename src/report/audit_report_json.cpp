@@ -253,7 +253,7 @@ void append_region_summary(std::string& out, const Boxed<RegionSummary>& summary
 // record: a file.stale or file.pid-reused finding's from the record's verdict (the values that
 // settled it, checks/file.cpp), a file.bad-prologue finding's from the record's region. Only
 // then is it left out of the finding; any other evidence is written where it is.
-bool evidence_in_record(const Finding& f, const FileFacts& file, const FileJudgement& fj) {
+bool evidence_stated_in_record(const Finding& f, const FileFacts& file, const FileJudgement& fj) {
   if (f.rule == "file.stale" || f.rule == "file.pid-reused") {
     return fj.verdict && is_verdict_finding_evidence(*fj.verdict, file, f.evidence);
   }
@@ -281,7 +281,7 @@ void append_file_record(std::string& out, const FileFacts& file, const FileJudge
   CompactObject o(out);
   append_errors(o.key("errors"), file.errors);
   findings.subject_path = file.path;
-  findings.evidence_in_record = [&](const Finding& f) { return evidence_in_record(f, file, fj); };
+  findings.evidence_in_record = [&](const Finding& f) { return evidence_stated_in_record(f, file, fj); };
   append_report_findings(o.key("findings"), fj.findings, findings);
   append_inode(o.key("inode"), fi);
   if (fi) {

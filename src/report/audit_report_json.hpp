@@ -24,7 +24,8 @@ struct ReportContext {
 };
 
 // Version 2 states each rule's texts once ("rules") and the texts findings share ("texts");
-// docs/migration.md says how each version 1 field is rebuilt from them.
+// version 3 leaves to a file's record the evidence of its findings that the record states (its
+// verdict, its region). docs/migration.md says how each earlier version's fields are rebuilt.
 inline constexpr const char* kReportSchema = "hsperfguard-report/3";
 
 // The report as a document: what write_audit_report_json writes, parsed (one rendering).

@@ -41,6 +41,16 @@ InodeFacts dir_inode(std::uint32_t mode, std::uint32_t uid) {
   return i;
 }
 
+// A region as a JVM writes it, with the VM's start time: the bytes.
+std::vector<std::byte> region_bytes() {
+  perfdata::RegionSpec spec;
+  perfdata::NewEntry begin;
+  begin.name = "sun.rt.createVmBeginTime";
+  begin.long_value = 1795379894540;
+  spec.entries.push_back(begin);
+  return perfdata::build_region(spec).bytes;
+}
+
 FileFacts backing_file(const std::string& ns_path, const std::string& name, std::uint32_t mode,
                        std::uint32_t uid) {
   FileFacts f;
@@ -58,13 +68,8 @@ FileFacts backing_file(const std::string& ns_path, const std::string& name, std:
   f.lstat = i;
   f.opened = i;
   f.pid_name = classify_pid_name(name);
-  perfdata::RegionSpec spec;
-  perfdata::NewEntry begin;
-  begin.name = "sun.rt.createVmBeginTime";
-  begin.long_value = 1795379894540;
-  spec.entries.push_back(begin);
-  const auto built = perfdata::build_region(spec);
-  f.region = RegionSummary{perfdata::parse_region(built.bytes), built.bytes.size()};
+  const std::vector<std::byte> bytes = region_bytes();
+  f.region = RegionSummary{perfdata::parse_region(bytes), bytes.size()};
   return f;
 }
 
@@ -361,13 +366,8 @@ TEST(Report, Version1FindingsAreRebuiltFromVersion3) {
   {
     // The stale file (pid 77) has a region cut after its prologue; a second file, one byte.
     auto& files = result.roots[0].namespaces[1].files;
-    perfdata::RegionSpec spec;
-    perfdata::NewEntry begin;
-    begin.name = "sun.rt.createVmBeginTime";
-    begin.long_value = 1795379894540;
-    spec.entries.push_back(begin);
-    const auto whole = perfdata::build_region(spec);
-    files[0].region = RegionSummary{perfdata::parse_region(std::span(whole.bytes).first(40)), 40};
+    const std::vector<std::byte> whole = region_bytes();
+    files[0].region = RegionSummary{perfdata::parse_region(std::span(whole).first(40)), 40};
     ASSERT_TRUE(files[0].region->region.error && files[0].region->region.prologue);
     FileFacts tiny = files[0];
     tiny.path = result.roots[0].namespaces[1].path + "/78";
