@@ -142,7 +142,8 @@ TEST(TextOutput, ReapPlanGroupsLikeItemsWithACount) {
 
 // What `hsperfguard args...` wrote to a pseudo-terminal `columns` wide as its stdout, with the
 // environment changes `env` ("NAME=VALUE"; TERM is xterm and NO_COLOR unset unless they say
-// otherwise), byte for byte (the terminal's CR before each LF included), and how it ended.
+// otherwise), byte for byte (the terminal's CR before each LF included), how it ended, and
+// what it wrote to its standard error (a pipe), which says why a run did not end as expected.
 struct TerminalRun {
   int exit_code = -1;  // the tool's; -1: the terminal's driver did not say (python's stderr in `err`)
   std::string out;
@@ -152,9 +153,10 @@ struct TerminalRun {
 TerminalRun run_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args,
                               unsigned columns = 80) {
   // The driver reads the primary side until the kernel says the secondary is closed (EIO) and
-  // the tool has ended, then prints "exit=N\n" and the bytes read.
+  // the tool has ended, then prints "exit=N\n" and the bytes read; the tool's standard error
+  // goes to a file, printed to the driver's own standard error.
   std::vector<std::string> argv = {"python3", "-c", R"PY(
-import fcntl, os, struct, subprocess, sys, termios
+import fcntl, os, struct, subprocess, sys, tempfile, termios
 env = dict(os.environ)
 env.pop("NO_COLOR", None)
 env["TERM"] = "xterm"
@@ -164,7 +166,8 @@ for change in changes:
     env[name] = value
 primary, secondary = os.openpty()
 fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, int(sys.argv[2]), 0, 0))
-child = subprocess.Popen(sys.argv[3:], stdout=secondary, stderr=subprocess.DEVNULL, env=env)
+err = tempfile.TemporaryFile()
+child = subprocess.Popen(sys.argv[3:], stdout=secondary, stderr=err, env=env)
 os.close(secondary)
 out = b""
 while True:
@@ -176,6 +179,8 @@ while True:
         break
     out += chunk
 code = child.wait()
+err.seek(0)
+sys.stderr.buffer.write(err.read())
 sys.stdout.buffer.write(b"exit=%d\n" % code + out)
 )PY"};
   std::string joined;
@@ -209,7 +214,9 @@ std::size_t count_of(const std::string& text, const std::string& part) {
 }
 
 // How a run on a terminal ended, and how many ANSI escapes (ESC [) and lines it wrote there;
-// `said` ("exit=E escapes=N lines=M" and the bytes) is a failure's message.
+// `said` is a failure's message: "exit=E escapes=N lines=M", what the tool wrote to its
+// standard error, then the first lines of what it wrote on the terminal (a CI log keeps a
+// failed test's first lines: a whole JSON report there hid the exit status and the error).
 struct Escapes {
   int exit_code = -1;
   std::size_t escapes = 0;
@@ -223,8 +230,14 @@ Escapes escapes_on_a_terminal(const std::vector<std::string>& env, const std::ve
   result.exit_code = run.exit_code;
   result.escapes = count_of(run.out, "\x1b[");
   result.lines = lines_of(run.out);
+  std::size_t end = 0;  // just past the 12th line, or the end
+  for (int n = 0; n < 12 && end < run.out.size(); ++n) {
+    const auto newline = run.out.find('\n', end);
+    end = newline == std::string::npos ? run.out.size() : newline + 1;
+  }
   result.said = "exit=" + std::to_string(run.exit_code) + " escapes=" + std::to_string(result.escapes) +
-                " lines=" + std::to_string(result.lines) + "\n" + run.out + run.err;
+                " lines=" + std::to_string(result.lines) + "\nstandard error: " + run.err +
+                "\non the terminal:\n" + run.out.substr(0, end) + (end < run.out.size() ? "[...]\n" : "");
   return result;
 }
 
