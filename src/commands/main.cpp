@@ -89,6 +89,9 @@ int main(int argc, char** argv) {
     return hg::kExitIncomplete;
   }
   hg::platform::ignore_broken_pipes();
+  // Until main returns, what is printed is written whole (a terminal or pipe another program
+  // made non-blocking cut the report: platform/host.hpp).
+  const hg::platform::WholeStandardOutput whole_output;
   // The version alone (what a package manager or a monitoring probe asks, often): printed
   // before the parser and its seven subcommands are built, so that a probe pays for none of
   // them.

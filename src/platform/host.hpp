@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,28 @@ bool stdout_is_terminal();
 bool stderr_is_terminal();
 // The width in columns of the terminal standard output is, nullopt when it is none (or says 0).
 std::optional<std::size_t> stdout_terminal_columns();
+
+// While an object lives, std::cout writes standard output whole. A terminal or pipe shares its
+// file description with every program it was handed to, and one of them may have made it
+// non-blocking (O_NONBLOCK): a write the reader is not ready for then fails (EAGAIN), and the
+// stream failed, the report cut and the run called incomplete (seen: an audit's JSON on such
+// a terminal, 276 of 1,163 lines and exit 3). POSIX waits until the reader takes more (poll),
+// and writes again after a signal that asks no stop (EINTR); a stop signal (StopSignals) still
+// ends a write that waits, the stream failing as before. Output is buffered as stdio's was:
+// by line on a terminal, by 64 KiB elsewhere. The destructor flushes what is left and gives
+// std::cout its buffer back. Windows: nothing changes (its console and pipe handles are
+// never non-blocking to a writer).
+class WholeStandardOutput {
+ public:
+  WholeStandardOutput();
+  ~WholeStandardOutput();
+  WholeStandardOutput(const WholeStandardOutput&) = delete;
+  WholeStandardOutput& operator=(const WholeStandardOutput&) = delete;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Reads a small configuration file (a policy document). Not for untrusted namespaces. POSIX:
 // refused unless every directory on its path is root's or ours and the file is root's or ours

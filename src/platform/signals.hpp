@@ -25,6 +25,11 @@ class StopSignals {
   const std::atomic<bool>& requested() const;
 };
 
+// The flag a StopSignals reads: whether a stop signal arrived since the last one was made
+// (false before any). For what waits outside a command's own loops, such as standard
+// output's writer (host.hpp, WholeStandardOutput).
+bool stop_signal_arrived();
+
 // A reader that closes our standard output or error (`| head`, a log shipper that died) makes
 // writes fail with EPIPE instead of ending the process with SIGPIPE mid-run (exit 141, which
 // no exit code of the tool means): the command finishes what it does, and main says that its

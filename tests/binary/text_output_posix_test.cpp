@@ -279,6 +279,77 @@ TEST(TextOutput, ColourOnATerminalOnlyAndNeverWithNoColorNeverOrAPipe) {
       << "never in a file";
 }
 
+// A terminal or pipe that another program sharing it made non-blocking (O_NONBLOCK is the
+// file description's, shared by all who hold it): the audit's report, far more than the
+// reader takes at once, came out cut (276 of 1,163 lines) and the run said it was incomplete
+// (exit 3). Now the writer waits for the reader: the whole report and exit 1. A stop signal
+// still ends a write that waits on a reader that never reads: exit 3, at once.
+TEST(TextOutput, ANonBlockingTerminalOrPipeGetsTheWholeReportAndAStopStillEndsTheWait) {
+  if (!test::is_root()) GTEST_SKIP() << "needs root (namespaces of another user)";
+  ReapTree tree;
+  const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
+  for (int i = 0; i < 200; ++i) tree.stale_file(ns);
+  tree.make_namespace("daemon", 1, 1, 0775);  // high: the audit's verdict is exit 1
+  // `python3 -c DRIVER MODE TOOL ARGS...`: MODE pty or pipe, the tool's stdout made
+  // non-blocking, read after a second; MODE stalled: a non-blocking pipe never read, SIGTERM
+  // after a second. Prints "exit=N json=whole|cut seconds=S" (S from the signal to the end).
+  const char* driver = R"PY(
+import fcntl, json, os, signal, subprocess, sys, tempfile, time
+mode, argv = sys.argv[1], sys.argv[2:]
+reader, writer = os.openpty() if mode == "pty" else os.pipe()
+fcntl.fcntl(writer, fcntl.F_SETFL, fcntl.fcntl(writer, fcntl.F_GETFL) | os.O_NONBLOCK)
+err = tempfile.TemporaryFile()
+child = subprocess.Popen(argv, stdout=writer, stderr=err)
+os.close(writer)
+time.sleep(1)
+out, seconds = b"", 0.0
+if mode == "stalled":
+    child.send_signal(signal.SIGTERM)
+    began = time.monotonic()
+    try:
+        child.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        child.kill()
+    seconds = time.monotonic() - began
+else:
+    while True:
+        try:
+            chunk = os.read(reader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+code = child.wait()
+try:
+    json.loads(out.replace(b"\r\n", b"\n"))
+    whole = "whole"
+except ValueError:
+    whole = "cut"
+err.seek(0)
+sys.stderr.buffer.write(err.read())
+print("exit=%d json=%s bytes=%d seconds=%.1f" % (code, whole, len(out), seconds))
+)PY";
+  const std::vector<std::string> audit = {test::tool_path(), "audit", "--tmpdir", tree.tmp, "--no-containers",
+                                          "--format", "json"};
+  for (const char* mode : {"pty", "pipe"}) {
+    std::vector<std::string> argv = {"python3", "-c", driver, mode};
+    argv.insert(argv.end(), audit.begin(), audit.end());
+    const auto ran = test::run(argv);
+    EXPECT_NE(ran.out.find("exit=1 json=whole"), std::string::npos) << mode << ": " << ran.out << ran.err;
+    const auto bytes = ran.out.find("bytes=");
+    ASSERT_NE(bytes, std::string::npos) << ran.out << ran.err;
+    EXPECT_GT(std::stoul(ran.out.substr(bytes + 6)), 200'000u) << "far more than a pipe holds (64 KiB)";
+  }
+  std::vector<std::string> argv = {"python3", "-c", driver, "stalled"};
+  argv.insert(argv.end(), audit.begin(), audit.end());
+  const auto stalled = test::run(argv);
+  EXPECT_NE(stalled.out.find("exit=3 "), std::string::npos) << stalled.out << stalled.err;
+  const auto seconds = stalled.out.find("seconds=");
+  ASSERT_NE(seconds, std::string::npos) << stalled.out << stalled.err;
+  EXPECT_LT(std::stod(stalled.out.substr(seconds + 8)), 2.0) << "from SIGTERM to the end";
+}
+
 // On a terminal no line of inspect is wider than the terminal: a region's command line padded
 // to the width and followed by a forged header ("user:    root (uid 0)") wrapped into a line
 // of its own (found by an outside review). Piped, the line is whole.

@@ -1,17 +1,23 @@
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <iostream>
+#include <streambuf>
 #include <string_view>
 #include <vector>
 
 #include "platform/host.hpp"
 #include "platform/posix/posix_util.hpp"
 #include "platform/posix/safe_path_posix.hpp"
+#include "platform/signals.hpp"
 
 namespace hsperfguard::platform {
 
@@ -42,6 +48,92 @@ std::optional<std::size_t> stdout_terminal_columns() {
     return std::nullopt;
   }
   return ws.ws_col;
+}
+
+namespace {
+
+// std::cout's buffer for the run: what host.hpp says of WholeStandardOutput.
+class WholeOutputBuffer : public std::streambuf {
+ public:
+  WholeOutputBuffer() : by_line_(::isatty(STDOUT_FILENO) == 1) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (drain() != 0) return traits_type::eof();
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+    if (by_line_ && traits_type::to_char_type(c) == '\n' && drain() != 0) return traits_type::eof();
+    return c;
+  }
+
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    const std::string_view text(s, static_cast<std::size_t>(n));
+    if (text.size() >= buffer_.size()) {  // a large piece goes straight out, after what is held
+      if (drain() != 0 || write_whole(text) != 0) return 0;
+      return n;
+    }
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const auto room = static_cast<std::size_t>(epptr() - pptr());
+      if (room == 0 && drain() != 0) return static_cast<std::streamsize>(done);
+      const std::size_t take = std::min(text.size() - done, static_cast<std::size_t>(epptr() - pptr()));
+      text.copy(pptr(), take, done);
+      pbump(static_cast<int>(take));
+      done += take;
+    }
+    if (by_line_ && text.find('\n') != std::string_view::npos && drain() != 0) return 0;
+    return n;
+  }
+
+  int sync() override { return drain() == 0 ? 0 : -1; }
+
+ private:
+  // Writes what the buffer holds; 0, or the errno of the write that failed.
+  int drain() {
+    const std::string_view held(pbase(), static_cast<std::size_t>(pptr() - pbase()));
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return held.empty() ? 0 : write_whole(held);
+  }
+
+  // Every byte of `text`, whatever O_NONBLOCK says: 0, or the errno of the write that failed
+  // (EINTR when a stop signal ended the wait).
+  static int write_whole(std::string_view text) {
+    while (!text.empty()) {
+      const ssize_t n = ::write(STDOUT_FILENO, text.data(), text.size());
+      if (n > 0) {
+        text.remove_prefix(static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n == 0) return EIO;  // nothing taken of a non-empty write: never wait on it for ever
+      if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) return errno;
+      if (stop_signal_arrived()) return EINTR;
+      if (errno == EINTR) continue;
+      struct pollfd ready {STDOUT_FILENO, POLLOUT, 0};
+      if (::poll(&ready, 1, -1) < 0 && errno != EINTR) return errno;  // EINTR: the loop asks again
+    }
+    return 0;
+  }
+
+  bool by_line_;
+  std::array<char, 65536> buffer_{};
+};
+
+}  // namespace
+
+struct WholeStandardOutput::Impl {
+  WholeOutputBuffer buffer;
+  std::streambuf* previous = nullptr;
+};
+
+WholeStandardOutput::WholeStandardOutput() : impl_(std::make_unique<Impl>()) {
+  std::cout.flush();
+  impl_->previous = std::cout.rdbuf(&impl_->buffer);
+}
+
+WholeStandardOutput::~WholeStandardOutput() {
+  std::cout.flush();
+  std::cout.rdbuf(impl_->previous);
 }
 
 std::optional<std::string> read_config_file(const std::string& path, ObservationError* error) {

@@ -51,6 +51,8 @@ StopSignals::~StopSignals() {
 
 const std::atomic<bool>& StopSignals::requested() const { return g_stop_requested; }
 
+bool stop_signal_arrived() { return g_stop_requested.load(); }
+
 int hold_standard_streams() {
   for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
     if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;  // open (or not known closed)

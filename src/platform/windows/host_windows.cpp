@@ -47,6 +47,10 @@ std::int64_t now_epoch_ms() {
       .count();
 }
 
+struct WholeStandardOutput::Impl {};
+WholeStandardOutput::WholeStandardOutput() = default;
+WholeStandardOutput::~WholeStandardOutput() = default;
+
 bool stdout_is_terminal() {
   DWORD mode = 0;
   return ::GetConsoleMode(::GetStdHandle(STD_OUTPUT_HANDLE), &mode) != 0;

@@ -35,6 +35,8 @@ StopSignals::~StopSignals() {
 
 const std::atomic<bool>& StopSignals::requested() const { return g_stop_requested; }
 
+bool stop_signal_arrived() { return g_stop_requested.load(); }
+
 int hold_standard_streams() { return 0; }  // handles: a new file never takes a stream's place
 
 void ignore_broken_pipes() {}  // no SIGPIPE: a write to a closed pipe fails with an error
