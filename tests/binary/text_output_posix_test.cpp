@@ -152,37 +152,8 @@ struct TerminalRun {
 
 TerminalRun run_on_a_terminal(const std::vector<std::string>& env, const std::vector<std::string>& args,
                               unsigned columns = 80) {
-  // The driver reads the primary side until the kernel says the secondary is closed (EIO) and
-  // the tool has ended, then prints "exit=N\n" and the bytes read; the tool's standard error
-  // goes to a file, printed to the driver's own standard error.
-  std::vector<std::string> argv = {"python3", "-c", R"PY(
-import fcntl, os, struct, subprocess, sys, tempfile, termios
-env = dict(os.environ)
-env.pop("NO_COLOR", None)
-env["TERM"] = "xterm"
-changes = sys.argv[1].split("\n") if sys.argv[1] else []
-for change in changes:
-    name, value = change.split("=", 1)
-    env[name] = value
-primary, secondary = os.openpty()
-fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, int(sys.argv[2]), 0, 0))
-err = tempfile.TemporaryFile()
-child = subprocess.Popen(sys.argv[3:], stdout=secondary, stderr=err, env=env)
-os.close(secondary)
-out = b""
-while True:
-    try:
-        chunk = os.read(primary, 65536)
-    except OSError:
-        break
-    if not chunk:
-        break
-    out += chunk
-code = child.wait()
-err.seek(0)
-sys.stderr.buffer.write(err.read())
-sys.stdout.buffer.write(b"exit=%d\n" % code + out)
-)PY"};
+  // tests/support/stdout_driver.py: "exit=N\n" and the bytes read, the tool's stderr on its own.
+  std::vector<std::string> argv = {"python3", test::source_path("tests/support/stdout_driver.py"), "terminal"};
   std::string joined;
   for (const auto& e : env) joined += (joined.empty() ? "" : "\n") + e;
   argv.push_back(joined);
@@ -290,50 +261,13 @@ TEST(TextOutput, ANonBlockingTerminalOrPipeGetsTheWholeReportAndAStopStillEndsTh
   const std::string ns = tree.make_namespace("nobody", kNobody, kNogroup);
   for (int i = 0; i < 200; ++i) tree.stale_file(ns);
   tree.make_namespace("daemon", 1, 1, 0775);  // high: the audit's verdict is exit 1
-  // `python3 -c DRIVER MODE TOOL ARGS...`: MODE pty or pipe, the tool's stdout made
-  // non-blocking, read after a second; MODE stalled: a non-blocking pipe never read, SIGTERM
-  // after a second. Prints "exit=N json=whole|cut seconds=S" (S from the signal to the end).
-  const char* driver = R"PY(
-import fcntl, json, os, signal, subprocess, sys, tempfile, time
-mode, argv = sys.argv[1], sys.argv[2:]
-reader, writer = os.openpty() if mode == "pty" else os.pipe()
-fcntl.fcntl(writer, fcntl.F_SETFL, fcntl.fcntl(writer, fcntl.F_GETFL) | os.O_NONBLOCK)
-err = tempfile.TemporaryFile()
-child = subprocess.Popen(argv, stdout=writer, stderr=err)
-os.close(writer)
-time.sleep(1)
-out, seconds = b"", 0.0
-if mode == "stalled":
-    child.send_signal(signal.SIGTERM)
-    began = time.monotonic()
-    try:
-        child.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        child.kill()
-    seconds = time.monotonic() - began
-else:
-    while True:
-        try:
-            chunk = os.read(reader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-code = child.wait()
-try:
-    json.loads(out.replace(b"\r\n", b"\n"))
-    whole = "whole"
-except ValueError:
-    whole = "cut"
-err.seek(0)
-sys.stderr.buffer.write(err.read())
-print("exit=%d json=%s bytes=%d seconds=%.1f" % (code, whole, len(out), seconds))
-)PY";
+  // tests/support/stdout_driver.py: the tool's stdout made non-blocking and read after a
+  // second (pty, pipe), or never read and SIGTERM after a second (stalled).
+  const std::string driver = test::source_path("tests/support/stdout_driver.py");
   const std::vector<std::string> audit = {test::tool_path(), "audit", "--tmpdir", tree.tmp, "--no-containers",
                                           "--format", "json"};
   for (const char* mode : {"pty", "pipe"}) {
-    std::vector<std::string> argv = {"python3", "-c", driver, mode};
+    std::vector<std::string> argv = {"python3", driver, "nonblocking", mode};
     argv.insert(argv.end(), audit.begin(), audit.end());
     const auto ran = test::run(argv);
     EXPECT_NE(ran.out.find("exit=1 json=whole"), std::string::npos) << mode << ": " << ran.out << ran.err;
@@ -341,7 +275,7 @@ print("exit=%d json=%s bytes=%d seconds=%.1f" % (code, whole, len(out), seconds)
     ASSERT_NE(bytes, std::string::npos) << ran.out << ran.err;
     EXPECT_GT(std::stoul(ran.out.substr(bytes + 6)), 200'000u) << "far more than a pipe holds (64 KiB)";
   }
-  std::vector<std::string> argv = {"python3", "-c", driver, "stalled"};
+  std::vector<std::string> argv = {"python3", driver, "stalled"};
   argv.insert(argv.end(), audit.begin(), audit.end());
   const auto stalled = test::run(argv);
   EXPECT_NE(stalled.out.find("exit=3 "), std::string::npos) << stalled.out << stalled.err;
