@@ -4,13 +4,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <climits>
 #include <iostream>
+#include <mutex>
 #include <streambuf>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -52,48 +52,46 @@ std::optional<std::size_t> stdout_terminal_columns() {
 
 namespace {
 
-// std::cout's buffer for the run: what host.hpp says of WholeStandardOutput.
+// std::cout's buffer for the run: what host.hpp says of WholeStandardOutput. The stream itself
+// holds nothing (no put area): every character and piece comes through overflow or xsputn, which
+// take a lock, since std::cerr is tied to std::cout and flushes it from whichever thread writes
+// an error.
 class WholeOutputBuffer : public std::streambuf {
  public:
-  WholeOutputBuffer() : by_line_(::isatty(STDOUT_FILENO) == 1) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  WholeOutputBuffer() : by_line_(::isatty(STDOUT_FILENO) == 1) { held_.reserve(kCapacity); }
 
  protected:
   int_type overflow(int_type c) override {
-    if (drain() != 0) return traits_type::eof();
     if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
-    *pptr() = traits_type::to_char_type(c);
-    pbump(1);
-    if (by_line_ && traits_type::to_char_type(c) == '\n' && drain() != 0) return traits_type::eof();
-    return c;
+    const char ch = traits_type::to_char_type(c);
+    return put(std::string_view(&ch, 1)) ? c : traits_type::eof();
   }
 
   std::streamsize xsputn(const char* s, std::streamsize n) override {
-    const std::string_view text(s, static_cast<std::size_t>(n));
-    if (text.size() >= buffer_.size()) {  // a large piece goes straight out, after what is held
-      if (drain() != 0 || write_whole(text) != 0) return 0;
-      return n;
-    }
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const auto room = static_cast<std::size_t>(epptr() - pptr());
-      if (room == 0 && drain() != 0) return static_cast<std::streamsize>(done);
-      const std::size_t take = std::min(text.size() - done, static_cast<std::size_t>(epptr() - pptr()));
-      text.copy(pptr(), take, done);
-      pbump(static_cast<int>(take));
-      done += take;
-    }
-    if (by_line_ && text.find('\n') != std::string_view::npos && drain() != 0) return 0;
-    return n;
+    return put(std::string_view(s, static_cast<std::size_t>(n))) ? n : 0;
   }
 
-  int sync() override { return drain() == 0 ? 0 : -1; }
+  int sync() override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return drain() == 0 ? 0 : -1;
+  }
 
  private:
-  // Writes what the buffer holds; 0, or the errno of the write that failed.
+  static constexpr std::size_t kCapacity = 65536;
+
+  bool put(std::string_view text) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (held_.size() + text.size() > kCapacity && drain() != 0) return false;
+    if (text.size() >= kCapacity) return write_whole(text) == 0;  // a large piece goes straight out
+    held_.append(text);
+    return !(by_line_ && text.find('\n') != std::string_view::npos) || drain() == 0;
+  }
+
+  // Writes what is held (the lock taken); 0, or the errno of the write that failed.
   int drain() {
-    const std::string_view held(pbase(), static_cast<std::size_t>(pptr() - pbase()));
-    setp(buffer_.data(), buffer_.data() + buffer_.size());
-    return held.empty() ? 0 : write_whole(held);
+    const int err = write_whole(held_);
+    held_.clear();
+    return err;
   }
 
   // Every byte of `text`, whatever O_NONBLOCK says: 0, or the errno of the write that failed
@@ -115,8 +113,9 @@ class WholeOutputBuffer : public std::streambuf {
     return 0;
   }
 
-  bool by_line_;
-  std::array<char, 65536> buffer_{};
+  const bool by_line_;
+  std::mutex mutex_;
+  std::string held_;
 };
 
 }  // namespace
