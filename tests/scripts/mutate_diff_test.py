@@ -140,7 +140,7 @@ mutate.run(["sh", "-c", "sleep 600 & echo $! > {marker}; wait"])
 def fake_suite(outcomes):
     calls = []
 
-    def failing(build_dir, regex=None, exclude=True, leave_out=None, prefix=()):
+    def failing(build_dir, regex=None, exclude=True, leave_out=None, prefix=(), labels_out=None):
         if regex:  # a failure run again alone: RealB fails again, FlakyA does not
             return ["RealB"] if "RealB" in regex else []
         calls.append(leave_out)
@@ -164,6 +164,41 @@ try:
           mutate.suite_verdict("b", None)[1].startswith("not settled"), True)
 finally:
     mutate.failing_tests = saved
+
+# A survivor of the suite, of a POSIX platform source, meets every test CI's seccomp stage runs,
+# with openat2 and io_uring refused: a fallback's test is seldom mapped to the source it
+# reaches (PrivateTmpJvms.* and containers_posix.cpp).
+def fake_refused(killer):
+    seen = []
+
+    def failing(build_dir, regex=None, exclude=True, leave_out=None, prefix=(), labels_out=None):
+        seen.append((regex, bool(prefix), labels_out))
+        if killer and prefix and (labels_out or (regex and re.escape(killer) in regex)):
+            return [killer]
+        return []
+    return failing, seen
+
+
+saved_prefix = mutate.refused_prefix
+try:
+    mutate.refused_prefix = lambda build_dir: ["seccomp_refuse", "--errno", "EPERM", "--"]
+    mutate.failing_tests, seen = fake_refused("PrivateTmpJvms.X")
+    check("a survivor of the suite killed by a test of the seccomp stage that is not its own",
+          mutate.suite_verdict("b", None, "^(Mapped)\\.", None, refused=True),
+          (["PrivateTmpJvms.X"], "whole suite, openat2 and io_uring refused"))
+    check("that suite leaves out the unit tier and the layer probes, as CI's seccomp stage",
+          [labels for regex, refused, labels in seen if refused and not regex], ["^(unit|layers)$"])
+    mutate.failing_tests, seen = fake_refused(None)
+    check("a survivor of both says it met both",
+          mutate.suite_verdict("b", None, "^(Mapped)\\.", None, refused=True),
+          ([], "whole suite, and again with openat2 and io_uring refused"))
+    mutate.failing_tests, seen = fake_refused(None)
+    mutate.suite_verdict("b", None, "^(Mapped)\\.", None, refused=False)
+    check("a mutant of no POSIX platform source never meets the refused suite",
+          [s for s in seen if s[1]], [])
+finally:
+    mutate.failing_tests = saved
+    mutate.refused_prefix = saved_prefix
 
 # Every survivor argued equivalent names a site that is still in the tree: an argument left
 # behind when its line changed would excuse nothing, and the line's new mutant would need one.
