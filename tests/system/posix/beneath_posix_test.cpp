@@ -10,6 +10,8 @@
 #include <chrono>
 #include <ctime>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "child_posix.hpp"
 #include "platform/posix/posix_util.hpp"
@@ -372,6 +374,57 @@ TEST_F(ForeignUsersTest, PasswdWhoseReadFailsIsAFailedDatabaseNamingTheRead) {
   EXPECT_EQ(child.out, "failed pread " + std::to_string(EIO) + " " + root_ + "/etc/passwd no alice");
   // The same file read without the filter: alice.
   EXPECT_EQ(load()->find_name(4242), "alice");
+}
+
+// The parses kept for other roots come from at most 64 MiB of passwd text together, the one
+// being read included: two files of 32 MiB fill the bound exactly and are both kept, so that
+// the first is answered again without a read (seen here: a run whose limits are reached,
+// which reads no new file, still has its users). One byte more than the bound evicts it.
+TEST_F(ForeignUsersTest, PasswdFilesFillingTheBoundExactlyAreAllKept) {
+  constexpr std::size_t kMiB = std::size_t{1024} * 1024;
+  // `root`'s etc/passwd of exactly `size` bytes: one user, then a comment to fill it.
+  const auto root_with = [&](const std::string& root, const std::string& user, std::size_t size) {
+    make_dir(root);
+    make_dir(root + "/etc");
+    std::string text = user + ":x:4242:4343::/home/" + user + ":/bin/sh\n#";
+    text.resize(size - 1, 'x');
+    text += '\n';
+    write_file(root + "/etc/passwd", to_bytes(text));
+    return root;
+  };
+  const std::string full = root_with(scratch_ / "full", "carol", 64 * kMiB);
+  const std::string first = root_with(scratch_ / "first", "alice", 32 * kMiB);
+  const std::string second = root_with(scratch_ / "second", "bob", 32 * kMiB);
+  const std::string over = root_with(scratch_ / "over", "dave", 32 * kMiB + 1);
+  // In a child: the kept parses are the process's own, and earlier tests of this process may
+  // have left some.
+  const auto child = test::run_in_child(
+      [&]() -> std::string {
+        const auto users_of = [](const std::string& root, const RunLimits* limits) {
+          UniqueFd fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+          const auto users = root_user_database_at(fd.get(), root, limits);
+          return users->failed() ? std::string("failed") : users->find_name(4242).value_or("none");
+        };
+        RunLimits stopped;
+        stopped.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+        // One call at a time, in this order (the operands of + are not sequenced).
+        std::string said;
+        for (const auto& [root, limits] : std::vector<std::pair<std::string, const RunLimits*>>{
+                 {full, nullptr},  // 64 MiB: every earlier parse is let go
+                 {first, nullptr},
+                 {second, nullptr},
+                 {first, &stopped},
+                 {second, &stopped},
+                 // One byte more than what the first two leave room for: both are let go.
+                 {over, nullptr},
+                 {first, &stopped}}) {
+          said += (said.empty() ? "" : " ") + users_of(root, limits);
+        }
+        return said;
+      },
+      std::chrono::seconds(60));
+  ASSERT_TRUE(child.finished);
+  EXPECT_EQ(child.out, "carol alice bob alice bob dave failed");
 }
 
 TEST_F(ForeignUsersTest, MissingPasswdMakesTheDatabaseFailedNotEmpty) {
