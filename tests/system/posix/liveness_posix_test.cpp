@@ -235,6 +235,44 @@ TEST(ProcReaderCmdline, SeparatorsBecomeSpacesAndNothingElseChanges) {
   EXPECT_EQ(reader.read_cmdline(4244), std::nullopt);  // none
 }
 
+// A process that ends while it is read is gone, not a process whose reads failed: the reads
+// that found nothing (ENOENT) are explained by a kill(pid, 0) that answers ESRCH. From a
+// directory laid out as /proc is, whose <pid>/stat is a FIFO: the reader waits on it, and the
+// process is killed and reaped meanwhile.
+TEST(ProcReaderGone, AProcessThatEndsWhileItIsReadIsGoneNotAnError) {
+  ScratchDir scratch;
+  const std::string proc = scratch / "proc";
+  const pid_t victim = ::fork();
+  ASSERT_GE(victim, 0);
+  if (victim == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  ASSERT_EQ(::mkdir(proc.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((proc + "/" + std::to_string(victim)).c_str(), 0755), 0);
+  const std::string fifo = proc + "/" + std::to_string(victim) + "/stat";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::atomic<bool> killed_while_read{false};
+  std::thread killer([&] {
+    // Opens once the reader waits in its open of stat (ENXIO before), for 10 s at most.
+    int w = -1;
+    for (int i = 0; i < 1000 && w < 0; ++i) {
+      w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (w < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ::kill(victim, SIGKILL);
+    int status = 0;
+    killed_while_read = ::waitpid(victim, &status, 0) == victim && w >= 0;
+    if (w >= 0) ::close(w);  // the reader's stat ends, empty
+  });
+  platform::ProcReader reader(proc);
+  const platform::ProcessRecord record = reader.read(victim);
+  killer.join();
+  ASSERT_TRUE(killed_while_read) << "the reader never opened " << fifo;
+  EXPECT_EQ(record.facts.existence, ProcessFacts::Existence::gone);
+  EXPECT_FALSE(record.facts.error.has_value()) << record.facts.error->message;
+}
+
 // The pids of a /proc listing: every name of digits that is a positive pid, nothing else
 // ("0" and "00" would make kill(0, 0) signal our own process group). From a directory laid out
 // as /proc is.
