@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "checks_builders.hpp"
 #include "decide/audit.hpp"
@@ -618,6 +620,16 @@ TEST(ProcfsParse, MapsNameOpenJ9sVmLibrary) {
   EXPECT_FALSE(procfs::parse_maps("7f-8f r-xp 0 fe:00 5 /opt/j9/xlibj9vm29.so\n").j9vm);
   // Read, not run: no VM runs its code.
   EXPECT_FALSE(procfs::parse_maps("7f-8f r--p 0 fe:00 5 /opt/j9/libj9vm29.so\n").j9vm);
+  // Each of the three is looked for until all three are found, in whatever order the maps
+  // list them (by address): OpenJ9's library after libjvm.so and a backing file is still seen.
+  std::vector<std::string> lines = {"7f-8f r-xp 0 fe:00 5 /usr/lib/jvm/lib/server/libjvm.so\n",
+                                    "8f-9f rw-s 0 00:2a 12 /tmp/hsperfdata_app/42\n",
+                                    "9f-af r-xp 0 fe:00 6 /opt/j9/lib/default/libj9vm29.so\n"};
+  std::sort(lines.begin(), lines.end());
+  do {
+    const auto all = procfs::parse_maps(lines[0] + lines[1] + lines[2]);
+    EXPECT_TRUE(all.libjvm && all.hsperfdata && all.j9vm) << lines[0] << lines[1] << lines[2];
+  } while (std::next_permutation(lines.begin(), lines.end()));
 }
 
 TEST(ProcfsParse, MapsGiveTheBackingMappingAndWhetherItWasDeleted) {
