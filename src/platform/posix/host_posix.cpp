@@ -95,12 +95,16 @@ class WholeOutputBuffer : public std::streambuf {
   }
 
   // Every byte of `text`, whatever O_NONBLOCK says: 0, or the errno of the write that failed
-  // (EINTR when a stop signal ended the wait).
+  // (EINTR when a stop signal ended the wait: once a stop is asked, no write waits).
   static int write_whole(std::string_view text) {
     while (!text.empty()) {
       const ssize_t n = ::write(STDOUT_FILENO, text.data(), text.size());
       if (n > 0) {
+        // Cut short, the write waited for the reader; a stop signal that came meanwhile (it
+        // ends the call with what was taken) or before ends the wait too.
+        const bool whole = static_cast<std::size_t>(n) == text.size();
         text.remove_prefix(static_cast<std::size_t>(n));
+        if (!whole && stop_signal_arrived()) return EINTR;
         continue;
       }
       if (n == 0) return EIO;  // nothing taken of a non-empty write: never wait on it for ever
