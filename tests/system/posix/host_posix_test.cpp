@@ -206,7 +206,7 @@ TEST(WholeStandardOutput, APipeGetsWhole64KiBOrAFlushATerminalEachLine) {
       std::cout << "def\n";
       std::string line = available(primary);
       if (line.ends_with("\r\n")) line.replace(line.size() - 2, 2, "|");
-      out += ", the line ended: " + line;
+      out += ", the line ended: " + line + (std::cout.good() ? "" : " (the stream failed)");
     }
     return out;
   });
@@ -250,6 +250,7 @@ TEST(WholeStandardOutput, AWriteThatTakesNothingFailsTheStream) {
       []() -> std::string {
         const WholeStandardOutput whole;
         if (!test::refuse_system_calls({SYS_write}, 0)) ::_exit(3);
+        errno = EAGAIN;  // what a write of 0 bytes leaves in errno is not its answer
         std::cout << "x" << std::flush;
         ::_exit(std::cout.good() ? 1 : 0);
       },
