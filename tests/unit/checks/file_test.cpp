@@ -199,6 +199,20 @@ TEST(FileSetid, SetuidBit) {
   EXPECT_EQ(f[0].evidence["mode"], "4600");
 }
 
+// Each special bit is said on its own, whichever are set with it.
+TEST(FileSetid, EachBitIsSaidOnItsOwn) {
+  const NamespaceFacts ns = namespace_of();
+  for (const unsigned mode : {04600u, 02600u, 01600u, 06600u, 07600u}) {
+    FileFacts file = backing_file(ns);
+    file.lstat->mode = file.opened->mode = mode;
+    const Findings f = file_findings(file, ns);
+    ASSERT_THAT(ids(f), ElementsAre("file.setid")) << std::oct << mode;
+    EXPECT_EQ(f[0].evidence["setuid"], (mode & 04000) != 0) << std::oct << mode;
+    EXPECT_EQ(f[0].evidence["setgid"], (mode & 02000) != 0) << std::oct << mode;
+    EXPECT_EQ(f[0].evidence["sticky"], (mode & 01000) != 0) << std::oct << mode;
+  }
+}
+
 TEST(FileSetid, NoSpecialBits) {
   EXPECT_THAT(ids(file_findings(backing_file(namespace_of()))), Not(Contains("file.setid")));
 }
