@@ -641,6 +641,29 @@ TEST(ReapPlan, EmptyNamespaceOfAGoneUserOnlyWhenAskedAndOnlyWhenEverythingGoes) 
   EXPECT_TRUE(planned(kept, ReapAction::skip, "not-empty", 2));
 }
 
+// The audit's count of what a reap would remove (count_reap) is the plan's: one fact said
+// twice, in the audit's summary and by the reap, agrees; an empty namespace of a gone user
+// (with --remove-empty-namespaces) included, and no namespace of a user that exists.
+TEST(ReapPlan, TheCountOfANamespaceIsWhatThePlanRemoves) {
+  for (const bool with_files : {false, true}) {
+    for (const bool user_exists : {false, true}) {
+      for (const bool flag : {false, true}) {
+        NamespaceFacts ns = alice_namespace(with_files ? std::vector<FileFacts>{entry("4320"), entry("4321")}
+                                                       : std::vector<FileFacts>{});
+        if (!user_exists) ns.user.reset();
+        ReapOptions o = options();
+        o.remove_empty_namespaces = flag;
+        const TempRootFacts root = temp_root({ns});
+        const Plan plan = plan_reap({root}, o, kNow, 0);
+        const auto removed = static_cast<std::size_t>(std::count_if(
+            plan.items.begin(), plan.items.end(), [](const PlanItem& i) { return i.action == ReapAction::remove; }));
+        EXPECT_EQ(count_reap(root, root.namespaces[0], o, kNow, 0).remove, removed)
+            << "files " << with_files << ", user exists " << user_exists << ", flag " << flag;
+      }
+    }
+  }
+}
+
 // A gone user's namespace says, in its evidence, how many of its own entries the plan removes:
 // those of another namespace are not counted.
 TEST(ReapPlan, AGoneUsersNamespaceCountsItsOwnEntriesPlannedForRemoval) {
