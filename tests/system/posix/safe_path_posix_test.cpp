@@ -143,6 +143,23 @@ TEST_F(WalkPath, WritersNeedEveryDirectoryOnTheWayToBeRootsOrOurs) {
   EXPECT_EQ(walked->st.st_ino, inode_of(at("mine")));
 }
 
+// A relative path starts at the working directory, which is named so in the refusal: "." in
+// a message says nothing to the person who typed `--output report.json`.
+TEST_F(WalkPath, AWorkingDirectoryOfAnotherUserIsNamedSo) {
+  SKIP_UNLESS_ROOT();
+  dir("alice", kNobody);
+  const std::string alice = at("alice");
+  const test::ChildResult r = test::run_in_child([&]() -> std::string {
+    if (::chdir(alice.c_str()) != 0) return "chdir failed";
+    ObservationError error;
+    if (walk_path("r.json", WalkRules{.trusted_directories = true, .parent_only = true}, error)) return "walked";
+    return std::to_string(error.code) + " " + error.message;
+  });
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.out.rfind(std::to_string(EPERM) + " the working directory is a directory owned by uid 65534", 0), 0u)
+      << r.out;
+}
+
 TEST_F(WalkPath, ALinkAsTheLastComponentIsHandedBackUnlessFollowed) {
   dir("real");
   link(at("real"), "link");
