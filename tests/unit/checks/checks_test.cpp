@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -434,6 +436,36 @@ TEST(RuleSweep, EveryModuleRuleFiresOnHostileFactsAndIsInTheCatalogue) {
     }
   }
   EXPECT_EQ(emitted, module_rules());
+}
+
+// A namespace's findings come in the registry's order, its invisible JVMs' (the jvm.* block,
+// each JVM's in turn) where the first jvm.* row stands, and a temp dir's likewise: the
+// report's order.
+TEST(RuleSweep, ANamespacesAndATempDirsFindingsComeInRegistryOrder) {
+  std::map<std::string, std::size_t> index;
+  const auto registry = checks::rule_registry();
+  // Every jvm.* finding stands where the first jvm.* row does: the block runs each JVM's rows
+  // in turn.
+  std::optional<std::size_t> first_jvm;
+  for (std::size_t i = 0; i < registry.size(); ++i) {
+    if (registry[i].jvm != nullptr && !first_jvm) first_jvm = i;
+    index[std::string(registry[i].id)] = registry[i].jvm != nullptr ? *first_jvm : i;
+  }
+  std::size_t jvm_findings = 0;
+  const auto in_order = [&](const Findings& findings, const std::string& subject) {
+    std::size_t last = 0;
+    for (const Finding& f : findings) {
+      ASSERT_TRUE(index.count(f.rule)) << f.rule;
+      EXPECT_GE(index[f.rule], last) << subject << ": " << f.rule << " after a later row's finding";
+      last = index[f.rule];
+      if (f.rule.starts_with("jvm.")) ++jvm_findings;
+    }
+  };
+  for (const TempRootFacts& world : hostile_worlds()) {
+    in_order(checks::check_temp_root(world), world.shown_temp_dir());
+    for (const NamespaceFacts& ns : world.namespaces) in_order(checks::check_namespace(world, ns), ns.path);
+  }
+  EXPECT_GT(jvm_findings, 0u) << "the worlds hold invisible JVMs";
 }
 
 TEST(RuleSweep, EveryModuleRuleIsInTheCatalogue) {
