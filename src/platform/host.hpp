@@ -26,10 +26,10 @@ std::optional<std::size_t> stdout_terminal_columns();
 // stream failed, the report cut and the run called incomplete (seen: an audit's JSON on such
 // a terminal, 276 of 1,163 lines and exit 3). POSIX waits until the reader takes more (poll),
 // and writes again after a signal that asks no stop (EINTR); once a stop signal (StopSignals)
-// has come, no write waits: it ends the stream, as before, where the reader is not ready. Output is buffered as stdio's was:
-// by line on a terminal, by 64 KiB elsewhere. The destructor flushes what is left and gives
-// std::cout its buffer back. Windows: nothing changes (its console and pipe handles are
-// never non-blocking to a writer).
+// has come, no write waits: it ends the stream, as before, where the reader is not ready.
+// Output is buffered as stdio's was: by line on a terminal, by 64 KiB elsewhere. The
+// destructor flushes what is left and gives std::cout its buffer back. Windows: nothing
+// changes (a pipe handle put in PIPE_NOWAIT mode by another program is not handled).
 class WholeStandardOutput {
  public:
   WholeStandardOutput();
