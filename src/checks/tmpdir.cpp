@@ -176,9 +176,15 @@ void tmpdir_shared_pid_names(const TempRootFacts& root, Findings& out) {
     if (!names.empty()) locked[printable(ns.name)] = names;
   }
   if (locked.empty()) return;
+  // Every mount namespace whose /tmp this is: the others, and the root's own (a container's,
+  // or the host's as the tool sees it) when it is known. The count said is that of them all.
   nlohmann::json evidence = {{"locked_names", locked},
                              {"mount_namespaces", root.sharing_mount_namespaces}};
-  if (root.container) evidence["mount_namespaces"].push_back(root.container->mount_namespace);
+  if (root.container) {
+    evidence["mount_namespaces"].push_back(root.container->mount_namespace);
+  } else if (root.own_mount_namespace) {
+    evidence["mount_namespaces"].push_back(*root.own_mount_namespace);
+  }
   out.push_back(
       make_finding("tmpdir.shared-pid-names", root.shown_temp_dir(),
                    printable(root.shown_temp_dir()) + " is the /tmp of " +

@@ -127,7 +127,10 @@ std::vector<RootSpec> discover_roots(const DiscoverOptions& options, const Conta
 
   if (!options.containers_only) {
     RootSpec spec = own_root_spec(options);
-    if (wants_container_scan(options) && scan != nullptr) spec.unobserved = scan->unobserved;
+    if (wants_container_scan(options) && scan != nullptr) {
+      spec.unobserved = scan->unobserved;
+      if (spec.kind == RootKind::host) spec.own_mount_namespace = scan->own_mount_namespace;
+    }
     out.push_back(std::move(spec));
   }
   if (!wants_container_scan(options) || scan == nullptr) return out;

@@ -451,6 +451,9 @@ struct TempRootFacts {
   // another pid namespace (containers sharing a bind-mounted /tmp, or the host's): a name
   // here may be one of their pids too, matched by the last NSpid field.
   std::vector<std::string> sharing_mount_namespaces;
+  // The host's temp dir: the mount namespace it is seen from (the tool's own), when the
+  // container scan read it; a container's is container->mount_namespace.
+  std::optional<std::string> own_mount_namespace;
   UnobservedProcesses unobserved;  // as RootSpec::unobserved
   std::optional<std::int32_t> alt_temp_dir_pid;  // as RootSpec::alt_temp_dir_pid
   std::optional<TempDirAccount> account;         // as RootSpec::account

@@ -23,6 +23,7 @@ struct RootSpec {
   std::string temp_dir = "/tmp";  // absolute path of the temp dir (inside root for foreign roots)
   std::optional<ContainerFacts> container;
   std::vector<std::string> sharing_mount_namespaces;  // as TempRootFacts
+  std::optional<std::string> own_mount_namespace;      // as TempRootFacts
   // The first root of a run scanning every container (not --container's) only: the processes
   // the container scan could not look into (a container among them is neither audited nor
   // reaped).

@@ -268,6 +268,7 @@ TempRootFacts temp_root_shell(const RootSpec& spec) {
     if (read_proc_file(AT_FDCWD, path.c_str(), map) == 0) facts.container->uid_map = procfs::parse_uid_map(map);
   }
   facts.sharing_mount_namespaces = spec.sharing_mount_namespaces;
+  facts.own_mount_namespace = spec.own_mount_namespace;
   facts.unobserved = spec.unobserved;
   // The host kernel hands out the pids, also for containers and foreign roots.
   facts.max_pid = read_max_pid(facts.errors);

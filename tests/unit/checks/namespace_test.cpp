@@ -159,6 +159,65 @@ TEST(TmpdirObservationError, NoErrorsNoFinding) {
   EXPECT_THAT(ids(temp_findings(temp_root())), Not(Contains("tmpdir.observation-error")));
 }
 
+// ---- tmpdir.shared-pid-names -----------------------------------------------------------------
+
+// A root whose /tmp another mount namespace shares, with a live JVM's locked file in gina's
+// namespace.
+TempRootFacts shared_root() {
+  TempRootFacts root = temp_root();
+  root.sharing_mount_namespaces = {"mnt:[4026532999]"};
+  NamespaceFacts gina = namespace_of("gina", 1008);
+  FileFacts taken = backing_file(gina, "1");
+  taken.liveness = LivenessFacts{};
+  taken.liveness->lock_held = true;
+  taken.liveness->lock_holder_pid = 300;
+  gina.files.push_back(taken);
+  root.namespaces.push_back(gina);
+  return root;
+}
+
+const Finding* finding_of(const Findings& findings, const std::string& rule) {
+  for (const Finding& f : findings) {
+    if (f.rule == rule) return &f;
+  }
+  return nullptr;
+}
+
+// The message's count of mount namespaces is the evidence's: the others and the root's own,
+// the host's (as the tool sees it) or a container's.
+TEST(TmpdirSharedPidNames, TheMessageCountsTheMountNamespacesTheEvidenceLists) {
+  TempRootFacts host = shared_root();
+  host.own_mount_namespace = "mnt:[4026531841]";
+  TempRootFacts container = shared_root();
+  container.container = ContainerFacts{};
+  container.container->mount_namespace = "mnt:[4026533000]";
+  for (const auto& [root, own] : {std::pair{&host, "mnt:[4026531841]"}, {&container, "mnt:[4026533000]"}}) {
+    const Findings findings = temp_findings(*root);
+    const Finding* f = finding_of(findings, "tmpdir.shared-pid-names");
+    ASSERT_NE(f, nullptr) << own;
+    EXPECT_EQ(f->evidence["mount_namespaces"], nlohmann::json({"mnt:[4026532999]", own}));
+    EXPECT_THAT(f->message, ::testing::HasSubstr(" is the /tmp of 2 mount namespaces "));
+    EXPECT_EQ(f->evidence["locked_names"], nlohmann::json({{"hsperfdata_gina", {"1"}}}));
+  }
+  // Three others: four in all.
+  host.sharing_mount_namespaces.push_back("mnt:[4026533001]");
+  host.sharing_mount_namespaces.push_back("mnt:[4026533002]");
+  const Findings findings = temp_findings(host);
+  const Finding* f = finding_of(findings, "tmpdir.shared-pid-names");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->evidence["mount_namespaces"].size(), 4u);
+  EXPECT_THAT(f->message, ::testing::HasSubstr(" is the /tmp of 4 mount namespaces "));
+}
+
+TEST(TmpdirSharedPidNames, NoOtherMountNamespaceOrNoLockedNameIsNoFinding) {
+  TempRootFacts alone = shared_root();
+  alone.sharing_mount_namespaces.clear();
+  EXPECT_EQ(finding_of(temp_findings(alone), "tmpdir.shared-pid-names"), nullptr);
+  TempRootFacts unlocked = shared_root();
+  unlocked.namespaces[0].files[0].liveness->lock_held = false;
+  EXPECT_EQ(finding_of(temp_findings(unlocked), "tmpdir.shared-pid-names"), nullptr);
+}
+
 // ---- namespace.symlink, namespace.not-directory ---------------------------------------------
 
 TEST(NamespaceSymlink, SymlinkIsReportedAndNothingElseJudgesTheLink) {

@@ -116,6 +116,9 @@ TEST(Discover, HostTempDirIsNotCountedTwice) {
   ASSERT_EQ(roots.size(), 1u);
   EXPECT_EQ(roots[0].kind, RootKind::host);
   EXPECT_THAT(roots[0].sharing_mount_namespaces, ElementsAre("mnt:[1]", "mnt:[2]"));
+  // Its own, the tool's, is named apart: the finding that counts them lists it too.
+  EXPECT_EQ(roots[0].own_mount_namespace, "mnt:[4026531841]");
+  EXPECT_FALSE(discover_roots(host_options(), nullptr)[0].own_mount_namespace);
 }
 
 // Containers alternating between two passwd files (A, B, A, B, ...; any user can bind-mount
