@@ -220,6 +220,51 @@ TEST(PerfData, EntryCorruptionsStopTheWalkWithAReason) {
   EXPECT_NE(parse_region(b).error->reason.find("NUL"), std::string::npos);
 }
 
+// Each check of a byte vector (a string entry) stops the walk at that entry, its error at
+// the byte of the field it judged: the data_type at 12, the units at 14, the variability at
+// 15, the vector_length at 8. And a scalar's data_type other than 'J' at 12 too.
+TEST(PerfData, AByteVectorsChecksEachPointAtTheirOwnField) {
+  const auto good = read_file(data_path("jdk17-default.hsperf"));
+  const Region base = parse_region(good);
+  ASSERT_FALSE(base.error.has_value());
+  std::size_t str = 0;
+  while (str < base.entries.size() && base.entries[str].data_type != DataType::byte_array) ++str;
+  std::size_t scalar = 0;
+  while (scalar < base.entries.size() && base.entries[scalar].data_type != DataType::long_value)
+    ++scalar;
+  ASSERT_LT(str, base.entries.size());
+  ASSERT_LT(scalar, base.entries.size());
+  const Entry& e = base.entries[str];
+  const auto room = static_cast<std::int32_t>(e.entry_length - e.data_offset);
+  struct Case {
+    const char* what;
+    std::size_t entry;
+    std::size_t field;
+    std::uint8_t byte;
+    const char* reason;
+  } cases[] = {
+      {"a vector of longs", str, 12, 'J', "data_type other than 'B'"},
+      {"a vector in bytes, not a string", str, 14, 2, "units are not string"},
+      {"a monotonic string", str, 15, 2, "monotonic byte vector"},
+      {"a scalar of bytes", scalar, 12, 'B', ""},
+  };
+  for (const auto& c : cases) {
+    auto b = good;
+    const std::size_t at = base.entries[c.entry].offset;
+    b[at + c.field] = std::byte{c.byte};
+    const Region r = parse_region(b);
+    ASSERT_TRUE(r.error.has_value()) << c.what;
+    EXPECT_EQ(r.error->offset, at + c.field) << c.what << ": " << r.error->reason;
+    EXPECT_NE(r.error->reason.find(c.reason), std::string::npos) << c.what << ": " << r.error->reason;
+    EXPECT_EQ(r.entries.size(), c.entry) << c.what;
+  }
+  auto b = good;
+  put32(b, e.offset + 8, room + 1, ByteOrder::little);
+  const Region r = parse_region(b);
+  ASSERT_TRUE(r.error.has_value());
+  EXPECT_EQ(r.error->offset, e.offset + 8) << r.error->reason;
+}
+
 TEST(PerfData, KeepingOnlySomeEntriesStillChecksThemAll) {
   const auto bytes = read_file(data_path("jdk17-default.hsperf"));
   const std::string_view keep[] = {"sun.rt.javaCommand", "no.such.counter"};
