@@ -955,6 +955,52 @@ TEST(AttachListenerPosix, NetUnixIsStreamedAndStopsAtTheRunLimits) {
   EXPECT_EQ(err, ENOENT);  // no "fd" here: why it is not known
 }
 
+// A descriptor closed between the listing of /proc/<pid>/fd and its readlink (ENOENT) is no
+// socket of the process, and the search goes on: a process that opens and closes hundreds of
+// descriptors all the time is still found holding its socket, every time, with no error.
+// Any other failure of an entry's readlink leaves the answer unknown, with that error: here
+// an "fd" directory (a stand-in for /proc/<pid>) whose entry is no link (EINVAL).
+TEST(AttachListenerPosix, ADescriptorClosedSinceTheListingIsNoSocketAndOtherFailuresAreUnknown) {
+  const int sock = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(sock, 0);
+  ASSERT_EQ(::dup2(sock, 900), 900);
+  ::close(sock);
+  std::string link;
+  ASSERT_EQ(platform::readlink_at(AT_FDCWD, "/proc/self/fd/900", link), 0);
+  const std::uint64_t inode = std::stoull(link.substr(8));
+  const pid_t churner = ::fork();
+  if (churner == 0) {
+    // Descriptors 3 to 602 opened and closed over and over; 900 kept.
+    for (;;) {
+      for (int fd = 3; fd < 603; ++fd) ::dup2(900, fd);
+      for (int fd = 3; fd < 603; ++fd) ::close(fd);
+    }
+  }
+  ::close(900);
+  ASSERT_GT(churner, 0);
+  const int proc = ::open(("/proc/" + std::to_string(churner)).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  std::vector<char> buffer;
+  int found = 0, unknown = 0, err = 0;
+  for (int i = 0; i < 300; ++i) {
+    const auto held = platform::held_socket(proc, {1, inode}, buffer, err);
+    found += held == inode ? 1 : 0;
+    unknown += err != 0 ? 1 : 0;
+  }
+  ::kill(churner, SIGKILL);
+  ::waitpid(churner, nullptr, 0);
+  ::close(proc);
+  EXPECT_EQ(found, 300);
+  EXPECT_EQ(unknown, 0);
+
+  const ScratchDir dir;
+  ASSERT_EQ(::mkdir((dir / "fd").c_str(), 0755), 0);
+  std::ofstream(dir / "fd/3") << "not a link";
+  const int fake = ::open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  EXPECT_EQ(platform::held_socket(fake, {inode}, buffer, err), std::nullopt);
+  EXPECT_EQ(err, EINVAL);
+  ::close(fake);
+}
+
 // ---- Containers: names are pids inside the container's pid namespace -------------------------
 
 // A file named "1" in a container's namespace belongs to the container's init, not to the
