@@ -273,6 +273,49 @@ TEST(ProcReaderGone, AProcessThatEndsWhileItIsReadIsGoneNotAnError) {
   EXPECT_FALSE(record.facts.error.has_value()) << record.facts.error->message;
 }
 
+// The same, when only the maps find it gone: its stat, status and mount namespace were read
+// while it lived (a stand-in /proc whose stat is a FIFO the killer holds until the process
+// is dead), and the maps, read after (here handed in, as the liveness pass does), say ESRCH.
+// The process is gone, not alive with an error of its maps.
+TEST(ProcReaderGone, AProcessOnlyItsMapsFindGoneIsGoneNotAnError) {
+  ScratchDir scratch;
+  const std::string proc = scratch / "proc";
+  const pid_t victim = ::fork();
+  ASSERT_GE(victim, 0);
+  if (victim == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  const std::string dir = proc + "/" + std::to_string(victim);
+  ASSERT_EQ(::mkdir(proc.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((dir + "/ns").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink("mnt:[4026531841]", (dir + "/ns/mnt").c_str()), 0);
+  std::ofstream(dir + "/status") << "Name:\tjava\nUid:\t0\t0\t0\t0\nNSpid:\t" << victim << "\n";
+  const std::string fifo = dir + "/stat";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::atomic<bool> killed_while_read{false};
+  std::thread killer([&] {
+    int w = -1;
+    for (int i = 0; i < 1000 && w < 0; ++i) {
+      w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (w < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ::kill(victim, SIGKILL);
+    int status = 0;
+    killed_while_read = ::waitpid(victim, &status, 0) == victim && w >= 0;
+    if (w >= 0) ::close(w);
+  });
+  platform::ProcReader reader(proc);
+  platform::MapsReading maps;
+  maps.error = ESRCH;
+  const platform::ProcessRecord record = reader.read(victim, maps);
+  killer.join();
+  ASSERT_TRUE(killed_while_read) << "the reader never opened " << fifo;
+  EXPECT_EQ(record.facts.existence, ProcessFacts::Existence::gone);
+  EXPECT_FALSE(record.facts.error.has_value()) << record.facts.error->message;
+}
+
 // The pids of a /proc listing: every name of digits that is a positive pid, nothing else
 // ("0" and "00" would make kill(0, 0) signal our own process group). From a directory laid out
 // as /proc is.
