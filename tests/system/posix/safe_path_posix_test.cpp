@@ -291,6 +291,39 @@ TEST_F(WalkPath, AReopenThatGivesAnotherFileOfTheSameDeviceIsRefused) {
   EXPECT_EQ(child.out, std::to_string(EAGAIN) + " reopening it gave another file");
 }
 
+// Without /proc (an empty directory bound over it, in a child's own mount namespace) a held
+// file cannot be reopened, and the error says that /proc is what it needs; a held directory
+// needs no /proc (openat of "."), even one removed since it was held.
+TEST_F(WalkPath, AFileReopenedWithoutProcSaysSoAndADirectoryNeedsNoProc) {
+  SKIP_UNLESS_ROOT();
+  file("f");
+  dir("gone");
+  dir("empty");
+  ObservationError error;
+  const auto held_file = walk_path(at("f"), WalkRules{}, error);
+  ASSERT_TRUE(held_file) << error.message;
+  const auto held_dir = walk_path(at("gone"), WalkRules{}, error);
+  ASSERT_TRUE(held_dir) << error.message;
+  ASSERT_EQ(::rmdir(at("gone").c_str()), 0);
+  const std::string empty = at("empty");
+  const test::ChildResult child = test::run_in_child([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0) return std::string("unshare: ") + std::strerror(errno);
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "mount private";
+    if (::mount(empty.c_str(), "/proc", nullptr, MS_BIND, nullptr) != 0) return "mount /proc";
+    std::string out;
+    for (const auto* held : {&*held_file, &*held_dir}) {
+      ObservationError reopened;
+      const UniqueFd fd = reopen_walked(*held, O_RDONLY, "held", reopened);
+      out += fd.valid() ? std::string("opened") : std::to_string(reopened.code) + " " + reopened.message;
+      out += "|";
+    }
+    return out;
+  });
+  ASSERT_TRUE(child.finished);
+  const std::string enoent = std::to_string(ENOENT) + " " + std::strerror(ENOENT);
+  EXPECT_EQ(child.out, enoent + " (/proc is needed to reopen it)|opened|");
+}
+
 }  // namespace
 }  // namespace hsperfguard::platform
 
