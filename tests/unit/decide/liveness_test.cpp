@@ -1091,6 +1091,19 @@ TEST(ProcfsParse, LocksKeepsHoldersAndSkipsWaiters) {
   EXPECT_EQ(p.held[5].file, (procfs::FileId{0, 0x1a, 4}));
 }
 
+// A line of /proc/locks starts with its number and a colon ("12:"): a line whose first field
+// is a number without it, or a colon alone, is not the format this parser knows, and is
+// counted malformed, never taken for a lock held (however well the rest of it reads).
+TEST(ProcfsParse, ALockLineWithoutItsNumberAndColonIsMalformed) {
+  const procfs::LocksParse p = procfs::parse_locks(
+      "12 FLOCK  ADVISORY  WRITE 100 00:1a:5 0 EOF\n"
+      ": FLOCK  ADVISORY  WRITE 101 00:1a:6 0 EOF\n"
+      "13: FLOCK  ADVISORY  WRITE 102 00:1a:7 0 EOF\n");
+  ASSERT_EQ(p.held.size(), 1u);
+  EXPECT_EQ(p.held[0].pid, 102);
+  EXPECT_EQ(p.malformed, 2u);
+}
+
 TEST(ProcfsParse, StatTakesFieldsAfterTheLastParenthesis) {
   // A command name with spaces and parentheses, as any process may choose.
   const std::string stat =
