@@ -142,6 +142,26 @@ TEST_P(BeneathTest, TrailingSlashNamesADirectoryOnly) {
   }
 }
 
+// A path that ends at a directory already walked (the root, "etc/..") is that directory
+// opened again with the flags asked for: opened, nothing is said of it; refused (written to,
+// EISDIR), the error says why.
+TEST_P(BeneathTest, ADirectoryReachedAgainSaysWhyOnlyWhenItsOpenFails) {
+  for (const char* path : {"etc/..", "", "etc/../."}) {
+    ObservationError err;
+    UniqueFd fd = open(path, O_RDONLY | O_DIRECTORY, &err);
+    ASSERT_TRUE(fd.valid()) << path << ": " << err.message;
+    EXPECT_EQ(identity_of(fd.get()), identity_of(root_)) << path;
+    EXPECT_EQ(err.code, 0) << path << ": " << err.op << " " << err.message;
+    EXPECT_TRUE(err.op.empty()) << path << ": " << err.op;
+
+    ObservationError refused;
+    UniqueFd written = open(path, O_WRONLY, &refused);
+    EXPECT_FALSE(written.valid()) << path;
+    EXPECT_EQ(refused.code, EISDIR) << path << ": " << refused.message;
+    EXPECT_EQ(refused.op, failing_call()) << path;
+  }
+}
+
 TEST_P(BeneathTest, AbsoluteSymlinkToHostDirectoryNeverReachesIt) {
   // var -> /<scratch>/outside: on the host that is the sentinel; inside the root it is not.
   // (Not named "tmp": the scratch dir itself may live under /tmp, and the decoy below
