@@ -247,13 +247,14 @@ class ContainerScanner {
   // Without openat2 (an old kernel, a seccomp filter refusing it) the entry is first looked at
   // by a statx that neither follows a link nor syncs with its file system: a directory on
   // another mount (its mount id or device differs) is not opened at all; then the open must
-  // find the very (dev, ino) the statx saw.
+  // find the very (dev, ino) the statx saw. The mount ids are statx's (Linux 5.8), else
+  // name_to_handle_at's: a bind mount of the same file system shares the device, not the id.
   static UniqueFd open_dir_on_this_mount(int dirfd, const char* name) {
     UniqueFd fd(open_entry_on_this_mount(dirfd, name, kPathDir));
     if (fd.valid() || errno != ENOSYS) return fd;
     Stat parent, entry;
-    if (stat_at(dirfd, "", AT_EMPTY_PATH, parent) != 0 ||
-        stat_at(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, entry) != 0 ||
+    if (stat_with_mount_id(dirfd, "", AT_EMPTY_PATH, parent) != 0 ||
+        stat_with_mount_id(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, entry) != 0 ||
         entry.inode.kind != FileKind::directory || entry.inode.dev != parent.inode.dev ||
         (entry.mount_id && parent.mount_id && *entry.mount_id != *parent.mount_id)) {
       return UniqueFd();
@@ -262,6 +263,13 @@ class ContainerScanner {
     const std::optional<DirIdentity> id = opened.valid() ? identity_of(opened.get()) : std::nullopt;
     if (!id || id->dev != entry.inode.dev || id->ino != entry.inode.ino) return UniqueFd();
     return opened;
+  }
+
+  // stat_at, with the mount id name_to_handle_at gives where statx gives none.
+  static int stat_with_mount_id(int dirfd, const char* name, int flags, Stat& out) {
+    if (const int e = stat_at(dirfd, name, flags, out); e != 0) return e;
+    if (!out.mount_id) out.mount_id = handle_mount_id(dirfd, name, flags);
+    return 0;
   }
 
   void note(ObservationError e) {

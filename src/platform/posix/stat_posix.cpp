@@ -1,5 +1,6 @@
 #include "platform/posix/stat_posix.hpp"
 
+#include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/sysmacros.h>
 
@@ -57,6 +58,21 @@ int stat_at(int dirfd, const char* name, int flags, Stat& out) {
   if (::statx(dirfd, name, flags, kStatxMask, &stx) != 0) return errno;
   out = to_stat(stx);
   return 0;
+}
+
+std::optional<std::uint64_t> handle_mount_id(int dirfd, const char* name, int flags) {
+  // Room for any handle; the kernel gives the mount id with it (and also when the room is too
+  // small, EOVERFLOW, which it never is here).
+  alignas(struct file_handle) unsigned char storage[sizeof(struct file_handle) + MAX_HANDLE_SZ] = {};
+  auto* handle = reinterpret_cast<struct file_handle*>(storage);
+  handle->handle_bytes = MAX_HANDLE_SZ;
+  int mount_id = -1;
+  if (::name_to_handle_at(dirfd, name, handle, &mount_id, flags & AT_EMPTY_PATH) != 0 &&
+      errno != EOVERFLOW) {
+    return std::nullopt;
+  }
+  if (mount_id < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(mount_id);
 }
 
 }  // namespace hsperfguard::platform

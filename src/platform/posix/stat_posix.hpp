@@ -28,4 +28,10 @@ Stat to_stat(const struct statx& s);
 // Returns errno, or 0.
 int stat_at(int dirfd, const char* name, int flags, Stat& out);
 
+// The mount id of `name` in `dirfd` ("" with AT_EMPTY_PATH: dirfd itself; a final link is not
+// followed) as name_to_handle_at gives it: the id statx gives since Linux 5.8, there since
+// 2.6.39 on every file system that exports handles (tmpfs, ext4, xfs, btrfs; not every FUSE
+// or network one). None when the call fails (a seccomp filter may refuse it).
+std::optional<std::uint64_t> handle_mount_id(int dirfd, const char* name, int flags);
+
 }  // namespace hsperfguard::platform
