@@ -265,6 +265,29 @@ TEST(PerfData, AByteVectorsChecksEachPointAtTheirOwnField) {
   EXPECT_EQ(r.error->offset, e.offset + 8) << r.error->reason;
 }
 
+// A name is read up to its NUL, as jvmstat reads it: the padding HotSpot puts between the NUL
+// and the data need not be NULs. Its last byte made 'x', the name is the same and the region
+// valid; only a name with no NUL before the data is refused.
+TEST(PerfData, ANamesPaddingAfterItsNulIsNotTheName) {
+  const auto good = read_file(data_path("jdk17-default.hsperf"));
+  const Region base = parse_region(good);
+  ASSERT_FALSE(base.error.has_value());
+  std::size_t index = 0;
+  while (index < base.entries.size() &&
+         base.entries[index].name.size() + 1 >=
+             static_cast<std::size_t>(base.entries[index].data_offset - base.entries[index].name_offset)) {
+    ++index;
+  }
+  ASSERT_LT(index, base.entries.size()) << "an entry whose name is padded";
+  const Entry& e = base.entries[index];
+  auto b = good;
+  b[e.offset + static_cast<std::size_t>(e.data_offset) - 1] = std::byte{'x'};
+  const Region r = parse_region(b);
+  ASSERT_FALSE(r.error.has_value()) << r.error->reason;
+  ASSERT_EQ(r.entries.size(), base.entries.size());
+  EXPECT_EQ(r.entries[index].name, e.name);
+}
+
 TEST(PerfData, KeepingOnlySomeEntriesStillChecksThemAll) {
   const auto bytes = read_file(data_path("jdk17-default.hsperf"));
   const std::string_view keep[] = {"sun.rt.javaCommand", "no.such.counter"};
