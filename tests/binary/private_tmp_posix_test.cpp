@@ -23,7 +23,6 @@
 
 #include "jvm_support.hpp"
 #include "model/shell_word.hpp"
-#include "refusals_posix.hpp"
 #include "sandbox_posix.hpp"
 #include "test_support.hpp"
 
@@ -238,99 +237,6 @@ TEST_F(PrivateTmpJvms, AnotherMountNamespaceWithoutAServiceIsReachedByNsenterToo
   const auto reached = run({"/bin/sh", "-c", (*row)["reach"]["command"].get<std::string>()});
   EXPECT_EQ(reached.exit_code, 0) << reached.out << reached.err;
   EXPECT_THAT(reached.out, HasSubstr("JDK 17."));
-}
-
-// A systemd-private-* directory whose tmp is a bind mount (the same file system, another
-// mount) of the /tmp of a JVM outside any service is not that JVM's service: the walk to it
-// crosses a mount, so the JVM keeps "own mount namespace" and no unit, while the services'
-// JVMs keep theirs. Run as the kernel is; with a statx that gives no mount id (Linux 5.6 and
-// 5.7, a library preloaded into the tool), where openat2 or name_to_handle_at tell the mounts
-// apart; with neither that id nor file handles, where only openat2's refusal does; and with
-// openat2 refused by seccomp (the fallback, which compares mount ids). Where the suite runs
-// with openat2 refused (CI's seccomp stage), the case without mount id and handles is a kernel
-// with none of the three, where only the device is compared, which a bind mount of the same
-// file system shares: the bind mount passes there, as docs/POLICY.md says, and the test holds
-// that too.
-TEST_F(PrivateTmpJvms, ABindMountedTmpInAPrivateDirNamesNoServiceWithOrWithoutMountIds) {
-  test::ScratchDir scratch;
-  const std::string shared = scratch / "shared";
-  ASSERT_EQ(::mkdir(shared.c_str(), 01777), 0);
-  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
-  std::filesystem::create_directory(shared + "/.classes");
-  for (const auto& e : std::filesystem::directory_iterator(test::test_classes())) {
-    std::filesystem::copy(e.path(), shared + "/.classes/" + e.path().filename().string());
-  }
-  Sandbox bound;
-  ASSERT_TRUE(bound.start("S=" + posix_shell_word(shared) +
-                              " exec unshare --mount --propagation private /bin/sh -c 'mount "
-                              "--bind \"$S\" /tmp && cd / && exec java " +
-                              kJvmOptions + " -cp /tmp/.classes IdleJvm bound'",
-                          false));
-  ASSERT_TRUE(bound.wait_for("ready"));
-  struct PlantedDir {
-    std::string path = "/tmp/systemd-private-" + boot_id_like() + "-planted.service-Ab12C3";
-    ~PlantedDir() { std::filesystem::remove_all(path); }
-  } planted;
-  ASSERT_EQ(::mkdir(planted.path.c_str(), 0700), 0);
-  ASSERT_EQ(::mkdir((planted.path + "/tmp").c_str(), 01777), 0);
-
-  struct Case {
-    const char* name;
-    std::vector<std::string> wrapper;
-    bool without_mount_ids = false;  // neither statx's nor name_to_handle_at's
-  };
-  const std::string preload = std::string("LD_PRELOAD=") + HSPERFGUARD_STATX_WITHOUT_MOUNT_ID;
-  const std::vector<Case> cases = {
-      {"the kernel as it is", {}},
-      {"statx without a mount id", {"env", preload, "ASAN_OPTIONS=verify_asan_link_order=0"}},
-      {"statx without a mount id, no file handles",
-       {"env", preload, "ASAN_OPTIONS=verify_asan_link_order=0", "HSPERFGUARD_TEST_NO_FILE_HANDLES=1"},
-       true},
-      {"openat2 refused", {HSPERFGUARD_SECCOMP_REFUSE, "--refuse", "openat2", "--"}},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    // Nothing but the device tells the mounts apart: the documented limit.
-    const bool device_only = c.without_mount_ids && test::openat2_refusal() != 0;
-    // `ps --container PID` of the bound JVM, then of a service's JVM (which must keep its
-    // unit); the bind mount is the tool's own, in a private mount namespace gone with it.
-    const auto ps_of = [&](pid_t pid) {
-      std::vector<std::string> argv = {
-          "unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-          "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", "sh", shared,
-          planted.path + "/tmp"};
-      argv.insert(argv.end(), c.wrapper.begin(), c.wrapper.end());
-      argv.insert(argv.end(),
-                  {test::tool_path(), "ps", "--format", "json", "--container", std::to_string(pid)});
-      const auto r = run(argv);
-      // From a mount namespace of its own, a process whose namespace cannot be read (some
-      // hosts' pid 1) is one ps could not look into: exit 3, which is ps's rule and not this
-      // test's subject. Nothing of the two processes here may be among the errors.
-      EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 3) << r.exit_code << r.err;
-      json doc = json::parse(r.out);
-      for (const auto& e : doc["errors"]) {
-        const std::string path = e["path"];
-        EXPECT_EQ(path.find(planted.path), std::string::npos) << e.dump();
-        EXPECT_NE(path.rfind("/proc/" + std::to_string(pid), 0), 0) << e.dump();
-      }
-      return doc;
-    };
-    const json ps = ps_of(bound.init());
-    const json* row = ps_row(ps, bound.init());
-    ASSERT_NE(row, nullptr) << ps.dump(1);
-    EXPECT_EQ((*row)["state"], "live");
-    ASSERT_TRUE(row->contains("reach") && (*row)["reach"].is_object()) << row->dump(1);
-    if (device_only) {
-      EXPECT_EQ((*row)["reach"]["unit"], "planted.service") << row->dump(1);
-    } else {
-      EXPECT_EQ((*row)["reach"]["cause"], "own-mount-namespace") << row->dump(1);
-      EXPECT_TRUE((*row)["reach"]["unit"].is_null()) << row->dump(1);
-    }
-    const json service_ps = ps_of(s_->jdk17.pid());
-    const json* service = ps_row(service_ps, s_->jdk17.pid());
-    ASSERT_NE(service, nullptr) << service_ps.dump(1);
-    EXPECT_EQ((*service)["reach"]["unit"], "tomcat.service") << service->dump(1);
-  }
 }
 
 TEST_F(PrivateTmpJvms, AUnitNameWithAQuoteAndASpaceIsOneShellWord) {

@@ -247,14 +247,16 @@ class ContainerScanner {
   // Without openat2 (an old kernel, a seccomp filter refusing it) the entry is first looked at
   // by a statx that neither follows a link nor syncs with its file system: a directory on
   // another mount (its mount id or device differs) is not opened at all; then the open must
-  // find the very (dev, ino) the statx saw. The mount ids are statx's (Linux 5.8), else
-  // name_to_handle_at's: a bind mount of the same file system shares the device, not the id.
+  // find the very (dev, ino) the statx saw. Before Linux 5.8 statx gives no mount id, and a
+  // bind mount of the same file system shares the device: then the mount ids are
+  // name_to_handle_at's, of the directory opened (what was looked at before may have been
+  // swapped) and of its parent.
   static UniqueFd open_dir_on_this_mount(int dirfd, const char* name) {
     UniqueFd fd(open_entry_on_this_mount(dirfd, name, kPathDir));
     if (fd.valid() || errno != ENOSYS) return fd;
     Stat parent, entry;
-    if (stat_with_mount_id(dirfd, "", AT_EMPTY_PATH, parent) != 0 ||
-        stat_with_mount_id(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, entry) != 0 ||
+    if (stat_at(dirfd, "", AT_EMPTY_PATH, parent) != 0 ||
+        stat_at(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, entry) != 0 ||
         entry.inode.kind != FileKind::directory || entry.inode.dev != parent.inode.dev ||
         (entry.mount_id && parent.mount_id && *entry.mount_id != *parent.mount_id)) {
       return UniqueFd();
@@ -262,14 +264,17 @@ class ContainerScanner {
     UniqueFd opened(::openat(dirfd, name, kPathDir | O_NOFOLLOW));
     const std::optional<DirIdentity> id = opened.valid() ? identity_of(opened.get()) : std::nullopt;
     if (!id || id->dev != entry.inode.dev || id->ino != entry.inode.ino) return UniqueFd();
+    if (!entry.mount_id && !on_the_same_mount_by_handles(opened.get(), dirfd)) return UniqueFd();
     return opened;
   }
 
-  // stat_at, with the mount id name_to_handle_at gives where statx gives none.
-  static int stat_with_mount_id(int dirfd, const char* name, int flags, Stat& out) {
-    if (const int e = stat_at(dirfd, name, flags, out); e != 0) return e;
-    if (!out.mount_id) out.mount_id = handle_mount_id(dirfd, name, flags);
-    return 0;
+  // Whether name_to_handle_at places `held` on the mount of `dir` (both descriptors); yes when
+  // it gives no id for either (a file system that exports no handles: the device is all there
+  // is to compare).
+  static bool on_the_same_mount_by_handles(int held, int dir) {
+    const std::optional<std::uint64_t> held_id = handle_mount_id(held, "", AT_EMPTY_PATH);
+    const std::optional<std::uint64_t> dir_id = handle_mount_id(dir, "", AT_EMPTY_PATH);
+    return !held_id || !dir_id || *held_id == *dir_id;
   }
 
   void note(ObservationError e) {

@@ -61,8 +61,9 @@ int stat_at(int dirfd, const char* name, int flags, Stat& out) {
 }
 
 std::optional<std::uint64_t> handle_mount_id(int dirfd, const char* name, int flags) {
-  // Room for any handle; the kernel gives the mount id with it (and also when the room is too
-  // small, EOVERFLOW, which it never is here).
+  // Room for any handle; the kernel gives the mount id with it, and also with EOVERFLOW (a
+  // room too small, or a file system that cannot encode this file's handle, as overlayfs
+  // without nfs_export before Linux 6.6).
   alignas(struct file_handle) unsigned char storage[sizeof(struct file_handle) + MAX_HANDLE_SZ] = {};
   auto* handle = reinterpret_cast<struct file_handle*>(storage);
   handle->handle_bytes = MAX_HANDLE_SZ;

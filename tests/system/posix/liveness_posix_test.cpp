@@ -1000,7 +1000,8 @@ TEST(AttachListenerPosix, NetUnixIsStreamedAndStopsAtTheRunLimits) {
 
 // A descriptor closed between the listing of /proc/<pid>/fd and its readlink (ENOENT) is no
 // socket of the process, and the search goes on: a process that opens and closes hundreds of
-// descriptors all the time is still found holding its socket, every time, with no error.
+// descriptors (of /dev/null, listed before its socket) all the time is still found holding
+// its socket, every time, with no error.
 // Any other failure of an entry's readlink leaves the answer unknown, with that error: here
 // an "fd" directory (a stand-in for /proc/<pid>) whose entry is no link (EINVAL).
 TEST(AttachListenerPosix, ADescriptorClosedSinceTheListingIsNoSocketAndOtherFailuresAreUnknown) {
@@ -1011,14 +1012,23 @@ TEST(AttachListenerPosix, ADescriptorClosedSinceTheListingIsNoSocketAndOtherFail
   std::string link;
   ASSERT_EQ(platform::readlink_at(AT_FDCWD, "/proc/self/fd/900", link), 0);
   const std::uint64_t inode = std::stoull(link.substr(8));
+  const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(null, 0);
+  ASSERT_EQ(::dup2(null, 901), 901);
+  ::close(null);
+  const pid_t parent = ::getpid();
   const pid_t churner = ::fork();
   if (churner == 0) {
-    // Descriptors 3 to 602 opened and closed over and over; 900 kept.
+    // Dies with the test, whatever ends it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+    // Descriptors 3 to 602 opened (on /dev/null) and closed over and over; 900 kept.
     for (;;) {
-      for (int fd = 3; fd < 603; ++fd) ::dup2(900, fd);
+      for (int fd = 3; fd < 603; ++fd) ::dup2(901, fd);
       for (int fd = 3; fd < 603; ++fd) ::close(fd);
     }
   }
+  ::close(901);
   ::close(900);
   ASSERT_GT(churner, 0);
   const int proc = ::open(("/proc/" + std::to_string(churner)).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

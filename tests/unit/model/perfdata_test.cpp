@@ -246,7 +246,7 @@ TEST(PerfData, AByteVectorsChecksEachPointAtTheirOwnField) {
       {"a vector of longs", str, 12, 'J', "data_type other than 'B'"},
       {"a vector in bytes, not a string", str, 14, 2, "units are not string"},
       {"a monotonic string", str, 15, 2, "monotonic byte vector"},
-      {"a scalar of bytes", scalar, 12, 'B', ""},
+      {"a scalar of bytes", scalar, 12, 'B', "scalar of unsupported data_type B"},
   };
   for (const auto& c : cases) {
     auto b = good;
