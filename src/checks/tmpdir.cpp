@@ -177,7 +177,8 @@ void tmpdir_shared_pid_names(const TempRootFacts& root, Findings& out) {
   }
   if (locked.empty()) return;
   // Every mount namespace whose /tmp this is: the others, and the root's own (a container's,
-  // or the host's as the tool sees it) when it is known. The count said is that of them all.
+  // or the host's as the tool sees it) when it is known. The count said is that of them all,
+  // and where the host's own id was not read the message says so: the list is one short.
   nlohmann::json evidence = {{"locked_names", locked},
                              {"mount_namespaces", root.sharing_mount_namespaces}};
   if (root.container) {
@@ -185,11 +186,13 @@ void tmpdir_shared_pid_names(const TempRootFacts& root, Findings& out) {
   } else if (root.own_mount_namespace) {
     evidence["mount_namespaces"].push_back(*root.own_mount_namespace);
   }
+  const char* own_unread = root.container || root.own_mount_namespace ? "" : " (this host's own unread)";
   out.push_back(
       make_finding("tmpdir.shared-pid-names", root.shown_temp_dir(),
                    printable(root.shown_temp_dir()) + " is the /tmp of " +
                        std::to_string(root.sharing_mount_namespaces.size() + 1) +
-                       " mount namespaces and live JVMs hold backing files there: a JVM of the "
+                       " mount namespaces" + own_unread +
+                       " and live JVMs hold backing files there: a JVM of the "
                        "same user given the same pid in another container finds its file "
                        "locked and runs invisible to jps and jstat (JDK-8286030)",
                    std::move(evidence)));

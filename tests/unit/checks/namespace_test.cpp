@@ -196,9 +196,18 @@ TEST(TmpdirSharedPidNames, TheMessageCountsTheMountNamespacesTheEvidenceLists) {
     const Finding* f = finding_of(findings, "tmpdir.shared-pid-names");
     ASSERT_NE(f, nullptr) << own;
     EXPECT_EQ(f->evidence["mount_namespaces"], nlohmann::json({"mnt:[4026532999]", own}));
-    EXPECT_THAT(f->message, ::testing::HasSubstr(" is the /tmp of 2 mount namespaces "));
+    EXPECT_THAT(f->message, ::testing::HasSubstr(" is the /tmp of 2 mount namespaces and "));
     EXPECT_EQ(f->evidence["locked_names"], nlohmann::json({{"hsperfdata_gina", {"1"}}}));
   }
+  // The host's own id not read (no container scan told it): the list is one short, and the
+  // message says why.
+  TempRootFacts unread = shared_root();
+  const Findings unread_findings = temp_findings(unread);
+  const Finding* short_list = finding_of(unread_findings, "tmpdir.shared-pid-names");
+  ASSERT_NE(short_list, nullptr);
+  EXPECT_EQ(short_list->evidence["mount_namespaces"], nlohmann::json({"mnt:[4026532999]"}));
+  EXPECT_THAT(short_list->message,
+              ::testing::HasSubstr(" is the /tmp of 2 mount namespaces (this host's own unread) and "));
   // Three others: four in all.
   host.sharing_mount_namespaces.push_back("mnt:[4026533001]");
   host.sharing_mount_namespaces.push_back("mnt:[4026533002]");
@@ -206,7 +215,7 @@ TEST(TmpdirSharedPidNames, TheMessageCountsTheMountNamespacesTheEvidenceLists) {
   const Finding* f = finding_of(findings, "tmpdir.shared-pid-names");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->evidence["mount_namespaces"].size(), 4u);
-  EXPECT_THAT(f->message, ::testing::HasSubstr(" is the /tmp of 4 mount namespaces "));
+  EXPECT_THAT(f->message, ::testing::HasSubstr(" is the /tmp of 4 mount namespaces and "));
 }
 
 TEST(TmpdirSharedPidNames, NoOtherMountNamespaceOrNoLockedNameIsNoFinding) {
