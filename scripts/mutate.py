@@ -20,7 +20,8 @@ file to (where most mutants the fast tests leave die, in a fraction of the whole
 time), then against the tests that killed most mutants in the logs of earlier runs
 (--killers-from LOG, and this run's own --log), then against the whole suite, each with
 --stop-on-failure: a survivor passed the whole suite (less the ten cases that assert a cost,
-COST_CASES, as the sanitizer runs leave them out). A failing test is run again alone and
+COST_CASES, as the sanitizer runs leave them out, and the tests that read the sources as text,
+SOURCE_TEXT_TESTS, which any mutant of a line listed as equivalent would fail). A failing test is run again alone and
 kills only if it fails again (on a shared machine another's load or processes can fail a
 test); a whole suite cut short by a failure that did not repeat is run again without that test
 (up to three times; a survivor says which it left out, and one never run whole says "not
@@ -451,13 +452,13 @@ def suite_verdict(build_dir, tier, mapped=None, frequent=None, refused=False):
             return killers, "fast tier"
     for regex, stage in ((mapped, "its tests"), (frequent, "frequent killers")):
         if regex:
-            if killers := confirmed(build_dir, failing_tests(build_dir, regex, leave_out=COST_CASES)):
+            if killers := confirmed(build_dir, failing_tests(build_dir, regex, leave_out=LEFT_OUT)):
                 return killers, stage
     # A failure that does not repeat alone cut the suite short (--stop-on-failure): the suite is
     # run again without it, so that the rest of it still meets the mutant.
     unrepeated = []
     for _ in range(3):
-        leave_out = COST_CASES
+        leave_out = LEFT_OUT
         if unrepeated:
             leave_out += "|^(" + "|".join(re.escape(k) for k in unrepeated) + ")$"
         killers = failing_tests(build_dir, leave_out=leave_out)
@@ -475,14 +476,14 @@ def suite_verdict(build_dir, tier, mapped=None, frequent=None, refused=False):
     prefix = refused_prefix(build_dir) if refused else None
     selection = "|".join(r for r in (mapped, frequent) if r)
     if prefix and selection:
-        if killers := confirmed(build_dir, failing_tests(build_dir, selection, leave_out=COST_CASES,
+        if killers := confirmed(build_dir, failing_tests(build_dir, selection, leave_out=LEFT_OUT,
                                                          prefix=prefix), prefix):
             return killers, "its tests and frequent killers, openat2 and io_uring refused"
     if prefix:
         # What CI's seccomp stage runs: every test that runs the tool, with both refused (a
         # fallback's test is seldom named after the source it reaches: PrivateTmpJvms.* kill
         # mutants of containers_posix.cpp that the suite alone never meets).
-        if killers := confirmed(build_dir, failing_tests(build_dir, leave_out=COST_CASES + "|" + REFUSED_LEFT_OUT,
+        if killers := confirmed(build_dir, failing_tests(build_dir, leave_out=LEFT_OUT + "|" + REFUSED_LEFT_OUT,
                                                          prefix=prefix, labels_out="^(unit|layers)$"), prefix):
             return killers, "whole suite, openat2 and io_uring refused"
         survived += ", and again with openat2 and io_uring refused"
@@ -526,7 +527,8 @@ def frequent_killers(logs, most=12):
 def fast_tier(build_dir, limit=1.0):
     """A ctest -R selecting the tests that cost under a second each (most unit tests and the
     quick system tests), from ctest's cost data of the clean run."""
-    names = [name for name, cost in cost_data(build_dir).items() if cost < limit]
+    names = [name for name, cost in cost_data(build_dir).items()
+             if cost < limit and not re.match(SOURCE_TEXT_TESTS, name)]
     return "^(" + "|".join(re.escape(n) for n in sorted(names)) + ")$" if names else None
 
 
@@ -865,12 +867,12 @@ def diff_run(args):
                 verdict = "stillborn"
             else:
                 stage = "unit tier"
-                killers = ctest_failures(args.build_dir, ["-L", "unit"], deadline)
+                killers = ctest_failures(args.build_dir, ["-L", "unit", "-E", SOURCE_TEXT_TESTS], deadline)
                 regex, _ = mapped_tests(s["file"])
                 if not killers and regex:
                     stage = "its tests"
                     killers = ctest_failures(args.build_dir, ["-R", regex, "-LE", "unit",
-                                                              "-E", COST_CASES], deadline)
+                                                              "-E", LEFT_OUT], deadline)
                 elif not killers:
                     stage = "unit tier (tests_of.py maps it to no test)"
                 verdict = "killed" if killers else "survived"
@@ -982,6 +984,11 @@ def build_mutant(build_dir):
 # (scripts/test.sh): the packages' tests, which test the packaging and run of the tool what
 # every other test runs.
 REFUSED_LEFT_OUT = "^(DebianPackage\\..*|RpmPackage\\..*|PackageFloor\\..*|OciImage\\..*)$"
+# Tests that read the sources as text, not run them: mutate.DiffModeMutatesTheLinesAChangeTouched
+# holds each key of scripts/mutate-equivalent.txt to a line of the tree, so it fails for any
+# mutant of a line listed there, which would count a mutant argued equivalent as killed. They
+# kill nothing, in every tier.
+SOURCE_TEXT_TESTS = "^mutate\\.DiffModeMutatesTheLinesAChangeTouched$"
 COST_CASES = ("^(HostileInput\\.HugeNamespaceCostsBoundedMemory|HostileInput\\.ManyNamespacesCostBoundedMemory|"
               "AuditCli\\.MemoryIsThatOfAFewNamespacesWhateverTheirNumber|AuditCli\\.MemoryIsThatOfAFewPartsWhateverTheSizeOfANamespace|"
               "ReapCli\\.MemoryIsThatOfAFewPartsWhateverTheNumberOfFiles|"
@@ -990,6 +997,8 @@ COST_CASES = ("^(HostileInput\\.HugeNamespaceCostsBoundedMemory|HostileInput\\.M
               "FakeContainersAlternatingTwoHugePasswdFilesCostTwoParses|"
               "ManyFakeContainersCostOnePassOverProcNotOneEach|"
               "FakeContainersSharingAHugePasswdCannotStopTheHostsReapOrHideLaterContainers))$")
+# What no tier of a mutant runs: the cost cases and the tests of the sources' text.
+LEFT_OUT = COST_CASES + "|" + SOURCE_TEXT_TESTS
 
 
 def failing_tests(build_dir, regex=None, exclude=True, leave_out=None, prefix=(), labels_out=None):

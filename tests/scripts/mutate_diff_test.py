@@ -200,6 +200,38 @@ finally:
     mutate.failing_tests = saved
     mutate.refused_prefix = saved_prefix
 
+# A test that reads the sources as text (this one: it holds each equivalence key to a line of
+# the tree) fails for any mutant of a line listed as equivalent: it is left out of every tier
+# of a mutant, so that such a mutant is counted equivalent, not killed.
+leave_outs = []
+
+
+def recording(build_dir, regex=None, exclude=True, leave_out=None, prefix=(), labels_out=None):
+    if exclude:  # not the run alone that confirms a failure (exclude=False), which names its tests
+        leave_outs.append(leave_out)
+    return []
+
+
+try:
+    mutate.failing_tests = recording
+    mutate.suite_verdict("b", None, "^(Mapped)\\.", "^(Frequent)\\.")
+    check("every tier of a mutant leaves out the tests of the sources' text",
+          [bool(lo) and bool(re.search(lo, "mutate.DiffModeMutatesTheLinesAChangeTouched"))
+           for lo in leave_outs], [True, True, True])
+    check("and still runs the other unit tests",
+          [bool(re.search(lo, "Discover.HostTempDirIsNotCountedTwice")) for lo in leave_outs],
+          [False, False, False])
+finally:
+    mutate.failing_tests = saved
+saved_costs = mutate.cost_data
+try:
+    mutate.cost_data = lambda build_dir: {"mutate.DiffModeMutatesTheLinesAChangeTouched": 0.4,
+                                          "Discover.HostTempDirIsNotCountedTwice": 0.01}
+    check("the fast tier leaves it out too", mutate.fast_tier("b"),
+          "^(Discover\\.HostTempDirIsNotCountedTwice)$")
+finally:
+    mutate.cost_data = saved_costs
+
 # Every survivor argued equivalent names a site that is still in the tree: an argument left
 # behind when its line changed would excuse nothing, and the line's new mutant would need one.
 for key in mutate.equivalents():
