@@ -61,19 +61,17 @@ int stat_at(int dirfd, const char* name, int flags, Stat& out) {
 }
 
 std::optional<std::uint64_t> handle_mount_id(int dirfd, const char* name, int flags) {
-  // Room for any handle; the kernel gives the mount id with it, and also with EOVERFLOW (a
-  // room too small, or a file system that cannot encode this file's handle, as overlayfs
-  // without nfs_export before Linux 6.6).
-  alignas(struct file_handle) unsigned char storage[sizeof(struct file_handle) + MAX_HANDLE_SZ] = {};
-  auto* handle = reinterpret_cast<struct file_handle*>(storage);
-  handle->handle_bytes = MAX_HANDLE_SZ;
+  // No room for the handle itself: the kernel then answers EOVERFLOW and gives the mount id
+  // all the same, which is all that is wanted here (a file system that exports no handles
+  // answers EOPNOTSUPP, and gives none).
+  struct file_handle header {};
+  header.handle_bytes = 0;
   int mount_id = -1;
-  if (::name_to_handle_at(dirfd, name, handle, &mount_id, flags & AT_EMPTY_PATH) != 0 &&
-      errno != EOVERFLOW) {
-    return std::nullopt;
+  if (::name_to_handle_at(dirfd, name, &header, &mount_id, flags & AT_EMPTY_PATH) == 0 ||
+      errno == EOVERFLOW) {
+    return static_cast<std::uint64_t>(mount_id);
   }
-  if (mount_id < 0) return std::nullopt;
-  return static_cast<std::uint64_t>(mount_id);
+  return std::nullopt;
 }
 
 }  // namespace hsperfguard::platform
