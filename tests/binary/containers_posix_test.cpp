@@ -462,13 +462,14 @@ TEST(SharedTmp, FlockKeepsTheLiveFileAndTheStaleOneIsReaped) {
   return box.wait_for("ready");
 }
 
-// A root-owned systemd-private-<32 hex>-<unit>-<random> directory in the host's /tmp, with a
-// tmp (1777) inside, removed with the guard.
+// A root-owned systemd-private-<32 hex>-<unit>-<random> directory in `temp_dir` (the /tmp
+// the tool sees), with a tmp (1777) inside.
 struct PrivateDir {
+  std::string name;
   std::string path;
-  explicit PrivateDir(const std::string& unit)
-      : path("/tmp/systemd-private-0123456789abcdef0123456789abcdef-" + unit + "-" +
-             std::to_string(::getpid()) + "x") {}
+  PrivateDir(const std::string& temp_dir, const std::string& unit)
+      : name("systemd-private-0123456789abcdef0123456789abcdef-" + unit + "-Ab12C3"),
+        path(temp_dir + "/" + name) {}
   ::testing::AssertionResult make() const {
     if (::mkdir(path.c_str(), 0700) != 0 || ::mkdir((path + "/tmp").c_str(), 01777) != 0 ||
         ::chmod((path + "/tmp").c_str(), 01777) != 0) {
@@ -476,14 +477,15 @@ struct PrivateDir {
     }
     return ::testing::AssertionSuccess();
   }
-  ~PrivateDir() { std::filesystem::remove_all(path); }
 };
 
 // A systemd-private-* directory whose tmp is a bind mount (the same file system, another
 // mount) of the /tmp of a JVM outside any service is not that JVM's service: the step onto it
 // crosses a mount, so the JVM keeps "own mount namespace" and no unit; a JVM bound from a
 // private dir's own tmp, as PrivateTmp= does, keeps its unit (the control). Each case runs
-// `ps --container PID` in a mount namespace of its own that holds the bind mount:
+// `ps --container PID` in a mount namespace of its own, whose /tmp is a scratch directory
+// holding both private dirs (the host's /tmp is neither written nor seen shared by another
+// mount namespace, which audits running beside would count), and which holds the bind mount:
 // - as the kernel is (openat2's RESOLVE_NO_XDEV refuses the step);
 // - with statx's mount id taken away (Linux 5.6 and 5.7; a library preloaded into the tool),
 //   and also file handles (a file system that exports none): openat2 still refuses;
@@ -503,8 +505,11 @@ TEST(PrivateTmpBindMount, ATmpBoundIntoAPrivateDirFromElsewhereNamesNoServiceWit
   ASSERT_EQ(::stat(shared.c_str(), &shared_st), 0);
   ASSERT_EQ(::stat("/tmp", &tmp_st), 0);
   ASSERT_EQ(shared_st.st_dev, tmp_st.st_dev) << "the scratch dir must be on /tmp's file system";
-  const std::string unit = "legit" + std::to_string(::getpid()) + ".service";
-  const PrivateDir legit(unit), planted("planted.service");
+  const std::string view = scratch / "view";  // the tool's /tmp
+  ASSERT_EQ(::mkdir(view.c_str(), 01777), 0);
+  ASSERT_EQ(::chmod(view.c_str(), 01777), 0);
+  const std::string unit = "legit.service";
+  const PrivateDir legit(view, unit), planted(view, "planted.service");
   ASSERT_TRUE(legit.make());
   ASSERT_TRUE(planted.make());
   Sandbox bound, service;
@@ -540,9 +545,10 @@ TEST(PrivateTmpBindMount, ATmpBoundIntoAPrivateDirFromElsewhereNamesNoServiceWit
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const auto ps_of = [&](pid_t pid) {
-      std::vector<std::string> argv = {"unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-                                       "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", "sh",
-                                       shared, planted.path + "/tmp"};
+      std::vector<std::string> argv = {
+          "unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+          "mount --bind \"$2\" \"$1/$3/tmp\" && mount --rbind \"$1\" /tmp && shift 3 && exec \"$@\"",
+          "sh", view, shared, planted.name};
       argv.insert(argv.end(), c.wrapper.begin(), c.wrapper.end());
       argv.insert(argv.end(), {test::tool_path(), "ps", "--format", "json", "--container", std::to_string(pid)});
       const auto r = run(argv);
@@ -554,7 +560,7 @@ TEST(PrivateTmpBindMount, ATmpBoundIntoAPrivateDirFromElsewhereNamesNoServiceWit
       EXPECT_FALSE(doc.is_discarded()) << r.out << r.err;
       for (const auto& e : doc["errors"]) {
         const std::string path = e.value("path", "");
-        EXPECT_EQ(path.find(planted.path), std::string::npos) << e.dump();
+        EXPECT_EQ(path.find(planted.name), std::string::npos) << e.dump();
         EXPECT_NE(path.rfind("/proc/" + std::to_string(pid), 0), 0u) << e.dump();
       }
       return doc;
