@@ -117,6 +117,15 @@ inline FileFacts backing_file(const NamespaceFacts& ns, const std::string& name 
   return file;
 }
 
+// A backing file whose lock a live process holds: the lock test found it held, by `holder`.
+inline FileFacts locked_file(const NamespaceFacts& ns, const std::string& name, std::int32_t holder) {
+  FileFacts file = backing_file(ns, name);
+  file.liveness = LivenessFacts{};
+  file.liveness->lock_held = true;
+  file.liveness->lock_holder_pid = holder;
+  return file;
+}
+
 inline ProcessFacts process(std::int32_t pid, ProcessFacts::Existence existence,
                             std::optional<std::uint32_t> uid = kAliceUid) {
   ProcessFacts p;

@@ -286,11 +286,7 @@ std::vector<TempRootFacts> hostile_worlds() {
   set_inode(roots, inode(FileKind::directory, 0755, kMalloryUid, 22));  // namespace.root-owner-mismatch
   second.namespaces.push_back(roots);
   NamespaceFacts sound = namespace_of("gina", 1008);
-  FileFacts taken = backing_file(sound, "1");
-  taken.liveness = LivenessFacts{};
-  taken.liveness->lock_held = true;
-  taken.liveness->lock_holder_pid = 300;
-  sound.files.push_back(taken);
+  sound.files.push_back(locked_file(sound, "1", 300));
   const auto invisible = [](std::int32_t pid, auto&& mutate) {
     JvmProcessFacts jvm;
     jvm.process = process(pid, ProcessFacts::Existence::alive, 1008);

@@ -167,11 +167,7 @@ TempRootFacts shared_root() {
   TempRootFacts root = temp_root();
   root.sharing_mount_namespaces = {"mnt:[4026532999]"};
   NamespaceFacts gina = namespace_of("gina", 1008);
-  FileFacts taken = backing_file(gina, "1");
-  taken.liveness = LivenessFacts{};
-  taken.liveness->lock_held = true;
-  taken.liveness->lock_holder_pid = 300;
-  gina.files.push_back(taken);
+  gina.files.push_back(locked_file(gina, "1", 300));
   root.namespaces.push_back(gina);
   return root;
 }

@@ -208,11 +208,7 @@ TEST(Ps, InvisibleJvmReasons) {
   // Its name, 1 in its pid namespace, is held by another container's pid-1 JVM (host pid 900).
   TempRootFacts shared = temp_root();
   NamespaceFacts ns = namespace_of();
-  FileFacts taken = backing_file(ns, "1");
-  taken.liveness = LivenessFacts{};
-  taken.liveness->lock_held = true;
-  taken.liveness->lock_holder_pid = 900;
-  ns.files.push_back(taken);
+  ns.files.push_back(locked_file(ns, "1", 900));
   shared.namespaces.push_back(ns);
   JvmProcessFacts second = jvm(901, false);
   second.process.ns_pids = {901, 1};
@@ -297,11 +293,7 @@ TEST(Ps, TheFixOfEachInvisibleJvmIsTheAuditsRemediationForIt) {
 
     TempRootFacts shared = base;
     NamespaceFacts ns = namespace_of();
-    FileFacts taken = backing_file(ns, "1");
-    taken.liveness = LivenessFacts{};
-    taken.liveness->lock_held = true;
-    taken.liveness->lock_holder_pid = 900;
-    ns.files.push_back(taken);
+    ns.files.push_back(locked_file(ns, "1", 900));
     shared.namespaces.push_back(ns);
     JvmProcessFacts second = jvm(901, false);
     second.process.ns_pids = {901, 1};
