@@ -235,24 +235,33 @@ TEST(ProcReaderCmdline, SeparatorsBecomeSpacesAndNothingElseChanges) {
   EXPECT_EQ(reader.read_cmdline(4244), std::nullopt);  // none
 }
 
-// A process that ends while it is read is gone, not a process whose reads failed: the reads
-// that found nothing (ENOENT) are explained by a kill(pid, 0) that answers ESRCH. From a
-// directory laid out as /proc is, whose <pid>/stat is a FIFO: the reader waits on it, and the
-// process is killed and reaped meanwhile.
-TEST(ProcReaderGone, AProcessThatEndsWhileItIsReadIsGoneNotAnError) {
-  ScratchDir scratch;
-  const std::string proc = scratch / "proc";
+// A process killed and reaped while the reader waits on it: a child that waits for its death,
+// and a directory laid out as /proc is (`proc`) with <pid>/stat a FIFO, made after `lay_out`
+// has put the rest of <pid>/ there. `read` runs the reader; another thread waits until the
+// reader opens stat, kills and reaps the child, then ends stat, empty. Whether the child died
+// while it was read.
+bool killed_while_read(const std::string& proc, const std::function<void(const std::string&, pid_t)>& lay_out,
+                       const std::function<void(pid_t)>& read) {
   const pid_t victim = ::fork();
-  ASSERT_GE(victim, 0);
+  if (victim < 0) return false;
   if (victim == 0) {
     ::pause();
     ::_exit(0);
   }
-  ASSERT_EQ(::mkdir(proc.c_str(), 0755), 0);
-  ASSERT_EQ(::mkdir((proc + "/" + std::to_string(victim)).c_str(), 0755), 0);
-  const std::string fifo = proc + "/" + std::to_string(victim) + "/stat";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::atomic<bool> killed_while_read{false};
+  const std::string dir = proc + "/" + std::to_string(victim);
+  const std::string fifo = dir + "/stat";
+  if (::mkdir(proc.c_str(), 0755) != 0 || ::mkdir(dir.c_str(), 0755) != 0) {
+    ::kill(victim, SIGKILL);
+    ::waitpid(victim, nullptr, 0);
+    return false;
+  }
+  lay_out(dir, victim);
+  if (::mkfifo(fifo.c_str(), 0600) != 0) {
+    ::kill(victim, SIGKILL);
+    ::waitpid(victim, nullptr, 0);
+    return false;
+  }
+  std::atomic<bool> killed{false};
   std::thread killer([&] {
     // Opens once the reader waits in its open of stat (ENXIO before), for 10 s at most.
     int w = -1;
@@ -262,56 +271,46 @@ TEST(ProcReaderGone, AProcessThatEndsWhileItIsReadIsGoneNotAnError) {
     }
     ::kill(victim, SIGKILL);
     int status = 0;
-    killed_while_read = ::waitpid(victim, &status, 0) == victim && w >= 0;
+    killed = ::waitpid(victim, &status, 0) == victim && w >= 0;
     if (w >= 0) ::close(w);  // the reader's stat ends, empty
   });
-  platform::ProcReader reader(proc);
-  const platform::ProcessRecord record = reader.read(victim);
+  read(victim);
   killer.join();
-  ASSERT_TRUE(killed_while_read) << "the reader never opened " << fifo;
+  return killed;
+}
+
+// A process that ends while it is read is gone, not a process whose reads failed: the reads
+// that found nothing (ENOENT) are explained by a kill(pid, 0) that answers ESRCH.
+TEST(ProcReaderGone, AProcessThatEndsWhileItIsReadIsGoneNotAnError) {
+  ScratchDir scratch;
+  platform::ProcReader reader(scratch / "proc");
+  platform::ProcessRecord record;
+  ASSERT_TRUE(killed_while_read(
+      scratch / "proc", [](const std::string&, pid_t) {},
+      [&](pid_t pid) { record = reader.read(pid); }))
+      << "the reader never opened stat";
   EXPECT_EQ(record.facts.existence, ProcessFacts::Existence::gone);
   EXPECT_FALSE(record.facts.error.has_value()) << record.facts.error->message;
 }
 
 // The same, when only the maps find it gone: its stat, status and mount namespace were read
-// while it lived (a stand-in /proc whose stat is a FIFO the killer holds until the process
-// is dead), and the maps, read after (here handed in, as the liveness pass does), say ESRCH.
-// The process is gone, not alive with an error of its maps.
+// while it lived (stat waits until the process is dead), and the maps, read after (here
+// handed in, as the liveness pass does), say ESRCH. The process is gone, not alive with an
+// error of its maps.
 TEST(ProcReaderGone, AProcessOnlyItsMapsFindGoneIsGoneNotAnError) {
   ScratchDir scratch;
-  const std::string proc = scratch / "proc";
-  const pid_t victim = ::fork();
-  ASSERT_GE(victim, 0);
-  if (victim == 0) {
-    ::pause();
-    ::_exit(0);
-  }
-  const std::string dir = proc + "/" + std::to_string(victim);
-  ASSERT_EQ(::mkdir(proc.c_str(), 0755), 0);
-  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
-  ASSERT_EQ(::mkdir((dir + "/ns").c_str(), 0755), 0);
-  ASSERT_EQ(::symlink("mnt:[4026531841]", (dir + "/ns/mnt").c_str()), 0);
-  std::ofstream(dir + "/status") << "Name:\tjava\nUid:\t0\t0\t0\t0\nNSpid:\t" << victim << "\n";
-  const std::string fifo = dir + "/stat";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::atomic<bool> killed_while_read{false};
-  std::thread killer([&] {
-    int w = -1;
-    for (int i = 0; i < 1000 && w < 0; ++i) {
-      w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-      if (w < 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ::kill(victim, SIGKILL);
-    int status = 0;
-    killed_while_read = ::waitpid(victim, &status, 0) == victim && w >= 0;
-    if (w >= 0) ::close(w);
-  });
-  platform::ProcReader reader(proc);
-  platform::MapsReading maps;
-  maps.error = ESRCH;
-  const platform::ProcessRecord record = reader.read(victim, maps);
-  killer.join();
-  ASSERT_TRUE(killed_while_read) << "the reader never opened " << fifo;
+  const auto lay_out = [](const std::string& dir, pid_t pid) {
+    EXPECT_EQ(::mkdir((dir + "/ns").c_str(), 0755), 0);
+    EXPECT_EQ(::symlink("mnt:[4026531841]", (dir + "/ns/mnt").c_str()), 0);
+    std::ofstream(dir + "/status") << "Name:\tjava\nUid:\t0\t0\t0\t0\nNSpid:\t" << pid << "\n";
+  };
+  platform::ProcReader reader(scratch / "proc");
+  platform::ProcessRecord record;
+  ASSERT_TRUE(killed_while_read(scratch / "proc", lay_out, [&](pid_t pid) {
+    platform::MapsReading maps;
+    maps.error = ESRCH;
+    record = reader.read(pid, maps);
+  })) << "the reader never opened stat";
   EXPECT_EQ(record.facts.existence, ProcessFacts::Existence::gone);
   EXPECT_FALSE(record.facts.error.has_value()) << record.facts.error->message;
 }
