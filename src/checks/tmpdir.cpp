@@ -181,12 +181,11 @@ void tmpdir_shared_pid_names(const TempRootFacts& root, Findings& out) {
   // and where the host's own id was not read the message says so: the list is one short.
   nlohmann::json evidence = {{"locked_names", locked},
                              {"mount_namespaces", root.sharing_mount_namespaces}};
-  if (root.container) {
-    evidence["mount_namespaces"].push_back(root.container->mount_namespace);
-  } else if (root.own_mount_namespace) {
-    evidence["mount_namespaces"].push_back(*root.own_mount_namespace);
-  }
-  const char* own_unread = root.container || root.own_mount_namespace ? "" : " (this host's own unread)";
+  const std::optional<std::string> own = root.container
+                                             ? std::optional<std::string>(root.container->mount_namespace)
+                                             : root.own_mount_namespace;
+  if (own) evidence["mount_namespaces"].push_back(*own);
+  const char* own_unread = own ? "" : " (this host's own unread)";
   out.push_back(
       make_finding("tmpdir.shared-pid-names", root.shown_temp_dir(),
                    printable(root.shown_temp_dir()) + " is the /tmp of " +
