@@ -356,10 +356,11 @@ def blank_comments_and_literals(text):
 
 
 def find_sites(layers=None):
-    """Every operator site of the random mode (or of the files of LAYERS, {layer: [file]}):
-    (id, layer, file, offset, original, mutant, op)."""
+    """Every operator site of the random mode (or of the files of LAYERS, {layer: [file]}, none
+    when it is empty: a change that touched no source): (id, layer, file, offset, original,
+    mutant, op)."""
     sites = []
-    for layer, files in (layers or RANDOM_LAYERS).items():
+    for layer, files in (RANDOM_LAYERS if layers is None else layers).items():
         for path in files:
             text = (ROOT / path).read_text()
             code = blank_comments_and_literals(text)

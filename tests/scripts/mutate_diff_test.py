@@ -232,6 +232,12 @@ try:
 finally:
     mutate.cost_data = saved_costs
 
+# A change that touched no Linux source (documentation, scripts, tests) has no mutants: an
+# empty map of layers is no file, not the random mode's every layer (whose files are not in
+# the change: the diff run failed on the first of them).
+check("the sites of no file", len(mutate.find_sites({})), 0)
+check("the random mode's sites when no layers are named", len(mutate.find_sites()) > 100, True)
+
 # Every survivor argued equivalent names a site that is still in the tree: an argument left
 # behind when its line changed would excuse nothing, and the line's new mutant would need one.
 for key in mutate.equivalents():
