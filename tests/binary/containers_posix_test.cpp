@@ -542,13 +542,28 @@ TEST(PrivateTmpBindMount, ATmpBoundIntoAPrivateDirFromElsewhereNamesNoServiceWit
       {"openat2 refused, statx without a mount id", with(seccomp, no_id), false},
       {"openat2 refused, statx without a mount id, no file handles", with(seccomp, no_id_no_handles), true},
   };
+  // A checkout under /tmp: what the cases run (the tool, the preloaded library, the seccomp
+  // wrapper) would be hidden by the view mounted on /tmp, so each is bound to its own path
+  // inside the view first: pairs of (file, where it is bound).
+  std::vector<std::string> keep;
+  for (const std::string& program : {test::tool_path(), std::string(HSPERFGUARD_STATX_WITHOUT_MOUNT_ID),
+                                     std::string(HSPERFGUARD_SECCOMP_REFUSE)}) {
+    if (!program.starts_with("/tmp/")) continue;
+    const std::string inside = view + program.substr(4);
+    std::filesystem::create_directories(std::filesystem::path(inside).parent_path());
+    test::write_file(inside, {});
+    keep.insert(keep.end(), {program, inside});
+  }
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     const auto ps_of = [&](pid_t pid) {
       std::vector<std::string> argv = {
           "unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-          "mount --bind \"$2\" \"$1/$3/tmp\" && mount --rbind \"$1\" /tmp && shift 3 && exec \"$@\"",
-          "sh", view, shared, planted.name};
+          "v=$1 s=$2 p=$3 n=$4 && shift 4 && mount --bind \"$s\" \"$v/$p/tmp\" || exit 1\n"
+          "while [ \"$n\" -gt 0 ]; do mount --bind \"$1\" \"$2\" || exit 1; shift 2; n=$((n - 1)); done\n"
+          "mount --rbind \"$v\" /tmp && exec \"$@\"",
+          "sh", view, shared, planted.name, std::to_string(keep.size() / 2)};
+      argv.insert(argv.end(), keep.begin(), keep.end());
       argv.insert(argv.end(), c.wrapper.begin(), c.wrapper.end());
       argv.insert(argv.end(), {test::tool_path(), "ps", "--format", "json", "--container", std::to_string(pid)});
       const auto r = run(argv);
