@@ -101,6 +101,7 @@ struct LivenessGatherer::Impl {
   // unknown), so that files changed on purpose cannot make every container cost a pass.
   struct Placements {
     std::int64_t began_ms = 0;
+    std::uint64_t serial = 0;  // this pass's number among the gatherer's (passes_taken)
     std::vector<ProcessPlacement> placed;
     bool listed_all = false;
     std::vector<ObservationError> errors;
@@ -111,6 +112,7 @@ struct LivenessGatherer::Impl {
     std::unordered_map<std::string, NamespaceIndex> indexes;
   };
   std::optional<Placements> placements;
+  std::uint64_t passes_taken = 0;
   std::optional<std::string> own_mount_namespace;  // nullopt: not read yet; "": unreadable
 
   // The attach listeners of each network namespace read so far ("net:[4026531840]"), and
@@ -233,9 +235,10 @@ struct LivenessGatherer::Impl {
     return &processes.emplace(pid, std::move(r)).first->second;
   }
 
-  // The index of a container's mount namespace for a namespace observed before `gather_began_ms`
-  // whose files were last changed at `newest_change_ms` (epoch ms; 0: none) or before.
-  const NamespaceIndex& namespace_index(const std::string& mount_namespace, std::int64_t gather_began_ms,
+  // The index of a container's mount namespace for a namespace observed before the gathering
+  // that began when `passes_before` passes had been taken, whose files were last changed at
+  // `newest_change_ms` (epoch ms; 0: none) or before.
+  const NamespaceIndex& namespace_index(const std::string& mount_namespace, std::uint64_t passes_before,
                                         std::int64_t newest_change_ms) {
     if (!own_mount_namespace) {
       std::string text;
@@ -244,11 +247,12 @@ struct LivenessGatherer::Impl {
     const bool passes = !adopted && !own_mount_namespace->empty() && *own_mount_namespace != mount_namespace;
     if (!passes) return namespace_index(mount_namespace);
     const std::int64_t now = now_epoch_ms();
-    if (!placements || (placements->began_ms < gather_began_ms &&
+    if (!placements || (placements->serial <= passes_before &&
                         reading_may_miss(newest_change_ms, placements->began_ms) &&
                         pass_interval_over(placements->began_ms, now))) {
       Placements pass;
       pass.began_ms = now;
+      pass.serial = ++passes_taken;
       pass.placed = reader.place_processes_outside(*own_mount_namespace, pass.listed_all, pass.errors);
       for (std::size_t i = 0; i < pass.placed.size(); ++i) {
         const auto& mnt = pass.placed[i].mount_namespace;
@@ -270,6 +274,7 @@ struct LivenessGatherer::Impl {
       NamespaceIndex index = index_mount_namespace(relevant, mount_namespace, placements->listed_all);
       index.errors.insert(index.errors.end(), placements->errors.begin(), placements->errors.end());
       index.pass_began_ms = placements->began_ms;
+      index.pass_serial = placements->serial;
       it = placements->indexes.emplace(mount_namespace, std::move(index)).first;
     }
     return it->second;
@@ -314,17 +319,17 @@ struct LivenessGatherer::Impl {
 
   // The indexes of the mount namespaces whose processes may have written names under
   // `scope` (containers: by their last NSpid field), for files last changed at
-  // `newest_change_ms` and observed before `gather_began_ms`. A container root without its
-  // own namespace is never complete (`namespace_missing`).
+  // `newest_change_ms` and observed before the gathering that began after `passes_before`
+  // passes. A container root without its own namespace is never complete (`namespace_missing`).
   struct ScopeIndexes {
     std::vector<const NamespaceIndex*> indexes;
     bool namespace_missing = false;
   };
-  ScopeIndexes scope_indexes(const LivenessScope& scope, std::int64_t gather_began_ms,
+  ScopeIndexes scope_indexes(const LivenessScope& scope, std::uint64_t passes_before,
                              std::int64_t newest_change_ms, std::vector<ObservationError>* errors) {
     ScopeIndexes out;
     auto add_index = [&](const std::string& mount_namespace) {
-      const NamespaceIndex* index = &namespace_index(mount_namespace, gather_began_ms, newest_change_ms);
+      const NamespaceIndex* index = &namespace_index(mount_namespace, passes_before, newest_change_ms);
       if (std::find(out.indexes.begin(), out.indexes.end(), index) != out.indexes.end()) return;
       out.indexes.push_back(index);
       if (errors != nullptr) errors->insert(errors->end(), index->errors.begin(), index->errors.end());
@@ -359,10 +364,10 @@ struct LivenessGatherer::Impl {
   // placed, for a file last changed at `ctime_ms`: a file changed after a pass made before
   // this gathering began may belong to a process the pass missed.
   static bool complete_for(const ScopeIndexes& scope, std::optional<std::int32_t> pid, std::int64_t ctime_ms,
-                           std::int64_t gather_began_ms) {
+                           std::uint64_t passes_before) {
     return !scope.namespace_missing &&
            std::all_of(scope.indexes.begin(), scope.indexes.end(), [&](const NamespaceIndex* index) {
-             if (index->pass_began_ms && *index->pass_began_ms < gather_began_ms &&
+             if (index->pass_began_ms && index->pass_serial <= passes_before &&
                  reading_may_miss(ctime_ms, *index->pass_began_ms)) {
                return false;
              }
@@ -506,12 +511,12 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
   const bool container = scope.kind == RootKind::container;
   // The last change of the files to judge (ctime: nobody can set it back), for an index made
   // before this call (one made during it came after their observation).
-  const std::int64_t gather_began_ms = now_epoch_ms();
+  const std::uint64_t passes_before = impl.passes_taken;
   std::int64_t newest_change_ms = 0;
   for (const FileFacts& file : ns.files) {
     if (const InodeFacts* inode = identity_of(file)) newest_change_ms = std::max(newest_change_ms, inode->ctime.millis());
   }
-  const Impl::ScopeIndexes indexes = impl.scope_indexes(scope, gather_began_ms, newest_change_ms, &ns.errors);
+  const Impl::ScopeIndexes indexes = impl.scope_indexes(scope, passes_before, newest_change_ms, &ns.errors);
   if (indexes.namespace_missing) {
     ns.errors.push_back(ObservationError{ns.path, "liveness", 0, "container root without a mount namespace"});
   }
@@ -528,7 +533,7 @@ void LivenessGatherer::gather(NamespaceFacts& ns, const LivenessScope& scope) {
     }
     if (container) {
       lf.candidates_complete = !indexes.indexes.empty() &&
-                               Impl::complete_for(indexes, file.pid_name.pid, inode->ctime.millis(), gather_began_ms);
+                               Impl::complete_for(indexes, file.pid_name.pid, inode->ctime.millis(), passes_before);
     }
   }
 }
@@ -537,11 +542,11 @@ void LivenessGatherer::gather(AttachFacts& attach, const LivenessScope& scope) {
   Impl& impl = *impl_;
   attach.liveness.reset();
   if (!attach.pid || !attach.lstat) return;  // nothing to look up
-  const std::int64_t gather_began_ms = now_epoch_ms();
+  const std::uint64_t passes_before = impl.passes_taken;
   const std::int64_t ctime_ms = attach.lstat->ctime.millis();
   // The indexes' errors are the namespaces' (every attach file would repeat them); a search
   // they leave incomplete says so through candidates_complete.
-  const Impl::ScopeIndexes indexes = impl.scope_indexes(scope, gather_began_ms, ctime_ms, nullptr);
+  const Impl::ScopeIndexes indexes = impl.scope_indexes(scope, passes_before, ctime_ms, nullptr);
   AttachLiveness& al = attach.liveness.emplace();
   // No file is asked about: a process's maps say nothing of an attach file.
   const bool container = scope.kind == RootKind::container;
@@ -550,7 +555,7 @@ void LivenessGatherer::gather(AttachFacts& attach, const LivenessScope& scope) {
   // A container's files name only its namespaces' pids; the host's (and a foreign root's
   // of this host) name host pids, and those of the namespaces sharing it, if any.
   al.candidates_complete = (!container || !indexes.indexes.empty()) &&
-                           Impl::complete_for(indexes, *attach.pid, ctime_ms, gather_began_ms);
+                           Impl::complete_for(indexes, *attach.pid, ctime_ms, passes_before);
   // A listener socket whose pid lives: does that process listen on it? A file that is not
   // a socket is judged by its kind, and a trigger file has no listener.
   if (attach.kind != AttachFacts::Kind::listener_socket || attach.lstat->kind != FileKind::socket) return;

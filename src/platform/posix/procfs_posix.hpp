@@ -139,6 +139,10 @@ struct NamespaceIndex {
   // one moment's files: it proves nothing about a file changed since (its process may have
   // started after the pass).
   std::optional<std::int64_t> pass_began_ms;
+  // Which of its gatherer's passes it was made from (1 the first): whether the pass came
+  // before a gathering is told by this count, not by the two's times, which a millisecond
+  // cannot tell apart.
+  std::uint64_t pass_serial = 0;
 
   // Whether "no candidate" proves that no process of the namespace has this innermost pid.
   bool complete_for(std::int32_t nspid) const {
